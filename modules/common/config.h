@@ -1,0 +1,222 @@
+// Validated runtime configuration of a topology (SPEC §2). It lives beside the
+// modules because modules receive their own section of it (STYLE: modules do
+// not include platform/).
+//
+// These are plain structs with no SystemC and no YAML types: the loader
+// (platform/topology_loader.h) fills them from YAML, applies the named defaults of
+// config_defaults.h and validates every value; the elaborator and the modules
+// only ever see a validated TopologyConfig. Units are those of the YAML keys:
+// ns, GB/s (= bytes/ns), GHz, mm, bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+
+// Where a value came from, for error messages at elaboration time.
+struct SourceLoc {
+    std::string file;  // topology file, or "--set" for a command-line override
+    int line = 0;      // 1-based; 0 when unknown
+    int column = 0;    // 1-based; 0 when unknown
+    std::string key_path;  // e.g. "cube.pe_template.components.pe_dma.attrs.bw_gbs"
+};
+
+// A T1 link: latency plus optional bandwidth (absent = unlimited, pure latency).
+struct LinkConfig {
+    double latency_ns = 0.0;
+    std::optional<double> bw_gbs;
+};
+
+struct WireConfig {
+    double ns_per_mm = 0.0;  // wire delay per mm of distance (T1)
+};
+
+// ---------------------------------------------------------------- PE level
+
+struct PeCpuConfig {
+    std::string impl;
+    double overhead_ns = 0.0;  // per command issued (T3)
+};
+
+struct PeSchedulerConfig {
+    std::string impl;
+    double overhead_ns = 0.0;  // per dispatch (T3)
+    int inbox_depth = 0;       // depth of every stage inbox sc_fifo (T6)
+};
+
+struct PeDmaConfig {
+    std::string impl;
+    int rd_engines = 0;      // DMA_READ channels
+    int wr_engines = 0;      // DMA_WRITE channels
+    double setup_ns = 0.0;   // channel hop latency per transfer (T2)
+    double bw_gbs = 0.0;     // channel hop bandwidth (T2)
+};
+
+struct PeFetchStoreConfig {
+    std::string impl;
+    double latency_ns = 0.0;  // fixed latency of one fetch or store
+};
+
+struct PeGemmConfig {
+    std::string impl;
+    std::string shared_resource;  // "accel_slot"
+    int rows = 0;
+    int cols = 0;
+    double freq_ghz = 0.0;
+    int fill_cycles = 0;
+};
+
+struct PeMathConfig {
+    std::string impl;
+    std::string shared_resource;  // "accel_slot"
+    int lanes = 0;
+    double freq_ghz = 0.0;
+    int fill_cycles = 0;
+    std::map<std::string, double> op_cost;  // cycles per element and lane, by op name
+};
+
+struct PeTcmConfig {
+    std::string impl;
+    std::uint64_t size_bytes = 0;      // from size_mb
+    std::uint64_t reserved_bytes = 0;  // SchedulerReservedTCM, from reserved_mb
+    double read_bw_gbs = 0.0;
+    double write_bw_gbs = 0.0;
+    double latency_ns = 0.0;
+};
+
+struct PeMmuConfig {
+    std::string impl;
+    std::uint64_t page_bytes = 0;
+    double translate_ns = 0.0;
+};
+
+struct PeIpcqConfig {
+    std::string impl;
+    int slots = 0;
+    std::uint64_t slot_bytes = 0;
+};
+
+// The intra-PE edges of seed 000 §D8 (distances in mm) plus the fetch/store
+// link bandwidth. Each edge is a directed T1 hop of latency mm × ns_per_mm.
+struct PeLinksConfig {
+    double cpu_to_scheduler_mm = 0.0;
+    double scheduler_to_dma_mm = 0.0;
+    double scheduler_to_fetch_store_mm = 0.0;
+    double scheduler_to_gemm_mm = 0.0;
+    double scheduler_to_math_mm = 0.0;
+    double dma_to_fetch_store_mm = 0.0;
+    double fetch_store_to_gemm_mm = 0.0;
+    double fetch_store_to_math_mm = 0.0;
+    double gemm_to_fetch_store_mm = 0.0;
+    double gemm_to_math_mm = 0.0;
+    double math_to_fetch_store_mm = 0.0;
+    double fetch_store_to_dma_mm = 0.0;
+    double fetch_store_to_tcm_bw_gbs = 0.0;
+};
+
+// The nine components of pe_template (seed 000 §D8). `names` maps each kind to
+// the component's key in the YAML, which is its node id inside the PE.
+struct PeTemplateConfig {
+    PeCpuConfig cpu;
+    PeSchedulerConfig scheduler;
+    PeDmaConfig dma;
+    PeFetchStoreConfig fetch_store;
+    PeGemmConfig gemm;
+    PeMathConfig math;
+    PeTcmConfig tcm;
+    PeMmuConfig mmu;
+    PeIpcqConfig ipcq;
+    PeLinksConfig links;
+    std::map<std::string, std::string> names;  // kind -> component name
+    std::map<std::string, SourceLoc> impl_loc; // kind -> where its impl was named
+};
+
+// ---------------------------------------------------------------- cube level
+
+struct MCpuConfig {
+    std::string impl;
+    double overhead_ns = 0.0;
+    int router = 0;  // mesh router the M_CPU attaches to (T5)
+};
+
+struct NocConfig {
+    std::string impl;
+    double link_bw_gbs = 0.0;
+    double router_latency_ns = 0.0;
+    LinkConfig attach;  // node <-> router links
+};
+
+struct HbmCtrlConfig {
+    std::string impl;
+    double bw_gbs = 0.0;
+    double latency_ns = 0.0;
+};
+
+struct SharedSramConfig {
+    std::string impl;
+    std::uint64_t size_bytes = 0;
+    double bw_gbs = 0.0;
+    double latency_ns = 0.0;
+    int router = 0;
+};
+
+struct MemoryMapConfig {
+    int hbm_slices_per_cube = 0;
+    std::uint64_t hbm_slice_bytes = 0;
+    std::uint64_t sram_base = 0;  // PA of cube 0's shared SRAM window
+};
+
+struct PeLayoutConfig {
+    int rows = 0;
+    int cols = 0;
+    double pitch_mm = 0.0;
+};
+
+struct UcieConfig {
+    LinkConfig link;  // between consecutive cubes of one SIP
+    int router = 0;   // mesh router the cube's UCIe port attaches to
+};
+
+struct CubeConfig {
+    MCpuConfig m_cpu;
+    NocConfig noc;
+    HbmCtrlConfig hbm_ctrl;
+    SharedSramConfig shared_sram;
+    MemoryMapConfig memory_map;
+    PeLayoutConfig pe_layout;
+    PeTemplateConfig pe_template;
+    std::map<std::string, SourceLoc> impl_loc;  // "m_cpu", "noc", ... -> where named
+};
+
+// ---------------------------------------------------------------- system level
+
+struct IoCpuConfig {
+    std::string impl;
+    double overhead_ns = 0.0;
+};
+
+struct SystemConfig {
+    int sips = 0;
+    int cubes_per_sip = 0;
+    IoCpuConfig io_cpu;
+    LinkConfig io_link;   // IO_CPU <-> each cube's M_CPU
+    UcieConfig ucie;
+    LinkConfig sip_link;  // IO_CPU of SIP s <-> IO_CPU of SIP s+1
+    SourceLoc io_cpu_impl_loc;
+};
+
+struct TopologyConfig {
+    std::string source;  // file the topology was read from
+    std::string name;
+    WireConfig wire;
+    SystemConfig system;
+    CubeConfig cube;  // every cube is built from this one description
+
+    int pes_per_cube() const { return cube.pe_layout.rows * cube.pe_layout.cols; }
+};
+
+}  // namespace npuvp

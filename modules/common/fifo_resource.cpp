@@ -1,0 +1,80 @@
+#include "modules/common/fifo_resource.h"
+
+#include <stdexcept>
+
+namespace npuvp {
+
+FifoResource::FifoResource(const char* name, int capacity)
+    : sc_core::sc_object(name), m_capacity(capacity), m_free(capacity) {
+    if (capacity < 1) throw std::invalid_argument(std::string(name) + ": capacity must be >= 1");
+}
+
+sc_core::sc_event* FifoResource::take_event() {
+    if (m_free_events.empty()) {
+        m_event_pool.push_back(std::make_unique<sc_core::sc_event>());
+        return m_event_pool.back().get();
+    }
+    sc_core::sc_event* event = m_free_events.back();
+    m_free_events.pop_back();
+    return event;
+}
+
+int FifoResource::wait() {
+    if (m_free > 0 && m_queue.empty()) {
+        --m_free;
+        ++m_grants;
+        return 0;
+    }
+    const sc_core::sc_time asked = sc_core::sc_time_stamp();
+    Waiter waiter{take_event(), false};
+    m_queue.push_back(&waiter);
+    while (!waiter.granted) sc_core::wait(*waiter.event);
+    m_free_events.push_back(waiter.event);
+    ++m_grants;  // on the grant, not the request: a process still queued is not counted
+    m_total_wait += sc_core::sc_time_stamp() - asked;
+    return 0;
+}
+
+int FifoResource::trywait() {
+    if (m_free > 0 && m_queue.empty()) {
+        --m_free;
+        ++m_grants;
+        return 0;
+    }
+    return -1;
+}
+
+int FifoResource::post() {
+    if (!m_queue.empty()) {
+        // Hand the unit to the oldest waiter: m_free stays as it is, so no
+        // process arriving in this delta can take it first.
+        Waiter* oldest = m_queue.front();
+        m_queue.pop_front();
+        oldest->granted = true;
+        oldest->event->notify();
+        return 0;
+    }
+    if (m_free == m_capacity) return -1;  // nothing was taken
+    ++m_free;
+    return 0;
+}
+
+int FifoResource::lock() {
+    wait();
+    m_owner = sc_core::sc_get_current_process_handle();
+    return 0;
+}
+
+int FifoResource::trylock() {
+    if (trywait() != 0) return -1;
+    m_owner = sc_core::sc_get_current_process_handle();
+    return 0;
+}
+
+int FifoResource::unlock() {
+    if (m_capacity != 1 || m_owner != sc_core::sc_get_current_process_handle()) return -1;
+    m_owner = sc_core::sc_process_handle();
+    return post();
+}
+
+}  // namespace npuvp

@@ -1,0 +1,67 @@
+// A counting resource that grants strictly in request order, as the seeds'
+// simpy.Resource does (SPEC §1). sc_semaphore and sc_mutex promise no order:
+// a process that posts and asks again in the same delta, or a newcomer, may
+// overtake processes already waiting. Here a released unit is handed straight
+// to the oldest waiter, so nobody overtakes.
+//
+// Implements sc_semaphore_if (wait/trywait/post/get_value) and, for
+// capacity 1, sc_mutex_if (lock/trylock/unlock). No heap allocation in steady
+// state: waiter events come from a pool that only grows to the largest queue.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+namespace npuvp {
+
+class FifoResource : public sc_core::sc_semaphore_if,
+                     public sc_core::sc_mutex_if,
+                     public sc_core::sc_object {
+public:
+    FifoResource(const char* name, int capacity);
+
+    int capacity() const { return m_capacity; }
+    int in_use() const { return m_capacity - m_free; }
+    std::size_t queue_length() const { return m_queue.size(); }
+
+    // sc_semaphore_if
+    int wait() override;      // blocks until a unit is granted; returns 0
+    int trywait() override;   // takes a unit only if free and nobody waits; -1 otherwise
+    int post() override;      // returns a unit (to the oldest waiter, if any)
+    int get_value() const override { return m_free; }
+
+    // sc_mutex_if (capacity 1): lock/unlock by the owning process only
+    int lock() override;
+    int trylock() override;
+    int unlock() override;    // -1 if the calling process is not the owner
+
+    const char* kind() const override { return "npuvp::FifoResource"; }
+
+    // Statistics: units granted, and the time spent waiting for them.
+    std::uint64_t grants() const { return m_grants; }
+    sc_core::sc_time total_wait() const { return m_total_wait; }
+
+private:
+    struct Waiter {
+        sc_core::sc_event* event;
+        bool granted;
+    };
+
+    sc_core::sc_event* take_event();
+
+    int m_capacity;
+    int m_free;
+    std::deque<Waiter*> m_queue;
+    std::vector<std::unique_ptr<sc_core::sc_event>> m_event_pool;
+    std::vector<sc_core::sc_event*> m_free_events;
+    sc_core::sc_process_handle m_owner;  // capacity-1 mutex use only
+    std::uint64_t m_grants = 0;
+    sc_core::sc_time m_total_wait;
+};
+
+}  // namespace npuvp

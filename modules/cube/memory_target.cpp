@@ -1,0 +1,25 @@
+#include "modules/cube/memory_target.h"
+
+namespace npuvp {
+
+MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, const char* kind,
+                           double bw_gbs, double latency_ns, std::uint64_t size_bytes)
+    : RoutedNode(name),
+      size_bytes(size_bytes),
+      m_kind(kind),
+      m_port(std::string(this->name()) + ".port", ns_to_ps(latency_ns), bw_gbs) {}
+
+void MemoryTarget::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+                         sc_core::sc_time&) {
+    if (payload.get_address() >= size_bytes) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (ext.kind == MsgKind::dma_read)
+        m_bytes_read += ext.bytes;
+    else if (ext.kind == MsgKind::dma_write)
+        m_bytes_written += ext.bytes;
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace npuvp

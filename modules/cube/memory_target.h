@@ -1,0 +1,41 @@
+// A memory target on the NoC: an HBM controller slice or a cube's shared SRAM
+// (SPEC §3 T2). Its port is a hop of every route that ends here (bw_gbs,
+// latency_ns), applied by the target itself when the payload arrives.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tlm_sockets/hop.h"
+#include "tlm_sockets/routed_node.h"
+
+namespace npuvp {
+
+class MemoryTarget : public RoutedNode {
+public:
+    // Parameters
+    const std::uint64_t size_bytes;
+
+    MemoryTarget(const sc_core::sc_module_name& name, const char* kind, double bw_gbs,
+                 double latency_ns, std::uint64_t size_bytes);
+
+    const char* kind() const override { return m_kind; }
+    Hop* service_hop() override { return &m_port; }
+    const Hop& port() const { return m_port; }
+
+    // Statistics
+    std::uint64_t bytes_read() const { return m_bytes_read; }
+    std::uint64_t bytes_written() const { return m_bytes_written; }
+
+protected:
+    void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+               sc_core::sc_time& delay) override;
+
+private:
+    const char* m_kind;
+    Hop m_port;
+    std::uint64_t m_bytes_read = 0;
+    std::uint64_t m_bytes_written = 0;
+};
+
+}  // namespace npuvp

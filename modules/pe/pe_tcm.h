@@ -1,0 +1,36 @@
+// PE_TCM (seed 000 §D1, §D5.1; SPEC §3 T2): the PE's scratchpad. Its read and
+// write ports are T1 hops (read_bw_gbs, write_bw_gbs, latency_ns) that DMA,
+// fetch and store routes include. The reserved / allocatable partition lands
+// with the PE pipeline issue.
+#pragma once
+
+#include <string>
+
+#include "modules/common/config.h"
+#include "tlm_sockets/hop.h"
+#include "tlm_sockets/routed_node.h"
+
+namespace npuvp {
+
+class PeTcm : public RoutedNode {
+public:
+    // Parameters
+    const PeTcmConfig& config;
+
+    PeTcm(const sc_core::sc_module_name& name, const PeTcmConfig& config)
+        : RoutedNode(name),
+          config(config),
+          m_read_port(node_id() + ".read_port", ns_to_ps(config.latency_ns), config.read_bw_gbs),
+          m_write_port(node_id() + ".write_port", ns_to_ps(config.latency_ns),
+                       config.write_bw_gbs) {}
+    const char* kind() const override { return "pe_tcm"; }
+
+    Hop& read_port() { return m_read_port; }
+    Hop& write_port() { return m_write_port; }
+
+private:
+    Hop m_read_port;
+    Hop m_write_port;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,79 @@
+// The registry of impl factories (SPEC §2, dependency injection): `impl:`
+// names a factory, a variant of a block is a new factory, never an #if.
+//
+// Factories are registered per kind with the kind's base class, so the
+// elaborator gets back the right type without any dynamic_cast.
+#pragma once
+
+#include <any>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "modules/common/node_context.h"
+
+namespace npuvp {
+
+class ImplRegistry {
+public:
+    template <class Base>
+    using Factory = std::function<std::unique_ptr<Base>(const sc_core::sc_module_name&,
+                                                        const NodeContext&)>;
+
+    template <class Base>
+    void add(const std::string& kind, const std::string& impl, Factory<Base> factory) {
+        m_factories[kind][impl] = std::move(factory);
+    }
+
+    bool knows_kind(const std::string& kind) const { return m_factories.count(kind) != 0; }
+
+    bool knows(const std::string& kind, const std::string& impl) const {
+        auto it = m_factories.find(kind);
+        return it != m_factories.end() && it->second.count(impl) != 0;
+    }
+
+    // Registered impl names of a kind, sorted (for error messages and --list).
+    std::vector<std::string> impls_of(const std::string& kind) const {
+        std::vector<std::string> names;
+        auto it = m_factories.find(kind);
+        if (it != m_factories.end())
+            for (const auto& entry : it->second) names.push_back(entry.first);
+        return names;
+    }
+
+    std::vector<std::string> kinds() const {
+        std::vector<std::string> names;
+        for (const auto& entry : m_factories) names.push_back(entry.first);
+        return names;
+    }
+
+    // Builds a module; throws std::logic_error when kind/impl is unknown or was
+    // registered with another base class (a programming error: the loader has
+    // already rejected unknown names with a ConfigError).
+    template <class Base>
+    std::unique_ptr<Base> create(const std::string& kind, const std::string& impl,
+                                 const sc_core::sc_module_name& name,
+                                 const NodeContext& ctx) const {
+        auto kit = m_factories.find(kind);
+        if (kit == m_factories.end()) throw std::logic_error("no kind '" + kind + "'");
+        auto iit = kit->second.find(impl);
+        if (iit == kit->second.end())
+            throw std::logic_error("no impl '" + impl + "' of kind '" + kind + "'");
+        const auto* factory = std::any_cast<Factory<Base>>(&iit->second);
+        if (!factory)
+            throw std::logic_error("impl '" + impl + "' registered with another base class");
+        return (*factory)(name, ctx);
+    }
+
+private:
+    std::map<std::string, std::map<std::string, std::any>> m_factories;
+};
+
+// The registry with every builtin.* factory (platform/builtin_impls.cpp).
+const ImplRegistry& builtin_registry();
+
+}  // namespace npuvp

@@ -1,0 +1,421 @@
+#include "platform/platform.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <stdexcept>
+
+namespace npuvp {
+namespace {
+
+// A level of the hierarchy (sip0, sip0.cube0, sip0.cube0.pe3, ...). Its
+// children are built inside its constructor so that SystemC names them
+// under it.
+class Container : public sc_core::sc_module {
+public:
+    Container(const sc_core::sc_module_name& name, const std::function<void()>& build)
+        : sc_core::sc_module(name) {
+        build();
+    }
+};
+
+std::string indexed(const char* prefix, int index) { return prefix + std::to_string(index); }
+
+}  // namespace
+
+Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegistry& impls)
+    : m_topo(topo), m_trace(trace), m_impls(impls), m_resolver(topo) {
+    build();
+    wire();
+    std::sort(m_nodes.begin(), m_nodes.end(), [](const RoutedNode* a, const RoutedNode* b) {
+        return a->node_id_ref() < b->node_id_ref();
+    });
+}
+
+Platform::~Platform() {
+    // Children were stored before their parents: destroy in that order so no
+    // object outlives the module it hangs under.
+    for (auto& object : m_owned) object.reset();
+}
+
+void Platform::register_node(RoutedNode& node, NodeInfo info) {
+    m_nodes.push_back(&node);
+    m_by_id[node.node_id_ref()] = &node;
+    m_info[&node] = info;
+}
+
+void Platform::build() {
+    m_sips.resize(m_topo.system.sips);
+    for (int s = 0; s < m_topo.system.sips; ++s) {
+        SipNodes& sip = m_sips[s];
+        sip.sip = s;
+        sip.cubes.resize(m_topo.system.cubes_per_sip);
+        auto container = std::make_unique<Container>(indexed("sip", s).c_str(), [&] {
+            NodeContext ctx{m_topo, {s, -1, -1, -1}, m_trace};
+            auto io = m_impls.create<IoCpu>("io_cpu", m_topo.system.io_cpu.impl,
+                                            sc_core::sc_module_name("io_cpu"), ctx);
+            sip.io_cpu = io.get();
+            register_node(*io, {s, -1, -1, -1});
+            m_owned.push_back(std::move(io));
+            for (int c = 0; c < m_topo.system.cubes_per_sip; ++c) {
+                CubeNodes& cube = sip.cubes[c];
+                cube.sip = s;
+                cube.cube = c;
+                cube.global = s * m_topo.system.cubes_per_sip + c;
+                auto cube_container = std::make_unique<Container>(
+                    indexed("cube", c).c_str(), [&] { build_cube(sip, cube); });
+                cube.container = cube_container.get();
+                m_owned.push_back(std::move(cube_container));
+            }
+        });
+        sip.container = container.get();
+        m_owned.push_back(std::move(container));
+    }
+}
+
+void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
+    const CubeConfig& cfg = m_topo.cube;
+    const int pes = m_topo.pes_per_cube();
+    NodeContext ctx{m_topo, {sip.sip, cube.cube, -1, -1}, m_trace};
+
+    auto m_cpu = m_impls.create<MCpu>("m_cpu", cfg.m_cpu.impl, sc_core::sc_module_name("m_cpu"), ctx);
+    cube.m_cpu = m_cpu.get();
+    register_node(*m_cpu, {sip.sip, cube.global, -1, cfg.m_cpu.router});
+    m_owned.push_back(std::move(m_cpu));
+
+    auto noc = m_impls.create<Noc>("noc", cfg.noc.impl, sc_core::sc_module_name("noc"), ctx);
+    cube.noc = noc.get();
+    for (int r = 0; r < noc->router_count(); ++r)
+        register_node(noc->router(r), {sip.sip, cube.global, -1, r});
+    m_owned.push_back(std::move(noc));
+
+    auto hbm = std::make_unique<Container>("hbm_ctrl", [&] {
+        for (int x = 0; x < pes; ++x) {
+            NodeContext slice_ctx{m_topo, {sip.sip, cube.cube, x, -1}, m_trace};
+            auto target = m_impls.create<MemoryTarget>(
+                "hbm_ctrl", cfg.hbm_ctrl.impl, sc_core::sc_module_name(indexed("pe", x).c_str()),
+                slice_ctx);
+            cube.hbm.push_back(target.get());
+            register_node(*target, {sip.sip, cube.global, -1, x});
+            m_owned.push_back(std::move(target));
+        }
+    });
+    m_owned.push_back(std::move(hbm));
+
+    auto sram = m_impls.create<MemoryTarget>("shared_sram", cfg.shared_sram.impl,
+                                             sc_core::sc_module_name("shared_sram"), ctx);
+    cube.shared_sram = sram.get();
+    register_node(*sram, {sip.sip, cube.global, -1, cfg.shared_sram.router});
+    m_owned.push_back(std::move(sram));
+
+    if (m_topo.system.cubes_per_sip > 1) {
+        auto ucie = std::make_unique<UciePort>("ucie");
+        cube.ucie = ucie.get();
+        register_node(*ucie, {sip.sip, cube.global, -1, m_topo.system.ucie.router});
+        m_owned.push_back(std::move(ucie));
+    }
+
+    cube.pes.resize(pes);
+    for (int x = 0; x < pes; ++x) {
+        PeNodes& pe = cube.pes[x];
+        pe.index = x;
+        auto container = std::make_unique<Container>(indexed("pe", x).c_str(),
+                                                     [&] { build_pe(cube, pe); });
+        pe.container = container.get();
+        m_owned.push_back(std::move(container));
+    }
+}
+
+void Platform::build_pe(CubeNodes& cube, PeNodes& pe) {
+    const PeTemplateConfig& t = m_topo.cube.pe_template;
+    NodeContext ctx{m_topo, {cube.sip, cube.cube, pe.index, -1}, m_trace};
+    const NodeInfo internal{cube.sip, cube.global, pe.index, -1};
+    const NodeInfo attached{cube.sip, cube.global, pe.index, pe.index};
+
+    // Builds one template component; its node id inside the PE is its key in
+    // pe_template.components.
+    auto make = [&](const char* kind, const std::string& impl, auto*& slot, const NodeInfo& info) {
+        using Module = std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>;
+        auto module = m_impls.create<Module>(kind, impl,
+                                             sc_core::sc_module_name(t.names.at(kind).c_str()), ctx);
+        slot = module.get();
+        register_node(*module, info);
+        m_owned.push_back(std::move(module));
+    };
+    make("pe_cpu", t.cpu.impl, pe.cpu, attached);
+    make("pe_scheduler", t.scheduler.impl, pe.scheduler, internal);
+    make("pe_dma", t.dma.impl, pe.dma, attached);
+    make("pe_fetch_store", t.fetch_store.impl, pe.fetch_store, internal);
+    make("pe_gemm", t.gemm.impl, pe.gemm, internal);
+    make("pe_math", t.math.impl, pe.math, internal);
+    make("pe_tcm", t.tcm.impl, pe.tcm, internal);
+    make("pe_mmu", t.mmu.impl, pe.mmu, attached);
+    make("pe_ipcq", t.ipcq.impl, pe.ipcq, attached);
+
+    // seed 000 §D4: one compute slot shared by PE_GEMM and PE_MATH.
+    auto slot = std::make_unique<FifoResource>("accel_slot", 1);
+    pe.accel_slot = slot.get();
+    pe.gemm->accel_slot.bind(*slot);
+    pe.math->accel_slot.bind(*slot);
+    m_owned.push_back(std::move(slot));
+}
+
+Link& Platform::add_link(RoutedNode& from, RoutedNode& to, const std::string& kind,
+                         double latency_ns, double bw_gbs) {
+    auto link = std::make_unique<Link>();
+    link->from = &from;
+    link->to = &to;
+    link->kind = kind;
+    link->out_port = from.connect_to(to);
+    link->hop = std::make_unique<Hop>(from.node_id_ref() + "->" + to.node_id_ref(),
+                                      ns_to_ps(latency_ns), bw_gbs);
+    m_link_index[{&from, &to}] = link.get();
+    m_links.push_back(std::move(link));
+    return *m_links.back();
+}
+
+void Platform::add_duplex(RoutedNode& a, RoutedNode& b, const std::string& kind, double latency_ns,
+                          double bw_gbs) {
+    add_link(a, b, kind, latency_ns, bw_gbs);
+    add_link(b, a, kind, latency_ns, bw_gbs);
+}
+
+void Platform::wire() {
+    const CubeConfig& cfg = m_topo.cube;
+    const SystemConfig& sys = m_topo.system;
+    const double ns_per_mm = m_topo.wire.ns_per_mm;
+    const double attach_ns = cfg.noc.attach.latency_ns;
+    const double attach_bw = cfg.noc.attach.bw_gbs.value_or(0.0);
+    const PeLinksConfig& pl = cfg.pe_template.links;
+
+    for (SipNodes& sip : m_sips) {
+        for (CubeNodes& cube : sip.cubes) {
+            Noc& noc = *cube.noc;
+            for (const Noc::Link& l : noc.links())
+                add_link(noc.router(l.from), noc.router(l.to), "mesh", l.latency_ns, l.bw_gbs);
+            for (PeNodes& pe : cube.pes) {
+                RoutedNode& router = noc.router(pe.index);
+                add_duplex(*pe.dma, router, "attach", attach_ns, attach_bw);
+                add_duplex(*pe.cpu, router, "attach", attach_ns, attach_bw);
+                add_duplex(*pe.mmu, router, "attach", attach_ns, attach_bw);
+                add_duplex(*pe.ipcq, router, "attach", attach_ns, attach_bw);
+                add_duplex(*cube.hbm[pe.index], router, "attach", attach_ns, attach_bw);
+
+                // seed 000 §D8: the template's directed intra-PE edges.
+                auto edge = [&](RoutedNode& a, RoutedNode& b, double mm, double bw = 0.0) {
+                    add_link(a, b, "pe", mm * ns_per_mm, bw);
+                };
+                edge(*pe.cpu, *pe.scheduler, pl.cpu_to_scheduler_mm);
+                edge(*pe.scheduler, *pe.dma, pl.scheduler_to_dma_mm);
+                edge(*pe.scheduler, *pe.fetch_store, pl.scheduler_to_fetch_store_mm);
+                edge(*pe.scheduler, *pe.gemm, pl.scheduler_to_gemm_mm);
+                edge(*pe.scheduler, *pe.math, pl.scheduler_to_math_mm);
+                edge(*pe.dma, *pe.fetch_store, pl.dma_to_fetch_store_mm);
+                edge(*pe.fetch_store, *pe.gemm, pl.fetch_store_to_gemm_mm);
+                edge(*pe.fetch_store, *pe.math, pl.fetch_store_to_math_mm);
+                edge(*pe.gemm, *pe.fetch_store, pl.gemm_to_fetch_store_mm);
+                edge(*pe.gemm, *pe.math, pl.gemm_to_math_mm);
+                edge(*pe.math, *pe.fetch_store, pl.math_to_fetch_store_mm);
+                edge(*pe.fetch_store, *pe.dma, pl.fetch_store_to_dma_mm);
+                // The fetch/store <-> TCM link, each direction its own hop.
+                edge(*pe.fetch_store, *pe.tcm, 0.0, pl.fetch_store_to_tcm_bw_gbs);
+                edge(*pe.tcm, *pe.fetch_store, 0.0, pl.fetch_store_to_tcm_bw_gbs);
+            }
+            add_duplex(*cube.m_cpu, noc.router(cfg.m_cpu.router), "attach", attach_ns, attach_bw);
+            add_duplex(*cube.shared_sram, noc.router(cfg.shared_sram.router), "attach", attach_ns,
+                       attach_bw);
+            if (cube.ucie)
+                add_duplex(*cube.ucie, noc.router(sys.ucie.router), "attach", attach_ns, attach_bw);
+            add_duplex(*sip.io_cpu, *cube.m_cpu, "io", sys.io_link.latency_ns,
+                       sys.io_link.bw_gbs.value_or(0.0));
+        }
+        for (std::size_t c = 0; c + 1 < sip.cubes.size(); ++c)
+            add_duplex(*sip.cubes[c].ucie, *sip.cubes[c + 1].ucie, "ucie",
+                       sys.ucie.link.latency_ns, sys.ucie.link.bw_gbs.value_or(0.0));
+    }
+    for (std::size_t s = 0; s + 1 < m_sips.size(); ++s)
+        add_duplex(*m_sips[s].io_cpu, *m_sips[s + 1].io_cpu, "sip", sys.sip_link.latency_ns,
+                   sys.sip_link.bw_gbs.value_or(0.0));
+}
+
+RoutedNode* Platform::find(const std::string& node_id) const {
+    auto it = m_by_id.find(node_id);
+    return it == m_by_id.end() ? nullptr : it->second;
+}
+
+const Link* Platform::link(const RoutedNode& from, const RoutedNode& to) const {
+    auto it = m_link_index.find({&from, &to});
+    return it == m_link_index.end() ? nullptr : it->second;
+}
+
+std::pair<int, int> Platform::attachment(const RoutedNode& node) const {
+    const NodeInfo& info = m_info.at(&node);
+    return info.router < 0 ? std::pair<int, int>{-1, -1}
+                           : std::pair<int, int>{info.cube, info.router};
+}
+
+CubeNodes& Platform::global_cube(int global) {
+    const int per_sip = m_topo.system.cubes_per_sip;
+    return m_sips.at(global / per_sip).cubes.at(global % per_sip);
+}
+
+const CubeNodes& Platform::global_cube(int global) const {
+    const int per_sip = m_topo.system.cubes_per_sip;
+    return m_sips.at(global / per_sip).cubes.at(global % per_sip);
+}
+
+void Platform::append_mesh(std::vector<RoutedNode*>& path, int global, int from_router,
+                           int to_router) const {
+    Noc& noc = *global_cube(global).noc;
+    for (int r : noc.path(from_router, to_router)) path.push_back(&noc.router(r));
+}
+
+std::vector<RoutedNode*> Platform::pe_internal_path(RoutedNode& from, RoutedNode& to) const {
+    // BFS over the PE's own links, in the order they were made.
+    std::map<const RoutedNode*, RoutedNode*> parent{{&from, nullptr}};
+    std::deque<RoutedNode*> queue{&from};
+    while (!queue.empty()) {
+        RoutedNode* here = queue.front();
+        queue.pop_front();
+        if (here == &to) break;
+        for (const auto& l : m_links) {
+            if (l->from != here || l->kind != "pe" || parent.count(l->to)) continue;
+            parent[l->to] = here;
+            queue.push_back(l->to);
+        }
+    }
+    if (!parent.count(&to)) return {};
+    std::vector<RoutedNode*> path;
+    for (RoutedNode* n = &to; n != nullptr; n = parent[n]) path.push_back(n);
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+std::vector<RoutedNode*> Platform::node_path(RoutedNode& from, RoutedNode& to) const {
+    if (&from == &to) return {&from};
+    if (link(from, to)) return {&from, &to};
+    const NodeInfo& fi = m_info.at(&from);
+    const NodeInfo& ti = m_info.at(&to);
+
+    auto join = [](std::vector<RoutedNode*> head, const std::vector<RoutedNode*>& tail) {
+        if (head.empty() || tail.empty()) return std::vector<RoutedNode*>{};
+        head.insert(head.end(), tail.begin() + 1, tail.end());  // tail starts at head's end
+        return head;
+    };
+    auto sip_chain = [&](int from_sip, int to_sip) {
+        std::vector<RoutedNode*> chain;
+        const int step = to_sip >= from_sip ? 1 : -1;
+        for (int s = from_sip;; s += step) {
+            chain.push_back(m_sips[s].io_cpu);
+            if (s == to_sip) break;
+        }
+        return chain;
+    };
+
+    if (fi.pe >= 0 && fi.pe == ti.pe && fi.cube == ti.cube) {
+        std::vector<RoutedNode*> inside = pe_internal_path(from, to);
+        if (!inside.empty()) return inside;
+    }
+
+    const bool from_io = fi.cube < 0;
+    const bool to_io = ti.cube < 0;
+    if (from_io && to_io) return sip_chain(fi.sip, ti.sip);
+    if (from_io) {
+        RoutedNode& m_cpu = *global_cube(ti.cube).m_cpu;
+        std::vector<RoutedNode*> head = sip_chain(fi.sip, ti.sip);
+        head.push_back(&m_cpu);
+        return join(head, node_path(m_cpu, to));
+    }
+    if (to_io) {
+        RoutedNode& m_cpu = *global_cube(fi.cube).m_cpu;
+        std::vector<RoutedNode*> tail{&m_cpu};
+        for (RoutedNode* n : sip_chain(fi.sip, ti.sip)) tail.push_back(n);
+        return join(node_path(from, m_cpu), tail);
+    }
+    if (fi.router < 0 || ti.router < 0) return {};  // a PE-internal node off its PE
+
+    std::vector<RoutedNode*> path{&from};
+    if (fi.cube == ti.cube) {
+        append_mesh(path, fi.cube, fi.router, ti.router);
+    } else if (fi.sip == ti.sip) {
+        const int ucie_router = m_topo.system.ucie.router;
+        append_mesh(path, fi.cube, fi.router, ucie_router);
+        const int step = ti.cube > fi.cube ? 1 : -1;
+        for (int c = fi.cube;; c += step) {
+            path.push_back(global_cube(c).ucie);
+            if (c == ti.cube) break;
+        }
+        append_mesh(path, ti.cube, ucie_router, ti.router);
+    } else {
+        RoutedNode& m_from = *global_cube(fi.cube).m_cpu;
+        RoutedNode& m_to = *global_cube(ti.cube).m_cpu;
+        std::vector<RoutedNode*> middle{&m_from};
+        for (RoutedNode* n : sip_chain(fi.sip, ti.sip)) middle.push_back(n);
+        middle.push_back(&m_to);
+        return join(join(node_path(from, m_from), middle), node_path(m_to, to));
+    }
+    path.push_back(&to);
+    return path;
+}
+
+Route& Platform::make_route(const std::string& key, const std::vector<RoutedNode*>& nodes,
+                            const std::vector<Hop*>& head, const std::vector<Hop*>& tail) {
+    auto route = std::make_unique<Route>();
+    for (Hop* hop : head) route->steps.push_back({hop, 0});
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        PathNode step{nodes[i], -1};
+        if (i + 1 < nodes.size()) {
+            const Link* l = link(*nodes[i], *nodes[i + 1]);
+            if (!l)
+                throw std::logic_error("route " + key + ": no link " + nodes[i]->node_id() +
+                                       " -> " + nodes[i + 1]->node_id());
+            step.out_port = l->out_port;
+            route->steps.push_back({l->hop.get(), static_cast<std::uint32_t>(i)});
+        }
+        route->path.push_back(step);
+    }
+    if (Hop* service = nodes.back()->service_hop())
+        route->steps.push_back({service, static_cast<std::uint32_t>(nodes.size() - 1)});
+    for (Hop* hop : tail)
+        route->steps.push_back({hop, static_cast<std::uint32_t>(nodes.size())});
+    route->finalise();
+    Route& result = *route;
+    m_routes[key] = std::move(route);
+    return result;
+}
+
+const Route& Platform::route(RoutedNode& from, RoutedNode& to) {
+    const std::string key = from.node_id_ref() + "->" + to.node_id_ref();
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return *it->second;
+    const std::vector<RoutedNode*> nodes = node_path(from, to);
+    if (nodes.empty())
+        throw std::invalid_argument("no route from " + from.node_id() + " to " + to.node_id() +
+                                    ": " + from.node_id() + " only reaches the nodes of its PE");
+    return make_route(key, nodes, {}, {});
+}
+
+const Route& Platform::route(const std::string& from, const std::string& to) {
+    RoutedNode* a = find(from);
+    RoutedNode* b = find(to);
+    if (!a) throw std::invalid_argument("unknown node id '" + from + "'");
+    if (!b) throw std::invalid_argument("unknown node id '" + to + "'");
+    return route(*a, *b);
+}
+
+const Route& Platform::dma_route(PeNodes& pe, DmaDirection dir, int channel, RoutedNode& target) {
+    const bool read = dir == DmaDirection::read;
+    const std::string key = std::string(read ? "dma.rd" : "dma.wr") + std::to_string(channel) +
+                            ":" + pe.dma->node_id_ref() + "->" + target.node_id_ref();
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return *it->second;
+    const std::vector<RoutedNode*> nodes = node_path(*pe.dma, target);
+    if (nodes.empty())
+        throw std::invalid_argument("no DMA route from " + pe.dma->node_id() + " to " +
+                                    target.node_id());
+    Hop* channel_hop = &pe.dma->channel_hop(dir, channel);
+    if (read) return make_route(key, nodes, {channel_hop}, {&pe.tcm->write_port()});
+    return make_route(key, nodes, {&pe.tcm->read_port(), channel_hop}, {});
+}
+
+}  // namespace npuvp

@@ -1,0 +1,173 @@
+// The elaborated machine (SPEC §2): builds every node of a validated
+// TopologyConfig as an sc_module whose hierarchical name is its node id,
+// binds TLM sockets along every topology link (each direction its own T1
+// hop), and computes routes once, on request, from the topology (the seeds'
+// router.find_node_path / find_mcpu_dma_path). Components never decide
+// routes: they follow the Route they are given.
+//
+// Routing rule (deterministic):
+//  - a direct link is the route;
+//  - inside one PE, the shortest path over the template's links (BFS, links
+//    tried in the order they were made);
+//  - between NoC-attached nodes of one cube: attach link, XY over the mesh,
+//    attach link;
+//  - between cubes of one SIP: to the cube's UCIe port, along the UCIe chain,
+//    from the other cube's UCIe port;
+//  - between SIPs, and to or from an IO_CPU: through the cubes' M_CPUs and the
+//    IO_CPUs (io_link, sip_link).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+
+#include "modules/common/config.h"
+#include "modules/common/fifo_resource.h"
+#include "modules/common/trace.h"
+#include "modules/cube/m_cpu.h"
+#include "modules/cube/memory_target.h"
+#include "modules/cube/noc.h"
+#include "modules/cube/ucie_port.h"
+#include "modules/pe/pe_cpu.h"
+#include "modules/pe/pe_dma.h"
+#include "modules/pe/pe_fetch_store.h"
+#include "modules/pe/pe_gemm.h"
+#include "modules/pe/pe_ipcq.h"
+#include "modules/pe/pe_math.h"
+#include "modules/pe/pe_mmu.h"
+#include "modules/pe/pe_scheduler.h"
+#include "modules/pe/pe_tcm.h"
+#include "modules/system/io_cpu.h"
+#include "platform/address_resolver.h"
+#include "platform/impl_registry.h"
+#include "tlm_sockets/route.h"
+
+namespace npuvp {
+
+struct PeNodes {
+    int index = 0;
+    sc_core::sc_module* container = nullptr;
+    PeCpu* cpu = nullptr;
+    PeScheduler* scheduler = nullptr;
+    PeDma* dma = nullptr;
+    PeFetchStore* fetch_store = nullptr;
+    PeGemm* gemm = nullptr;
+    PeMath* math = nullptr;
+    PeTcm* tcm = nullptr;
+    PeMmu* mmu = nullptr;
+    PeIpcq* ipcq = nullptr;
+    FifoResource* accel_slot = nullptr;
+};
+
+struct CubeNodes {
+    int sip = 0;
+    int cube = 0;         // within its SIP
+    int global = 0;       // sip · cubes_per_sip + cube
+    sc_core::sc_module* container = nullptr;
+    MCpu* m_cpu = nullptr;
+    Noc* noc = nullptr;
+    std::vector<MemoryTarget*> hbm;  // hbm_ctrl.pe{X}
+    MemoryTarget* shared_sram = nullptr;
+    UciePort* ucie = nullptr;        // only when the SIP has more than one cube
+    std::vector<PeNodes> pes;
+};
+
+struct SipNodes {
+    int sip = 0;
+    sc_core::sc_module* container = nullptr;
+    IoCpu* io_cpu = nullptr;
+    std::vector<CubeNodes> cubes;
+};
+
+// A directed topology link: an `out` binding of `from` to `to.in` and its hop.
+struct Link {
+    RoutedNode* from = nullptr;
+    RoutedNode* to = nullptr;
+    int out_port = -1;
+    std::string kind;  // "mesh", "attach", "pe", "io", "ucie", "sip"
+    std::unique_ptr<Hop> hop;
+};
+
+class Platform {
+public:
+    Platform(const TopologyConfig& topo, TraceSink& trace,
+             const ImplRegistry& impls = builtin_registry());
+    ~Platform();
+    Platform(const Platform&) = delete;
+    Platform& operator=(const Platform&) = delete;
+
+    const TopologyConfig& config() const { return m_topo; }
+    const std::vector<SipNodes>& sips() const { return m_sips; }
+    CubeNodes& cube(int sip, int cube) { return m_sips.at(sip).cubes.at(cube); }
+    PeNodes& pe(int sip, int cube, int pe) { return this->cube(sip, cube).pes.at(pe); }
+    const AddressResolver& resolver() const { return m_resolver; }
+
+    // Every node, sorted by node id.
+    const std::vector<RoutedNode*>& nodes() const { return m_nodes; }
+    RoutedNode* find(const std::string& node_id) const;  // nullptr when absent
+    const std::vector<std::unique_ptr<Link>>& links() const { return m_links; }
+    const Link* link(const RoutedNode& from, const RoutedNode& to) const;
+
+    // The route between two nodes (computed once, then cached). Throws
+    // std::invalid_argument when `to` cannot be reached from `from`.
+    const Route& route(RoutedNode& from, RoutedNode& to);
+    const Route& route(const std::string& from, const std::string& to);
+
+    // T2 DMA routes of one PE channel to / from a memory target:
+    //   read : channel -> NoC -> target port -> TCM write port
+    //   write: TCM read port -> channel -> NoC -> target port
+    const Route& dma_route(PeNodes& pe, DmaDirection dir, int channel, RoutedNode& target);
+
+    // Where a node attaches to its cube's mesh: (global cube, router) or
+    // (-1, -1) for nodes that are not on a mesh.
+    std::pair<int, int> attachment(const RoutedNode& node) const;
+
+private:
+    struct NodeInfo {
+        int sip = -1;
+        int cube = -1;  // global cube index
+        int pe = -1;
+        int router = -1;
+    };
+
+    void build();
+    void build_cube(SipNodes& sip, CubeNodes& cube);
+    void build_pe(CubeNodes& cube, PeNodes& pe);
+    void wire();
+    Link& add_link(RoutedNode& from, RoutedNode& to, const std::string& kind, double latency_ns,
+                   double bw_gbs);
+    void add_duplex(RoutedNode& a, RoutedNode& b, const std::string& kind, double latency_ns,
+                    double bw_gbs);
+    void register_node(RoutedNode& node, NodeInfo info);
+
+    std::vector<RoutedNode*> node_path(RoutedNode& from, RoutedNode& to) const;
+    std::vector<RoutedNode*> pe_internal_path(RoutedNode& from, RoutedNode& to) const;
+    void append_mesh(std::vector<RoutedNode*>& path, int global_cube, int from_router,
+                     int to_router) const;
+    CubeNodes& global_cube(int global);
+    const CubeNodes& global_cube(int global) const;
+    Route& make_route(const std::string& key, const std::vector<RoutedNode*>& nodes,
+                      const std::vector<Hop*>& head, const std::vector<Hop*>& tail);
+
+    const TopologyConfig& m_topo;
+    TraceSink& m_trace;
+    const ImplRegistry& m_impls;
+    AddressResolver m_resolver;
+
+    // Every module and channel built, children before their parents; each
+    // keeps its own deleter (sc_object has a protected destructor).
+    std::vector<std::shared_ptr<void>> m_owned;
+    std::vector<SipNodes> m_sips;
+    std::vector<RoutedNode*> m_nodes;
+    std::map<std::string, RoutedNode*> m_by_id;
+    std::map<const RoutedNode*, NodeInfo> m_info;  // lookup only, never iterated
+    std::vector<std::unique_ptr<Link>> m_links;
+    std::map<std::pair<const RoutedNode*, const RoutedNode*>, Link*> m_link_index;  // lookup only
+    std::map<std::string, std::unique_ptr<Route>> m_routes;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,38 @@
+// Command-line options of `npuvp` (docs/cli.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platform/topology_loader.h"
+
+namespace npuvp {
+
+// Exit codes, documented in docs/cli.md.
+enum ExitCode : int {
+    exit_ok = 0,
+    exit_run_failed = 1,   // the simulation failed or did not finish
+    exit_bad_input = 2,    // bad command line, topology or override
+    exit_internal = 3,     // a bug in npuvp: please report it
+};
+
+struct CliOptions {
+    std::string topology;                 // --topology FILE
+    std::vector<Override> overrides;      // --set key.path=value (repeatable)
+    std::optional<std::string> trace;     // --trace FILE
+    bool list = false;                    // --list
+    std::vector<std::pair<std::string, std::string>> routes;  // --route FROM TO (repeatable)
+    std::uint64_t probe_bytes = 4u << 20; // --probe-bytes N
+    bool help = false;
+    bool version = false;
+};
+
+// Throws ConfigError (file "command line") on a malformed command line.
+CliOptions parse_cli(int argc, const char* const* argv, const std::string& default_topology);
+
+const char* cli_usage();
+
+}  // namespace npuvp

@@ -1,0 +1,181 @@
+// npuvp: the virtual platform's command-line program (docs/cli.md).
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <systemc>
+
+#include "platform/config_error.h"
+#include "platform/platform.h"
+#include "platform/probe.h"
+#include "platform/topology_loader.h"
+#include "sc_main/cli.h"
+
+namespace npuvp {
+namespace {
+
+std::string format_ns(std::uint64_t ps) {
+    std::ostringstream out;
+    out << ps / 1000 << '.' << std::setw(3) << std::setfill('0') << ps % 1000;
+    return out.str();
+}
+
+std::string format_bw(double gbs) {
+    if (gbs <= 0.0) return "unlimited";
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << gbs << " GB/s";
+    return out.str();
+}
+
+void print_machine(const Platform& platform, std::ostream& out) {
+    const TopologyConfig& t = platform.config();
+    const PeTemplateConfig& pe = t.cube.pe_template;
+    const double tflops = 2.0 * pe.gemm.rows * pe.gemm.cols * pe.gemm.freq_ghz / 1000.0;
+    out << "machine  " << t.system.sips << " SIP x " << t.system.cubes_per_sip << " cube x "
+        << t.pes_per_cube() << " PE (" << t.cube.pe_layout.rows << "x" << t.cube.pe_layout.cols
+        << " mesh), " << platform.nodes().size() << " nodes, " << platform.links().size()
+        << " links\n";
+    out << "PE       GEMM " << pe.gemm.rows << "x" << pe.gemm.cols << " @ " << pe.gemm.freq_ghz
+        << " GHz (" << std::fixed << std::setprecision(1) << tflops
+        << " TFLOPS peak), MATH " << pe.math.lanes << " lanes, TCM "
+        << (pe.tcm.size_bytes >> 20) << " MiB (" << (pe.tcm.reserved_bytes >> 20)
+        << " MiB reserved)\n";
+    out << "DMA      " << pe.dma.rd_engines << " read + " << pe.dma.wr_engines
+        << " write channels per PE, " << format_bw(pe.dma.bw_gbs) << ", setup "
+        << pe.dma.setup_ns << " ns\n";
+    out << "memory   HBM slice " << format_bw(t.cube.hbm_ctrl.bw_gbs) << " / "
+        << t.cube.hbm_ctrl.latency_ns << " ns per PE; shared SRAM "
+        << format_bw(t.cube.shared_sram.bw_gbs) << " / " << t.cube.shared_sram.latency_ns
+        << " ns per cube; mesh links " << format_bw(t.cube.noc.link_bw_gbs) << "\n";
+}
+
+void print_list(const Platform& platform, std::ostream& out) {
+    for (const RoutedNode* node : platform.nodes()) {
+        out << node->node_id_ref() << "  [" << node->kind() << "]\n";
+        for (const auto& link : platform.links()) {
+            if (link->from != node) continue;
+            out << "    -> " << link->to->node_id_ref() << "  " << link->kind << ", "
+                << format_ns(link->hop->latency_ps()) << " ns, "
+                << format_bw(link->hop->bw_gbs()) << "\n";
+        }
+    }
+}
+
+void print_route(Platform& platform, const std::string& from, const std::string& to,
+                 std::ostream& out) {
+    const Route& route = platform.route(from, to);
+    out << "route " << from << " -> " << to << ": " << route.path.size() - 1 << " links, "
+        << route.steps.size() << " hops, latency " << format_ns(route.latency_ps)
+        << " ns, narrowest " << format_bw(route.min_bw_gbs) << "\n";
+    for (const RouteStep& step : route.steps) {
+        const std::string by = step.at < route.path.size()
+                                   ? route.path[step.at].node->node_id_ref()
+                                   : route.path.front().node->node_id_ref() + " (tail)";
+        out << "    " << std::left << std::setw(64) << step.hop->name() << std::right
+            << std::setw(10) << format_ns(step.hop->latency_ps()) << " ns  "
+            << std::setw(16) << format_bw(step.hop->bw_gbs()) << "  by " << by << "\n";
+    }
+}
+
+void print_probe(const Probe& probe, std::ostream& out) {
+    const double mib = static_cast<double>(probe.bytes()) / (1 << 20);
+    out << "\nprobe 1  M_CPU -> PE_CPU control message (n = 0): arrival\n"
+        << "probe 2  every PE reads " << mib << " MiB from its own HBM slice, all at once\n"
+        << "probe 3  every PE reads " << mib << " MiB from its cube's shared SRAM, all at once\n\n";
+    out << std::left << std::setw(20) << "PE" << std::right << std::setw(14) << "control ns"
+        << std::setw(14) << "HBM ns" << std::setw(12) << "HBM GB/s" << std::setw(14)
+        << "SRAM ns" << std::setw(12) << "SRAM GB/s" << "\n";
+    auto gbs = [&](std::uint64_t start, std::uint64_t done) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(1)
+          << static_cast<double>(probe.bytes()) * 1000.0 / static_cast<double>(done - start);
+        return s.str();
+    };
+    for (const ProbeResult& r : probe.results()) {
+        out << std::left << std::setw(20) << r.pe << std::right << std::setw(14)
+            << format_ns(r.control_ps) << std::setw(14)
+            << format_ns(r.hbm_done_ps - r.hbm_start_ps) << std::setw(12)
+            << gbs(r.hbm_start_ps, r.hbm_done_ps) << std::setw(14)
+            << format_ns(r.sram_done_ps - r.sram_start_ps) << std::setw(12)
+            << gbs(r.sram_start_ps, r.sram_done_ps) << "\n";
+    }
+    out << "\nmakespan " << format_ns(probe.makespan_ps()) << " ns\n";
+}
+
+int run(int argc, char* argv[]) {
+    const CliOptions options =
+        parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
+    if (options.help) {
+        std::cout << cli_usage();
+        return exit_ok;
+    }
+    if (options.version) {
+        std::cout << "npuvp " << NPUVP_VERSION << " (SystemC " << sc_core::sc_release() << ")\n";
+        return exit_ok;
+    }
+    const TopologyConfig topo =
+        load_topology_file(options.topology, options.overrides, builtin_registry());
+
+    std::ofstream trace_file;
+    TraceSink trace;
+    if (options.trace) {
+        trace_file.open(*options.trace, std::ios::binary | std::ios::trunc);
+        if (!trace_file)
+            throw ConfigError({"command line", 0, 0, ""},
+                              "--trace: cannot open '" + *options.trace + "' for writing");
+        trace.attach(&trace_file);
+    }
+
+    Platform platform(topo, trace);
+    std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
+    print_machine(platform, std::cout);
+    if (options.list) print_list(platform, std::cout);
+    for (const auto& [from, to] : options.routes) print_route(platform, from, to, std::cout);
+    if (options.list || !options.routes.empty()) return exit_ok;
+
+    Probe probe("probe", platform, options.probe_bytes, trace);
+    sc_core::sc_start();
+    if (!probe.finished()) {
+        std::cerr << "npuvp: run failed: the simulation ran out of events at "
+                  << sc_core::sc_time_stamp() << " before the probe finished\n";
+        return exit_run_failed;
+    }
+    print_probe(probe, std::cout);
+    if (options.trace) {
+        trace_file.flush();
+        if (!trace_file) {
+            std::cerr << "npuvp: error: writing the trace to '" << *options.trace << "' failed\n";
+            return exit_run_failed;
+        }
+        std::cout << "trace    " << trace.events() << " events -> " << *options.trace << "\n";
+    }
+    return exit_ok;
+}
+
+}  // namespace
+}  // namespace npuvp
+
+int sc_main(int argc, char* argv[]) {
+    // The kernel prints its banner on stdout at sc_start unless told not to;
+    // the summary is what an architect reads, so keep stdout for it.
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    try {
+        return npuvp::run(argc, argv);
+    } catch (const npuvp::ConfigError& e) {
+        std::cerr << "npuvp: error: " << e.what() << "\n";
+        return npuvp::exit_bad_input;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "npuvp: error: " << e.what() << "\n";
+        return npuvp::exit_bad_input;
+    } catch (const std::logic_error& e) {
+        std::cerr << "npuvp: internal error: " << e.what() << "\n";
+        return npuvp::exit_internal;
+    } catch (const std::exception& e) {
+        std::cerr << "npuvp: run failed: " << e.what() << "\n";
+        return npuvp::exit_run_failed;
+    }
+}

@@ -1,0 +1,70 @@
+// One T1 hop (SPEC §3): a fixed latency, an optional bandwidth, and the time
+// until which its bandwidth is reserved. Times are integer picoseconds (the
+// simulation's time resolution), so reservations are exact and repeatable.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace npuvp {
+
+using ps_t = std::uint64_t;
+
+// Serialisation time of n bytes at bw GB/s (= bytes/ns), in ps, rounded up:
+// a transfer never ends before its last byte has passed. Computed in integers
+// (bandwidth taken to 1 byte/s): in floating point, bytes * 1000 / bw lands a
+// few ulps above an exact quotient (21 B at 0.7 GB/s = 30000.000000000004)
+// and rounding up would add a spurious picosecond.
+inline ps_t serialisation_ps(std::uint64_t bytes, double bw_gbs) {
+    if (bytes == 0 || bw_gbs <= 0.0) return 0;
+    const unsigned __int128 bytes_per_s =
+        std::max<long long>(1, std::llround(bw_gbs * 1e9));
+    const unsigned __int128 scaled = static_cast<unsigned __int128>(bytes) * 1000000000000ull;
+    return static_cast<ps_t>((scaled + bytes_per_s - 1) / bytes_per_s);
+}
+
+inline ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
+
+class Hop {
+public:
+    Hop(std::string name, ps_t latency_ps, double bw_gbs)
+        : m_name(std::move(name)), m_latency_ps(latency_ps), m_bw_gbs(bw_gbs) {}
+
+    const std::string& name() const { return m_name; }
+    ps_t latency_ps() const { return m_latency_ps; }
+    double bw_gbs() const { return m_bw_gbs; }  // 0 = unlimited (pure latency)
+    bool has_bandwidth() const { return m_bw_gbs > 0.0; }
+    ps_t free_ps() const { return m_free_ps; }
+
+    // T1, one hop: t = max(t, free); free = t + n/B; t = t + L.
+    // A control message (n = 0) and a hop without bandwidth reserve nothing.
+    ps_t reserve(ps_t t, std::uint64_t bytes) {
+        if (bytes != 0 && has_bandwidth()) {
+            t = std::max(t, m_free_ps);
+            const ps_t busy = serialisation_ps(bytes, m_bw_gbs);
+            m_free_ps = t + busy;
+            m_busy_ps += busy;
+            m_bytes += bytes;
+        }
+        ++m_transfers;
+        return t + m_latency_ps;
+    }
+
+    // Statistics for the report.
+    std::uint64_t bytes() const { return m_bytes; }
+    ps_t busy_ps() const { return m_busy_ps; }
+    std::uint64_t transfers() const { return m_transfers; }
+
+private:
+    std::string m_name;
+    ps_t m_latency_ps;
+    double m_bw_gbs;
+    ps_t m_free_ps = 0;
+    std::uint64_t m_bytes = 0;
+    ps_t m_busy_ps = 0;
+    std::uint64_t m_transfers = 0;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,45 @@
+#include "tlm_sockets/npu_extension.h"
+
+namespace npuvp {
+
+const char* to_string(MsgKind kind) {
+    switch (kind) {
+    case MsgKind::control: return "control";
+    case MsgKind::dma_read: return "dma_read";
+    case MsgKind::dma_write: return "dma_write";
+    case MsgKind::kernel_launch: return "kernel_launch";
+    case MsgKind::mmu_map: return "mmu_map";
+    case MsgKind::mmu_unmap: return "mmu_unmap";
+    case MsgKind::response: return "response";
+    case MsgKind::ipcq_send: return "ipcq_send";
+    }
+    return "?";
+}
+
+void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t address,
+                          std::uint64_t bytes) {
+    m_descriptor = bytes;
+    m_payload.set_command(kind == MsgKind::dma_read ? tlm::TLM_READ_COMMAND
+                                                    : tlm::TLM_WRITE_COMMAND);
+    m_payload.set_address(address);
+    m_payload.set_data_ptr(reinterpret_cast<unsigned char*>(&m_descriptor));
+    m_payload.set_data_length(sizeof(m_descriptor));
+    m_payload.set_streaming_width(sizeof(m_descriptor));
+    m_payload.set_byte_enable_ptr(nullptr);
+    m_payload.set_byte_enable_length(0);
+    m_payload.set_dmi_allowed(false);
+    m_payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+
+    const std::uint64_t request_id = m_ext.request_id;
+    const std::uint64_t command_id = m_ext.command_id;
+    const std::int64_t tile_id = m_ext.tile_id;
+    m_ext = NpuExtension();
+    m_ext.kind = kind;
+    m_ext.request_id = request_id;
+    m_ext.command_id = command_id;
+    m_ext.tile_id = tile_id;
+    m_ext.bytes = bytes;
+    m_ext.route = &route;
+}
+
+}  // namespace npuvp

@@ -1,0 +1,16 @@
+#include "tlm_sockets/route.h"
+
+namespace npuvp {
+
+void Route::finalise() {
+    min_bw_gbs = 0.0;
+    latency_ps = 0;
+    for (const auto& step : steps) {
+        latency_ps += step.hop->latency_ps();
+        if (step.hop->has_bandwidth() &&
+            (min_bw_gbs == 0.0 || step.hop->bw_gbs() < min_bw_gbs))
+            min_bw_gbs = step.hop->bw_gbs();
+    }
+}
+
+}  // namespace npuvp

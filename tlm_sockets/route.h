@@ -1,0 +1,46 @@
+// A route: the nodes a payload passes through and the T1 hops it reserves
+// (SPEC §2, §3). Routes are computed once at elaboration by the platform's
+// router; components never decide routes, they only follow `path`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tlm_sockets/hop.h"
+
+namespace npuvp {
+
+class RoutedNode;
+
+// A node on the path and the index of its initiator-socket binding that leads
+// to the next node (-1 on the last node).
+struct PathNode {
+    RoutedNode* node = nullptr;
+    int out_port = -1;
+};
+
+// One hop reservation and the path position of the node that applies it.
+// `at == path.size()` marks a tail hop, applied by the initiator after the
+// target has returned (e.g. the TCM write port at the end of a DMA read).
+struct RouteStep {
+    Hop* hop = nullptr;
+    std::uint32_t at = 0;
+};
+
+struct Route {
+    std::vector<PathNode> path;  // path[0] is the initiator, path.back() the target
+    std::vector<RouteStep> steps;  // in T1 order
+    double min_bw_gbs = 0.0;       // min over hops with bandwidth; 0 = none has one
+    ps_t latency_ps = 0;           // sum of hop latencies (an uncontended n = 0 message)
+
+    // Recomputes min_bw_gbs and latency_ps from steps.
+    void finalise();
+
+    // Uncontended T1 time of n bytes: latency + n / min B.
+    ps_t uncontended_ps(std::uint64_t bytes) const {
+        return latency_ps + serialisation_ps(bytes, min_bw_gbs);
+    }
+};
+
+}  // namespace npuvp

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what npuvp needs to build and test, from Debian's packages, and only
+# what is missing (idempotent). Runs apt-get as root, or through sudo.
+set -euo pipefail
+
+packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "bootstrap: installing ${missing[*]}" >&2
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
