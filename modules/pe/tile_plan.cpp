@@ -1,0 +1,217 @@
+#include "modules/pe/tile_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace npuvp {
+
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
+
+bool valid_elem_size(std::uint32_t d) { return d == 1 || d == 2 || d == 4; }
+
+[[noreturn]] void reject(const std::string& what) {
+    throw std::invalid_argument("CompositeSpec: " + what);
+}
+
+void require_nonzero(std::uint64_t value, const char* field) {
+    if (value == 0) reject(std::string(field) + " must be > 0");
+}
+
+std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
+    std::uint64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) reject(std::string(what) + " overflows 64 bits");
+    return r;
+}
+
+// Writes stages in place so that a reused TilePlan keeps both its vector and
+// its strings' capacity: the feed loop allocates nothing per token (STYLE:
+// no dynamic allocation per event in hot paths).
+class StageWriter {
+public:
+    explicit StageWriter(std::vector<Stage>& stages) : m_stages(stages) {}
+    ~StageWriter() { m_stages.resize(m_count); }
+
+    void transfer(StageType type, std::uint64_t bytes) {
+        Stage& s = slot(type);
+        s.bytes = bytes;
+    }
+    void gemm(std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+        Stage& s = slot(StageType::gemm);
+        s.m = m;
+        s.k = k;
+        s.n = n;
+    }
+    void math(std::uint64_t elements, const std::string& op) {
+        Stage& s = slot(StageType::math);
+        s.elements = elements;
+        s.op.assign(op);
+    }
+
+private:
+    Stage& slot(StageType type) {
+        if (m_count == m_stages.size()) m_stages.emplace_back();
+        Stage& s = m_stages[m_count++];
+        s.type = type;
+        s.bytes = s.m = s.k = s.n = s.elements = 0;
+        s.op.clear();
+        return s;
+    }
+
+    std::vector<Stage>& m_stages;
+    std::size_t m_count = 0;
+};
+
+}  // namespace
+
+const char* to_string(StageType type) {
+    switch (type) {
+        case StageType::dma_read: return "DMA_READ";
+        case StageType::fetch: return "FETCH";
+        case StageType::gemm: return "GEMM";
+        case StageType::math: return "MATH";
+        case StageType::store: return "STORE";
+        case StageType::dma_write: return "DMA_WRITE";
+    }
+    return "?";
+}
+
+TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
+    const CompositeSpec& s = m_spec;
+    if (!valid_elem_size(s.d_in)) reject("d_in must be 1, 2 or 4 bytes, got " + std::to_string(s.d_in));
+
+    if (s.ops.empty()) {
+        // seed 000 §D3.2 legacy path: one MATH op over byte tiles.
+        require_nonzero(s.total_bytes, "total_bytes");
+        require_nonzero(s.tile_bytes, "tile_bytes");
+        if (s.legacy_op.empty()) reject("legacy_op must name a MATH op when ops is empty");
+        // Elements are bytes / d_in; whole elements only, so no tile loses a
+        // partial element to truncation.
+        if (s.total_bytes % s.d_in != 0 || s.tile_bytes % s.d_in != 0)
+            reject("total_bytes and tile_bytes must be multiples of d_in (" +
+                   std::to_string(s.d_in) + ")");
+        m_total = ceil_div(s.total_bytes, s.tile_bytes);
+        m_max_stages = 5;
+        return;
+    }
+
+    if (!valid_elem_size(s.d_out)) reject("d_out must be 1, 2 or 4 bytes, got " + std::to_string(s.d_out));
+    require_nonzero(s.m, "m");
+    require_nonzero(s.k, "k");
+    require_nonzero(s.n, "n");
+    require_nonzero(s.tm, "tm");
+    require_nonzero(s.tk, "tk");
+    require_nonzero(s.tn, "tn");
+    // seed 000 §D3.3: ops[0] (the head) fixes the M/K/N split; only a GEMM head
+    // has that geometry.
+    if (s.ops[0].kind != "gemm") reject("ops[0].kind must be \"gemm\", got \"" + s.ops[0].kind + "\"");
+    const std::string math_prefix = "math.";
+    for (std::size_t i = 1; i < s.ops.size(); ++i) {
+        const OpSpec& op = s.ops[i];
+        const std::string field = "ops[" + std::to_string(i) + "]";
+        if (op.kind.compare(0, math_prefix.size(), math_prefix) != 0 || op.kind.size() == math_prefix.size())
+            reject(field + ".kind must be \"math.<op>\", got \"" + op.kind + "\"");
+        switch (op.scope) {
+            case EpilogueScope::per_k_tile:
+            case EpilogueScope::per_output_tile:
+            case EpilogueScope::once: break;
+            default:
+                reject(field + ".scope is not per_k_tile, per_output_tile or once (" +
+                       std::to_string(static_cast<unsigned>(op.scope)) + ")");
+        }
+        m_epilogues.push_back({op.kind.substr(math_prefix.size()), op.scope});
+    }
+    // A tile larger than its dimension is clipped (T6 edge tiles), not an error.
+    m_mt = ceil_div(s.m, s.tm);
+    m_nt = ceil_div(s.n, s.tn);
+    m_kt = ceil_div(s.k, s.tk);
+    m_total = checked_mul(checked_mul(m_mt, m_nt, "tile count"), m_kt, "tile count");
+    // Worst-case bytes of one tile, so that no per-token product can overflow.
+    const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k), tn = std::min(s.tn, s.n);
+    checked_mul(checked_mul(tm, tk, "tile bytes") + checked_mul(tk, tn, "tile bytes"), s.d_in, "tile bytes");
+    checked_mul(checked_mul(tm, tn, "tile bytes"), s.d_out, "tile bytes");
+    // DMA_READ, FETCH, GEMM, every epilogue, STORE, DMA_WRITE: the last token's plan.
+    m_max_stages = 5 + m_epilogues.size();
+}
+
+bool TilePlanner::next(TilePlan& out) {
+    if (m_next_id >= m_total) return false;
+    out.stages.reserve(m_max_stages);
+    if (m_spec.ops.empty())
+        next_legacy(out);
+    else
+        next_gemm(out);
+    ++m_next_id;
+    return true;
+}
+
+void TilePlanner::next_gemm(TilePlan& out) {
+    const CompositeSpec& s = m_spec;
+    // SPEC T6: tile_id runs over (mi, ni) row-major, then ki innermost.
+    const std::uint64_t id = m_next_id;
+    const std::uint64_t ki = id % m_kt;
+    const std::uint64_t ni = (id / m_kt) % m_nt;
+    const std::uint64_t mi = id / (m_kt * m_nt);
+    // Edge tiles are clipped to what is left of the dimension.
+    const std::uint64_t tm = std::min(s.tm, s.m - mi * s.tm);
+    const std::uint64_t tk = std::min(s.tk, s.k - ki * s.tk);
+    const std::uint64_t tn = std::min(s.tn, s.n - ni * s.tn);
+
+    out.tile_id = id;
+    out.mi = mi;
+    out.ni = ni;
+    out.ki = ki;
+    out.last_k = ki + 1 == m_kt;
+    out.last_tile = id + 1 == m_total;
+    out.in_bytes = (tm * tk + tk * tn) * s.d_in;
+    out.out_bytes = out.last_k ? tm * tn * s.d_out : 0;
+
+    StageWriter w(out.stages);
+    w.transfer(StageType::dma_read, out.in_bytes);
+    w.transfer(StageType::fetch, out.in_bytes);
+    w.gemm(tm, tk, tn);
+    const std::uint64_t out_elems = tm * tn;
+    for (const Epilogue& e : m_epilogues)
+        if (e.scope == EpilogueScope::per_k_tile) w.math(out_elems, e.op);
+    if (!out.last_k) return;  // partial sums stay in the register file (T6)
+    for (const Epilogue& e : m_epilogues)
+        if (e.scope == EpilogueScope::per_output_tile) w.math(out_elems, e.op);
+    // SPEC T6: `once` epilogues are extra stages of the command's last token,
+    // after its per_output_tile epilogues and before its STORE. The token only
+    // holds its own output tile, so they are timed over that tile's tm·tn
+    // elements (the seed gives no other extent for a once-per-kernel op).
+    if (out.last_tile)
+        for (const Epilogue& e : m_epilogues)
+            if (e.scope == EpilogueScope::once) w.math(out_elems, e.op);
+    w.transfer(StageType::store, out.out_bytes);
+    w.transfer(StageType::dma_write, out.out_bytes);
+}
+
+void TilePlanner::next_legacy(TilePlan& out) {
+    const CompositeSpec& s = m_spec;
+    const std::uint64_t id = m_next_id;
+    const std::uint64_t bytes = std::min(s.tile_bytes, s.total_bytes - id * s.tile_bytes);
+
+    // A byte tile has no (mi, ni, ki): it is its own output tile, index in mi.
+    out.tile_id = id;
+    out.mi = id;
+    out.ni = 0;
+    out.ki = 0;
+    out.last_k = true;
+    out.last_tile = id + 1 == m_total;
+    out.in_bytes = bytes;
+    // seed 000 §D3.2: an element-wise op writes what it read, so d_out == d_in
+    // is assumed and the output buffer has the input's size.
+    out.out_bytes = bytes;
+
+    StageWriter w(out.stages);
+    w.transfer(StageType::dma_read, bytes);
+    w.transfer(StageType::fetch, bytes);
+    w.math(bytes / s.d_in, s.legacy_op);
+    w.transfer(StageType::store, bytes);
+    w.transfer(StageType::dma_write, bytes);
+}
+
+}  // namespace npuvp

@@ -1,0 +1,89 @@
+// TilePlan / Stage (seed 000 §D3.2, §D3.3, §D6; SPEC §3 T6, §5): what a
+// CompositeCmd becomes before its tiles enter the self-routing pipeline. The
+// plan a token carries lists its stages in order; each component does its
+// stage and hands the token to the next one (D6), so the plan is all the
+// chaining logic needs.
+//
+// TilePlanner yields the plans one at a time: a composite can have millions of
+// tokens, and PE_SCHEDULER's single feed loop (SPEC §5) only ever needs the next
+// one, so memory stays O(1) in the number of tiles. Pure C++, no SystemC.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npuvp {
+
+// seed 000 §D6 StageType, same order.
+enum class StageType : std::uint8_t { dma_read, fetch, gemm, math, store, dma_write };
+
+const char* to_string(StageType type);
+
+// seed 000 §D3.3: how often an epilogue op runs.
+enum class EpilogueScope : std::uint8_t { per_k_tile, per_output_tile, once };
+
+struct OpSpec {
+    std::string kind;  // "gemm" (head only) or "math.<op>", e.g. "math.bias_add"
+    EpilogueScope scope = EpilogueScope::per_output_tile;  // ignored for ops[0]
+};
+
+struct CompositeSpec {
+    // Head GEMM geometry (T6): M×K×N split into tm×tk×tn tiles.
+    std::uint64_t m = 0, k = 0, n = 0;
+    std::uint64_t tm = 0, tk = 0, tn = 0;
+    std::uint32_t d_in = 0, d_out = 0;  // element bytes: int8 1, bf16 2, fp32 4
+    std::vector<OpSpec> ops;            // ops[0] head, ops[1:] epilogues
+    // Legacy single-op composite (seed 000 §D3.2), used when ops is empty.
+    std::uint64_t total_bytes = 0;
+    std::uint64_t tile_bytes = 0;
+    std::string legacy_op;  // MATH op name, e.g. "relu"
+};
+
+struct Stage {
+    StageType type = StageType::dma_read;
+    std::uint64_t bytes = 0;            // DMA_READ, FETCH, STORE, DMA_WRITE
+    std::uint64_t m = 0, k = 0, n = 0;  // GEMM
+    std::uint64_t elements = 0;         // MATH
+    std::string op;                     // MATH op name without "math."
+};
+
+struct TilePlan {
+    std::uint64_t tile_id = 0;
+    std::uint64_t mi = 0, ni = 0, ki = 0;
+    bool last_k = false;     // last K-step of its output tile: it stores
+    bool last_tile = false;  // the command's last token
+    std::uint64_t in_bytes = 0;   // reserved-TCM input buffer (= DMA_READ bytes)
+    std::uint64_t out_bytes = 0;  // reserved-TCM output buffer; 0 unless last_k
+    std::vector<Stage> stages;
+};
+
+class TilePlanner {
+public:
+    // Throws std::invalid_argument naming the offending field.
+    explicit TilePlanner(CompositeSpec spec);
+
+    std::uint64_t total_tiles() const { return m_total; }
+
+    // Fills `out` with the next token's plan, reusing its stage storage; false
+    // once every token has been produced (then `out` is left untouched).
+    bool next(TilePlan& out);
+
+private:
+    struct Epilogue {
+        std::string op;  // without "math."
+        EpilogueScope scope;
+    };
+
+    void next_gemm(TilePlan& out);
+    void next_legacy(TilePlan& out);
+
+    CompositeSpec m_spec;
+    std::vector<Epilogue> m_epilogues;  // ops[1:], in their order
+    std::uint64_t m_mt = 0, m_nt = 0, m_kt = 0;  // tile counts per dimension
+    std::uint64_t m_total = 0;
+    std::uint64_t m_next_id = 0;
+    std::size_t m_max_stages = 0;  // reserved once so the plan never grows
+};
+
+}  // namespace npuvp
