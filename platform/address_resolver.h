@@ -25,8 +25,19 @@ struct DecodedAddress {
     int slice;             // HBM slice (= PE index); -1 for shared SRAM
 };
 
+// The same without the node id string (no allocation): for run-time lookups.
+struct AddressLocation {
+    int sip;
+    int cube;
+    int slice;  // -1 for shared SRAM
+    std::uint64_t offset;
+};
+
 class AddressResolver {
 public:
+    // Throws std::out_of_range naming the address when it decodes to nothing.
+    AddressLocation locate(std::uint64_t pa) const;
+
     explicit AddressResolver(const TopologyConfig& topo) : m_topo(topo) {}
 
     // Throws std::out_of_range naming the address when it decodes to nothing.

@@ -4,6 +4,8 @@
 #include "modules/cube/memory_target.h"
 #include "modules/cube/mesh_noc.h"
 #include "platform/impl_registry.h"
+#include "modules/pe/pe_ipcq.h"
+#include "modules/pe/pe_scheduler.h"
 #include "platform/platform.h"
 
 namespace npuvp {
@@ -39,25 +41,34 @@ ImplRegistry make_builtin_registry() {
         return new MemoryTarget(n, "shared_sram", cfg.bw_gbs, cfg.latency_ns, cfg.size_bytes);
     });
     add<PeCpu>(r, "pe_cpu", "builtin.pe_cpu",
-               [](Name n, Ctx c) { return new PeCpu(n, c.topo.cube.pe_template.cpu); });
+               [](Name n, Ctx c) { return new PeCpu(n, c.topo.cube.pe_template.cpu, c.trace); });
     add<PeScheduler>(r, "pe_scheduler", "builtin.pe_scheduler", [](Name n, Ctx c) {
-        return new PeScheduler(n, c.topo.cube.pe_template.scheduler);
+        const auto& t = c.topo.cube.pe_template;
+        return new PeScheduler(n, t.scheduler, t.tcm, c.trace, c.status);
     });
     add<PeDma>(r, "pe_dma", "builtin.pe_dma",
-               [](Name n, Ctx c) { return new PeDma(n, c.topo.cube.pe_template.dma, c.trace); });
+               [](Name n, Ctx c) {
+                   return new PeDma(n, c.topo.cube.pe_template.dma, c.trace, c.status);
+               });
     add<PeFetchStore>(r, "pe_fetch_store", "builtin.pe_fetch_store", [](Name n, Ctx c) {
-        return new PeFetchStore(n, c.topo.cube.pe_template.fetch_store);
+        return new PeFetchStore(n, c.topo.cube.pe_template.fetch_store, c.trace, c.status);
     });
     add<PeGemm>(r, "pe_gemm", "builtin.pe_gemm",
-                [](Name n, Ctx c) { return new PeGemm(n, c.topo.cube.pe_template.gemm); });
+                [](Name n, Ctx c) {
+                    return new PeGemm(n, c.topo.cube.pe_template.gemm, c.trace, c.status);
+                });
     add<PeMath>(r, "pe_math", "builtin.pe_math",
-                [](Name n, Ctx c) { return new PeMath(n, c.topo.cube.pe_template.math); });
+                [](Name n, Ctx c) {
+                    return new PeMath(n, c.topo.cube.pe_template.math, c.trace, c.status);
+                });
     add<PeTcm>(r, "pe_tcm", "builtin.pe_tcm",
                [](Name n, Ctx c) { return new PeTcm(n, c.topo.cube.pe_template.tcm); });
     add<PeMmu>(r, "pe_mmu", "builtin.pe_mmu",
                [](Name n, Ctx c) { return new PeMmu(n, c.topo.cube.pe_template.mmu); });
     add<PeIpcq>(r, "pe_ipcq", "builtin.pe_ipcq",
-                [](Name n, Ctx c) { return new PeIpcq(n, c.topo.cube.pe_template.ipcq); });
+                [](Name n, Ctx c) {
+                    return new PeIpcq(n, c.topo.cube.pe_template.ipcq, c.trace, c.status);
+                });
     return r;
 }
 

@@ -1,6 +1,11 @@
 #include "platform/platform.h"
 
+#include "modules/pe/pe_ipcq.h"
+#include "modules/pe/pe_scheduler.h"
+
 #include <algorithm>
+#include <cctype>
+#include <tuple>
 #include <deque>
 #include <functional>
 #include <stdexcept>
@@ -51,7 +56,7 @@ void Platform::build() {
         sip.sip = s;
         sip.cubes.resize(m_topo.system.cubes_per_sip);
         auto container = std::make_unique<Container>(indexed("sip", s).c_str(), [&] {
-            NodeContext ctx{m_topo, {s, -1, -1, -1}, m_trace};
+            NodeContext ctx{m_topo, {s, -1, -1, -1}, m_trace, m_status};
             auto io = m_impls.create<IoCpu>("io_cpu", m_topo.system.io_cpu.impl,
                                             sc_core::sc_module_name("io_cpu"), ctx);
             sip.io_cpu = io.get();
@@ -76,7 +81,7 @@ void Platform::build() {
 void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
     const CubeConfig& cfg = m_topo.cube;
     const int pes = m_topo.pes_per_cube();
-    NodeContext ctx{m_topo, {sip.sip, cube.cube, -1, -1}, m_trace};
+    NodeContext ctx{m_topo, {sip.sip, cube.cube, -1, -1}, m_trace, m_status};
 
     auto m_cpu = m_impls.create<MCpu>("m_cpu", cfg.m_cpu.impl, sc_core::sc_module_name("m_cpu"), ctx);
     cube.m_cpu = m_cpu.get();
@@ -91,10 +96,11 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
 
     auto hbm = std::make_unique<Container>("hbm_ctrl", [&] {
         for (int x = 0; x < pes; ++x) {
-            NodeContext slice_ctx{m_topo, {sip.sip, cube.cube, x, -1}, m_trace};
+            NodeContext slice_ctx{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
             auto target = m_impls.create<MemoryTarget>(
                 "hbm_ctrl", cfg.hbm_ctrl.impl, sc_core::sc_module_name(indexed("pe", x).c_str()),
                 slice_ctx);
+            target->set_base(m_resolver.hbm_base(sip.sip, cube.cube, x));
             cube.hbm.push_back(target.get());
             register_node(*target, {sip.sip, cube.global, -1, x});
             m_owned.push_back(std::move(target));
@@ -104,6 +110,7 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
 
     auto sram = m_impls.create<MemoryTarget>("shared_sram", cfg.shared_sram.impl,
                                              sc_core::sc_module_name("shared_sram"), ctx);
+    sram->set_base(m_resolver.sram_base(sip.sip, cube.cube));
     cube.shared_sram = sram.get();
     register_node(*sram, {sip.sip, cube.global, -1, cfg.shared_sram.router});
     m_owned.push_back(std::move(sram));
@@ -128,7 +135,7 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
 
 void Platform::build_pe(CubeNodes& cube, PeNodes& pe) {
     const PeTemplateConfig& t = m_topo.cube.pe_template;
-    NodeContext ctx{m_topo, {cube.sip, cube.cube, pe.index, -1}, m_trace};
+    NodeContext ctx{m_topo, {cube.sip, cube.cube, pe.index, -1}, m_trace, m_status};
     const NodeInfo internal{cube.sip, cube.global, pe.index, -1};
     const NodeInfo attached{cube.sip, cube.global, pe.index, pe.index};
 
@@ -158,6 +165,116 @@ void Platform::build_pe(CubeNodes& cube, PeNodes& pe) {
     pe.gemm->accel_slot.bind(*slot);
     pe.math->accel_slot.bind(*slot);
     m_owned.push_back(std::move(slot));
+
+    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
+    for (std::size_t i = 0; i < stage_type_count; ++i) {
+        std::string inbox_name = to_string(static_cast<StageType>(i));
+        for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        auto inbox = std::make_unique<TokenFifo>((inbox_name + "_inbox").c_str(),
+                                                 t.scheduler.inbox_depth);
+        pe.inboxes[i] = inbox.get();
+        m_owned.push_back(std::move(inbox));
+    }
+}
+
+namespace {
+
+// The routes of one PE, computed by the platform once each (SPEC §2). DMA
+// routes are looked up by (direction, channel, target) without building
+// strings, so a transfer costs a map lookup.
+class PlatformPeRoutes final : public PeRoutes {
+public:
+    PlatformPeRoutes(Platform& platform, CubeNodes& cube, PeNodes& pe)
+        : m_platform(platform), m_cube(cube), m_pe(pe) {}
+
+    const Route& to_scheduler() override { return m_platform.route(*m_pe.cpu, *m_pe.scheduler); }
+    const Route& fetch() override { return m_platform.fetch_route(m_pe); }
+    const Route& store() override { return m_platform.store_route(m_pe); }
+    const Route& comm(int peer) override {
+        return m_platform.comm_route(m_pe, m_cube.pes.at(peer));
+    }
+    const Route& dma(DmaDirection dir, int channel, std::uint64_t pa) override {
+        RoutedNode& target = m_platform.memory_target(pa);
+        const Key key{dir == DmaDirection::read, channel, &target};
+        auto it = m_dma.find(key);
+        if (it != m_dma.end()) return *it->second;
+        const Route& route = m_platform.dma_route(m_pe, dir, channel, target);
+        m_dma.emplace(key, &route);
+        return route;
+    }
+
+private:
+    using Key = std::tuple<bool, int, const RoutedNode*>;
+    Platform& m_platform;
+    CubeNodes& m_cube;
+    PeNodes& m_pe;
+    std::map<Key, const Route*> m_dma;  // lookup only, never iterated
+};
+
+}  // namespace
+
+void Platform::attach_pe(CubeNodes& cube, PeNodes& pe) {
+    m_pe_routes.push_back(std::make_unique<PlatformPeRoutes>(*this, cube, pe));
+    PeRoutes& routes = *m_pe_routes.back();
+    pe.routes = &routes;
+    std::vector<PeIpcq*> ipcqs;
+    for (PeNodes& p : cube.pes) ipcqs.push_back(p.ipcq);
+    pe.dma->attach(routes, *pe.mmu, ipcqs);
+    pe.fetch_store->attach(routes);
+    pe.scheduler->attach(pe.inboxes, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
+    pe.cpu->attach(routes, *pe.scheduler);
+    std::vector<StageWorker*> workers = pe.dma->workers();
+    for (StageWorker* w : pe.fetch_store->workers()) workers.push_back(w);
+    workers.push_back(&pe.gemm->worker());
+    workers.push_back(&pe.math->worker());
+    workers.push_back(&pe.ipcq->receiver());
+    for (StageWorker* w : workers) w->connect(pe.inboxes);
+    // The routes every PE uses, computed now rather than at the first transfer.
+    routes.to_scheduler();
+    routes.fetch();
+    routes.store();
+    for (int ch = 0; ch < pe.dma->channels(DmaDirection::read); ++ch)
+        routes.dma(DmaDirection::read, ch, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
+    for (int ch = 0; ch < pe.dma->channels(DmaDirection::write); ++ch)
+        routes.dma(DmaDirection::write, ch, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
+}
+
+RoutedNode& Platform::memory_target(std::uint64_t pa) {
+    const AddressLocation at = m_resolver.locate(pa);
+    CubeNodes& c = cube(at.sip, at.cube);
+    if (at.slice < 0) return *c.shared_sram;
+    return *c.hbm.at(at.slice);
+}
+
+const Route& Platform::fetch_route(PeNodes& pe) {
+    const std::string key = "fetch:" + pe.fetch_store->node_id_ref();
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return *it->second;
+    // Request path fetch_store -> tcm; the data comes back over tcm -> fetch_store:
+    // TCM read port, then that link, both applied where the data leaves: the TCM.
+    auto route = std::make_unique<Route>();
+    route->path = {{pe.fetch_store, link(*pe.fetch_store, *pe.tcm)->out_port}, {pe.tcm, -1}};
+    route->steps = {{&pe.tcm->read_port(), 1}, {link(*pe.tcm, *pe.fetch_store)->hop.get(), 1}};
+    route->finalise();
+    return *(m_routes[key] = std::move(route));
+}
+
+const Route& Platform::store_route(PeNodes& pe) {
+    const std::string key = "store:" + pe.fetch_store->node_id_ref();
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return *it->second;
+    auto route = std::make_unique<Route>();
+    route->path = {{pe.fetch_store, link(*pe.fetch_store, *pe.tcm)->out_port}, {pe.tcm, -1}};
+    route->steps = {{link(*pe.fetch_store, *pe.tcm)->hop.get(), 0}, {&pe.tcm->write_port(), 1}};
+    route->finalise();
+    return *(m_routes[key] = std::move(route));
+}
+
+const Route& Platform::comm_route(PeNodes& pe, PeNodes& peer) {
+    const std::string key = "comm:" + pe.dma->node_id_ref() + "->" + peer.ipcq->node_id_ref();
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return *it->second;
+    return make_route(key, node_path(*pe.dma, *peer.ipcq), {&pe.dma->comm_hop()}, {});
 }
 
 Link& Platform::add_link(RoutedNode& from, RoutedNode& to, const std::string& kind,
@@ -236,6 +353,9 @@ void Platform::wire() {
     for (std::size_t s = 0; s + 1 < m_sips.size(); ++s)
         add_duplex(*m_sips[s].io_cpu, *m_sips[s + 1].io_cpu, "sip", sys.sip_link.latency_ns,
                    sys.sip_link.bw_gbs.value_or(0.0));
+    for (SipNodes& sip : m_sips)
+        for (CubeNodes& cube : sip.cubes)
+            for (PeNodes& pe : cube.pes) attach_pe(cube, pe);
 }
 
 RoutedNode* Platform::find(const std::string& node_id) const {

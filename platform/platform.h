@@ -27,6 +27,7 @@
 
 #include "modules/common/config.h"
 #include "modules/common/fifo_resource.h"
+#include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/cube/m_cpu.h"
 #include "modules/cube/memory_target.h"
@@ -38,6 +39,8 @@
 #include "modules/pe/pe_gemm.h"
 #include "modules/pe/pe_ipcq.h"
 #include "modules/pe/pe_math.h"
+#include "modules/pe/pe_routes.h"
+#include "modules/pe/stage_worker.h"
 #include "modules/pe/pe_mmu.h"
 #include "modules/pe/pe_scheduler.h"
 #include "modules/pe/pe_tcm.h"
@@ -61,6 +64,8 @@ struct PeNodes {
     PeMmu* mmu = nullptr;
     PeIpcq* ipcq = nullptr;
     FifoResource* accel_slot = nullptr;
+    StageInboxes inboxes{};   // the PE's stage inboxes (sc_fifo, depth inbox_depth)
+    PeRoutes* routes = nullptr;
 };
 
 struct CubeNodes {
@@ -105,6 +110,12 @@ public:
     CubeNodes& cube(int sip, int cube) { return m_sips.at(sip).cubes.at(cube); }
     PeNodes& pe(int sip, int cube, int pe) { return this->cube(sip, cube).pes.at(pe); }
     const AddressResolver& resolver() const { return m_resolver; }
+    RunStatus& status() { return m_status; }
+    const RunStatus& status() const { return m_status; }
+
+    // The memory target (HBM slice or shared SRAM) holding `pa`; throws
+    // std::out_of_range naming the address when it is outside every window.
+    RoutedNode& memory_target(std::uint64_t pa);
 
     // Every node, sorted by node id.
     const std::vector<RoutedNode*>& nodes() const { return m_nodes; }
@@ -122,6 +133,13 @@ public:
     //   write: TCM read port -> channel -> NoC -> target port
     const Route& dma_route(PeNodes& pe, DmaDirection dir, int channel, RoutedNode& target);
 
+    // T2 on-PE routes: FETCH (TCM read port -> fetch link) and STORE (store
+    // link -> TCM write port), over the fetch_store <-> pe_tcm link pair.
+    const Route& fetch_route(PeNodes& pe);
+    const Route& store_route(PeNodes& pe);
+    // The vc_comm route of a PE's DMA to the IPCQ of another PE of its cube.
+    const Route& comm_route(PeNodes& pe, PeNodes& peer);
+
     // Where a node attaches to its cube's mesh: (global cube, router) or
     // (-1, -1) for nodes that are not on a mesh.
     std::pair<int, int> attachment(const RoutedNode& node) const;
@@ -138,6 +156,7 @@ private:
     void build_cube(SipNodes& sip, CubeNodes& cube);
     void build_pe(CubeNodes& cube, PeNodes& pe);
     void wire();
+    void attach_pe(CubeNodes& cube, PeNodes& pe);
     Link& add_link(RoutedNode& from, RoutedNode& to, const std::string& kind, double latency_ns,
                    double bw_gbs);
     void add_duplex(RoutedNode& a, RoutedNode& b, const std::string& kind, double latency_ns,
@@ -155,6 +174,7 @@ private:
 
     const TopologyConfig& m_topo;
     TraceSink& m_trace;
+    RunStatus m_status;
     const ImplRegistry& m_impls;
     AddressResolver m_resolver;
 
@@ -168,6 +188,7 @@ private:
     std::vector<std::unique_ptr<Link>> m_links;
     std::map<std::pair<const RoutedNode*, const RoutedNode*>, Link*> m_link_index;  // lookup only
     std::map<std::string, std::unique_ptr<Route>> m_routes;
+    std::vector<std::unique_ptr<PeRoutes>> m_pe_routes;
 };
 
 }  // namespace npuvp

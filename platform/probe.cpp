@@ -13,7 +13,8 @@ Probe::Probe(const sc_core::sc_module_name& name, Platform& platform, std::uint6
             for (PeNodes& pe : cube.pes) {
                 m_legs.push_back({&pe, cube.m_cpu, &platform.route(*cube.m_cpu, *pe.cpu),
                                   &platform.dma_route(pe, DmaDirection::read, 0, *cube.hbm[pe.index]),
-                                  &platform.dma_route(pe, DmaDirection::read, 0, *cube.shared_sram)});
+                                  &platform.dma_route(pe, DmaDirection::read, 0, *cube.shared_sram),
+                                  cube.hbm[pe.index]->base(), cube.shared_sram->base()});
                 m_results.push_back({pe.container->name()});
             }
         }
@@ -49,8 +50,8 @@ void Probe::read_all(bool from_sram) {
             const Leg& leg = m_legs[i];
             const std::uint64_t start = sc_core::sc_time_stamp().value();
             const sc_core::sc_time done =
-                leg.pe->dma->transfer(DmaDirection::read, 0, from_sram ? *leg.sram : *leg.hbm, 0,
-                                      m_bytes,
+                leg.pe->dma->transfer(DmaDirection::read, 0, from_sram ? *leg.sram : *leg.hbm,
+                                      from_sram ? leg.sram_pa : leg.hbm_pa, m_bytes,
                                  static_cast<std::int64_t>(i + (from_sram ? 2 : 1) * 1000));
             auto& r = m_results[i];
             (from_sram ? r.sram_start_ps : r.hbm_start_ps) = start;

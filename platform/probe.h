@@ -50,6 +50,8 @@ private:
         const Route* control;  // M_CPU -> PE_CPU
         const Route* hbm;      // DMA_READ channel 0 from the PE's own HBM slice
         const Route* sram;     // DMA_READ channel 0 from the cube's shared SRAM
+        std::uint64_t hbm_pa;  // first address of each target
+        std::uint64_t sram_pa;
     };
     std::vector<Leg> m_legs;  // routes computed at elaboration, in PE order
     bool m_finished = false;

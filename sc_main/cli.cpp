@@ -22,6 +22,8 @@ const char* cli_usage() {
            "  --topology FILE       topology YAML (default: configs/topologies/default.yaml)\n"
            "  --set KEY.PATH=VALUE  override one topology attribute (repeatable), e.g.\n"
            "                        --set cube.noc.attrs.link_bw_gbs=128\n"
+           "  --workload FILE       run a workload YAML (kernels launched on PEs); without\n"
+           "                        it, npuvp runs the platform probe\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --list                print the elaborated tree: every node and link, then exit\n"
            "  --route FROM TO       print the route between two node ids (repeatable)\n"
@@ -49,6 +51,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.topology = value(i, arg);
         } else if (arg == "--set") {
             options.overrides.push_back(parse_override(value(i, arg)));
+        } else if (arg == "--workload") {
+            options.workload = value(i, arg);
         } else if (arg == "--trace") {
             options.trace = value(i, arg);
         } else if (arg == "--list") {

@@ -22,6 +22,7 @@ enum ExitCode : int {
 struct CliOptions {
     std::string topology;                 // --topology FILE
     std::vector<Override> overrides;      // --set key.path=value (repeatable)
+    std::optional<std::string> workload;  // --workload FILE
     std::optional<std::string> trace;     // --trace FILE
     bool list = false;                    // --list
     std::vector<std::pair<std::string, std::string>> routes;  // --route FROM TO (repeatable)

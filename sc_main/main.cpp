@@ -12,6 +12,8 @@
 #include "platform/platform.h"
 #include "platform/probe.h"
 #include "platform/topology_loader.h"
+#include "platform/workload_loader.h"
+#include "platform/workload_run.h"
 #include "sc_main/cli.h"
 
 namespace npuvp {
@@ -118,6 +120,8 @@ int run(int argc, char* argv[]) {
     }
     const TopologyConfig topo =
         load_topology_file(options.topology, options.overrides, builtin_registry());
+    const WorkloadConfig workload =
+        options.workload ? load_workload_file(*options.workload, topo) : WorkloadConfig();
 
     std::ofstream trace_file;
     TraceSink trace;
@@ -136,14 +140,30 @@ int run(int argc, char* argv[]) {
     for (const auto& [from, to] : options.routes) print_route(platform, from, to, std::cout);
     if (options.list || !options.routes.empty()) return exit_ok;
 
-    Probe probe("probe", platform, options.probe_bytes, trace);
-    sc_core::sc_start();
-    if (!probe.finished()) {
-        std::cerr << "npuvp: run failed: the simulation ran out of events at "
-                  << sc_core::sc_time_stamp() << " before the probe finished\n";
-        return exit_run_failed;
+    if (options.workload) {
+        WorkloadRun run(platform, workload);
+        sc_core::sc_start();
+        if (!run.finished()) {
+            run.print(std::cout);
+            std::cerr << "npuvp: run failed: ";
+            if (!platform.status().failed())
+                std::cerr << "the simulation ran out of events at "
+                          << sc_core::sc_time_stamp().value() / 1000.0
+                          << " ns with work outstanding\n";
+            std::cerr << run.diagnosis();
+            return exit_run_failed;
+        }
+        run.print(std::cout);
+    } else {
+        Probe probe("probe", platform, options.probe_bytes, trace);
+        sc_core::sc_start();
+        if (!probe.finished()) {
+            std::cerr << "npuvp: run failed: the simulation ran out of events at "
+                      << sc_core::sc_time_stamp() << " before the probe finished\n";
+            return exit_run_failed;
+        }
+        print_probe(probe, std::cout);
     }
-    print_probe(probe, std::cout);
     if (options.trace) {
         trace_file.flush();
         if (!trace_file) {

@@ -30,6 +30,7 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
     m_payload.set_dmi_allowed(false);
     m_payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
 
+    const void* body = m_ext.body;
     const std::uint64_t request_id = m_ext.request_id;
     const std::uint64_t command_id = m_ext.command_id;
     const std::int64_t tile_id = m_ext.tile_id;
@@ -39,6 +40,7 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
     m_ext.command_id = command_id;
     m_ext.tile_id = tile_id;
     m_ext.bytes = bytes;
+    m_ext.body = body;
     m_ext.route = &route;
 }
 

@@ -7,6 +7,7 @@
 namespace npuvp {
 
 class TraceSink;
+class RunStatus;
 
 struct NodeIds {
     int sip = -1;
@@ -19,6 +20,7 @@ struct NodeContext {
     const TopologyConfig& topo;
     NodeIds ids;
     TraceSink& trace;
+    RunStatus& status;
 };
 
 }  // namespace npuvp

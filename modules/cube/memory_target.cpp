@@ -11,7 +11,8 @@ MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, const char* kind
 
 void MemoryTarget::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                          sc_core::sc_time&) {
-    if (payload.get_address() >= size_bytes) {
+    const std::uint64_t address = payload.get_address();
+    if (address < m_base || address - m_base >= size_bytes) {
         payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }

@@ -20,6 +20,12 @@ public:
                  double latency_ns, std::uint64_t size_bytes);
 
     const char* kind() const override { return m_kind; }
+
+    // Elaboration: the first physical address of this target's window.
+    // Payload addresses are physical (never rewritten in flight); an address
+    // outside [base, base + size) is answered with TLM_ADDRESS_ERROR_RESPONSE.
+    void set_base(std::uint64_t base) { m_base = base; }
+    std::uint64_t base() const { return m_base; }
     Hop* service_hop() override { return &m_port; }
     const Hop& port() const { return m_port; }
 
@@ -34,6 +40,7 @@ protected:
 private:
     const char* m_kind;
     Hop m_port;
+    std::uint64_t m_base = 0;
     std::uint64_t m_bytes_read = 0;
     std::uint64_t m_bytes_written = 0;
 };

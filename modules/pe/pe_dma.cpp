@@ -1,72 +1,178 @@
 #include "modules/pe/pe_dma.h"
 
+#include <cstdio>
 #include <stdexcept>
+
+#include "modules/pe/pe_ipcq.h"
+#include "modules/pe/pe_mmu.h"
 
 namespace npuvp {
 
-PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace)
-    : RoutedNode(name), config(config), m_trace(trace) {
-    auto make = [&](std::vector<Channel>& channels, int count, const char* prefix) {
+struct PeDma::Channel {
+    Channel(const std::string& node_id, const char* id, const PeDmaConfig& config)
+        : resource(id, 1), hop(node_id + "." + id, ns_to_ps(config.setup_ns), config.bw_gbs) {}
+    FifoResource resource;
+    Hop hop;
+    Transaction txn;
+    std::uint64_t bytes = 0;
+    sc_core::sc_time busy;
+};
+
+// A stage worker bound to one channel: DMA_READ, DMA_WRITE or IPCQ_SEND.
+class PeDma::Worker : public StageWorker {
+public:
+    Worker(PeDma& dma, StageType type, Channel& channel, TraceSink& trace, RunStatus& status)
+        : StageWorker(dma.node_id_ref(), type, trace, status), m_dma(dma), m_channel(channel) {}
+
+protected:
+    void process(TileToken& token) override {
+        const Stage& stage = token.stage();
+        const PipelineContext& ctx = *token.ctx;
+        const auto cmd = static_cast<std::int64_t>(ctx.seq);
+        const auto tile = static_cast<std::int64_t>(token.plan.tile_id);
+        if (type() == StageType::ipcq_send) {
+            const int peer = ctx.command->peer;
+            PeIpcq& ring = *m_dma.m_ipcqs.at(peer);
+            if (ring.footprint(stage.bytes) > ring.capacity()) {
+                status().fail(owner_id(), "command " + ctx.command->id + ": ipcq_send of " +
+                                              std::to_string(stage.bytes) +
+                                              " bytes can never fit the peer's ring of " +
+                                              std::to_string(ring.capacity()) + " bytes");
+                return;
+            }
+            ring.reserve(stage.bytes);  // credit: waiting for ring space is not busy time
+            m_dma.run_on(m_channel, "IPCQ_SEND", MsgKind::ipcq_send, m_dma.m_routes->comm(peer), 0,
+                         stage.bytes, cmd, tile);
+            ring.deliver(stage.bytes);
+            return;
+        }
+        const bool read = type() == StageType::dma_read;
+        const MemAddress& addr = read ? ctx.read_addr : ctx.write_addr;
+        std::uint64_t pa = addr.value;
+        if (addr.is_va) {
+            sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(m_dma.m_mmu->config.translate_ns)));
+            const auto translated = m_dma.m_mmu->translate(addr.value);
+            if (!translated) {
+                char va[32];
+                std::snprintf(va, sizeof va, "0x%llx", static_cast<unsigned long long>(addr.value));
+                status().fail(owner_id(), std::string("MMU fault: command ") + ctx.command->id +
+                                              " accesses unmapped virtual address " + va);
+                return;
+            }
+            pa = *translated;
+        }
+        const Route* route = nullptr;
+        try {
+            route = &m_dma.m_routes->dma(read ? DmaDirection::read : DmaDirection::write,
+                                         m_index, pa);
+        } catch (const std::out_of_range& e) {
+            status().fail(owner_id(), "command " + ctx.command->id + ": " + e.what());
+            return;
+        }
+        m_dma.run_on(m_channel, to_string(type()), read ? MsgKind::dma_read : MsgKind::dma_write,
+                     *route, pa, stage.bytes, cmd, tile);
+    }
+
+public:
+    int m_index = 0;
+
+private:
+    PeDma& m_dma;
+    Channel& m_channel;
+};
+
+PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
+             RunStatus& status)
+    : RoutedNode(name), config(config), m_trace(trace), m_status(status) {
+    auto make = [&](std::vector<std::unique_ptr<Channel>>& channels, int count, const char* prefix,
+                    StageType type) {
         for (int i = 0; i < count; ++i) {
-            const std::string id = std::string(prefix) + std::to_string(i);
-            Channel ch;
-            ch.resource = std::make_unique<FifoResource>(id.c_str(), 1);
-            ch.hop = std::make_unique<Hop>(node_id_ref() + "." + id, ns_to_ps(config.setup_ns),
-                                           config.bw_gbs);
-            ch.txn = std::make_unique<Transaction>();
-            channels.push_back(std::move(ch));
+            const std::string id = prefix + std::to_string(i);
+            channels.push_back(std::make_unique<Channel>(node_id_ref(), id.c_str(), config));
+            m_workers.push_back(std::make_unique<Worker>(*this, type, *channels.back(), trace, status));
+            m_workers.back()->m_index = i;
+            spawn_worker(*m_workers.back(), (id + "_worker").c_str());
         }
     };
-    make(m_read, config.rd_engines, "rd");
-    make(m_write, config.wr_engines, "wr");
+    make(m_read, config.rd_engines, "rd", StageType::dma_read);
+    make(m_write, config.wr_engines, "wr", StageType::dma_write);
+    m_comm = std::make_unique<Channel>(node_id_ref(), "vc_comm", config);
+    m_workers.push_back(std::make_unique<Worker>(*this, StageType::ipcq_send, *m_comm, trace, status));
+    spawn_worker(*m_workers.back(), "vc_comm_worker");
+}
+
+PeDma::~PeDma() = default;
+
+void PeDma::attach(PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& cube_ipcqs) {
+    m_routes = &routes;
+    m_mmu = &mmu;
+    m_ipcqs = cube_ipcqs;
+}
+
+int PeDma::channels(DmaDirection dir) const {
+    return static_cast<int>(dir == DmaDirection::read ? m_read.size() : m_write.size());
 }
 
 PeDma::Channel& PeDma::pick(DmaDirection dir, int channel) {
     auto& channels = dir == DmaDirection::read ? m_read : m_write;
     if (channel < 0 || channel >= static_cast<int>(channels.size()))
         throw std::out_of_range(node_id_ref() + ": no DMA channel " + std::to_string(channel));
-    return channels[channel];
+    return *channels[channel];
 }
 
-Hop& PeDma::channel_hop(DmaDirection dir, int channel) { return *pick(dir, channel).hop; }
+Hop& PeDma::channel_hop(DmaDirection dir, int channel) { return pick(dir, channel).hop; }
+Hop& PeDma::comm_hop() { return m_comm->hop; }
+FifoResource& PeDma::channel(DmaDirection dir, int channel) { return pick(dir, channel).resource; }
 
-FifoResource& PeDma::channel(DmaDirection dir, int channel) {
-    return *pick(dir, channel).resource;
+std::vector<StageWorker*> PeDma::workers() {
+    std::vector<StageWorker*> out;
+    for (auto& w : m_workers) out.push_back(w.get());
+    return out;
 }
 
 sc_core::sc_time PeDma::transfer(DmaDirection dir, int channel, const Route& route,
-                                 std::uint64_t address, std::uint64_t bytes, std::int64_t cmd) {
-    Channel& ch = pick(dir, channel);
-    const char* stage = dir == DmaDirection::read ? "DMA_READ" : "DMA_WRITE";
-    ch.resource->wait();
+                                 std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
+                                 std::int64_t tile) {
+    const bool read = dir == DmaDirection::read;
+    return run_on(pick(dir, channel), read ? "DMA_READ" : "DMA_WRITE",
+                  read ? MsgKind::dma_read : MsgKind::dma_write, route, address, bytes, cmd, tile);
+}
+
+sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
+                               std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
+                               std::int64_t tile) {
+    ch.resource.wait();
     // Busy from the grant to done (T3); the wait for the channel is not busy.
     const sc_core::sc_time start = sc_core::sc_time_stamp();
-    m_trace.emit({start.value(), "engine_start", &node_id_ref(), cmd, -1, stage, nullptr,
-                  static_cast<std::int64_t>(bytes), &route.path.back().node->node_id_ref()});
-    ch.txn->ext().command_id = static_cast<std::uint64_t>(cmd);
-    ch.txn->prepare(dir == DmaDirection::read ? MsgKind::dma_read : MsgKind::dma_write, route,
-                    address, bytes);
-    const sc_core::sc_time delay = transport(*ch.txn);
+    const std::string& target = route.path.back().node->node_id_ref();
+    m_trace.emit({start.value(), "engine_start", &node_id_ref(), cmd, tile, stage, nullptr,
+                  static_cast<std::int64_t>(bytes), &target});
+    ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
+    ch.txn.ext().tile_id = tile;
+    ch.txn.prepare(kind, route, address, bytes);
+    const sc_core::sc_time delay = transport(ch.txn);
     sc_core::wait(delay);
     const sc_core::sc_time done = sc_core::sc_time_stamp();
     ch.busy += done - start;
     ch.bytes += bytes;
-    m_trace.emit({done.value(), "engine_complete", &node_id_ref(), cmd, -1, stage, nullptr,
-                  static_cast<std::int64_t>(bytes), &route.path.back().node->node_id_ref()});
-    ch.resource->post();
+    m_trace.emit({done.value(), "engine_complete", &node_id_ref(), cmd, tile, stage, nullptr,
+                  static_cast<std::int64_t>(bytes), &target});
+    ch.resource.post();
     return done;
 }
 
 std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {
     std::uint64_t total = 0;
-    for (const auto& ch : dir == DmaDirection::read ? m_read : m_write) total += ch.bytes;
+    for (const auto& ch : dir == DmaDirection::read ? m_read : m_write) total += ch->bytes;
     return total;
 }
 
 sc_core::sc_time PeDma::busy_time(DmaDirection dir) const {
     sc_core::sc_time total;
-    for (const auto& ch : dir == DmaDirection::read ? m_read : m_write) total += ch.busy;
+    for (const auto& ch : dir == DmaDirection::read ? m_read : m_write) total += ch->busy;
     return total;
 }
+
+std::uint64_t PeDma::comm_bytes() const { return m_comm->bytes; }
 
 }  // namespace npuvp

@@ -1,9 +1,17 @@
-// PE_DMA (seed 000 §D1, §D4; SPEC §3 T2, T3): moves data between the PE's TCM
-// and memory targets over the cube NoC. `rd_engines` DMA_READ and
-// `wr_engines` DMA_WRITE channels; each channel is a FIFO-fair resource of
-// capacity 1 and the first hop of its transfers (latency setup_ns, bandwidth
-// bw_gbs). A channel is held from the start of a transfer to its done:
-// READ ∥ WRITE, never two transfers on one channel.
+// PE_DMA (seed 000 §D1, §D4; SPEC §3 T2, T3, §5): moves data between the PE's
+// TCM and memory targets over the cube NoC.
+//  - `rd_engines` DMA_READ and `wr_engines` DMA_WRITE channels, virtual
+//    channel vc_compute: each channel is a FIFO-fair resource of capacity 1,
+//    the first hop of its transfers (setup_ns, bw_gbs) and a stage worker that
+//    takes DMA_READ / DMA_WRITE tokens from the PE's inbox. A channel is held
+//    from the start of a transfer to its done: READ ∥ WRITE, never two
+//    transfers on one channel.
+//  - one vc_comm channel for IPCQ sends (SPEC §5): its own resource and hop,
+//    so collective traffic never queues behind tiles; it still shares the NoC
+//    links and the peer's ports with them.
+// Every access to a virtual address is translated by the PE's PE_MMU first
+// (translate_ns); an unmapped page stops the run with a fault naming the PE,
+// the command and the address.
 #pragma once
 
 #include <cstdint>
@@ -13,55 +21,71 @@
 
 #include "modules/common/config.h"
 #include "modules/common/fifo_resource.h"
+#include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/pe_routes.h"
+#include "modules/pe/stage_worker.h"
 #include "tlm_sockets/hop.h"
 #include "tlm_sockets/npu_extension.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
-enum class DmaDirection { read, write };
+class PeMmu;
+class PeIpcq;
 
 class PeDma : public RoutedNode {
 public:
     // Parameters
     const PeDmaConfig& config;
 
-    PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace);
+    PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
+          RunStatus& status);
+    ~PeDma() override;
     const char* kind() const override { return "pe_dma"; }
 
-    int channels(DmaDirection dir) const {
-        return static_cast<int>(dir == DmaDirection::read ? m_read.size() : m_write.size());
-    }
-    // The channel's hop, for the elaborator's DMA routes (head hop of T2).
+    // Elaboration: routes, the PE's MMU, the cube's IPCQs (indexed by PE).
+    void attach(PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& cube_ipcqs);
+
+    int channels(DmaDirection dir) const;
+    // The channel's hop, for the platform's DMA routes (head hop of T2).
     Hop& channel_hop(DmaDirection dir, int channel);
+    Hop& comm_hop();
     FifoResource& channel(DmaDirection dir, int channel);
 
-    // Runs one transfer on `channel` along `route` (built by the platform with
-    // this channel's hop): waits for the channel in request order, transports,
-    // waits once for the T1 done, releases the channel. Returns the done time.
-    // Traces engine_start / engine_complete with stage DMA_READ / DMA_WRITE.
+    // The stage workers (one per channel), for the PE's inbox wiring.
+    std::vector<StageWorker*> workers();
+
+    // Runs one transfer on `channel` along `route`: waits for the channel in
+    // request order, transports, waits once for the T1 done, releases the
+    // channel. Returns the done time. Traces engine_start / engine_complete.
     sc_core::sc_time transfer(DmaDirection dir, int channel, const Route& route,
-                              std::uint64_t address, std::uint64_t bytes, std::int64_t cmd);
+                              std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
+                              std::int64_t tile = -1);
 
     // Statistics
     std::uint64_t bytes_moved(DmaDirection dir) const;
     sc_core::sc_time busy_time(DmaDirection dir) const;
+    std::uint64_t comm_bytes() const;
 
 private:
-    struct Channel {
-        std::unique_ptr<FifoResource> resource;
-        std::unique_ptr<Hop> hop;
-        std::unique_ptr<Transaction> txn;
-        std::uint64_t bytes = 0;
-        sc_core::sc_time busy;
-    };
+    struct Channel;
+    class Worker;
 
     Channel& pick(DmaDirection dir, int channel);
+    sc_core::sc_time run_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
+                            std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
+                            std::int64_t tile);
 
     TraceSink& m_trace;
-    std::vector<Channel> m_read;
-    std::vector<Channel> m_write;
+    RunStatus& m_status;
+    PeRoutes* m_routes = nullptr;
+    PeMmu* m_mmu = nullptr;
+    std::vector<PeIpcq*> m_ipcqs;
+    std::vector<std::unique_ptr<Channel>> m_read;
+    std::vector<std::unique_ptr<Channel>> m_write;
+    std::unique_ptr<Channel> m_comm;
+    std::vector<std::unique_ptr<Worker>> m_workers;
 };
 
 }  // namespace npuvp

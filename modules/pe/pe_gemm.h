@@ -1,13 +1,17 @@
-// PE_GEMM (seed 000 §D1; SPEC §3 T3): the MAC array. Reads operands from and
-// writes results to the register file, never TCM. Holds the PE's accel_slot
-// (shared with PE_MATH, FIFO-fair) for the time of each tile:
+// PE_GEMM (seed 000 §D1, §D4; SPEC §3 T3): the MAC array. It reads operands
+// from and writes results to the register file, never TCM. For an m×k×n tile
 //   cycles = ceil(m / rows) · ceil(n / cols) · k + fill_cycles,
-//   time   = cycles / freq_ghz.
+//   time   = cycles / freq_ghz,
+// holding the PE's accel_slot (shared with PE_MATH) for that time.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "modules/common/config.h"
+#include "modules/common/run_status.h"
+#include "modules/common/trace.h"
+#include "modules/pe/compute_worker.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
@@ -19,14 +23,25 @@ public:
     // Ports: the compute slot shared with PE_MATH (seed 000 §D4)
     sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
 
-    PeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config)
-        : RoutedNode(name), config(config), accel_slot("accel_slot") {}
+    PeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config, TraceSink& trace,
+           RunStatus& status)
+        : RoutedNode(name),
+          config(config),
+          accel_slot("accel_slot"),
+          m_worker(node_id_ref(), StageType::gemm, accel_slot, config.freq_ghz,
+                   [this](const Stage& s) { return cycles(s.m, s.k, s.n); }, trace, status) {
+        spawn_worker(m_worker, "worker");
+    }
     const char* kind() const override { return "pe_gemm"; }
 
     std::uint64_t cycles(std::uint64_t m, std::uint64_t k, std::uint64_t n) const {
         const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
         return ceil_div(m, config.rows) * ceil_div(n, config.cols) * k + config.fill_cycles;
     }
+    StageWorker& worker() { return m_worker; }
+
+private:
+    ComputeWorker m_worker;
 };
 
 }  // namespace npuvp

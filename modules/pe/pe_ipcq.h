@@ -1,9 +1,18 @@
-// PE_IPCQ (SPEC §5): collective ring-buffer endpoint (slots × slot_bytes);
-// its data travels on PE_DMA's vc_comm virtual channel. Attached to its PE's
-// mesh router so peers' sends reach it.
+// PE_IPCQ (SPEC §5; ADR-0023 by reference in seed 000): the PE's collective
+// ring buffer of `slots` × `slot_bytes`. A peer's PE_DMA sends into it over
+// its vc_comm channel: the sender first reserves ring space (waiting while
+// the ring is full: credit-based flow control), moves the data over the NoC,
+// then delivers it. An ipcq_recv command waits until enough data has arrived
+// and consumes it, freeing the space.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+
 #include "modules/common/config.h"
+#include "modules/common/run_status.h"
+#include "modules/common/trace.h"
+#include "modules/pe/stage_worker.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
@@ -13,9 +22,32 @@ public:
     // Parameters
     const PeIpcqConfig& config;
 
-    PeIpcq(const sc_core::sc_module_name& name, const PeIpcqConfig& config)
-        : RoutedNode(name), config(config) {}
+    PeIpcq(const sc_core::sc_module_name& name, const PeIpcqConfig& config, TraceSink& trace,
+           RunStatus& status);
+    ~PeIpcq() override;
     const char* kind() const override { return "pe_ipcq"; }
+
+    std::uint64_t capacity() const { return config.slots * config.slot_bytes; }
+    // Ring space a message of `bytes` takes: whole slots.
+    std::uint64_t footprint(std::uint64_t bytes) const;
+
+    // Sender side (a peer's PE_DMA thread): waits until `bytes` fit, then holds them.
+    void reserve(std::uint64_t bytes);
+    // The reserved bytes have arrived and can be received.
+    void deliver(std::uint64_t bytes);
+
+    StageWorker& receiver();
+    std::uint64_t bytes_received() const { return m_received; }
+
+private:
+    class Receiver;
+
+    std::unique_ptr<Receiver> m_receiver;
+    std::uint64_t m_held = 0;       // ring bytes reserved or holding data
+    std::uint64_t m_readable = 0;   // delivered, not yet received
+    std::uint64_t m_received = 0;
+    sc_core::sc_event m_arrived;
+    sc_core::sc_event m_freed;
 };
 
 }  // namespace npuvp

@@ -1,6 +1,9 @@
-// PE_MATH (seed 000 §D1; SPEC §3 T3): element-wise / reduction / SIMD unit on
-// the register file. Holds the PE's accel_slot (shared with PE_GEMM):
-//   cycles = ceil(elements · cost(op) / lanes) + fill_cycles.
+// PE_MATH (seed 000 §D1, §D4; SPEC §3 T3): element-wise / reduction / SIMD unit
+// on the register file. For `elements` of `op`
+//   cycles = ceil(elements · cost(op) / lanes) + fill_cycles,
+// holding the PE's accel_slot (shared with PE_GEMM). Consecutive MATH stages
+// of one token (an epilogue after an epilogue) run here without re-entering
+// the inbox, each taking the slot in turn.
 #pragma once
 
 #include <cmath>
@@ -9,6 +12,9 @@
 #include <string>
 
 #include "modules/common/config.h"
+#include "modules/common/run_status.h"
+#include "modules/common/trace.h"
+#include "modules/pe/compute_worker.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
@@ -20,10 +26,18 @@ public:
     // Ports: the compute slot shared with PE_GEMM (seed 000 §D4)
     sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
 
-    PeMath(const sc_core::sc_module_name& name, const PeMathConfig& config)
-        : RoutedNode(name), config(config), accel_slot("accel_slot") {}
+    PeMath(const sc_core::sc_module_name& name, const PeMathConfig& config, TraceSink& trace,
+           RunStatus& status)
+        : RoutedNode(name),
+          config(config),
+          accel_slot("accel_slot"),
+          m_worker(node_id_ref(), StageType::math, accel_slot, config.freq_ghz,
+                   [this](const Stage& s) { return cycles(s.elements, s.op); }, trace, status) {
+        spawn_worker(m_worker, "worker");
+    }
     const char* kind() const override { return "pe_math"; }
 
+    // The workload loader has checked every op against op_cost.
     std::uint64_t cycles(std::uint64_t elements, const std::string& op) const {
         auto it = config.op_cost.find(op);
         if (it == config.op_cost.end())
@@ -32,6 +46,10 @@ public:
                    std::ceil(static_cast<double>(elements) * it->second / config.lanes)) +
                config.fill_cycles;
     }
+    StageWorker& worker() { return m_worker; }
+
+private:
+    ComputeWorker m_worker;
 };
 
 }  // namespace npuvp

@@ -1,7 +1,13 @@
-// PE_MMU (SPEC §5): VA -> PA per DMA access (translate_ns), page map / unmap
-// from M_CPU. Attached to its PE's mesh router. Translation lands with the PE
-// pipeline issue.
+// PE_MMU (SPEC §5; seed 000 §D1 "pe_mmu — VA->PA per access"): the PE's page
+// table. M_CPU maps and unmaps pages (before the cube command path exists, the
+// workload's `mmu:` section does); PE_DMA asks for a translation on every
+// access to a virtual address, which costs translate_ns. An unmapped page is a
+// fault: the caller reports it, naming PE, command and address.
 #pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
 
 #include "modules/common/config.h"
 #include "tlm_sockets/routed_node.h"
@@ -16,6 +22,17 @@ public:
     PeMmu(const sc_core::sc_module_name& name, const PeMmuConfig& config)
         : RoutedNode(name), config(config) {}
     const char* kind() const override { return "pe_mmu"; }
+
+    // Maps [va, va + bytes) to [pa, pa + bytes), whole pages. Throws
+    // std::invalid_argument when va, pa or bytes is not page aligned.
+    void map(std::uint64_t va, std::uint64_t pa, std::uint64_t bytes);
+    void unmap(std::uint64_t va, std::uint64_t bytes);
+    // The physical address of `va`, or nothing on a fault.
+    std::optional<std::uint64_t> translate(std::uint64_t va) const;
+    std::size_t mapped_pages() const { return m_pages.size(); }
+
+private:
+    std::map<std::uint64_t, std::uint64_t> m_pages;  // virtual page -> physical page
 };
 
 }  // namespace npuvp

@@ -1,21 +1,118 @@
-// PE_SCHEDULER (seed 000 §D1, §D2): the PE's only dispatcher and the only
-// writer of completion state; overhead_ns per dispatch, stage inboxes of depth
-// inbox_depth. Dispatch lands with the PE pipeline issue.
+// PE_SCHEDULER (seed 000 §D1–§D3, §D5.1, §D6; SPEC §5): the PE's only
+// dispatcher and the only writer of completion state.
+//  - SubmissionQueue: commands PE_CPU submits (they arrive over the
+//    cpu -> scheduler link); the dispatch process takes them in order.
+//  - InflightTable: every dispatched command not yet complete, with its
+//    PipelineContext.
+//  - CompletionQueue: one record per completed command, written only by the
+//    completion process (checked at run time).
+// Simple commands become one-token contexts put straight into their engine's
+// inbox (overhead_ns per dispatch). Composites go to the one feed loop, which
+// feeds their tiles in submission order, one command's tiles before the next
+// command's; for each tile it waits for reserved-TCM space (input buffer, and
+// output buffer on a last K-step) and for room in the first stage's inbox,
+// adding overhead_ns per tile, while the dispatch process goes on. A tile's
+// buffers are freed when the tile completes, after its DMA_WRITE.
 #pragma once
 
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
 #include "modules/common/config.h"
+#include "modules/common/run_status.h"
+#include "modules/common/trace.h"
+#include "modules/pe/command.h"
+#include "modules/pe/stage_worker.h"
+#include "modules/pe/tcm_partition.h"
+#include "modules/pe/tile_token.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
-class PeScheduler : public RoutedNode {
+class PeScheduler : public RoutedNode, public CompletionSink {
 public:
     // Parameters
     const PeSchedulerConfig& config;
 
-    PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerConfig& config)
-        : RoutedNode(name), config(config) {}
+    struct CompletionRecord {
+        const Command* command;
+        std::uint64_t seq;
+        std::uint64_t tiles;
+        sc_core::sc_time submitted;  // arrival at the scheduler
+        sc_core::sc_time started;    // first token handed to an engine
+        sc_core::sc_time finished;
+    };
+
+    PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerConfig& config,
+                const PeTcmConfig& tcm, TraceSink& trace, RunStatus& status);
     const char* kind() const override { return "pe_scheduler"; }
+
+    // Elaboration: the PE's stage inboxes, and the PA of the PE's own HBM
+    // slice, which DMA sides a workload leaves out default to (SPEC §3 T2).
+    void attach(const StageInboxes& inboxes, std::uint64_t home_pa) {
+        m_inboxes = &inboxes;
+        m_home_pa = home_pa;
+    }
+
+    // The program PE_CPU will run: sizes the per-command completion state.
+    void prepare(const Kernel& kernel);
+    bool complete(std::uint32_t index) const { return m_complete.at(index) != 0; }
+    const sc_core::sc_event& completion_event() const { return m_completed; }
+
+    // Read-only views for reports.
+    const std::vector<CompletionRecord>& completions() const { return m_completions; }
+    const std::vector<PipelineContext*>& inflight() const { return m_inflight; }
+    std::uint64_t reserved_peak() const { return m_reserved_peak; }
+    std::uint64_t tiles_fed() const { return m_tiles_fed; }
+    const ReservedTcm& reserved() const { return m_reserved; }
+
+protected:
+    // A submission from PE_CPU; it arrives after the link delay.
+    void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+               sc_core::sc_time& delay) override;
+
+private:
+    struct Submission {
+        const Command* command;
+        sc_core::sc_time arrival;
+    };
+
+    void dispatch_loop();
+    void feed_loop();
+    void record_completions();
+    void tile_completed(TileToken& token) override;
+
+    TileToken& take_token();
+    void start_context(PipelineContext& ctx);
+    void build_simple_plan(const Command& command, TilePlan& plan) const;
+
+    TraceSink& m_trace;
+    RunStatus& m_status;
+    const StageInboxes* m_inboxes = nullptr;
+    ReservedTcm m_reserved;
+
+    std::deque<Submission> m_submissions;  // SubmissionQueue
+    sc_core::sc_event m_submitted;
+    std::deque<PipelineContext> m_contexts;  // one per dispatched command, stable addresses
+    std::vector<PipelineContext*> m_inflight;  // InflightTable
+    std::vector<CompletionRecord> m_completions;  // CompletionQueue
+    std::vector<char> m_complete;               // by command index
+    std::deque<PipelineContext*> m_pending_feeds;
+    sc_core::sc_event m_feed_ready;
+    std::vector<PipelineContext*> m_done;
+    sc_core::sc_event m_done_event;
+    sc_core::sc_event m_completed;
+    sc_core::sc_event m_tcm_freed;
+    sc_core::sc_process_handle m_completion_process;
+
+    std::vector<std::unique_ptr<TileToken>> m_tokens;  // the pool
+    std::vector<TileToken*> m_free_tokens;
+    std::uint64_t m_home_pa = 0;
+    std::uint64_t m_next_seq = 0;
+    std::uint64_t m_tiles_fed = 0;
+    std::uint64_t m_reserved_peak = 0;
 };
 
 }  // namespace npuvp

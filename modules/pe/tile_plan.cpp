@@ -74,6 +74,8 @@ const char* to_string(StageType type) {
         case StageType::math: return "MATH";
         case StageType::store: return "STORE";
         case StageType::dma_write: return "DMA_WRITE";
+        case StageType::ipcq_send: return "IPCQ_SEND";
+        case StageType::ipcq_recv: return "IPCQ_RECV";
     }
     return "?";
 }

@@ -9,14 +9,18 @@
 // one, so memory stays O(1) in the number of tiles. Pure C++, no SystemC.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace npuvp {
 
-// seed 000 §D6 StageType, same order.
-enum class StageType : std::uint8_t { dma_read, fetch, gemm, math, store, dma_write };
+// seed 000 §D6 StageType, same order; the IPCQ stages (SPEC §5) follow.
+enum class StageType : std::uint8_t {
+    dma_read, fetch, gemm, math, store, dma_write, ipcq_send, ipcq_recv
+};
+constexpr std::size_t stage_type_count = 8;
 
 const char* to_string(StageType type);
 

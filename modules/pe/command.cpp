@@ -1,0 +1,19 @@
+#include "modules/pe/command.h"
+
+namespace npuvp {
+
+const char* to_string(CommandKind kind) {
+    switch (kind) {
+    case CommandKind::dma_read: return "dma_read";
+    case CommandKind::dma_write: return "dma_write";
+    case CommandKind::gemm: return "gemm";
+    case CommandKind::math: return "math";
+    case CommandKind::composite: return "composite";
+    case CommandKind::wait: return "wait";
+    case CommandKind::ipcq_send: return "ipcq_send";
+    case CommandKind::ipcq_recv: return "ipcq_recv";
+    }
+    return "?";
+}
+
+}  // namespace npuvp

@@ -1,0 +1,102 @@
+// PE commands and kernel programs (seed 000 §D1–§D3; SPEC §5): what PE_CPU
+// runs and PE_SCHEDULER dispatches. Filled from a workload YAML by
+// platform/workload_loader.*; plain C++, no SystemC, no YAML.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "modules/common/config.h"
+#include "modules/pe/tile_plan.h"
+
+namespace npuvp {
+
+enum class CommandKind : std::uint8_t {
+    dma_read,   // DmaReadCmd: memory -> TCM
+    dma_write,  // DmaWriteCmd: TCM -> memory
+    gemm,       // GemmCmd: m×k×n on PE_GEMM
+    math,       // MathCmd: `elements` of `op` on PE_MATH
+    composite,  // CompositeCmd: tiled pipeline (T6)
+    wait,       // PE_CPU waits for earlier commands to complete
+    ipcq_send,  // send `bytes` to a peer PE's IPCQ ring over vc_comm
+    ipcq_recv,  // wait for `bytes` to arrive in this PE's IPCQ ring
+};
+
+const char* to_string(CommandKind kind);
+
+// A memory-side address: a physical address, or a virtual one that PE_MMU
+// translates on every DMA access. `given` is false when the workload left it
+// out (the PE's own HBM slice is used).
+struct MemAddress {
+    bool given = false;
+    bool is_va = false;
+    std::uint64_t value = 0;
+};
+
+struct Command {
+    CommandKind kind = CommandKind::wait;
+    std::string id;             // name in reports and traces; "c<index>" by default
+    std::uint32_t index = 0;    // position in its kernel
+    bool wait = false;          // PE_CPU waits for this command before the next one
+    SourceLoc loc;              // where the workload wrote it
+
+    // dma_read, dma_write, ipcq_send, ipcq_recv
+    std::uint64_t bytes = 0;
+    MemAddress addr;            // dma_read / dma_write memory side
+
+    // gemm
+    std::uint64_t m = 0, k = 0, n = 0;
+
+    // math
+    std::string op;
+    std::uint64_t elements = 0;
+
+    // composite (T6); src feeds DMA_READ, dst takes DMA_WRITE
+    CompositeSpec composite;
+    MemAddress src, dst;
+
+    // wait: indices of the commands to wait for; empty = every earlier command
+    std::vector<std::uint32_t> wait_for;
+
+    // ipcq_send: the peer PE (index within the cube)
+    int peer = -1;
+};
+
+struct Kernel {
+    std::string name;
+    std::vector<Command> commands;
+    SourceLoc loc;
+};
+
+// Run `kernel` on PEs of one cube, starting at t = 0 (direct launch; host
+// launches through IO_CPU and M_CPU come with the cube command path).
+struct Launch {
+    std::string kernel;
+    int sip = 0;
+    int cube = 0;
+    std::vector<int> pes;
+    SourceLoc loc;
+};
+
+// Pages mapped in PE_MMU before the run: [va, va + bytes) -> [pa, pa + bytes).
+struct MmuMapping {
+    int sip = 0;
+    int cube = 0;
+    std::vector<int> pes;
+    std::uint64_t va = 0;
+    std::uint64_t pa = 0;
+    std::uint64_t bytes = 0;
+    SourceLoc loc;
+};
+
+struct WorkloadConfig {
+    std::string source;
+    std::string name;
+    std::map<std::string, Kernel> kernels;  // by name
+    std::vector<Launch> launches;
+    std::vector<MmuMapping> mmu;
+};
+
+}  // namespace npuvp

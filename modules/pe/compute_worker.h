@@ -1,0 +1,53 @@
+// The stage worker of a compute engine (PE_GEMM, PE_MATH; seed 000 §D4): it
+// holds the PE's accel_slot, shared by GEMM and MATH and granted in request
+// order, for the whole compute time of a stage, so at most one compute op
+// runs in a PE at a time. Busy time runs from the grant to done (T3).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+
+#include "modules/pe/stage_worker.h"
+
+namespace npuvp {
+
+class ComputeWorker : public StageWorker {
+public:
+    // `cycles` gives a stage's cycle count; the engine runs at `freq_ghz`.
+    ComputeWorker(const std::string& owner_id, StageType type, sc_core::sc_port<sc_core::sc_mutex_if>& slot,
+                  double freq_ghz, std::function<std::uint64_t(const Stage&)> cycles,
+                  TraceSink& trace, RunStatus& status)
+        : StageWorker(owner_id, type, trace, status),
+          m_slot(slot),
+          m_freq_ghz(freq_ghz),
+          m_cycles(std::move(cycles)) {}
+
+    // Time of `cycles` at the engine clock, in whole ps (rounded up).
+    sc_core::sc_time duration(std::uint64_t cycles) const {
+        const double ps = static_cast<double>(cycles) * 1000.0 / m_freq_ghz;
+        const double nearest = std::round(ps);
+        // An exact quotient (1 GHz, 1.25 GHz ...) stays exact; anything else rounds up.
+        return sc_core::sc_time::from_value(static_cast<std::uint64_t>(
+            std::fabs(ps - nearest) < 1e-6 ? nearest : std::ceil(ps)));
+    }
+
+protected:
+    void process(TileToken& token) override {
+        const sc_core::sc_time compute = duration(m_cycles(token.stage()));
+        m_slot->lock();
+        const sc_core::sc_time start = sc_core::sc_time_stamp();
+        trace_engine("engine_start", token);
+        sc_core::wait(compute);
+        record_busy(start);
+        trace_engine("engine_complete", token);
+        m_slot->unlock();
+    }
+
+private:
+    sc_core::sc_port<sc_core::sc_mutex_if>& m_slot;
+    double m_freq_ghz;
+    std::function<std::uint64_t(const Stage&)> m_cycles;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,44 @@
+#include "modules/pe/pe_fetch_store.h"
+
+namespace npuvp {
+
+class PeFetchStore::Worker : public StageWorker {
+public:
+    Worker(PeFetchStore& unit, StageType type, TraceSink& trace, RunStatus& status)
+        : StageWorker(unit.node_id_ref(), type, trace, status), m_unit(unit) {}
+
+protected:
+    void process(TileToken& token) override {
+        const std::uint64_t bytes = token.stage().bytes;
+        const bool fetch = type() == StageType::fetch;
+        const Route& route = fetch ? m_unit.m_routes->fetch() : m_unit.m_routes->store();
+        const sc_core::sc_time start = sc_core::sc_time_stamp();
+        trace_engine("engine_start", token, static_cast<std::int64_t>(bytes));
+        m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
+        m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
+        sc_core::wait(m_unit.transport(m_txn) +
+                      sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns)));
+        record_busy(start);
+        trace_engine("engine_complete", token, static_cast<std::int64_t>(bytes));
+    }
+
+private:
+    PeFetchStore& m_unit;
+    Transaction m_txn;
+};
+
+PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,
+                           TraceSink& trace, RunStatus& status)
+    : RoutedNode(name),
+      config(config),
+      m_fetch(std::make_unique<Worker>(*this, StageType::fetch, trace, status)),
+      m_store(std::make_unique<Worker>(*this, StageType::store, trace, status)) {
+    spawn_worker(*m_fetch, "fetch_worker");
+    spawn_worker(*m_store, "store_worker");
+}
+
+PeFetchStore::~PeFetchStore() = default;
+
+std::vector<StageWorker*> PeFetchStore::workers() { return {m_fetch.get(), m_store.get()}; }
+
+}  // namespace npuvp

@@ -1,0 +1,30 @@
+#include "modules/pe/pe_mmu.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace npuvp {
+
+void PeMmu::map(std::uint64_t va, std::uint64_t pa, std::uint64_t bytes) {
+    const std::uint64_t page = config.page_bytes;
+    if (va % page || pa % page || bytes % page || bytes == 0)
+        throw std::invalid_argument(node_id() + ": map of " + std::to_string(bytes) +
+                                    " bytes at va " + std::to_string(va) + " -> pa " +
+                                    std::to_string(pa) + " is not whole pages of " +
+                                    std::to_string(page) + " bytes");
+    for (std::uint64_t off = 0; off < bytes; off += page) m_pages[(va + off) / page] = (pa + off) / page;
+}
+
+void PeMmu::unmap(std::uint64_t va, std::uint64_t bytes) {
+    const std::uint64_t page = config.page_bytes;
+    for (std::uint64_t off = 0; off < bytes; off += page) m_pages.erase((va + off) / page);
+}
+
+std::optional<std::uint64_t> PeMmu::translate(std::uint64_t va) const {
+    const std::uint64_t page = config.page_bytes;
+    auto it = m_pages.find(va / page);
+    if (it == m_pages.end()) return std::nullopt;
+    return it->second * page + va % page;
+}
+
+}  // namespace npuvp

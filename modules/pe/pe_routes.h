@@ -1,0 +1,31 @@
+// The routes a PE's components use at run time, computed by the platform
+// (SPEC §2: components never decide routes). The platform computes each route
+// once and hands back the same object every time.
+#pragma once
+
+#include <cstdint>
+
+#include "tlm_sockets/route.h"
+
+namespace npuvp {
+
+enum class DmaDirection { read, write };
+
+class PeRoutes {
+public:
+    virtual ~PeRoutes() = default;
+
+    // PE_CPU -> PE_SCHEDULER (the template's cpu_to_scheduler edge).
+    virtual const Route& to_scheduler() = 0;
+    // DMA channel `channel` of `dir` to or from the memory target that holds
+    // physical address `pa` (T2). Throws std::out_of_range for an address
+    // outside every memory window.
+    virtual const Route& dma(DmaDirection dir, int channel, std::uint64_t pa) = 0;
+    // The vc_comm channel to the IPCQ of PE `peer` of the same cube.
+    virtual const Route& comm(int peer) = 0;
+    // FETCH: TCM read port -> fetch link; STORE: store link -> TCM write port.
+    virtual const Route& fetch() = 0;
+    virtual const Route& store() = 0;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,206 @@
+#include "modules/pe/pe_scheduler.h"
+
+#include <algorithm>
+
+namespace npuvp {
+
+PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerConfig& config,
+                         const PeTcmConfig& tcm, TraceSink& trace, RunStatus& status)
+    : RoutedNode(name), config(config), m_trace(trace), m_status(status), m_reserved(tcm) {
+    SC_HAS_PROCESS(PeScheduler);
+    SC_THREAD(dispatch_loop);
+    SC_THREAD(feed_loop);
+    SC_METHOD(record_completions);
+    sensitive << m_done_event;
+    dont_initialize();
+    m_completion_process = sc_core::sc_get_current_process_handle();
+}
+
+void PeScheduler::prepare(const Kernel& kernel) {
+    m_complete.assign(kernel.commands.size(), 0);
+    m_completions.reserve(kernel.commands.size());
+}
+
+void PeScheduler::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+                        sc_core::sc_time& delay) {
+    m_submissions.push_back({static_cast<const Command*>(ext.body), sc_core::sc_time_stamp() + delay});
+    m_submitted.notify(delay);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+TileToken& PeScheduler::take_token() {
+    if (m_free_tokens.empty()) {
+        m_tokens.push_back(std::make_unique<TileToken>());
+        return *m_tokens.back();
+    }
+    TileToken* token = m_free_tokens.back();
+    m_free_tokens.pop_back();
+    return *token;
+}
+
+void PeScheduler::start_context(PipelineContext& ctx) {
+    ctx.started = sc_core::sc_time_stamp();
+}
+
+void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
+    plan.tile_id = 0;
+    plan.mi = plan.ni = plan.ki = 0;
+    plan.last_k = plan.last_tile = true;
+    plan.in_bytes = plan.out_bytes = 0;  // simple commands use AllocatableTCM, not tile buffers
+    plan.stages.resize(1);
+    Stage& s = plan.stages[0];
+    s = Stage();
+    switch (c.kind) {
+    case CommandKind::dma_read: s.type = StageType::dma_read; s.bytes = c.bytes; break;
+    case CommandKind::dma_write: s.type = StageType::dma_write; s.bytes = c.bytes; break;
+    case CommandKind::gemm: s.type = StageType::gemm; s.m = c.m; s.k = c.k; s.n = c.n; break;
+    case CommandKind::math: s.type = StageType::math; s.elements = c.elements; s.op = c.op; break;
+    case CommandKind::ipcq_send: s.type = StageType::ipcq_send; s.bytes = c.bytes; break;
+    case CommandKind::ipcq_recv: s.type = StageType::ipcq_recv; s.bytes = c.bytes; break;
+    case CommandKind::composite:
+    case CommandKind::wait: break;  // never simple
+    }
+}
+
+void PeScheduler::dispatch_loop() {
+    const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
+    for (;;) {
+        while (m_submissions.empty() || m_submissions.front().arrival > sc_core::sc_time_stamp()) {
+            if (m_submissions.empty())
+                sc_core::wait(m_submitted);
+            else
+                sc_core::wait(m_submissions.front().arrival - sc_core::sc_time_stamp());
+        }
+        const Command& command = *m_submissions.front().command;
+        m_submissions.pop_front();
+
+        PipelineContext& ctx = m_contexts.emplace_back();
+        ctx.reset(*this);
+        ctx.command = &command;
+        ctx.seq = m_next_seq++;
+        ctx.submitted = sc_core::sc_time_stamp();
+        const bool composite = command.kind == CommandKind::composite;
+        const MemAddress home{true, false, m_home_pa};
+        const MemAddress& src = composite ? command.src : command.addr;
+        const MemAddress& dst = composite ? command.dst : command.addr;
+        ctx.read_addr = src.given ? src : home;
+        ctx.write_addr = dst.given ? dst : home;
+        m_inflight.push_back(&ctx);
+        m_trace.emit({ctx.submitted.value(), "command_submitted", &node_id_ref(),
+                      static_cast<std::int64_t>(ctx.seq), -1, to_string(command.kind), nullptr, -1,
+                      nullptr, &command.id});
+        if (composite) {
+            m_pending_feeds.push_back(&ctx);
+            m_feed_ready.notify(sc_core::SC_ZERO_TIME);
+            continue;
+        }
+        // seed 000 §D3.1: a simple command goes straight to its engine.
+        sc_core::wait(overhead);
+        TileToken& token = take_token();
+        build_simple_plan(command, token.plan);
+        token.ctx = &ctx;
+        token.stage_idx = 0;
+        token.completed = false;
+        token.owner = nullptr;
+        ctx.total_tiles = 1;
+        start_context(ctx);
+        m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
+                      static_cast<std::int64_t>(ctx.seq), 0, to_string(token.stage().type)});
+        (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
+    }
+}
+
+void PeScheduler::feed_loop() {
+    const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
+    for (;;) {
+        while (m_pending_feeds.empty()) sc_core::wait(m_feed_ready);
+        PipelineContext& ctx = *m_pending_feeds.front();
+        // The loader validated the spec; one planner per command, tiles streamed.
+        TilePlanner planner(ctx.command->composite);
+        ctx.total_tiles = planner.total_tiles();
+        for (bool first = true;; first = false) {
+            TileToken& token = take_token();
+            if (!planner.next(token.plan)) {
+                m_free_tokens.push_back(&token);
+                break;
+            }
+            // seed 000 §D5.1: input and output buffers of a live tile never
+            // overlap; the feeder waits for space (in request order: it is the
+            // only allocator) and never holds one buffer while waiting for the other.
+            for (;;) {
+                const auto in = m_reserved.try_alloc(token.plan.in_bytes);
+                if (in) {
+                    if (token.plan.out_bytes == 0) {
+                        token.in_buf = *in;
+                        break;
+                    }
+                    const auto out = m_reserved.try_alloc(token.plan.out_bytes);
+                    if (out) {
+                        token.in_buf = *in;
+                        token.out_buf = *out;
+                        break;
+                    }
+                    m_reserved.free(*in);
+                }
+                sc_core::wait(m_tcm_freed);
+            }
+            m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
+            sc_core::wait(overhead);
+            token.ctx = &ctx;
+            token.stage_idx = 0;
+            token.completed = false;
+            token.owner = nullptr;
+            if (first) start_context(ctx);
+            ++m_tiles_fed;
+            m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
+                          static_cast<std::int64_t>(ctx.seq),
+                          static_cast<std::int64_t>(token.plan.tile_id),
+                          to_string(token.stage().type)});
+            // Blocks while the first stage's inbox is full (back-pressure).
+            (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
+        }
+        m_pending_feeds.pop_front();
+    }
+}
+
+void PeScheduler::tile_completed(TileToken& token) {
+    PipelineContext& ctx = *token.ctx;
+    if (token.plan.in_bytes) m_reserved.free(token.in_buf);
+    if (token.plan.out_bytes) m_reserved.free(token.out_buf);
+    if (token.plan.in_bytes || token.plan.out_bytes) m_tcm_freed.notify(sc_core::SC_ZERO_TIME);
+    if (ctx.command->kind == CommandKind::composite)
+        m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),
+                      static_cast<std::int64_t>(ctx.seq),
+                      static_cast<std::int64_t>(token.plan.tile_id)});
+    token.ctx = nullptr;
+    m_free_tokens.push_back(&token);
+    if (ctx.completed_tiles == ctx.total_tiles) {
+        m_done.push_back(&ctx);
+        m_done_event.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+void PeScheduler::record_completions() {
+    // seed 000 §D2: only PE_SCHEDULER writes completion state, and within it
+    // only this process.
+    if (sc_core::sc_get_current_process_handle() != m_completion_process) {
+        SC_REPORT_ERROR("npuvp/invariant",
+                        (node_id() + ": completion state written outside its process").c_str());
+        return;
+    }
+    for (PipelineContext* ctx : m_done) {
+        ctx->finished = sc_core::sc_time_stamp();
+        ctx->done = true;
+        m_complete.at(ctx->command->index) = 1;
+        m_completions.push_back({ctx->command, ctx->seq, ctx->total_tiles, ctx->submitted,
+                                 ctx->started, ctx->finished});
+        m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), ctx));
+        m_trace.emit({ctx->finished.value(), "command_complete", &node_id_ref(),
+                      static_cast<std::int64_t>(ctx->seq), -1, to_string(ctx->command->kind),
+                      nullptr, -1, nullptr, &ctx->command->id});
+    }
+    m_done.clear();
+    m_completed.notify(sc_core::SC_ZERO_TIME);
+}
+
+}  // namespace npuvp

@@ -1,0 +1,77 @@
+// The one place that chains pipeline stages (seed 000 §D6 "_pipeline_worker"):
+// a worker takes a token from its inbox, does its stage (process(), the only
+// thing an engine implements), and puts the token into the inbox of the next
+// stage in the token's plan, or completes the tile after the last stage.
+// Consecutive stages the same worker handles (a MATH epilogue after a MATH
+// epilogue) run on it without re-entering its inbox (SPEC §3 T3).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <systemc>
+
+#include "modules/common/run_status.h"
+#include "modules/common/trace.h"
+#include "modules/pe/tile_token.h"
+
+namespace npuvp {
+
+using TokenFifo = sc_core::sc_fifo<TileToken*>;
+
+// The PE's stage inboxes, indexed by StageType; owned by the PE (its
+// elaborator), shared by every worker of the PE.
+using StageInboxes = std::array<TokenFifo*, stage_type_count>;
+
+class StageWorker {
+public:
+    StageWorker(const std::string& owner_id, StageType type, TraceSink& trace, RunStatus& status)
+        : m_owner_id(owner_id), m_type(type), m_trace(trace), m_status(status) {}
+    virtual ~StageWorker() = default;
+
+    // Elaboration: where tokens come from and go to.
+    void connect(const StageInboxes& inboxes) { m_inboxes = &inboxes; }
+
+    // The worker's process body (spawned by its module).
+    void run();
+
+    StageType type() const { return m_type; }
+    // Statistics: busy time (grant of its resource to done) and stages done.
+    sc_core::sc_time busy() const { return m_busy; }
+    std::uint64_t stages_done() const { return m_stages; }
+
+protected:
+    // Does the token's current stage; may wait. Adds its busy interval with
+    // record_busy() and traces engine_start / engine_complete with trace_engine().
+    virtual void process(TileToken& token) = 0;
+    // Whether this worker also runs stages of type `next` (chaining in place).
+    virtual bool handles(StageType next) const { return next == m_type; }
+
+    void trace_engine(const char* ev, const TileToken& token, std::int64_t bytes = -1,
+                      const std::string* peer = nullptr) const;
+    void record_busy(const sc_core::sc_time& start) {
+        m_busy += sc_core::sc_time_stamp() - start;
+        ++m_stages;
+    }
+    RunStatus& status() { return m_status; }
+    const std::string& owner_id() const { return m_owner_id; }
+
+private:
+    void take(TileToken& token);
+    void hand_off(TileToken& token);
+
+    const std::string& m_owner_id;
+    StageType m_type;
+    TraceSink& m_trace;
+    RunStatus& m_status;
+    const StageInboxes* m_inboxes = nullptr;
+    sc_core::sc_time m_busy;
+    std::uint64_t m_stages = 0;
+};
+
+// Starts `worker.run()` as a thread process named `name` under the module
+// being constructed (call from a module constructor).
+void spawn_worker(StageWorker& worker, const char* name);
+
+}  // namespace npuvp

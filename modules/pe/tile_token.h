@@ -1,0 +1,74 @@
+// TileToken and PipelineContext (seed 000 §D6; SPEC §5): a token carries its
+// plan through the PE's stages; each stage does its work and hands the token
+// to the next stage's inbox; the last stage calls complete_tile() exactly
+// once. The scheduler sees only the feed and the completion.
+//
+// A simple command (DmaRead, DmaWrite, Gemm, Math, IPCQ send / receive) is a
+// one-token context whose plan has one stage, so one mechanism serves both
+// dispatch modes. Tokens are pooled by PE_SCHEDULER: none is allocated per
+// tile in steady state.
+#pragma once
+
+#include <cstdint>
+
+#include <systemc>
+
+#include "modules/pe/command.h"
+#include "modules/pe/tile_plan.h"
+
+namespace npuvp {
+
+class PipelineContext;
+
+struct TileToken {
+    PipelineContext* ctx = nullptr;
+    TilePlan plan;
+    std::uint32_t stage_idx = 0;
+    std::uint64_t in_buf = 0;   // reserved-TCM input buffer (valid if plan.in_bytes)
+    std::uint64_t out_buf = 0;  // reserved-TCM output buffer (valid if plan.out_bytes)
+    const void* owner = nullptr;  // the stage worker holding it; nullptr in a FIFO
+    bool completed = false;
+
+    const Stage& stage() const { return plan.stages[stage_idx]; }
+};
+
+// Where completed tiles go: PE_SCHEDULER, the only writer of completion state.
+class CompletionSink {
+public:
+    virtual void tile_completed(TileToken& token) = 0;
+
+protected:
+    ~CompletionSink() = default;
+};
+
+// One per dispatched command: counts its tiles (seed 000 §D6 PipelineContext).
+class PipelineContext {
+public:
+    const Command* command = nullptr;
+    std::uint64_t seq = 0;            // dispatch sequence number within the PE (trace `cmd`)
+    std::uint64_t total_tiles = 0;
+    std::uint64_t completed_tiles = 0;
+    // The memory side of its DMA_READ and DMA_WRITE stages (PA or VA).
+    MemAddress read_addr;
+    MemAddress write_addr;
+    // Timing record, written by the scheduler.
+    sc_core::sc_time submitted;
+    sc_core::sc_time started;
+    sc_core::sc_time finished;
+    bool done = false;
+
+    void reset(CompletionSink& sink) {
+        m_sink = &sink;
+        completed_tiles = 0;
+        done = false;
+    }
+
+    // Called by the last stage of each token, exactly once per token. A second
+    // call for the same token is an invariant violation, reported (SPEC §8).
+    void complete_tile(TileToken& token);
+
+private:
+    CompletionSink* m_sink = nullptr;
+};
+
+}  // namespace npuvp

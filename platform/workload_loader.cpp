@@ -1,0 +1,783 @@
+// Workload YAML -> validated WorkloadConfig (docs/workload.md). Same two-layer
+// shape as the topology loader: yaml-cpp gives a node tree with marks, one
+// MapReader per YAML map rejects keys it was not told about, and every value is
+// read with its file:line:column and key path, so an error points at it. The
+// checks against the topology (cube / PE ranges, math ops, TCM fit, page
+// alignment) run as each value is read; `wait` targets and ipcq peers, which
+// depend on the whole kernel or on the launch, are resolved afterwards.
+#include "platform/workload_loader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace npuvp {
+namespace {
+
+// Reserved-TCM buffers are allocated in 64-byte granules (the fit check
+// rounds each buffer up the same way).
+constexpr std::uint64_t kTcmGranuleBytes = 64;
+
+const char* const kDefaultCube = "sip0.cube0";
+
+// Keys kept for the next issues (docs/workload.md "Reserved keys"): rejected
+// with a clear message today, so no file written now silently changes meaning
+// when they arrive.
+const std::map<std::string, std::string>& reserved_command_keys() {
+    static const std::map<std::string, std::string> keys = {
+        {"context", "execution context main|sub|dma (SPEC §6)"},
+        {"reads", "read address ranges for hazard ordering (SPEC §6)"},
+        {"writes", "write address ranges for hazard ordering (SPEC §6)"},
+    };
+    return keys;
+}
+const std::map<std::string, std::string>& reserved_top_keys() {
+    static const std::map<std::string, std::string> keys = {
+        {"host", "host requests through IO_CPU / M_CPU (SPEC §4)"},
+    };
+    return keys;
+}
+
+const std::vector<std::pair<std::string, std::uint32_t>>& dtypes() {
+    static const std::vector<std::pair<std::string, std::uint32_t>> table = {
+        {"int8", 1}, {"bf16", 2}, {"fp32", 4}};
+    return table;
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+std::string child_path(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+}
+
+std::string index_path(const std::string& parent, std::size_t index) {
+    return parent + "[" + std::to_string(index) + "]";
+}
+
+std::string describe(const YAML::Node& node) {
+    switch (node.Type()) {
+        case YAML::NodeType::Null: return "null";
+        case YAML::NodeType::Sequence: return "a list";
+        case YAML::NodeType::Map: return "a map";
+        case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+        default: return "nothing";
+    }
+}
+
+bool is_command_id(const std::string& id) {
+    const auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+    if (id.empty() || !head(id[0])) return false;
+    return std::all_of(id.begin(), id.end(), [&](char c) {
+        return head(c) || std::isdigit(static_cast<unsigned char>(c));
+    });
+}
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t granule) {
+    return (value + granule - 1) / granule * granule;
+}
+
+// A node of the document with its location. Absent items carry their parent's
+// location and their own key path, so errors about them still point somewhere.
+struct Item {
+    YAML::Node node;
+    SourceLoc loc;
+    bool present = false;
+
+    Item() = default;
+    Item(const Item&) = default;
+    // YAML::Node::operator= writes through into the document; rebinding is
+    // what a copy of an Item means.
+    Item& operator=(const Item& other) {
+        node.reset(other.node);
+        loc = other.loc;
+        present = other.present;
+        return *this;
+    }
+};
+
+class Loader;
+
+// One YAML map of the schema: rejects unknown and duplicate keys on
+// construction. An absent or null map reads as empty.
+class MapReader {
+public:
+    MapReader(const Loader& loader, const Item& item, std::vector<std::string> allowed,
+              const std::map<std::string, std::string>& reserved = {});
+
+    const Item& item() const { return m_item; }
+    bool has(const std::string& key) const { return child(key).present; }
+    Item child(const std::string& key) const;
+    Item required(const std::string& key) const;
+    const std::vector<std::pair<std::string, Item>>& entries() const { return m_entries; }
+    const SourceLoc& key_loc(const std::string& key) const { return m_key_locs.at(key); }
+
+private:
+    Item m_item;
+    std::vector<std::pair<std::string, Item>> m_entries;
+    std::map<std::string, SourceLoc> m_key_locs;
+};
+
+// A `wait` list entry, resolved once the whole kernel is known.
+struct WaitRef {
+    std::size_t command = 0;
+    std::string id;
+    SourceLoc loc;
+};
+
+// An ipcq_send peer, checked against each PE the kernel is launched on.
+struct PeerRef {
+    int peer = 0;
+    SourceLoc loc;
+};
+
+struct KernelExtras {
+    std::vector<WaitRef> waits;
+    std::vector<PeerRef> peers;
+};
+
+class Loader {
+public:
+    Loader(std::string source, const TopologyConfig& topo)
+        : m_source(std::move(source)), m_topo(topo) {}
+
+    WorkloadConfig load(const YAML::Node& root);
+
+    SourceLoc loc_of(const YAML::Node& node, const std::string& path) const {
+        const YAML::Mark mark = node.Mark();
+        if (mark.is_null()) return SourceLoc{m_source, 0, 0, path};
+        return SourceLoc{m_source, mark.line + 1, mark.column + 1, path};
+    }
+
+    Item child_item(const YAML::Node& node, const std::string& path) const {
+        Item item;
+        item.node.reset(node);
+        item.present = true;
+        item.loc = loc_of(node, path);
+        return item;
+    }
+
+    // ------------------------------------------------------------ scalars
+    std::uint64_t to_u64(const Item& item) const;
+    std::uint64_t size(const Item& item) const;  // > 0
+    int to_int(const Item& item) const;
+    std::string to_string(const Item& item) const;
+    bool to_bool(const Item& item) const;
+
+private:
+    std::vector<Item> list(const Item& item, bool allow_empty) const;
+    std::uint32_t dtype(const Item& item) const;
+    std::string math_op(const Item& item) const;
+    MemAddress address(const Item& item) const;
+    void pe_set(const Item& item, std::vector<int>& pes) const;
+    void cube_id(const Item& item, int& sip, int& cube) const;
+
+    Kernel read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const;
+    Command read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const;
+    void read_composite(const MapReader& reader, Command& cmd) const;
+    void check_tile_fit(const Command& cmd, const SourceLoc& loc) const;
+    void resolve_waits(Kernel& kernel, const KernelExtras& extras) const;
+    Launch read_launch(const Item& item, const WorkloadConfig& config,
+                       const std::map<std::string, KernelExtras>& extras) const;
+    MmuMapping read_mmu(const Item& item) const;
+
+    std::string m_source;
+    const TopologyConfig& m_topo;
+};
+
+// ---------------------------------------------------------------- MapReader
+
+MapReader::MapReader(const Loader& loader, const Item& item, std::vector<std::string> allowed,
+                     const std::map<std::string, std::string>& reserved)
+    : m_item(item) {
+    if (!item.present || item.node.IsNull()) return;
+    if (!item.node.IsMap())
+        throw ConfigError(item.loc, "expected a map, got " + describe(item.node));
+    for (auto it = item.node.begin(); it != item.node.end(); ++it) {
+        if (!it->first.IsScalar())
+            throw ConfigError(loader.loc_of(it->first, item.loc.key_path),
+                              "keys must be plain names, got " + describe(it->first));
+        const std::string key = it->first.Scalar();
+        const SourceLoc loc = loader.loc_of(it->first, child_path(item.loc.key_path, key));
+        const auto res = reserved.find(key);
+        if (res != reserved.end())
+            throw ConfigError(loc, "key '" + key + "' is reserved for a later version (" +
+                                       res->second + ") and not supported yet");
+        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+            throw ConfigError(loc, "unknown key '" + key + "' (allowed: " + join(allowed) + ")");
+        if (m_key_locs.count(key)) throw ConfigError(loc, "duplicate key '" + key + "'");
+        m_key_locs[key] = loc;
+        m_entries.emplace_back(key, loader.child_item(it->second, loc.key_path));
+    }
+}
+
+Item MapReader::child(const std::string& key) const {
+    for (const auto& entry : m_entries)
+        if (entry.first == key) return entry.second;
+    Item absent;
+    absent.loc = m_item.loc;
+    absent.loc.key_path = child_path(m_item.loc.key_path, key);
+    return absent;
+}
+
+Item MapReader::required(const std::string& key) const {
+    Item item = child(key);
+    // Points at the parent map: there is no node to point at.
+    if (!item.present || item.node.IsNull())
+        throw ConfigError(item.loc, "missing required key '" + key + "'");
+    return item;
+}
+
+// ---------------------------------------------------------------- scalars
+
+std::uint64_t Loader::to_u64(const Item& item) const {
+    const YAML::Node& node = item.node;
+    if (!node.IsScalar())
+        throw ConfigError(item.loc, "expected an integer, got " + describe(node));
+    const std::string& text = node.Scalar();
+    if (node.Tag() == "!")
+        throw ConfigError(item.loc, "expected an integer, got the string '" + text + "'");
+    if (!text.empty() && text[0] == '-')
+        throw ConfigError(item.loc, "must be >= 0 (got " + text + ")");
+    // Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
+    const std::size_t start = (!text.empty() && text[0] == '+') ? 1 : 0;
+    int base = 10;
+    if (text.size() > start + 2 && text[start] == '0' &&
+        (text[start + 1] == 'x' || text[start + 1] == 'X'))
+        base = 16;
+    const bool digits =
+        text.size() > start && std::isxdigit(static_cast<unsigned char>(text[start]));
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long value = digits ? std::strtoull(text.c_str() + start, &end, base) : 0;
+    if (!digits || *end != '\0')
+        throw ConfigError(item.loc, "expected an integer (got '" + text + "')");
+    if (errno == ERANGE) throw ConfigError(item.loc, "too large (got " + text + ")");
+    return value;
+}
+
+std::uint64_t Loader::size(const Item& item) const {
+    if (item.node.IsScalar() && item.node.Tag() != "!" && !item.node.Scalar().empty() &&
+        item.node.Scalar()[0] == '-')
+        throw ConfigError(item.loc, "must be > 0 (got " + item.node.Scalar() + ")");
+    const std::uint64_t value = to_u64(item);
+    if (value == 0) throw ConfigError(item.loc, "must be > 0 (got " + item.node.Scalar() + ")");
+    return value;
+}
+
+int Loader::to_int(const Item& item) const {
+    const std::uint64_t value = to_u64(item);
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw ConfigError(item.loc, "too large (got " + item.node.Scalar() + ")");
+    return static_cast<int>(value);
+}
+
+std::string Loader::to_string(const Item& item) const {
+    if (!item.node.IsScalar())
+        throw ConfigError(item.loc, "expected a string, got " + describe(item.node));
+    return item.node.Scalar();
+}
+
+bool Loader::to_bool(const Item& item) const {
+    if (item.node.IsScalar() && item.node.Tag() != "!") {
+        if (item.node.Scalar() == "true") return true;
+        if (item.node.Scalar() == "false") return false;
+    }
+    throw ConfigError(item.loc, "expected true or false, got " + describe(item.node));
+}
+
+// ---------------------------------------------------------------- values
+
+std::vector<Item> Loader::list(const Item& item, bool allow_empty) const {
+    if (!item.node.IsSequence())
+        throw ConfigError(item.loc, "expected a list, got " + describe(item.node));
+    if (!allow_empty && item.node.size() == 0)
+        throw ConfigError(item.loc, "must not be empty");
+    std::vector<Item> items;
+    for (std::size_t i = 0; i < item.node.size(); ++i)
+        items.push_back(child_item(item.node[i], index_path(item.loc.key_path, i)));
+    return items;
+}
+
+std::uint32_t Loader::dtype(const Item& item) const {
+    const std::string name = to_string(item);
+    std::vector<std::string> names;
+    for (const auto& [known, bytes] : dtypes()) {
+        if (known == name) return bytes;
+        names.push_back(known);
+    }
+    throw ConfigError(item.loc, "unknown dtype '" + name + "' (known: " + join(names) + ")");
+}
+
+std::string Loader::math_op(const Item& item) const {
+    const std::string op = to_string(item);
+    const auto& costs = m_topo.cube.pe_template.math.op_cost;
+    if (costs.count(op)) return op;
+    std::vector<std::string> known;
+    for (const auto& entry : costs) known.push_back(entry.first);
+    throw ConfigError(item.loc, "unknown math op '" + op +
+                                    "' (ops of the topology's pe_math.op_cost: " + join(known) +
+                                    ")");
+}
+
+MemAddress Loader::address(const Item& item) const {
+    MemAddress addr;
+    if (!item.present) return addr;
+    const MapReader reader(*this, item, {"pa", "va"});
+    if (reader.has("pa") == reader.has("va"))
+        throw ConfigError(item.loc, "give exactly one of 'pa' or 'va'");
+    addr.given = true;
+    addr.is_va = reader.has("va");
+    addr.value = to_u64(reader.child(addr.is_va ? "va" : "pa"));
+    return addr;
+}
+
+// `pes`: an int, a list of ints, or "all" (every PE of the cube); absent = all.
+void Loader::pe_set(const Item& item, std::vector<int>& pes) const {
+    const int count = m_topo.pes_per_cube();
+    pes.clear();
+    if (!item.present || (item.node.IsScalar() && item.node.Scalar() == "all" &&
+                          item.node.Tag() != "!")) {
+        for (int pe = 0; pe < count; ++pe) pes.push_back(pe);
+        return;
+    }
+    std::vector<Item> items;
+    if (item.node.IsSequence()) {
+        items = list(item, false);
+    } else if (item.node.IsScalar()) {
+        items.push_back(item);
+    } else {
+        throw ConfigError(item.loc, "expected a PE index, a list of them or 'all', got " +
+                                        describe(item.node));
+    }
+    for (const Item& entry : items) {
+        const int pe = to_int(entry);
+        if (pe >= count)
+            throw ConfigError(entry.loc, "PE " + std::to_string(pe) + " out of range: the cube has " +
+                                             std::to_string(count) + " PEs, [0, " +
+                                             std::to_string(count) + ")");
+        if (std::find(pes.begin(), pes.end(), pe) != pes.end())
+            throw ConfigError(entry.loc, "PE " + std::to_string(pe) + " listed twice");
+        pes.push_back(pe);
+    }
+}
+
+// `sipS.cubeC`, both in range of the topology.
+void Loader::cube_id(const Item& item, int& sip, int& cube) const {
+    const std::string text = item.present ? to_string(item) : std::string(kDefaultCube);
+    const auto number_at = [&](std::size_t pos, std::size_t& end) {
+        end = pos;
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+        if (end == pos || end - pos > 6) return -1;
+        return std::atoi(text.substr(pos, end - pos).c_str());
+    };
+    std::size_t end = 0;
+    bool ok = text.compare(0, 3, "sip") == 0;
+    if (ok) sip = number_at(3, end);
+    ok = ok && sip >= 0 && text.compare(end, 5, ".cube") == 0;
+    if (ok) cube = number_at(end + 5, end);
+    ok = ok && cube >= 0 && end == text.size();
+    if (!ok)
+        throw ConfigError(item.loc, "expected a cube as sipS.cubeC, e.g. sip0.cube0 (got '" + text + "')");
+    const SystemConfig& sys = m_topo.system;
+    if (sip >= sys.sips)
+        throw ConfigError(item.loc, "SIP " + std::to_string(sip) + " out of range: the topology has " +
+                                        std::to_string(sys.sips) + " SIPs");
+    if (cube >= sys.cubes_per_sip)
+        throw ConfigError(item.loc, "cube " + std::to_string(cube) +
+                                        " out of range: the topology has " +
+                                        std::to_string(sys.cubes_per_sip) + " cubes per SIP");
+}
+
+// ---------------------------------------------------------------- commands
+
+const std::vector<std::pair<std::string, CommandKind>>& command_types() {
+    static const std::vector<std::pair<std::string, CommandKind>> types = {
+        {"dma_read", CommandKind::dma_read},   {"dma_write", CommandKind::dma_write},
+        {"gemm", CommandKind::gemm},           {"math", CommandKind::math},
+        {"composite", CommandKind::composite}, {"wait", CommandKind::wait},
+        {"ipcq_send", CommandKind::ipcq_send}, {"ipcq_recv", CommandKind::ipcq_recv},
+    };
+    return types;
+}
+
+Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const {
+    if (!item.node.IsMap() || item.node.size() != 1)
+        throw ConfigError(item.loc, "a command is a map with one key, its type (e.g. "
+                                    "'- dma_read: { bytes: 65536 }'), got " +
+                                        describe(item.node) +
+                                        (item.node.IsMap() ? " with " +
+                                                                 std::to_string(item.node.size()) +
+                                                                 " keys"
+                                                           : std::string()));
+    const auto entry = item.node.begin();
+    if (!entry->first.IsScalar())
+        throw ConfigError(loc_of(entry->first, item.loc.key_path),
+                          "the command type must be a plain name, got " + describe(entry->first));
+    const std::string type = entry->first.Scalar();
+    const SourceLoc type_loc = loc_of(entry->first, child_path(item.loc.key_path, type));
+
+    Command cmd;
+    cmd.index = index;
+    cmd.loc = type_loc;
+    cmd.id = "c" + std::to_string(index);
+    std::vector<std::string> type_names;
+    bool known = false;
+    for (const auto& [name, kind] : command_types()) {
+        type_names.push_back(name);
+        if (name == type) {
+            cmd.kind = kind;
+            known = true;
+        }
+    }
+    if (!known)
+        throw ConfigError(type_loc, "unknown command type '" + type + "' (known: " +
+                                        join(type_names) + ")");
+    const Item body = child_item(entry->second, type_loc.key_path);
+
+    if (cmd.kind == CommandKind::wait) {
+        // `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.
+        if (body.node.IsScalar() && body.node.Scalar() == "all" && body.node.Tag() != "!")
+            return cmd;
+        if (!body.node.IsSequence())
+            throw ConfigError(body.loc, "expected 'all' or a list of command ids, got " +
+                                            describe(body.node));
+        for (const Item& ref : list(body, false))
+            extras.waits.push_back({index, to_string(ref), ref.loc});
+        return cmd;
+    }
+
+    std::vector<std::string> allowed = {"id"};
+    switch (cmd.kind) {
+        case CommandKind::dma_read:
+        case CommandKind::dma_write: allowed.insert(allowed.end(), {"bytes", "addr"}); break;
+        case CommandKind::gemm: allowed.insert(allowed.end(), {"m", "k", "n"}); break;
+        case CommandKind::math: allowed.insert(allowed.end(), {"op", "elements"}); break;
+        case CommandKind::ipcq_send: allowed.insert(allowed.end(), {"peer", "bytes"}); break;
+        case CommandKind::ipcq_recv: allowed.push_back("bytes"); break;
+        case CommandKind::composite: {
+            // The head `gemm` key picks the form (docs/workload.md).
+            const bool has_gemm = body.node.IsMap() && body.node["gemm"];
+            if (has_gemm)
+                allowed.insert(allowed.end(), {"gemm", "tile", "dtype", "epilogues", "src", "dst"});
+            else
+                allowed.insert(allowed.end(), {"op", "bytes", "tile_bytes", "dtype", "src", "dst"});
+            break;
+        }
+        case CommandKind::wait: break;
+    }
+    allowed.push_back("wait");
+    if (!body.present || body.node.IsNull())
+        throw ConfigError(body.loc, "expected a map of the command's fields (" + join(allowed) + ")");
+    const MapReader reader(*this, body, allowed, reserved_command_keys());
+
+    const Item id = reader.child("id");
+    if (id.present) {
+        cmd.id = to_string(id);
+        if (!is_command_id(cmd.id))
+            throw ConfigError(id.loc, "id '" + cmd.id + "' must match [A-Za-z_][A-Za-z0-9_]*");
+    }
+    if (reader.has("wait")) cmd.wait = to_bool(reader.child("wait"));
+
+    switch (cmd.kind) {
+        case CommandKind::dma_read:
+        case CommandKind::dma_write:
+            cmd.bytes = size(reader.required("bytes"));
+            cmd.addr = address(reader.child("addr"));
+            break;
+        case CommandKind::gemm:
+            cmd.m = size(reader.required("m"));
+            cmd.k = size(reader.required("k"));
+            cmd.n = size(reader.required("n"));
+            break;
+        case CommandKind::math:
+            cmd.op = math_op(reader.required("op"));
+            cmd.elements = size(reader.required("elements"));
+            break;
+        case CommandKind::ipcq_send: {
+            const Item peer = reader.required("peer");
+            cmd.peer = to_int(peer);
+            const int count = m_topo.pes_per_cube();
+            if (cmd.peer >= count)
+                throw ConfigError(peer.loc, "peer " + std::to_string(cmd.peer) +
+                                                " out of range: the cube has " +
+                                                std::to_string(count) + " PEs, [0, " +
+                                                std::to_string(count) + ")");
+            extras.peers.push_back({cmd.peer, peer.loc});
+            cmd.bytes = size(reader.required("bytes"));
+            break;
+        }
+        case CommandKind::ipcq_recv: cmd.bytes = size(reader.required("bytes")); break;
+        case CommandKind::composite: read_composite(reader, cmd); break;
+        case CommandKind::wait: break;
+    }
+    return cmd;
+}
+
+void Loader::read_composite(const MapReader& reader, Command& cmd) const {
+    CompositeSpec& spec = cmd.composite;
+    cmd.src = address(reader.child("src"));
+    cmd.dst = address(reader.child("dst"));
+    SourceLoc fit_loc;
+    if (reader.has("gemm")) {
+        const MapReader gemm(*this, reader.required("gemm"), {"m", "k", "n"});
+        spec.m = size(gemm.required("m"));
+        spec.k = size(gemm.required("k"));
+        spec.n = size(gemm.required("n"));
+        const MapReader tile(*this, reader.required("tile"), {"m", "k", "n"});
+        spec.tm = size(tile.required("m"));
+        spec.tk = size(tile.required("k"));
+        spec.tn = size(tile.required("n"));
+        fit_loc = tile.item().loc;
+        const MapReader dt(*this, reader.child("dtype"), {"in", "out"});
+        spec.d_in = dt.has("in") ? dtype(dt.child("in")) : 2;
+        spec.d_out = dt.has("out") ? dtype(dt.child("out")) : 2;
+        spec.ops.push_back(OpSpec{"gemm", EpilogueScope::per_output_tile});
+        const Item epilogues = reader.child("epilogues");
+        if (epilogues.present && !epilogues.node.IsNull()) {
+            for (const Item& entry : list(epilogues, true)) {
+                const MapReader ep(*this, entry, {"op", "scope"});
+                OpSpec op{"math." + math_op(ep.required("op")), EpilogueScope::per_output_tile};
+                const Item scope = ep.child("scope");
+                if (scope.present) {
+                    const std::string name = to_string(scope);
+                    if (name == "per_k_tile") op.scope = EpilogueScope::per_k_tile;
+                    else if (name == "per_output_tile") op.scope = EpilogueScope::per_output_tile;
+                    else if (name == "once") op.scope = EpilogueScope::once;
+                    else
+                        throw ConfigError(scope.loc, "unknown epilogue scope '" + name +
+                                                         "' (known: per_k_tile, per_output_tile, once)");
+                }
+                spec.ops.push_back(std::move(op));
+            }
+        }
+    } else {
+        spec.legacy_op = math_op(reader.required("op"));
+        spec.total_bytes = size(reader.required("bytes"));
+        spec.tile_bytes = size(reader.required("tile_bytes"));
+        fit_loc = reader.child("tile_bytes").loc;
+        spec.d_in = spec.d_out = reader.has("dtype") ? dtype(reader.child("dtype")) : 2;
+    }
+    try {
+        TilePlanner planner(spec);
+    } catch (const std::invalid_argument& e) {
+        throw ConfigError(cmd.loc, e.what());
+    }
+    check_tile_fit(cmd, fit_loc);
+}
+
+// SPEC §8: a tile that can never fit SchedulerReservedTCM would block the
+// feeder forever; reject it here. The largest tile is the unclipped one (or
+// the whole command when it is smaller than one tile).
+void Loader::check_tile_fit(const Command& cmd, const SourceLoc& loc) const {
+    const CompositeSpec& s = cmd.composite;
+    std::uint64_t in_bytes = 0, out_bytes = 0;
+    std::string shape;
+    if (s.ops.empty()) {
+        in_bytes = out_bytes = std::min(s.tile_bytes, s.total_bytes);
+        shape = "tile of " + std::to_string(in_bytes) + " bytes: in " + std::to_string(in_bytes) +
+                " + out " + std::to_string(out_bytes);
+    } else {
+        // TilePlanner has checked that these products do not overflow.
+        const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k),
+                            tn = std::min(s.tn, s.n);
+        in_bytes = (tm * tk + tk * tn) * s.d_in;
+        out_bytes = tm * tn * s.d_out;
+        shape = "tile " + std::to_string(tm) + "x" + std::to_string(tk) + "x" +
+                std::to_string(tn) + ": in " + std::to_string(in_bytes) + " + out " +
+                std::to_string(out_bytes);
+    }
+    const std::uint64_t need = round_up(in_bytes, kTcmGranuleBytes) + round_up(out_bytes, kTcmGranuleBytes);
+    const std::uint64_t reserved = m_topo.cube.pe_template.tcm.reserved_bytes;
+    if (need > reserved)
+        throw ConfigError(loc, "the largest tile needs " + std::to_string(need) +
+                                   " bytes of reserved TCM (" + shape +
+                                   " bytes, each rounded up to 64) but the topology reserves " +
+                                   std::to_string(reserved) +
+                                   " bytes (pe_tcm reserved_mb); it can never be fed");
+}
+
+Kernel Loader::read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const {
+    Kernel kernel;
+    kernel.name = name;
+    kernel.loc = item.loc;
+    if (!item.present || item.node.IsNull())
+        throw ConfigError(item.loc, "a kernel is a list of commands, got nothing");
+    const std::vector<Item> items = list(item, false);
+    std::map<std::string, std::uint32_t> ids;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        Command cmd = read_command(items[i], static_cast<std::uint32_t>(i), extras);
+        const auto [it, fresh] = ids.emplace(cmd.id, cmd.index);
+        if (!fresh)
+            throw ConfigError(cmd.loc, "duplicate command id '" + cmd.id + "' in kernel '" + name +
+                                           "' (command " + std::to_string(it->second) +
+                                           " has it; a command without an id is c<index>)");
+        kernel.commands.push_back(std::move(cmd));
+    }
+    resolve_waits(kernel, extras);
+    return kernel;
+}
+
+void Loader::resolve_waits(Kernel& kernel, const KernelExtras& extras) const {
+    for (const WaitRef& ref : extras.waits) {
+        const auto target = std::find_if(kernel.commands.begin(), kernel.commands.end(),
+                                         [&](const Command& c) { return c.id == ref.id; });
+        if (target == kernel.commands.end())
+            throw ConfigError(ref.loc, "no command '" + ref.id + "' in kernel '" + kernel.name + "'");
+        if (target->index >= ref.command)
+            throw ConfigError(ref.loc, "command '" + ref.id + "' (index " +
+                                           std::to_string(target->index) +
+                                           ") does not come before this wait (index " +
+                                           std::to_string(ref.command) +
+                                           "): a wait can only name earlier commands");
+        std::vector<std::uint32_t>& wait_for = kernel.commands[ref.command].wait_for;
+        if (std::find(wait_for.begin(), wait_for.end(), target->index) == wait_for.end())
+            wait_for.push_back(target->index);
+    }
+}
+
+// ---------------------------------------------------------------- launch, mmu
+
+Launch Loader::read_launch(const Item& item, const WorkloadConfig& config,
+                           const std::map<std::string, KernelExtras>& extras) const {
+    const MapReader reader(*this, item, {"kernel", "cube", "pes"});
+    Launch launch;
+    launch.loc = item.loc;
+    const Item kernel = reader.required("kernel");
+    launch.kernel = to_string(kernel);
+    if (!config.kernels.count(launch.kernel)) {
+        std::vector<std::string> known;
+        for (const auto& entry : config.kernels) known.push_back(entry.first);
+        throw ConfigError(kernel.loc, "unknown kernel '" + launch.kernel + "' (kernels: " +
+                                          join(known) + ")");
+    }
+    cube_id(reader.child("cube"), launch.sip, launch.cube);
+    pe_set(reader.child("pes"), launch.pes);
+    // A PE cannot be its own IPCQ peer: its send would wait on its own ring.
+    for (const PeerRef& peer : extras.at(launch.kernel).peers)
+        if (std::find(launch.pes.begin(), launch.pes.end(), peer.peer) != launch.pes.end())
+            throw ConfigError(peer.loc, "ipcq_send peer " + std::to_string(peer.peer) +
+                                            " is the sending PE itself: kernel '" + launch.kernel +
+                                            "' is launched on pe" + std::to_string(peer.peer) + " by " +
+                                            launch.loc.key_path + " (" + launch.loc.file + ":" +
+                                            std::to_string(launch.loc.line) + ":" +
+                                            std::to_string(launch.loc.column) + ")");
+    return launch;
+}
+
+MmuMapping Loader::read_mmu(const Item& item) const {
+    const MapReader reader(*this, item, {"cube", "pes", "va", "pa", "bytes"});
+    MmuMapping map;
+    map.loc = item.loc;
+    cube_id(reader.child("cube"), map.sip, map.cube);
+    pe_set(reader.child("pes"), map.pes);
+    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
+    const auto aligned = [&](const std::string& key, bool positive) {
+        const Item value = reader.required(key);
+        const std::uint64_t v = positive ? size(value) : to_u64(value);
+        if (v % page != 0)
+            throw ConfigError(value.loc, "must be a multiple of the PE_MMU page size " +
+                                             std::to_string(page) + " bytes (got " +
+                                             value.node.Scalar() + ")");
+        return v;
+    };
+    map.va = aligned("va", false);
+    map.pa = aligned("pa", false);
+    map.bytes = aligned("bytes", true);
+    if (map.va + map.bytes < map.va)
+        throw ConfigError(reader.child("bytes").loc, "va + bytes overflows 64 bits");
+    if (map.pa + map.bytes < map.pa)
+        throw ConfigError(reader.child("bytes").loc, "pa + bytes overflows 64 bits");
+    return map;
+}
+
+WorkloadConfig Loader::load(const YAML::Node& root) {
+    const Item top_item = child_item(root, "");
+    const MapReader top(*this, top_item, {"name", "kernels", "launch", "mmu"}, reserved_top_keys());
+
+    WorkloadConfig config;
+    config.source = m_source;
+    config.name = top.has("name") ? to_string(top.child("name")) : std::string();
+
+    const Item kernels_item = top.required("kernels");
+    if (!kernels_item.node.IsMap())
+        throw ConfigError(kernels_item.loc, "expected a map of kernel name -> list of commands, got " +
+                                                describe(kernels_item.node));
+    std::map<std::string, KernelExtras> extras;
+    std::vector<std::string> any_name;
+    for (auto it = kernels_item.node.begin(); it != kernels_item.node.end(); ++it) {
+        if (!it->first.IsScalar() || it->first.Scalar().empty())
+            throw ConfigError(loc_of(it->first, "kernels"),
+                              "kernel names must be plain names, got " + describe(it->first));
+        const std::string name = it->first.Scalar();
+        const SourceLoc loc = loc_of(it->first, child_path("kernels", name));
+        if (config.kernels.count(name)) throw ConfigError(loc, "duplicate kernel '" + name + "'");
+        Item body = child_item(it->second, loc.key_path);
+        if (body.node.IsNull()) body.loc = loc;
+        config.kernels.emplace(name, read_kernel(name, body, extras[name]));
+        config.kernels.at(name).loc = loc;
+    }
+    if (config.kernels.empty()) throw ConfigError(kernels_item.loc, "must name at least one kernel");
+
+    for (const Item& entry : list(top.required("launch"), false))
+        config.launches.push_back(read_launch(entry, config, extras));
+
+    const Item mmu = top.child("mmu");
+    if (mmu.present && !mmu.node.IsNull())
+        for (const Item& entry : list(mmu, true)) config.mmu.push_back(read_mmu(entry));
+    return config;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public API
+
+WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {
+    std::ifstream in(path);
+    if (!in)
+        throw ConfigError(SourceLoc{path, 0, 0, ""},
+                          std::string("cannot open file: ") + std::strerror(errno));
+    std::stringstream text;
+    text << in.rdbuf();
+    return load_workload_text(text.str(), path, topo);
+}
+
+WorkloadConfig load_workload_text(const std::string& text, const std::string& source_name,
+                                  const TopologyConfig& topo) {
+    YAML::Node root;
+    try {
+        root.reset(YAML::Load(text));
+    } catch (const YAML::ParserException& e) {
+        throw ConfigError(SourceLoc{source_name, e.mark.line + 1, e.mark.column + 1, ""},
+                          "malformed YAML: " + e.msg);
+    }
+    if (!root.IsDefined() || root.IsNull())
+        throw ConfigError(SourceLoc{source_name, 0, 0, ""}, "empty document");
+    if (!root.IsMap())
+        throw ConfigError(SourceLoc{source_name, root.Mark().line + 1, root.Mark().column + 1, ""},
+                          "the document must be a map of workload keys, got " + describe(root));
+    Loader loader(source_name, topo);
+    try {
+        return loader.load(root);
+    } catch (const YAML::Exception& e) {
+        // Not expected after parsing; kept so that no yaml-cpp error escapes untranslated.
+        throw ConfigError(SourceLoc{source_name, e.mark.line + 1, e.mark.column + 1, ""}, e.msg);
+    }
+}
+
+}  // namespace npuvp

@@ -1,0 +1,138 @@
+#include "platform/workload_run.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include "platform/config_error.h"
+
+namespace npuvp {
+namespace {
+
+std::string format_ns(std::uint64_t ps) {
+    std::ostringstream out;
+    out << ps / 1000 << '.' << std::setw(3) << std::setfill('0') << ps % 1000;
+    return out.str();
+}
+
+std::string pe_id(const PeNodes& pe) { return pe.container->name(); }
+
+}  // namespace
+
+WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
+    : m_platform(platform), m_workload(workload) {
+    for (const MmuMapping& map : workload.mmu)
+        for (int p : map.pes) platform.pe(map.sip, map.cube, p).mmu->map(map.va, map.pa, map.bytes);
+    for (const Launch& launch : workload.launches) {
+        const Kernel& kernel = workload.kernels.at(launch.kernel);
+        for (int p : launch.pes) {
+            PeNodes& pe = platform.pe(launch.sip, launch.cube, p);
+            if (pe.cpu->kernel() != nullptr)
+                throw ConfigError(launch.loc, pe_id(pe) + " is launched twice (kernels '" +
+                                                  pe.cpu->kernel()->name + "' and '" +
+                                                  kernel.name + "')");
+            pe.cpu->launch(kernel);
+            m_launched.push_back(&pe);
+        }
+    }
+}
+
+bool WorkloadRun::finished() const {
+    if (m_platform.status().failed()) return false;
+    return std::all_of(m_launched.begin(), m_launched.end(),
+                       [](const PeNodes* pe) { return pe->cpu->finished(); });
+}
+
+std::string WorkloadRun::diagnosis() const {
+    std::ostringstream out;
+    if (m_platform.status().failed())
+        out << m_platform.status().error() << " (at " << format_ns(m_platform.status().time().value())
+            << " ns)\n";
+    for (const PeNodes* pe : m_launched) {
+        if (pe->cpu->finished()) continue;
+        const Kernel& kernel = *pe->cpu->kernel();
+        out << pe_id(*pe) << ": kernel '" << kernel.name << "' did not finish; ";
+        const std::uint32_t at = pe->cpu->position();
+        if (at < kernel.commands.size())
+            out << "PE_CPU is at command " << at << " '" << kernel.commands[at].id << "' ("
+                << to_string(kernel.commands[at].kind) << ")";
+        else
+            out << "PE_CPU issued every command";
+        out << "; in flight:";
+        const auto& inflight = pe->scheduler->inflight();
+        if (inflight.empty()) out << " none";
+        for (const PipelineContext* ctx : inflight)
+            out << " '" << ctx->command->id << "' (" << to_string(ctx->command->kind) << ", "
+                << ctx->completed_tiles << "/" << ctx->total_tiles << " tiles)";
+        out << "\n";
+    }
+    return out.str();
+}
+
+std::uint64_t WorkloadRun::makespan_ps() const {
+    std::uint64_t makespan = 0;
+    for (const PeNodes* pe : m_launched)
+        makespan = std::max<std::uint64_t>(makespan, pe->cpu->finish_time().value());
+    return makespan;
+}
+
+std::vector<CommandResult> WorkloadRun::commands() const {
+    std::vector<CommandResult> out;
+    for (const PeNodes* pe : m_launched)
+        for (const auto& r : pe->scheduler->completions())
+            out.push_back({pe_id(*pe), r.command, r.tiles, r.submitted.value(), r.started.value(),
+                           r.finished.value()});
+    return out;
+}
+
+std::vector<EngineBusy> WorkloadRun::engines() const {
+    std::vector<EngineBusy> out;
+    for (PeNodes* pe : m_launched) {
+        const std::string id = pe_id(*pe);
+        out.push_back({id, "DMA_READ", pe->dma->busy_time(DmaDirection::read).value()});
+        out.push_back({id, "DMA_WRITE", pe->dma->busy_time(DmaDirection::write).value()});
+        const auto fs = pe->fetch_store->workers();
+        out.push_back({id, "FETCH", fs[0]->busy().value()});
+        out.push_back({id, "STORE", fs[1]->busy().value()});
+        out.push_back({id, "GEMM", pe->gemm->worker().busy().value()});
+        out.push_back({id, "MATH", pe->math->worker().busy().value()});
+    }
+    return out;
+}
+
+void WorkloadRun::print(std::ostream& out) const {
+    const std::uint64_t makespan = makespan_ps();
+    out << "\nworkload " << (m_workload.name.empty() ? m_workload.source : m_workload.name)
+        << ": " << m_launched.size() << " PE" << (m_launched.size() == 1 ? "" : "s")
+        << "\nmakespan " << format_ns(makespan) << " ns\n\n";
+
+    out << std::left << std::setw(18) << "PE" << std::setw(12) << "command" << std::setw(11)
+        << "kind" << std::right << std::setw(7) << "tiles" << std::setw(16) << "submitted ns"
+        << std::setw(16) << "started ns" << std::setw(16) << "finished ns" << std::setw(16)
+        << "latency ns" << "\n";
+    for (const CommandResult& c : commands())
+        out << std::left << std::setw(18) << c.pe << std::setw(12) << c.command->id
+            << std::setw(11) << to_string(c.command->kind) << std::right << std::setw(7)
+            << c.tiles << std::setw(16) << format_ns(c.submitted_ps) << std::setw(16)
+            << format_ns(c.started_ps) << std::setw(16) << format_ns(c.finished_ps)
+            << std::setw(16) << format_ns(c.finished_ps - c.submitted_ps) << "\n";
+
+    out << "\nengine busy ns (utilisation of the makespan)\n" << std::left << std::setw(18) << "PE";
+    const char* engines[] = {"DMA_READ", "DMA_WRITE", "FETCH", "STORE", "GEMM", "MATH"};
+    for (const char* e : engines) out << std::right << std::setw(20) << e;
+    out << "\n";
+    const auto busy = this->engines();
+    for (std::size_t i = 0; i < busy.size(); i += 6) {
+        out << std::left << std::setw(18) << busy[i].pe;
+        for (std::size_t j = 0; j < 6; ++j) {
+            const std::uint64_t b = busy[i + j].busy_ps;
+            std::ostringstream cell;
+            cell << format_ns(b) << " (" << std::setw(3)
+                 << (makespan ? (b * 100 + makespan / 2) / makespan : 0) << "%)";
+            out << std::right << std::setw(20) << cell.str();
+        }
+        out << "\n";
+    }
+}
+
+}  // namespace npuvp

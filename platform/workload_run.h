@@ -1,0 +1,53 @@
+// Runs a workload on an elaborated platform (`npuvp --workload`): maps the
+// workload's MMU pages, launches its kernels on their PEs at t = 0, and after
+// sc_start() collects what an architect reads first: the makespan, every
+// command's submit / start / finish times, and every engine's busy time. A run
+// that stops with work outstanding is diagnosed (which PE, which command), a
+// fault is reported; neither hangs.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "modules/pe/command.h"
+#include "platform/platform.h"
+
+namespace npuvp {
+
+struct CommandResult {
+    std::string pe;  // PE node id prefix, e.g. sip0.cube0.pe3
+    const Command* command;
+    std::uint64_t tiles;
+    std::uint64_t submitted_ps, started_ps, finished_ps;
+};
+
+struct EngineBusy {
+    std::string pe;
+    const char* engine;  // DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_SEND
+    std::uint64_t busy_ps;
+};
+
+class WorkloadRun {
+public:
+    // Elaboration. Throws ConfigError (at the launch's location) when a PE is
+    // launched twice, std::invalid_argument for a bad MMU mapping.
+    WorkloadRun(Platform& platform, const WorkloadConfig& workload);
+
+    // After sc_start():
+    bool finished() const;                 // every launched PE ran to the end, no fault
+    std::string diagnosis() const;         // why not, one line per stuck PE
+    std::uint64_t makespan_ps() const;     // latest PE finish
+    std::vector<CommandResult> commands() const;  // in PE order, then completion order
+    std::vector<EngineBusy> engines() const;      // launched PEs only
+
+    void print(std::ostream& out) const;
+
+private:
+    Platform& m_platform;
+    const WorkloadConfig& m_workload;
+    std::vector<PeNodes*> m_launched;  // in launch order, then PE index
+};
+
+}  // namespace npuvp

@@ -1,0 +1,578 @@
+// Workload loader (docs/workload.md, SPEC §3 T6, §8): the shipped workloads
+// load against default.yaml with the expected commands, defaults are applied,
+// and every kind of bad input is a ConfigError naming file, line, column and
+// key path. No simulation runs here.
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+
+#include "modules/pe/command.h"
+#include "platform/impl_registry.h"
+#include "platform/topology_loader.h"
+#include "platform/workload_loader.h"
+
+namespace {
+
+using npuvp::Command;
+using npuvp::CommandKind;
+using npuvp::ConfigError;
+using npuvp::EpilogueScope;
+using npuvp::Override;
+using npuvp::TopologyConfig;
+using npuvp::WorkloadConfig;
+
+std::string source_path(const std::string& relative) {
+    return std::string(NPUVP_SOURCE_DIR) + "/" + relative;
+}
+
+// The kinds and impls default.yaml names; the factories are never called, so
+// this test does not depend on the modules being buildable.
+const npuvp::ImplRegistry& test_registry() {
+    static const npuvp::ImplRegistry registry = [] {
+        npuvp::ImplRegistry reg;
+        for (const char* kind : {"io_cpu", "m_cpu", "hbm_ctrl", "shared_sram", "pe_cpu",
+                                 "pe_scheduler", "pe_dma", "pe_fetch_store", "pe_gemm", "pe_math",
+                                 "pe_tcm", "pe_mmu", "pe_ipcq"})
+            reg.add<sc_core::sc_module>(
+                kind, std::string("builtin.") + kind,
+                [](const sc_core::sc_module_name&, const npuvp::NodeContext&) {
+                    return std::unique_ptr<sc_core::sc_module>();
+                });
+        reg.add<sc_core::sc_module>(
+            "noc", "builtin.mesh_noc", [](const sc_core::sc_module_name&, const npuvp::NodeContext&) {
+                return std::unique_ptr<sc_core::sc_module>();
+            });
+        return reg;
+    }();
+    return registry;
+}
+
+// default.yaml: 1 SIP × 1 cube, 2 × 4 = 8 PEs, reserved TCM 8 MiB, 64 KiB pages.
+TopologyConfig topology(const std::vector<Override>& overrides = {}) {
+    return npuvp::load_topology_file(source_path("configs/topologies/default.yaml"), overrides,
+                                     test_registry());
+}
+
+const TopologyConfig& default_topology() {
+    static const TopologyConfig topo = topology();
+    return topo;
+}
+
+WorkloadConfig load(const std::string& text, const TopologyConfig& topo = default_topology()) {
+    return npuvp::load_workload_text(text, "wl.yaml", topo);
+}
+
+WorkloadConfig load_shipped(const std::string& name) {
+    return npuvp::load_workload_file(source_path("configs/workloads/" + name),
+                                     default_topology());
+}
+
+ConfigError load_error(const std::string& text, const TopologyConfig& topo = default_topology()) {
+    try {
+        load(text, topo);
+    } catch (const ConfigError& e) {
+        BOOST_TEST_MESSAGE("error: " << e.what());
+        return e;
+    }
+    BOOST_FAIL("expected a ConfigError");
+    throw std::logic_error("unreachable");
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+void check_loc(const ConfigError& e, int line, int column, const std::string& key_path) {
+    BOOST_TEST(e.loc().file == "wl.yaml");
+    BOOST_TEST(e.loc().line == line);
+    BOOST_TEST(e.loc().column == column);
+    BOOST_TEST(e.loc().key_path == key_path);
+}
+
+// A small valid workload. Lines and columns (1-based, counted by hand) used
+// by the error tests below:
+//   1 name: base
+//   2 kernels:
+//   3   k:
+//   4     - dma_read: { id: ld, bytes: 65536 }        dma_read col 7, bytes value col 34
+//   5     - composite:                                composite col 7
+//   6         id: fc1                                 id value col 13
+//   7         gemm: { m: 256, k: 256, n: 256 }
+//   8         tile: { m: 128, k: 128, n: 128 }        tile value col 15
+//   9         dtype: { in: bf16, out: bf16 }          in value col 22
+//  10         epilogues:
+//  11           - { op: bias_add, scope: per_k_tile } op value col 19, scope value col 36
+//  12     - wait: [ld]                                wait col 7, ld col 14
+//  13     - ipcq_send: { peer: 1, bytes: 4096 }       peer value col 26
+//  14 launch:
+//  15   - { kernel: k, cube: sip0.cube0, pes: [0] }   kernel value col 15, cube value col 24,
+//                                                     first pe col 42
+const std::string kBase = R"(name: base
+kernels:
+  k:
+    - dma_read: { id: ld, bytes: 65536 }
+    - composite:
+        id: fc1
+        gemm: { m: 256, k: 256, n: 256 }
+        tile: { m: 128, k: 128, n: 128 }
+        dtype: { in: bf16, out: bf16 }
+        epilogues:
+          - { op: bias_add, scope: per_k_tile }
+    - wait: [ld]
+    - ipcq_send: { peer: 1, bytes: 4096 }
+launch:
+  - { kernel: k, cube: sip0.cube0, pes: [0] }
+)";
+
+// kBase with `from` (which must occur exactly once) replaced by `to`; the
+// replacements below keep every line where it was.
+std::string patched(const std::string& from, const std::string& to) {
+    const auto at = kBase.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "patch target not found: " + from);
+    BOOST_REQUIRE_MESSAGE(kBase.find(from, at + 1) == std::string::npos,
+                          "patch target not unique: " + from);
+    std::string text = kBase;
+    text.replace(at, from.size(), to);
+    return text;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- shipped files
+
+BOOST_AUTO_TEST_CASE(shipped_workloads_load) {
+    // Every file in configs/workloads/, not only the ones named here.
+    std::set<std::string> names = {"gemm_bias_relu.yaml", "gemm_all_pes.yaml",
+                                   "elementwise_relu.yaml", "simple_commands.yaml",
+                                   "ipcq_exchange.yaml", "mmu_va.yaml", "mmu_fault.yaml"};
+    std::size_t listed = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(source_path("configs/workloads")))
+        if (entry.path().extension() == ".yaml") {
+            listed += names.count(entry.path().filename().string());
+            names.insert(entry.path().filename().string());
+        }
+    BOOST_TEST(listed == 7u);
+    for (const std::string& name : names) {
+        BOOST_TEST_CONTEXT(name) {
+            WorkloadConfig config;
+            BOOST_CHECK_NO_THROW(config = load_shipped(name));
+            BOOST_TEST(!config.kernels.empty());
+            BOOST_TEST(!config.launches.empty());
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(gemm_bias_relu_fields) {
+    const WorkloadConfig config = load_shipped("gemm_bias_relu.yaml");
+    BOOST_TEST(config.name == "gemm_bias_relu");
+    BOOST_REQUIRE(config.kernels.count("gemm_bias_relu") == 1);
+    const auto& commands = config.kernels.at("gemm_bias_relu").commands;
+    BOOST_REQUIRE(commands.size() == 1u);
+    const Command& c = commands[0];
+    BOOST_TEST((c.kind == CommandKind::composite));
+    BOOST_TEST(c.id == "fc1");
+    BOOST_TEST(c.index == 0u);
+    BOOST_TEST(c.wait);
+    BOOST_TEST(c.loc.line == 8);  // `- composite:` after 4 comment lines and 3 keys
+    BOOST_TEST(c.loc.key_path == "kernels.gemm_bias_relu[0].composite");
+    const auto& s = c.composite;
+    BOOST_TEST(s.m == 512u);
+    BOOST_TEST(s.k == 512u);
+    BOOST_TEST(s.n == 512u);
+    BOOST_TEST(s.tm == 128u);
+    BOOST_TEST(s.tk == 128u);
+    BOOST_TEST(s.tn == 128u);
+    BOOST_TEST(s.d_in == 2u);
+    BOOST_TEST(s.d_out == 2u);
+    BOOST_REQUIRE(s.ops.size() == 3u);
+    BOOST_TEST(s.ops[0].kind == "gemm");
+    BOOST_TEST(s.ops[1].kind == "math.bias_add");
+    BOOST_TEST((s.ops[1].scope == EpilogueScope::per_output_tile));
+    BOOST_TEST(s.ops[2].kind == "math.relu");
+    BOOST_TEST((s.ops[2].scope == EpilogueScope::per_output_tile));
+    BOOST_TEST(c.src.given);
+    BOOST_TEST(!c.src.is_va);
+    BOOST_TEST(c.src.value == 0u);
+    BOOST_TEST(c.dst.given);
+    BOOST_TEST(c.dst.value == 0x8000000u);
+    // 4 × 4 output tiles × 4 K-steps (T6).
+    BOOST_TEST(npuvp::TilePlanner(s).total_tiles() == 64u);
+
+    BOOST_REQUIRE(config.launches.size() == 1u);
+    BOOST_TEST(config.launches[0].kernel == "gemm_bias_relu");
+    BOOST_TEST(config.launches[0].sip == 0);
+    BOOST_TEST(config.launches[0].cube == 0);
+    BOOST_TEST(config.launches[0].pes == std::vector<int>{0});
+}
+
+BOOST_AUTO_TEST_CASE(gemm_all_pes_launches_every_pe) {
+    const WorkloadConfig config = load_shipped("gemm_all_pes.yaml");
+    BOOST_REQUIRE(config.launches.size() == 1u);
+    BOOST_TEST(config.launches[0].pes == (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    const Command& c = config.kernels.at("gemm_bias_relu").commands.at(0);
+    BOOST_TEST(!c.src.given);
+    BOOST_TEST(!c.dst.given);
+}
+
+BOOST_AUTO_TEST_CASE(elementwise_relu_is_legacy) {
+    const WorkloadConfig config = load_shipped("elementwise_relu.yaml");
+    const Command& c = config.kernels.at("relu").commands.at(0);
+    BOOST_TEST((c.kind == CommandKind::composite));
+    BOOST_TEST(c.composite.ops.empty());
+    BOOST_TEST(c.composite.legacy_op == "relu");
+    BOOST_TEST(c.composite.total_bytes == 4194304u);
+    BOOST_TEST(c.composite.tile_bytes == 65536u);
+    BOOST_TEST(c.composite.d_in == 2u);
+    BOOST_TEST(c.composite.d_out == 2u);
+    BOOST_TEST(npuvp::TilePlanner(c.composite).total_tiles() == 64u);  // 4 MiB / 64 KiB
+}
+
+BOOST_AUTO_TEST_CASE(simple_commands_waits) {
+    const WorkloadConfig config = load_shipped("simple_commands.yaml");
+    const auto& c = config.kernels.at("simple").commands;
+    BOOST_REQUIRE(c.size() == 8u);
+    BOOST_TEST((c[0].kind == CommandKind::dma_read));
+    BOOST_TEST(c[0].bytes == 32768u);
+    BOOST_TEST(c[1].addr.value == 0x8000u);
+    BOOST_TEST((c[2].kind == CommandKind::wait));
+    BOOST_TEST(c[2].id == "c2");
+    BOOST_TEST(c[2].wait_for == (std::vector<std::uint32_t>{0, 1}));
+    BOOST_TEST((c[3].kind == CommandKind::gemm));
+    BOOST_TEST(c[3].m == 128u);
+    BOOST_TEST(c[4].wait_for == (std::vector<std::uint32_t>{3}));
+    BOOST_TEST((c[5].kind == CommandKind::math));
+    BOOST_TEST(c[5].op == "relu");
+    BOOST_TEST(c[5].elements == 16384u);
+    BOOST_TEST((c[6].kind == CommandKind::wait));
+    BOOST_TEST(c[6].wait_for.empty());  // `wait: all`
+    BOOST_TEST((c[7].kind == CommandKind::dma_write));
+    BOOST_TEST(c[7].wait);
+    BOOST_TEST(!c[0].wait);
+    for (std::size_t i = 0; i < c.size(); ++i) BOOST_TEST(c[i].index == i);
+}
+
+BOOST_AUTO_TEST_CASE(ipcq_exchange_peers) {
+    const WorkloadConfig config = load_shipped("ipcq_exchange.yaml");
+    const auto& to_pe1 = config.kernels.at("to_pe1").commands;
+    BOOST_TEST((to_pe1.at(0).kind == CommandKind::ipcq_send));
+    BOOST_TEST(to_pe1.at(0).peer == 1);
+    BOOST_TEST(to_pe1.at(0).bytes == 65536u);
+    BOOST_TEST((to_pe1.at(1).kind == CommandKind::ipcq_recv));
+    BOOST_TEST(to_pe1.at(1).bytes == 65536u);
+    BOOST_TEST(config.kernels.at("to_pe0").commands.at(0).peer == 0);
+    BOOST_REQUIRE(config.launches.size() == 2u);
+    BOOST_TEST(config.launches[1].pes == std::vector<int>{1});
+}
+
+BOOST_AUTO_TEST_CASE(mmu_mappings) {
+    const WorkloadConfig va = load_shipped("mmu_va.yaml");
+    BOOST_REQUIRE(va.mmu.size() == 1u);
+    BOOST_TEST(va.mmu[0].va == 0x40000000u);
+    BOOST_TEST(va.mmu[0].pa == 0u);
+    BOOST_TEST(va.mmu[0].bytes == 0x200000u);
+    BOOST_TEST(va.mmu[0].pes == std::vector<int>{0});
+    const Command& ld = va.kernels.at("read_va").commands.at(0);
+    BOOST_TEST(ld.addr.given);
+    BOOST_TEST(ld.addr.is_va);
+    BOOST_TEST(ld.addr.value == 0x40010000u);
+
+    const WorkloadConfig fault = load_shipped("mmu_fault.yaml");
+    const Command& bad = fault.kernels.at("read_unmapped").commands.at(0);
+    BOOST_TEST(bad.addr.is_va);
+    BOOST_TEST(bad.addr.value == 0x80000000u);
+}
+
+// ---------------------------------------------------------------- defaults
+
+BOOST_AUTO_TEST_CASE(defaults_applied) {
+    const WorkloadConfig config = load(R"(kernels:
+  k:
+    - dma_read: { bytes: 4096 }
+    - composite:
+        gemm: { m: 64, k: 64, n: 64 }
+        tile: { m: 32, k: 32, n: 32 }
+        epilogues:
+          - { op: relu }
+    - composite: { op: relu, bytes: 4096, tile_bytes: 1024 }
+    - wait: all
+launch:
+  - { kernel: k }
+)");
+    BOOST_TEST(config.name.empty());
+    BOOST_TEST(config.mmu.empty());
+    const auto& c = config.kernels.at("k").commands;
+    BOOST_REQUIRE(c.size() == 4u);
+    BOOST_TEST(c[0].id == "c0");
+    BOOST_TEST(c[1].id == "c1");
+    BOOST_TEST(c[3].id == "c3");
+    BOOST_TEST(!c[0].addr.given);
+    BOOST_TEST(!c[0].wait);
+    BOOST_TEST(!c[1].src.given);
+    BOOST_TEST(!c[1].dst.given);
+    BOOST_TEST(c[1].composite.d_in == 2u);   // bf16
+    BOOST_TEST(c[1].composite.d_out == 2u);  // bf16
+    BOOST_REQUIRE(c[1].composite.ops.size() == 2u);
+    BOOST_TEST((c[1].composite.ops[1].scope == EpilogueScope::per_output_tile));
+    BOOST_TEST(c[2].composite.d_in == 2u);
+    BOOST_TEST(c[3].wait_for.empty());
+    const auto& launch = config.launches.at(0);
+    BOOST_TEST(launch.sip == 0);
+    BOOST_TEST(launch.cube == 0);
+    BOOST_TEST(launch.pes == (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    BOOST_TEST(launch.loc.line == 12);
+    BOOST_TEST(launch.loc.key_path == "launch[0]");
+}
+
+BOOST_AUTO_TEST_CASE(base_loads_with_locations) {
+    const WorkloadConfig config = load(kBase);
+    const auto& c = config.kernels.at("k").commands;
+    BOOST_REQUIRE(c.size() == 4u);
+    BOOST_TEST(c[1].loc.line == 5);
+    BOOST_TEST(c[1].loc.column == 7);
+    BOOST_TEST(c[1].loc.key_path == "kernels.k[1].composite");
+    BOOST_TEST((c[1].composite.ops.at(1).scope == EpilogueScope::per_k_tile));
+    BOOST_TEST(c[2].wait_for == std::vector<std::uint32_t>{0});
+    BOOST_TEST(c[3].peer == 1);
+}
+
+BOOST_AUTO_TEST_CASE(hex_and_pes_forms) {
+    const WorkloadConfig config = load(patched("pes: [0] }", "pes: 3 }"));
+    BOOST_TEST(config.launches.at(0).pes == std::vector<int>{3});
+    // On every PE, pe1 would be its own ipcq peer: receive instead.
+    std::string text = patched("pes: [0] }", "pes: all }");
+    const std::string send = "ipcq_send: { peer: 1, bytes: 4096 }";
+    text.replace(text.find(send), send.size(), "ipcq_recv: { bytes: 4096 }");
+    const WorkloadConfig all = load(text);
+    BOOST_TEST(all.launches.at(0).pes.size() == 8u);
+    BOOST_TEST(load_error(patched("pes: [0] }", "pes: all }")).loc().key_path ==
+               "kernels.k[3].ipcq_send.peer");
+    const WorkloadConfig hex = load(patched("bytes: 65536 }", "bytes: 0x10000 }"));
+    BOOST_TEST(hex.kernels.at("k").commands.at(0).bytes == 65536u);
+}
+
+// ---------------------------------------------------------------- errors
+
+BOOST_AUTO_TEST_CASE(error_malformed_yaml) {
+    // Line 4: the flow map is never closed; yaml-cpp reports the error where
+    // it gives up, so only the line is pinned, with an empty key path.
+    const ConfigError e = load_error(patched("bytes: 65536 }", "bytes: 65536"));
+    BOOST_TEST(e.loc().file == "wl.yaml");
+    BOOST_TEST(e.loc().line >= 4);
+    BOOST_TEST(e.loc().key_path.empty());
+    BOOST_TEST(contains(e.what(), "malformed YAML"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_key) {
+    // Line 4: `byts` starts at col 27 of "    - dma_read: { id: ld, byts: 65536 }".
+    const ConfigError e = load_error(patched("bytes: 65536 }", "byts: 65536 }"));
+    check_loc(e, 4, 27, "kernels.k[0].dma_read.byts");
+    BOOST_TEST(contains(e.what(), "unknown key 'byts' (allowed: id, bytes, addr, wait)"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_top_key) {
+    // Line 1: `nam:` at col 1.
+    const ConfigError e = load_error(patched("name: base", "nam: base"));
+    check_loc(e, 1, 1, "nam");
+    BOOST_TEST(contains(e.what(), "allowed: name, kernels, launch, mmu"));
+}
+
+BOOST_AUTO_TEST_CASE(error_reserved_key) {
+    // Line 4: `context` starts at col 27, like `bytes` above; reserved for SPEC §6.
+    const ConfigError e = load_error(patched("bytes: 65536 }", "context: dma }"));
+    check_loc(e, 4, 27, "kernels.k[0].dma_read.context");
+    BOOST_TEST(contains(e.what(), "reserved"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_command_type) {
+    // Line 4: `dma_reed` at col 7.
+    const ConfigError e = load_error(patched("dma_read:", "dma_reed:"));
+    check_loc(e, 4, 7, "kernels.k[0].dma_reed");
+    BOOST_TEST(contains(e.what(), "unknown command type 'dma_reed'"));
+    BOOST_TEST(contains(e.what(), "ipcq_recv"));
+}
+
+BOOST_AUTO_TEST_CASE(error_wrong_type) {
+    // Line 4: the value of bytes (col 34) is a list.
+    const ConfigError e = load_error(patched("bytes: 65536 }", "bytes: [1] }"));
+    check_loc(e, 4, 34, "kernels.k[0].dma_read.bytes");
+    BOOST_TEST(contains(e.what(), "expected an integer, got a list"));
+    // Line 4: a quoted number is a string.
+    const ConfigError quoted = load_error(patched("bytes: 65536 }", "bytes: \"65536\" }"));
+    check_loc(quoted, 4, 34, "kernels.k[0].dma_read.bytes");
+    // Line 12: `wait` wants `all` or a list; col 13 is its value.
+    const ConfigError wait = load_error(patched("- wait: [ld]", "- wait: ld  "));
+    check_loc(wait, 12, 13, "kernels.k[2].wait");
+}
+
+BOOST_AUTO_TEST_CASE(error_missing_required) {
+    // Line 4: no bytes; the error points at the dma_read map (col 17).
+    const ConfigError e = load_error(patched("{ id: ld, bytes: 65536 }", "{ id: ld }"));
+    check_loc(e, 4, 17, "kernels.k[0].dma_read.bytes");
+    BOOST_TEST(contains(e.what(), "missing required key 'bytes'"));
+    // No launch: points at the document (line 1, col 1).
+    const ConfigError launch = load_error(patched("launch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n", ""));
+    check_loc(launch, 1, 1, "launch");
+}
+
+BOOST_AUTO_TEST_CASE(error_non_positive_size) {
+    const ConfigError e = load_error(patched("bytes: 65536 }", "bytes: 0 }"));
+    check_loc(e, 4, 34, "kernels.k[0].dma_read.bytes");
+    BOOST_TEST(contains(e.what(), "must be > 0"));
+    // Line 7: gemm m (col 20) negative.
+    const ConfigError neg = load_error(patched("gemm: { m: 256", "gemm: { m: -25"));
+    check_loc(neg, 7, 20, "kernels.k[1].composite.gemm.m");
+    BOOST_TEST(contains(neg.what(), "must be > 0 (got -25)"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_kernel_in_launch) {
+    // Line 15: kernel value at col 15.
+    const ConfigError e = load_error(patched("kernel: k,", "kernel: q,"));
+    check_loc(e, 15, 15, "launch[0].kernel");
+    BOOST_TEST(contains(e.what(), "unknown kernel 'q' (kernels: k)"));
+}
+
+BOOST_AUTO_TEST_CASE(error_cube_out_of_range) {
+    // Line 15: cube value at col 24; default.yaml has one SIP and one cube.
+    const ConfigError sip = load_error(patched("sip0.cube0", "sip1.cube0"));
+    check_loc(sip, 15, 24, "launch[0].cube");
+    BOOST_TEST(contains(sip.what(), "SIP 1 out of range"));
+    const ConfigError cube = load_error(patched("sip0.cube0", "sip0.cube2"));
+    check_loc(cube, 15, 24, "launch[0].cube");
+    BOOST_TEST(contains(cube.what(), "cube 2 out of range"));
+    const ConfigError bad = load_error(patched("sip0.cube0", "cube0.sip0"));
+    check_loc(bad, 15, 24, "launch[0].cube");
+    BOOST_TEST(contains(bad.what(), "sipS.cubeC"));
+}
+
+BOOST_AUTO_TEST_CASE(error_pe_out_of_range) {
+    // Line 15: first list entry at col 42; the cube has 8 PEs.
+    const ConfigError e = load_error(patched("pes: [0] }", "pes: [8] }"));
+    check_loc(e, 15, 42, "launch[0].pes[0]");
+    BOOST_TEST(contains(e.what(), "PE 8 out of range"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_dtype) {
+    // Line 9: `in` value at col 22.
+    const ConfigError e = load_error(patched("in: bf16", "in: fp64"));
+    check_loc(e, 9, 22, "kernels.k[1].composite.dtype.in");
+    BOOST_TEST(contains(e.what(), "unknown dtype 'fp64' (known: int8, bf16, fp32)"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_epilogue_scope) {
+    // Line 11: scope value at col 36.
+    const ConfigError e = load_error(patched("scope: per_k_tile", "scope: per_tile  "));
+    check_loc(e, 11, 36, "kernels.k[1].composite.epilogues[0].scope");
+    BOOST_TEST(contains(e.what(), "unknown epilogue scope 'per_tile'"));
+}
+
+BOOST_AUTO_TEST_CASE(error_unknown_math_op) {
+    // Line 11: op value at col 19; ops come from default.yaml's pe_math.op_cost.
+    const ConfigError e = load_error(patched("op: bias_add", "op: tanh    "));
+    check_loc(e, 11, 19, "kernels.k[1].composite.epilogues[0].op");
+    BOOST_TEST(contains(e.what(), "unknown math op 'tanh'"));
+    BOOST_TEST(contains(e.what(), "bias_add"));
+}
+
+BOOST_AUTO_TEST_CASE(error_wait_unknown_or_later_id) {
+    // Line 12: the id in the list at col 14.
+    const ConfigError unknown = load_error(patched("- wait: [ld]", "- wait: [xx]"));
+    check_loc(unknown, 12, 14, "kernels.k[2].wait[0]");
+    BOOST_TEST(contains(unknown.what(), "no command 'xx' in kernel 'k'"));
+    // c3 is the ipcq_send on line 13, after the wait (index 2).
+    const ConfigError later = load_error(patched("- wait: [ld]", "- wait: [c3]"));
+    check_loc(later, 12, 14, "kernels.k[2].wait[0]");
+    BOOST_TEST(contains(later.what(), "does not come before this wait"));
+    // A wait naming itself is not earlier either.
+    const ConfigError self = load_error(patched("- wait: [ld]", "- wait: [c2]"));
+    check_loc(self, 12, 14, "kernels.k[2].wait[0]");
+}
+
+BOOST_AUTO_TEST_CASE(error_ipcq_peer) {
+    // Line 13: peer value at col 26.
+    const ConfigError range = load_error(patched("peer: 1,", "peer: 8,"));
+    check_loc(range, 13, 26, "kernels.k[3].ipcq_send.peer");
+    BOOST_TEST(contains(range.what(), "peer 8 out of range"));
+    // Launched on pe0, peer 0 is the sender itself.
+    const ConfigError self = load_error(patched("peer: 1,", "peer: 0,"));
+    check_loc(self, 13, 26, "kernels.k[3].ipcq_send.peer");
+    BOOST_TEST(contains(self.what(), "the sending PE itself"));
+    BOOST_TEST(contains(self.what(), "wl.yaml:15:5"));  // the launch map
+}
+
+BOOST_AUTO_TEST_CASE(error_duplicate_command_id) {
+    // Line 6: fc1 renamed to ld, which command 0 already has; points at the
+    // second command's type key (line 5, col 7).
+    const ConfigError e = load_error(patched("id: fc1", "id: ld "));
+    check_loc(e, 5, 7, "kernels.k[1].composite");
+    BOOST_TEST(contains(e.what(), "duplicate command id 'ld'"));
+    // An explicit id equal to another command's default id collides too.
+    const ConfigError dflt = load_error(patched("id: fc1", "id: c2 "));
+    check_loc(dflt, 12, 7, "kernels.k[2].wait");
+}
+
+BOOST_AUTO_TEST_CASE(error_bad_command_id) {
+    // Line 6: id value at col 13.
+    const ConfigError e = load_error(patched("id: fc1", "id: 1fc"));
+    check_loc(e, 6, 13, "kernels.k[1].composite.id");
+}
+
+BOOST_AUTO_TEST_CASE(error_invalid_composite_spec) {
+    // 4097 bytes is not a whole number of bf16 elements: TilePlanner rejects
+    // it, reported at the composite (line 4, col 7).
+    const ConfigError e = load_error(patched(
+        "dma_read: { id: ld, bytes: 65536 }",
+        "composite: { id: ld, op: relu, bytes: 4097, tile_bytes: 1024 }"));
+    check_loc(e, 4, 7, "kernels.k[0].composite");
+    BOOST_TEST(contains(e.what(), "multiples of d_in"));
+}
+
+BOOST_AUTO_TEST_CASE(error_tile_does_not_fit_reserved_tcm) {
+    // reserved_mb=1 through --set: 1048576 bytes of SchedulerReservedTCM.
+    const TopologyConfig small =
+        topology({Override{"cube.pe_template.components.pe_tcm.attrs.reserved_mb", "1"}});
+    BOOST_REQUIRE(small.cube.pe_template.tcm.reserved_bytes == 1048576u);
+    // 128³ bf16 fits: (128·128 + 128·128)·2 + 128·128·2 = 98304 bytes.
+    BOOST_CHECK_NO_THROW(load(kBase, small));
+    // 512³ bf16: in (512·512 + 512·512)·2 = 1048576, out 512·512·2 = 524288,
+    // sum 1572864 > 1048576. Line 8: the tile value at col 15.
+    const std::string big = patched("tile: { m: 128, k: 128, n: 128 }", "tile: { m: 512, k: 512, n: 512 }");
+    const std::string big_gemm = [&] {
+        std::string text = big;
+        text.replace(text.find("gemm: { m: 256, k: 256, n: 256 }"), 32, "gemm: { m: 512, k: 512, n: 512 }");
+        return text;
+    }();
+    const ConfigError e = load_error(big_gemm, small);
+    check_loc(e, 8, 15, "kernels.k[1].composite.tile");
+    BOOST_TEST(contains(e.what(), "1572864"));
+    BOOST_TEST(contains(e.what(), "1048576"));
+    // The same file fits default.yaml's 8 MiB.
+    BOOST_CHECK_NO_THROW(load(big_gemm));
+    // The tile is clipped to the matrix: 512³ tiles over a 256³ GEMM are
+    // 256³, 256·256·2·2 + 256·256·2 = 393216 bytes, which fit.
+    BOOST_CHECK_NO_THROW(load(big, small));
+
+    // Legacy: 2 · 1 MiB tile > 1 MiB. Line 4: tile_bytes value at col 66.
+    const ConfigError legacy = load_error(
+        patched("dma_read: { id: ld, bytes: 65536 }",
+                "composite: { id: ld, op: relu, bytes: 4194304, tile_bytes: 1048576 }"),
+        small);
+    check_loc(legacy, 4, 66, "kernels.k[0].composite.tile_bytes");
+    BOOST_TEST(contains(legacy.what(), "2097152"));
+    BOOST_TEST(contains(legacy.what(), "1048576"));
+}
+
+BOOST_AUTO_TEST_CASE(error_mmu_misaligned) {
+    // Lines 16-17 appended after the launch: pa 0x1000 (line 17, col 27) is
+    // not a multiple of the 64 KiB page.
+    const ConfigError e = load_error(kBase + "mmu:\n  - { va: 0x40000000, pa: 0x1000, bytes: 0x10000 }\n");
+    check_loc(e, 17, 27, "mmu[0].pa");
+    BOOST_TEST(contains(e.what(), "65536"));
+}
