@@ -96,6 +96,7 @@ std::vector<EngineBusy> WorkloadRun::engines() const {
         out.push_back({id, "STORE", fs[1]->busy().value()});
         out.push_back({id, "GEMM", pe->gemm->worker().busy().value()});
         out.push_back({id, "MATH", pe->math->worker().busy().value()});
+        out.push_back({id, "IPCQ_SEND", pe->dma->comm_busy_time().value()});
     }
     return out;
 }
@@ -118,13 +119,14 @@ void WorkloadRun::print(std::ostream& out) const {
             << std::setw(16) << format_ns(c.finished_ps - c.submitted_ps) << "\n";
 
     out << "\nengine busy ns (utilisation of the makespan)\n" << std::left << std::setw(18) << "PE";
-    const char* engines[] = {"DMA_READ", "DMA_WRITE", "FETCH", "STORE", "GEMM", "MATH"};
-    for (const char* e : engines) out << std::right << std::setw(20) << e;
-    out << "\n";
+    constexpr std::size_t engines_per_pe = 7;  // as engines() lists them
     const auto busy = this->engines();
-    for (std::size_t i = 0; i < busy.size(); i += 6) {
+    for (std::size_t j = 0; j < engines_per_pe && j < busy.size(); ++j)
+        out << std::right << std::setw(20) << busy[j].engine;
+    out << "\n";
+    for (std::size_t i = 0; i < busy.size(); i += engines_per_pe) {
         out << std::left << std::setw(18) << busy[i].pe;
-        for (std::size_t j = 0; j < 6; ++j) {
+        for (std::size_t j = 0; j < engines_per_pe; ++j) {
             const std::uint64_t b = busy[i + j].busy_ps;
             std::ostringstream cell;
             cell << format_ns(b) << " (" << std::setw(3)

@@ -40,7 +40,7 @@ public:
     std::string diagnosis() const;         // why not, one line per stuck PE
     std::uint64_t makespan_ps() const;     // latest PE finish
     std::vector<CommandResult> commands() const;  // in PE order, then completion order
-    std::vector<EngineBusy> engines() const;      // launched PEs only
+    std::vector<EngineBusy> engines() const;      // launched PEs only, 7 engines each
 
     void print(std::ostream& out) const;
 

@@ -174,5 +174,6 @@ sc_core::sc_time PeDma::busy_time(DmaDirection dir) const {
 }
 
 std::uint64_t PeDma::comm_bytes() const { return m_comm->bytes; }
+sc_core::sc_time PeDma::comm_busy_time() const { return m_comm->busy; }
 
 }  // namespace npuvp

@@ -67,6 +67,7 @@ public:
     std::uint64_t bytes_moved(DmaDirection dir) const;
     sc_core::sc_time busy_time(DmaDirection dir) const;
     std::uint64_t comm_bytes() const;
+    sc_core::sc_time comm_busy_time() const;
 
 private:
     struct Channel;
