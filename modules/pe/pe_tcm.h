@@ -1,12 +1,15 @@
 // PE_TCM (seed 000 §D1, §D5.1; SPEC §3 T2): the PE's scratchpad. Its read and
 // write ports are T1 hops (read_bw_gbs, write_bw_gbs, latency_ns) that DMA,
-// fetch and store routes include. The reserved / allocatable partition lands
-// with the PE pipeline issue.
+// fetch and store routes include. Its address space is split (§D5.1):
+// [0, reserved) is SchedulerReservedTCM, owned by PE_SCHEDULER (tile buffers);
+// [reserved, size) is AllocatableTCM, managed here by the host-visible
+// PEMemAllocator, which cannot see or return an address in the reserved range.
 #pragma once
 
 #include <string>
 
 #include "modules/common/config.h"
+#include "modules/pe/tcm_partition.h"
 #include "tlm_sockets/hop.h"
 #include "tlm_sockets/routed_node.h"
 
@@ -22,15 +25,19 @@ public:
           config(config),
           m_read_port(node_id() + ".read_port", ns_to_ps(config.latency_ns), config.read_bw_gbs),
           m_write_port(node_id() + ".write_port", ns_to_ps(config.latency_ns),
-                       config.write_bw_gbs) {}
+                       config.write_bw_gbs),
+          m_allocator(config) {}
     const char* kind() const override { return "pe_tcm"; }
 
     Hop& read_port() { return m_read_port; }
     Hop& write_port() { return m_write_port; }
+    // AllocatableTCM (host / DP visible).
+    PeMemAllocator& allocator() { return m_allocator; }
 
 private:
     Hop m_read_port;
     Hop m_write_port;
+    PeMemAllocator m_allocator;
 };
 
 }  // namespace npuvp

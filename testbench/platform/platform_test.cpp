@@ -197,3 +197,19 @@ BOOST_AUTO_TEST_CASE(override_changes_the_elaborated_value) {
     // 5 mm x 0.2 ns/mm + 2 ns router = 3 ns.
     BOOST_CHECK_EQUAL(l->hop->latency_ps(), 3000u);
 }
+
+BOOST_AUTO_TEST_CASE(tcm_partition_splits_reserved_and_allocatable) {
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform(topo, trace);
+    PeNodes& pe = platform.pe(0, 0, 4);
+    // default.yaml: 32 MiB TCM, 8 MiB reserved for the scheduler's tile buffers.
+    PeMemAllocator& alloc = pe.tcm->allocator();
+    BOOST_CHECK_EQUAL(alloc.base(), 8u << 20);
+    BOOST_CHECK_EQUAL(alloc.limit(), 32u << 20);
+    BOOST_CHECK_EQUAL(pe.scheduler->reserved().capacity(), 8u << 20);
+    // The whole allocatable region can be taken, and nothing more.
+    const std::uint64_t a = alloc.allocate(24u << 20, 4096);
+    BOOST_CHECK_EQUAL(a, 8u << 20);
+    BOOST_CHECK_THROW(alloc.allocate(1, 1), TcmOutOfMemory);
+}
