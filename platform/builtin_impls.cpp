@@ -25,9 +25,14 @@ ImplRegistry make_builtin_registry() {
     using Name = const sc_core::sc_module_name&;
     using Ctx = const NodeContext&;
     add<IoCpu>(r, "io_cpu", "builtin.io_cpu",
-               [](Name n, Ctx c) { return new IoCpu(n, c.topo.system.io_cpu); });
+               [](Name n, Ctx c) {
+                   return new IoCpu(n, c.topo.system.io_cpu, c.topo.cube.m_cpu, c.topo.system,
+                                    c.ids.sip, c.trace, c.status);
+               });
     add<MCpu>(r, "m_cpu", "builtin.m_cpu",
-              [](Name n, Ctx c) { return new MCpu(n, c.topo.cube.m_cpu); });
+              [](Name n, Ctx c) {
+                  return new MCpu(n, c.topo.cube.m_cpu, c.ids.sip, c.ids.cube, c.trace, c.status);
+              });
     add<Noc>(r, "noc", "builtin.mesh_noc", [](Name n, Ctx c) {
         return new MeshNoc(n, c.topo.cube.noc, c.topo.cube.pe_layout, c.topo.wire);
     });

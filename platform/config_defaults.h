@@ -65,6 +65,8 @@ inline constexpr const char* kMCpuImpl = "builtin.m_cpu";
 inline constexpr double kMCpuOverheadNs = 5.0;
 // Assumed: the M_CPU sits at the corner router 0.
 inline constexpr int kMCpuRouter = 0;
+// response_timeout_ns has no default on purpose: absent means the M_CPU
+// fan-out watchdog is off (a missing PE response then stalls the fan-out).
 
 inline constexpr const char* kNocImpl = "builtin.mesh_noc";
 // Assumed: a mesh link as wide as one DMA engine (CALIBRATION: 256 B/cycle per

@@ -187,6 +187,9 @@ public:
     PlatformPeRoutes(Platform& platform, CubeNodes& cube, PeNodes& pe)
         : m_platform(platform), m_cube(cube), m_pe(pe) {}
 
+    const Route& between(RoutedNode& from, RoutedNode& to) override {
+        return m_platform.route(from, to);
+    }
     const Route& to_scheduler() override { return m_platform.route(*m_pe.cpu, *m_pe.scheduler); }
     const Route& fetch() override { return m_platform.fetch_route(m_pe); }
     const Route& store() override { return m_platform.store_route(m_pe); }
@@ -222,7 +225,7 @@ void Platform::attach_pe(CubeNodes& cube, PeNodes& pe) {
     pe.dma->attach(routes, *pe.mmu, ipcqs);
     pe.fetch_store->attach(routes);
     pe.scheduler->attach(pe.inboxes, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
-    pe.cpu->attach(routes, *pe.scheduler);
+    pe.cpu->attach(routes, *pe.scheduler, *pe.dma, pe.gemm->worker(), pe.math->worker());
     std::vector<StageWorker*> workers = pe.dma->workers();
     for (StageWorker* w : pe.fetch_store->workers()) workers.push_back(w);
     workers.push_back(&pe.gemm->worker());
@@ -353,9 +356,13 @@ void Platform::wire() {
     for (std::size_t s = 0; s + 1 < m_sips.size(); ++s)
         add_duplex(*m_sips[s].io_cpu, *m_sips[s + 1].io_cpu, "sip", sys.sip_link.latency_ns,
                    sys.sip_link.bw_gbs.value_or(0.0));
-    for (SipNodes& sip : m_sips)
-        for (CubeNodes& cube : sip.cubes)
+    for (SipNodes& sip : m_sips) {
+        sip.io_cpu->attach(*this);
+        for (CubeNodes& cube : sip.cubes) {
+            cube.m_cpu->attach(*this);
             for (PeNodes& pe : cube.pes) attach_pe(cube, pe);
+        }
+    }
 }
 
 RoutedNode* Platform::find(const std::string& node_id) const {
@@ -479,7 +486,8 @@ std::vector<RoutedNode*> Platform::node_path(RoutedNode& from, RoutedNode& to) c
 }
 
 Route& Platform::make_route(const std::string& key, const std::vector<RoutedNode*>& nodes,
-                            const std::vector<Hop*>& head, const std::vector<Hop*>& tail) {
+                            const std::vector<Hop*>& head, const std::vector<Hop*>& tail,
+                            bool data_back) {
     auto route = std::make_unique<Route>();
     for (Hop* hop : head) route->steps.push_back({hop, 0});
     for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -490,7 +498,11 @@ Route& Platform::make_route(const std::string& key, const std::vector<RoutedNode
                 throw std::logic_error("route " + key + ": no link " + nodes[i]->node_id() +
                                        " -> " + nodes[i + 1]->node_id());
             step.out_port = l->out_port;
-            route->steps.push_back({l->hop.get(), static_cast<std::uint32_t>(i)});
+            const Link* data = data_back ? link(*nodes[i + 1], *nodes[i]) : l;
+            if (!data)
+                throw std::logic_error("route " + key + ": no link " + nodes[i + 1]->node_id() +
+                                       " -> " + nodes[i]->node_id());
+            route->steps.push_back({data->hop.get(), static_cast<std::uint32_t>(i)});
         }
         route->path.push_back(step);
     }
@@ -515,6 +527,27 @@ const Route& Platform::route(RoutedNode& from, RoutedNode& to) {
     return make_route(key, nodes, {}, {});
 }
 
+const Route& Platform::read_route(RoutedNode& from, RoutedNode& to) {
+    const std::string key = "read:" + from.node_id_ref() + "->" + to.node_id_ref();
+    auto it = m_routes.find(key);
+    if (it != m_routes.end()) return *it->second;
+    const std::vector<RoutedNode*> nodes = node_path(from, to);
+    if (nodes.empty())
+        throw std::invalid_argument("no route from " + from.node_id() + " to " + to.node_id());
+    return make_route(key, nodes, {}, {}, true);
+}
+
+RoutedNode& Platform::node(NodeRole role, int sip, int cube, int pe) {
+    switch (role) {
+    case NodeRole::io_cpu: return *m_sips.at(sip).io_cpu;
+    case NodeRole::m_cpu: return *this->cube(sip, cube).m_cpu;
+    case NodeRole::pe_cpu: return *this->pe(sip, cube, pe).cpu;
+    case NodeRole::pe_mmu: return *this->pe(sip, cube, pe).mmu;
+    case NodeRole::hbm_slice: return *this->cube(sip, cube).hbm.at(pe);
+    }
+    throw std::logic_error("unknown node role");
+}
+
 const Route& Platform::route(const std::string& from, const std::string& to) {
     RoutedNode* a = find(from);
     RoutedNode* b = find(to);
@@ -534,7 +567,8 @@ const Route& Platform::dma_route(PeNodes& pe, DmaDirection dir, int channel, Rou
         throw std::invalid_argument("no DMA route from " + pe.dma->node_id() + " to " +
                                     target.node_id());
     Hop* channel_hop = &pe.dma->channel_hop(dir, channel);
-    if (read) return make_route(key, nodes, {channel_hop}, {&pe.tcm->write_port()});
+    // The data of a read comes back from the target: reverse-direction links.
+    if (read) return make_route(key, nodes, {channel_hop}, {&pe.tcm->write_port()}, true);
     return make_route(key, nodes, {&pe.tcm->read_port(), channel_hop}, {});
 }
 

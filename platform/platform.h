@@ -26,6 +26,7 @@
 #include <systemc>
 
 #include "modules/common/config.h"
+#include "modules/common/fabric.h"
 #include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
@@ -97,11 +98,11 @@ struct Link {
     std::unique_ptr<Hop> hop;
 };
 
-class Platform {
+class Platform final : public Fabric {
 public:
     Platform(const TopologyConfig& topo, TraceSink& trace,
              const ImplRegistry& impls = builtin_registry());
-    ~Platform();
+    ~Platform() override;
     Platform(const Platform&) = delete;
     Platform& operator=(const Platform&) = delete;
 
@@ -125,8 +126,20 @@ public:
 
     // The route between two nodes (computed once, then cached). Throws
     // std::invalid_argument when `to` cannot be reached from `from`.
-    const Route& route(RoutedNode& from, RoutedNode& to);
+    const Route& route(RoutedNode& from, RoutedNode& to) override;
     const Route& route(const std::string& from, const std::string& to);
+    // A read's route: request from -> to, data (and its link hops) to -> from.
+    const Route& read_route(RoutedNode& from, RoutedNode& to) override;
+
+    // Fabric
+    RoutedNode& node(NodeRole role, int sip, int cube, int pe) override;
+    std::uint64_t hbm_base(int sip, int cube, int slice) const override {
+        return m_resolver.hbm_base(sip, cube, slice);
+    }
+    std::uint64_t hbm_slice_bytes() const override {
+        return m_topo.cube.memory_map.hbm_slice_bytes;
+    }
+    int pes_per_cube() const override { return m_topo.pes_per_cube(); }
 
     // T2 DMA routes of one PE channel to / from a memory target:
     //   read : channel -> NoC -> target port -> TCM write port
@@ -169,8 +182,11 @@ private:
                      int to_router) const;
     CubeNodes& global_cube(int global);
     const CubeNodes& global_cube(int global) const;
+    // `data_back`: the data of this route flows from the target to the
+    // initiator, so each link step reserves the reverse direction's hop.
     Route& make_route(const std::string& key, const std::vector<RoutedNode*>& nodes,
-                      const std::vector<Hop*>& head, const std::vector<Hop*>& tail);
+                      const std::vector<Hop*>& head, const std::vector<Hop*>& tail,
+                      bool data_back = false);
 
     const TopologyConfig& m_topo;
     TraceSink& m_trace;

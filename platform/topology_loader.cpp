@@ -471,9 +471,12 @@ void Loader::read_cube(const Item& item, CubeConfig& cube) {
                       "pe_template"});
 
     const MapReader m_cpu = block(reader, "m_cpu", dflt::kMCpuImpl, cube.m_cpu.impl,
-                                  cube.impl_loc["m_cpu"], {"overhead_ns", "router"});
+                                  cube.impl_loc["m_cpu"],
+                                  {"overhead_ns", "router", "response_timeout_ns"});
     cube.m_cpu.overhead_ns = m_cpu.number("overhead_ns", dflt::kMCpuOverheadNs, Bound::non_negative);
     cube.m_cpu.router = static_cast<int>(m_cpu.integer("router", dflt::kMCpuRouter, 0));
+    // No default: absent means the fan-out watchdog is off.
+    cube.m_cpu.response_timeout_ns = m_cpu.optional_number("response_timeout_ns", Bound::positive);
 
     const MapReader noc = block(reader, "noc", dflt::kNocImpl, cube.noc.impl, cube.impl_loc["noc"],
                                 {"link_bw_gbs", "router_latency_ns", "attach_latency_ns",
@@ -836,6 +839,8 @@ std::string dump_topology_yaml(const TopologyConfig& c) {
     begin_block(out, "m_cpu", "m_cpu", cube.m_cpu.impl);
     emit(out, "overhead_ns", cube.m_cpu.overhead_ns);
     emit(out, "router", cube.m_cpu.router);
+    if (cube.m_cpu.response_timeout_ns)
+        emit(out, "response_timeout_ns", *cube.m_cpu.response_timeout_ns);
     end_block(out);
     begin_block(out, "noc", "noc", cube.noc.impl);
     emit(out, "link_bw_gbs", cube.noc.link_bw_gbs);

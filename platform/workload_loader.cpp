@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -40,12 +41,6 @@ const std::map<std::string, std::string>& reserved_command_keys() {
         {"context", "execution context main|sub|dma (SPEC §6)"},
         {"reads", "read address ranges for hazard ordering (SPEC §6)"},
         {"writes", "write address ranges for hazard ordering (SPEC §6)"},
-    };
-    return keys;
-}
-const std::map<std::string, std::string>& reserved_top_keys() {
-    static const std::map<std::string, std::string> keys = {
-        {"host", "host requests through IO_CPU / M_CPU (SPEC §4)"},
     };
     return keys;
 }
@@ -178,6 +173,7 @@ public:
     int to_int(const Item& item) const;
     std::string to_string(const Item& item) const;
     bool to_bool(const Item& item) const;
+    double to_double(const Item& item) const;  // finite
 
 private:
     std::vector<Item> list(const Item& item, bool allow_empty) const;
@@ -195,6 +191,21 @@ private:
     Launch read_launch(const Item& item, const WorkloadConfig& config,
                        const std::map<std::string, KernelExtras>& extras) const;
     MmuMapping read_mmu(const Item& item) const;
+    void check_self_peers(const std::string& kernel, const std::vector<int>& pes,
+                          const SourceLoc& launch_loc,
+                          const std::map<std::string, KernelExtras>& extras) const;
+
+    // host section (SPEC §4)
+    std::vector<HostRequest> read_host(const Item& item, const WorkloadConfig& config,
+                                       const std::map<std::string, KernelExtras>& extras) const;
+    HostRequest read_host_request(const Item& item, std::uint32_t index,
+                                  const WorkloadConfig& config,
+                                  const std::map<std::string, KernelExtras>& extras,
+                                  std::vector<WaitRef>& after) const;
+    void host_cubes(const Item& item, std::vector<CubeRef>& cubes) const;
+    void host_target_pe(const Item& item, HostRequest& request) const;
+    std::uint64_t page_aligned(const Item& item, bool positive) const;
+    std::uint64_t hbm_end() const;
 
     std::string m_source;
     const TopologyConfig& m_topo;
@@ -299,6 +310,22 @@ bool Loader::to_bool(const Item& item) const {
         if (item.node.Scalar() == "false") return false;
     }
     throw ConfigError(item.loc, "expected true or false, got " + describe(item.node));
+}
+
+double Loader::to_double(const Item& item) const {
+    const YAML::Node& node = item.node;
+    if (!node.IsScalar()) throw ConfigError(item.loc, "expected a number, got " + describe(node));
+    const std::string& text = node.Scalar();
+    if (node.Tag() == "!")
+        throw ConfigError(item.loc, "expected a number, got the string '" + text + "'");
+    char* end = nullptr;
+    errno = 0;
+    const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || *end != '\0')
+        throw ConfigError(item.loc, "expected a number (got '" + text + "')");
+    if (!std::isfinite(value) || errno == ERANGE)
+        throw ConfigError(item.loc, "must be a finite number (got " + text + ")");
+    return value;
 }
 
 // ---------------------------------------------------------------- values
@@ -668,16 +695,22 @@ Launch Loader::read_launch(const Item& item, const WorkloadConfig& config,
     }
     cube_id(reader.child("cube"), launch.sip, launch.cube);
     pe_set(reader.child("pes"), launch.pes);
-    // A PE cannot be its own IPCQ peer: its send would wait on its own ring.
-    for (const PeerRef& peer : extras.at(launch.kernel).peers)
-        if (std::find(launch.pes.begin(), launch.pes.end(), peer.peer) != launch.pes.end())
-            throw ConfigError(peer.loc, "ipcq_send peer " + std::to_string(peer.peer) +
-                                            " is the sending PE itself: kernel '" + launch.kernel +
-                                            "' is launched on pe" + std::to_string(peer.peer) + " by " +
-                                            launch.loc.key_path + " (" + launch.loc.file + ":" +
-                                            std::to_string(launch.loc.line) + ":" +
-                                            std::to_string(launch.loc.column) + ")");
+    check_self_peers(launch.kernel, launch.pes, launch.loc, extras);
     return launch;
+}
+
+// A PE cannot be its own IPCQ peer: its send would wait on its own ring.
+void Loader::check_self_peers(const std::string& kernel, const std::vector<int>& pes,
+                              const SourceLoc& launch_loc,
+                              const std::map<std::string, KernelExtras>& extras) const {
+    for (const PeerRef& peer : extras.at(kernel).peers)
+        if (std::find(pes.begin(), pes.end(), peer.peer) != pes.end())
+            throw ConfigError(peer.loc, "ipcq_send peer " + std::to_string(peer.peer) +
+                                            " is the sending PE itself: kernel '" + kernel +
+                                            "' is launched on pe" + std::to_string(peer.peer) + " by " +
+                                            launch_loc.key_path + " (" + launch_loc.file + ":" +
+                                            std::to_string(launch_loc.line) + ":" +
+                                            std::to_string(launch_loc.column) + ")");
 }
 
 MmuMapping Loader::read_mmu(const Item& item) const {
@@ -706,9 +739,240 @@ MmuMapping Loader::read_mmu(const Item& item) const {
     return map;
 }
 
+// ---------------------------------------------------------------- host
+
+const std::vector<std::pair<std::string, HostRequestKind>>& host_request_types() {
+    static const std::vector<std::pair<std::string, HostRequestKind>> types = {
+        {"memory_write", HostRequestKind::memory_write},
+        {"memory_read", HostRequestKind::memory_read},
+        {"mmu_map", HostRequestKind::mmu_map},
+        {"mmu_unmap", HostRequestKind::mmu_unmap},
+        {"kernel_launch", HostRequestKind::kernel_launch},
+    };
+    return types;
+}
+
+// End of the HBM window, as AddressResolver decodes it:
+// sips · cubes_per_sip · hbm_slices_per_cube · hbm_slice_bytes (saturating).
+std::uint64_t Loader::hbm_end() const {
+    const std::uint64_t slices = static_cast<std::uint64_t>(m_topo.system.sips) *
+                                 static_cast<std::uint64_t>(m_topo.system.cubes_per_sip) *
+                                 static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube);
+    const std::uint64_t slice_bytes = m_topo.cube.memory_map.hbm_slice_bytes;
+    if (slices != 0 && slice_bytes > std::numeric_limits<std::uint64_t>::max() / slices)
+        return std::numeric_limits<std::uint64_t>::max();
+    return slices * slice_bytes;
+}
+
+std::uint64_t Loader::page_aligned(const Item& item, bool positive) const {
+    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
+    const std::uint64_t v = positive ? size(item) : to_u64(item);
+    if (v % page != 0)
+        throw ConfigError(item.loc, "must be a multiple of the PE_MMU page size " +
+                                        std::to_string(page) + " bytes (got " +
+                                        item.node.Scalar() + ")");
+    return v;
+}
+
+// `cubes`: a non-empty list of sipS.cubeC, no repeats; absent = [sip0.cube0].
+void Loader::host_cubes(const Item& item, std::vector<CubeRef>& cubes) const {
+    cubes.clear();
+    if (!item.present) {
+        CubeRef ref;
+        cube_id(item, ref.sip, ref.cube);
+        cubes.push_back(ref);
+        return;
+    }
+    if (!item.node.IsSequence())
+        throw ConfigError(item.loc, "expected a list of cubes as sipS.cubeC (e.g. [sip0.cube0]), got " +
+                                        describe(item.node));
+    for (const Item& entry : list(item, false)) {
+        CubeRef ref;
+        cube_id(entry, ref.sip, ref.cube);
+        for (const CubeRef& seen : cubes)
+            if (seen.sip == ref.sip && seen.cube == ref.cube)
+                throw ConfigError(entry.loc, "cube '" + to_string(entry) + "' listed twice");
+        cubes.push_back(ref);
+    }
+}
+
+// `target_pe`: an int, a list of ints, or `all` (= hbm_slices_per_cube PEs,
+// SPEC §4); absent = all.
+void Loader::host_target_pe(const Item& item, HostRequest& request) const {
+    request.target_pe.clear();
+    request.target_all = !item.present || (item.node.IsScalar() && item.node.Scalar() == "all" &&
+                                           item.node.Tag() != "!");
+    if (request.target_all) {
+        for (int pe = 0; pe < m_topo.cube.memory_map.hbm_slices_per_cube; ++pe)
+            request.target_pe.push_back(pe);
+        return;
+    }
+    pe_set(item, request.target_pe);
+}
+
+HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
+                                      const WorkloadConfig& config,
+                                      const std::map<std::string, KernelExtras>& extras,
+                                      std::vector<WaitRef>& after) const {
+    std::vector<std::string> type_names;
+    for (const auto& entry : host_request_types()) type_names.push_back(entry.first);
+    if (!item.node.IsMap() || item.node.size() != 1)
+        throw ConfigError(item.loc, "a host request is a map with one key, its kind (" +
+                                        join(type_names) + "), got " + describe(item.node) +
+                                        (item.node.IsMap() ? " with " +
+                                                                 std::to_string(item.node.size()) +
+                                                                 " keys"
+                                                           : std::string()));
+    const auto entry = item.node.begin();
+    if (!entry->first.IsScalar())
+        throw ConfigError(loc_of(entry->first, item.loc.key_path),
+                          "the host request kind must be a plain name, got " + describe(entry->first));
+    const std::string type = entry->first.Scalar();
+    const SourceLoc type_loc = loc_of(entry->first, child_path(item.loc.key_path, type));
+
+    HostRequest req;
+    req.index = index;
+    req.loc = type_loc;
+    req.id = "r" + std::to_string(index);
+    bool known = false;
+    for (const auto& [name, kind] : host_request_types())
+        if (name == type) {
+            req.kind = kind;
+            known = true;
+        }
+    if (!known)
+        throw ConfigError(type_loc, "unknown host request kind '" + type + "' (known: " +
+                                        join(type_names) + ")");
+
+    std::vector<std::string> allowed = {"id", "after"};
+    switch (req.kind) {
+        case HostRequestKind::memory_write:
+        case HostRequestKind::memory_read: allowed.insert(allowed.end(), {"pa", "bytes"}); break;
+        case HostRequestKind::mmu_map:
+            allowed.insert(allowed.end(), {"cubes", "target_pe", "va", "pa", "bytes"});
+            break;
+        case HostRequestKind::mmu_unmap:
+            allowed.insert(allowed.end(), {"cubes", "target_pe", "va", "bytes"});
+            break;
+        case HostRequestKind::kernel_launch:
+            allowed.insert(allowed.end(), {"kernel", "cubes", "target_pe", "target_start_ns"});
+            break;
+    }
+    const Item body = child_item(entry->second, type_loc.key_path);
+    // A null value has no useful mark (yaml-cpp puts it on the next line): point at the kind.
+    if (body.node.IsNull())
+        throw ConfigError(type_loc, "expected a map of the request's fields (" + join(allowed) + ")");
+    const MapReader reader(*this, body, allowed);
+
+    const Item id = reader.child("id");
+    if (id.present) {
+        req.id = to_string(id);
+        if (!is_command_id(req.id))
+            throw ConfigError(id.loc, "id '" + req.id + "' must match [A-Za-z_][A-Za-z0-9_]*");
+    }
+    const Item after_item = reader.child("after");
+    if (after_item.present) {
+        req.explicit_after = true;
+        if (!after_item.node.IsNull())
+            for (const Item& ref : list(after_item, true))
+                after.push_back({index, to_string(ref), ref.loc});
+    }
+
+    switch (req.kind) {
+        case HostRequestKind::memory_write:
+        case HostRequestKind::memory_read: {
+            const Item pa = reader.required("pa");
+            const Item bytes = reader.required("bytes");
+            req.pa = to_u64(pa);
+            req.bytes = size(bytes);
+            const std::uint64_t end = hbm_end();
+            if (req.pa >= end)
+                throw ConfigError(pa.loc, "pa " + pa.node.Scalar() +
+                                              " is outside the HBM window [0, " +
+                                              std::to_string(end) + ")");
+            if (req.bytes > end - req.pa)
+                throw ConfigError(bytes.loc, "pa + bytes runs past the end of the HBM window [0, " +
+                                                 std::to_string(end) + ") (pa " + pa.node.Scalar() +
+                                                 ", bytes " + bytes.node.Scalar() + ")");
+            break;
+        }
+        case HostRequestKind::mmu_map:
+        case HostRequestKind::mmu_unmap: {
+            host_cubes(reader.child("cubes"), req.cubes);
+            host_target_pe(reader.child("target_pe"), req);
+            req.va = page_aligned(reader.required("va"), false);
+            if (req.kind == HostRequestKind::mmu_map)
+                req.pa = page_aligned(reader.required("pa"), false);
+            const Item bytes = reader.required("bytes");
+            req.bytes = page_aligned(bytes, true);
+            if (req.va + req.bytes < req.va)
+                throw ConfigError(bytes.loc, "va + bytes overflows 64 bits");
+            if (req.pa + req.bytes < req.pa)
+                throw ConfigError(bytes.loc, "pa + bytes overflows 64 bits");
+            break;
+        }
+        case HostRequestKind::kernel_launch: {
+            const Item kernel = reader.required("kernel");
+            req.kernel = to_string(kernel);
+            if (!config.kernels.count(req.kernel)) {
+                std::vector<std::string> names;
+                for (const auto& k : config.kernels) names.push_back(k.first);
+                throw ConfigError(kernel.loc, "unknown kernel '" + req.kernel + "' (kernels: " +
+                                                  join(names) + ")");
+            }
+            host_cubes(reader.child("cubes"), req.cubes);
+            host_target_pe(reader.child("target_pe"), req);
+            check_self_peers(req.kernel, req.target_pe, req.loc, extras);
+            const Item start = reader.child("target_start_ns");
+            if (start.present) {
+                const double value = to_double(start);
+                if (value < 0.0)
+                    throw ConfigError(start.loc, "must be >= 0 (got " + start.node.Scalar() + ")");
+                req.target_start_ns = value;
+            }
+            break;
+        }
+    }
+    return req;
+}
+
+std::vector<HostRequest> Loader::read_host(const Item& item, const WorkloadConfig& config,
+                                           const std::map<std::string, KernelExtras>& extras) const {
+    std::vector<HostRequest> requests;
+    std::vector<WaitRef> after;
+    std::map<std::string, std::uint32_t> ids;
+    const std::vector<Item> items = list(item, false);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        HostRequest req =
+            read_host_request(items[i], static_cast<std::uint32_t>(i), config, extras, after);
+        const auto [it, fresh] = ids.emplace(req.id, req.index);
+        if (!fresh)
+            throw ConfigError(req.loc, "duplicate host request id '" + req.id + "' (request " +
+                                           std::to_string(it->second) +
+                                           " has it; a request without an id is r<index>)");
+        requests.push_back(std::move(req));
+    }
+    // `after` names earlier requests only, so the order is acyclic by construction.
+    for (const WaitRef& ref : after) {
+        const auto target = ids.find(ref.id);
+        if (target == ids.end())
+            throw ConfigError(ref.loc, "no host request '" + ref.id + "'");
+        if (target->second >= ref.command)
+            throw ConfigError(ref.loc, "host request '" + ref.id + "' (index " +
+                                           std::to_string(target->second) +
+                                           ") does not come before this one (index " +
+                                           std::to_string(ref.command) +
+                                           "): 'after' can only name earlier requests");
+        std::vector<std::uint32_t>& deps = requests[ref.command].after;
+        if (std::find(deps.begin(), deps.end(), target->second) == deps.end())
+            deps.push_back(target->second);
+    }
+    return requests;
+}
+
 WorkloadConfig Loader::load(const YAML::Node& root) {
     const Item top_item = child_item(root, "");
-    const MapReader top(*this, top_item, {"name", "kernels", "launch", "mmu"}, reserved_top_keys());
+    const MapReader top(*this, top_item, {"name", "kernels", "launch", "mmu", "host"});
 
     WorkloadConfig config;
     config.source = m_source;
@@ -734,12 +998,23 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
     }
     if (config.kernels.empty()) throw ConfigError(kernels_item.loc, "must name at least one kernel");
 
-    for (const Item& entry : list(top.required("launch"), false))
-        config.launches.push_back(read_launch(entry, config, extras));
+    // Something must run: direct launches, host requests, or both.
+    const Item launch = top.child("launch");
+    const Item host = top.child("host");
+    const bool has_launch = launch.present && !launch.node.IsNull();
+    const bool has_host = host.present && !host.node.IsNull();
+    if (!has_launch && !has_host)
+        throw ConfigError(SourceLoc{m_source, top_item.loc.line, top_item.loc.column, ""},
+                          "nothing to run: give 'launch' (direct launches at t = 0) and/or "
+                          "'host' (requests through IO_CPU)");
+    if (has_launch)
+        for (const Item& entry : list(launch, false))
+            config.launches.push_back(read_launch(entry, config, extras));
 
     const Item mmu = top.child("mmu");
     if (mmu.present && !mmu.node.IsNull())
         for (const Item& entry : list(mmu, true)) config.mmu.push_back(read_mmu(entry));
+    if (has_host) config.host = read_host(host, config, extras);
     return config;
 }
 

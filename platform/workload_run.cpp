@@ -23,22 +23,44 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
     : m_platform(platform), m_workload(workload) {
     for (const MmuMapping& map : workload.mmu)
         for (int p : map.pes) platform.pe(map.sip, map.cube, p).mmu->map(map.va, map.pa, map.bytes);
+    std::vector<bool> seen(platform.sips().size() * platform.config().system.cubes_per_sip *
+                               platform.config().pes_per_cube());
+    auto note_pe = [&](int sip, int cube, int p) {
+        const std::size_t key =
+            (static_cast<std::size_t>(sip) * platform.config().system.cubes_per_sip + cube) *
+                platform.config().pes_per_cube() + p;
+        if (!seen[key]) m_launched.push_back(&platform.pe(sip, cube, p));
+        seen[key] = true;
+    };
     for (const Launch& launch : workload.launches) {
         const Kernel& kernel = workload.kernels.at(launch.kernel);
         for (int p : launch.pes) {
             PeNodes& pe = platform.pe(launch.sip, launch.cube, p);
-            if (pe.cpu->kernel() != nullptr)
+            if (pe.cpu->kernel() != nullptr || !pe.cpu->runs().empty())
                 throw ConfigError(launch.loc, pe_id(pe) + " is launched twice (kernels '" +
                                                   pe.cpu->kernel()->name + "' and '" +
                                                   kernel.name + "')");
             pe.cpu->launch(kernel);
-            m_launched.push_back(&pe);
+            note_pe(launch.sip, launch.cube, p);
         }
+    }
+    if (!workload.host.empty()) {
+        // Host requests enter at SIP 0's IO_CPU (SPEC §4).
+        m_host = platform.sips().front().io_cpu;
+        m_host->host(workload);
+        for (const HostRequest& r : workload.host)
+            if (r.kind == HostRequestKind::kernel_launch)
+                for (const CubeRef& c : r.cubes)
+                    for (int p : r.target_pe) note_pe(c.sip, c.cube, p);
     }
 }
 
 bool WorkloadRun::finished() const {
     if (m_platform.status().failed()) return false;
+    if (m_host) {
+        for (const auto& r : m_host->requests())
+            if (!r.done || !r.success) return false;
+    }
     return std::all_of(m_launched.begin(), m_launched.end(),
                        [](const PeNodes* pe) { return pe->cpu->finished(); });
 }
@@ -48,8 +70,22 @@ std::string WorkloadRun::diagnosis() const {
     if (m_platform.status().failed())
         out << m_platform.status().error() << " (at " << format_ns(m_platform.status().time().value())
             << " ns)\n";
+    if (m_host) {
+        for (const auto& r : m_host->requests()) {
+            if (r.done && r.success) continue;
+            out << m_host->node_id_ref() << ": host request '" << r.request->id << "' ("
+                << to_string(r.request->kind) << ") ";
+            if (!r.started)
+                out << "never started (it waits for an earlier request)";
+            else if (!r.done)
+                out << "incomplete: " << r.received << " of " << r.expected << " cubes answered";
+            else
+                out << "failed: no response from " << r.missing;
+            out << "\n";
+        }
+    }
     for (const PeNodes* pe : m_launched) {
-        if (pe->cpu->finished()) continue;
+        if (pe->cpu->finished() || pe->cpu->kernel() == nullptr) continue;
         const Kernel& kernel = *pe->cpu->kernel();
         out << pe_id(*pe) << ": kernel '" << kernel.name << "' did not finish; ";
         const std::uint32_t at = pe->cpu->position();
@@ -73,6 +109,9 @@ std::uint64_t WorkloadRun::makespan_ps() const {
     std::uint64_t makespan = 0;
     for (const PeNodes* pe : m_launched)
         makespan = std::max<std::uint64_t>(makespan, pe->cpu->finish_time().value());
+    if (m_host)
+        for (const auto& r : m_host->requests())
+            if (r.done) makespan = std::max<std::uint64_t>(makespan, r.completed.value());
     return makespan;
 }
 
@@ -107,6 +146,34 @@ void WorkloadRun::print(std::ostream& out) const {
         << ": " << m_launched.size() << " PE" << (m_launched.size() == 1 ? "" : "s")
         << "\nmakespan " << format_ns(makespan) << " ns\n\n";
 
+    if (m_host) {
+        out << std::left << std::setw(10) << "request" << std::setw(15) << "kind" << std::right
+            << std::setw(14) << "issued ns" << std::setw(14) << "done ns" << std::setw(14)
+            << "latency ns" << std::setw(14) << "start ns" << std::setw(13) << "pe_exec ns"
+            << std::setw(13) << "dma ns" << std::setw(13) << "compute ns" << std::setw(13)
+            << "xfer ns" << "  result\n";
+        for (const auto& r : m_host->requests()) {
+            const bool launch = r.request->kind == HostRequestKind::kernel_launch;
+            auto fixed = [](double v) {
+                std::ostringstream s;
+                s << std::fixed << std::setprecision(3) << v;
+                return s.str();
+            };
+            out << std::left << std::setw(10) << r.request->id << std::setw(15)
+                << to_string(r.request->kind) << std::right << std::setw(14)
+                << (r.started ? format_ns(r.issued.value()) : "-") << std::setw(14)
+                << (r.done ? format_ns(r.completed.value()) : "-") << std::setw(14)
+                << (r.done ? format_ns((r.completed - r.issued).value()) : "-") << std::setw(14)
+                << (launch ? format_ns(r.target_start_ps) : "-") << std::setw(13)
+                << (launch ? fixed(r.result.pe_exec_ns) : "-") << std::setw(13)
+                << (launch ? fixed(r.result.dma_ns) : "-") << std::setw(13)
+                << (launch ? fixed(r.result.compute_ns) : "-") << std::setw(13)
+                << (launch ? "-" : fixed(r.result.xfer_ns)) << "  "
+                << (!r.done ? "incomplete" : r.success ? "ok" : "FAILED: no response from " + r.missing)
+                << "\n";
+        }
+        out << "\n";
+    }
     out << std::left << std::setw(18) << "PE" << std::setw(12) << "command" << std::setw(11)
         << "kind" << std::right << std::setw(7) << "tiles" << std::setw(16) << "submitted ns"
         << std::setw(16) << "started ns" << std::setw(16) << "finished ns" << std::setw(16)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "modules/pe/command.h"
+#include "modules/system/io_cpu.h"
 #include "platform/platform.h"
 
 namespace npuvp {
@@ -36,18 +37,21 @@ public:
     WorkloadRun(Platform& platform, const WorkloadConfig& workload);
 
     // After sc_start():
-    bool finished() const;                 // every launched PE ran to the end, no fault
+    bool finished() const;                 // every launched PE ran to the end, every host
+                                           // request completed successfully, no fault
     std::string diagnosis() const;         // why not, one line per stuck PE
     std::uint64_t makespan_ps() const;     // latest PE finish
     std::vector<CommandResult> commands() const;  // in PE order, then completion order
     std::vector<EngineBusy> engines() const;      // launched PEs only, 7 engines each
+    const IoCpu* host() const { return m_host; }
 
     void print(std::ostream& out) const;
 
 private:
     Platform& m_platform;
     const WorkloadConfig& m_workload;
-    std::vector<PeNodes*> m_launched;  // in launch order, then PE index
+    std::vector<PeNodes*> m_launched;  // in launch order, then PE index (direct and host)
+    IoCpu* m_host = nullptr;           // the host entry, when the workload has host requests
 };
 
 }  // namespace npuvp

@@ -145,12 +145,11 @@ int run(int argc, char* argv[]) {
         sc_core::sc_start();
         if (!run.finished()) {
             run.print(std::cout);
-            std::cerr << "npuvp: run failed: ";
+            std::cerr << "npuvp: run failed";
             if (!platform.status().failed())
-                std::cerr << "the simulation ran out of events at "
-                          << sc_core::sc_time_stamp().value() / 1000.0
-                          << " ns with work outstanding\n";
-            std::cerr << run.diagnosis();
+                std::cerr << " (the simulation ended at " << sc_core::sc_time_stamp().value() / 1000.0
+                          << " ns with work outstanding or a failed request)";
+            std::cerr << ":\n" << run.diagnosis();
             return exit_run_failed;
         }
         run.print(std::cout);

@@ -64,10 +64,12 @@ void RoutedNode::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc
     ++ext->path_index;
     sc_assert(ext->path_index < route.path.size() && route.path[ext->path_index].node == this);
     apply_steps(*ext, delay);
-    if (ext->path_index + 1 < route.path.size())
+    if (ext->path_index + 1 < route.path.size()) {
+        transit(*ext, delay);
         out[route.path[ext->path_index].out_port]->b_transport(payload, delay);
-    else
+    } else {
         serve(payload, *ext, delay);
+    }
 }
 
 void RoutedNode::serve(tlm::tlm_generic_payload& payload, NpuExtension&, sc_core::sc_time&) {

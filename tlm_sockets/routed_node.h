@@ -59,6 +59,11 @@ public:
     sc_core::sc_time transport(Transaction& txn);
 
 protected:
+    // Called on a node the payload passes through (not its last), after the
+    // node's own hops and before forwarding; a node with a processing cost for
+    // transit traffic (M_CPU, IO_CPU) adds it to the delay here. Must not wait.
+    virtual void transit(NpuExtension& ext, sc_core::sc_time& delay) {}
+
     // Called on the last node of a path, with the delay accumulated so far.
     // The default accepts the payload (TLM_OK_RESPONSE). Must not wait.
     virtual void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,

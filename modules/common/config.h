@@ -141,6 +141,9 @@ struct MCpuConfig {
     std::string impl;
     double overhead_ns = 0.0;
     int router = 0;  // mesh router the M_CPU attaches to (T5)
+    // Watchdog beyond seed 001: a fan-out whose PE responses have not all
+    // arrived this long after dispatch ends with success = false. Off if absent.
+    std::optional<double> response_timeout_ns;
 };
 
 struct NocConfig {

@@ -1,10 +1,35 @@
-// M_CPU, one per cube (SPEC §4, seed 001): the cube's command processor,
-// attached to mesh router `router`. Fan-out and aggregation land with the
-// cube command path; today it is a routed node (transit forwarding is what
-// RoutedNode does for any path that passes through it).
+// M_CPU, one per cube (SPEC §4; seed 001 ADR-0035): the cube's command
+// processor, attached to mesh router `router`.
+//  - Transit (D4): traffic whose route passes through M_CPU (e.g. a response
+//    on its way from a PE to IO_CPU) is forwarded unchanged after overhead_ns.
+//  - Terminal (D2): requests from IO_CPU are dispatched by type to
+//    _dma_fanout (MemoryRead / MemoryWrite), _kernel_launch_fanout
+//    (KernelLaunch) and _mmu_msg_fanout (MmuMap / MmuUnmap), each a process
+//    of its own, so the inbox keeps being served.
+//  - It handles one transaction at a time and adds overhead_ns to each
+//    (D1, D9), responses included.
+//  - M_CPU.DMA (D3): a read and a write channel (FIFO-fair, capacity 1),
+//    internal (not topology nodes), serialising only the dispatch step.
+//  - Aggregation (D8): per fan-out (expected, received, all_done); one
+//    ResponseMsg(src_pe = -1) goes back to IO_CPU when all have answered.
+//  - Watchdog (beyond the seed): with response_timeout_ns set, a launch whose
+//    PEs have not all answered in time ends with success = false, naming them.
 #pragma once
 
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "modules/common/config.h"
+#include "modules/common/fabric.h"
+#include "modules/common/fifo_resource.h"
+#include "modules/common/run_status.h"
+#include "modules/common/timed_inbox.h"
+#include "modules/common/trace.h"
+#include "modules/system/messages.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
@@ -14,9 +39,70 @@ public:
     // Parameters
     const MCpuConfig& config;
 
-    MCpu(const sc_core::sc_module_name& name, const MCpuConfig& config)
-        : RoutedNode(name), config(config) {}
+    // What one fan-out did, for reports and tests.
+    struct FanoutRecord {
+        const HostRequest* request;
+        sc_core::sc_time start;    // dispatch began (after overhead)
+        sc_core::sc_time end;      // response sent
+        int destinations;          // PEs or HBM slices
+        double xfer_ns;            // memory: max drain over destinations
+        std::uint64_t target_start_ps;  // kernel launch: the barrier used
+        bool success;
+    };
+
+    MCpu(const sc_core::sc_module_name& name, const MCpuConfig& config, int sip, int cube,
+         TraceSink& trace, RunStatus& status);
     const char* kind() const override { return "m_cpu"; }
+
+    void attach(Fabric& fabric) { m_fabric = &fabric; }
+
+    FifoResource& dma_channel(bool write) { return write ? m_dma_write : m_dma_read; }
+    const std::vector<FanoutRecord>& fanouts() const { return m_fanouts; }
+    std::uint64_t transactions() const { return m_processor.handled(); }
+
+protected:
+    void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+               sc_core::sc_time& delay) override;
+    void transit(NpuExtension& ext, sc_core::sc_time& delay) override;
+
+private:
+    struct Item {
+        MsgKind kind;
+        const void* body;
+    };
+    struct Pending {
+        int expected = 0;
+        int received = 0;
+        std::vector<char> answered;  // by position in the fan-out
+        std::vector<int> pes;
+        ResultData merged;
+        sc_core::sc_event all_done;
+    };
+
+    void worker();
+    void kernel_launch_fanout(const CubeRequestMsg& msg);
+    void dma_fanout(const CubeRequestMsg& msg);
+    void mmu_msg_fanout(const CubeRequestMsg& msg);
+    void collect_response(const PeResponseMsg& response);
+    void respond(const CubeRequestMsg& msg, bool success, std::string missing,
+                 FanoutRecord record);
+    std::string pe_id(int pe) const;
+
+    int m_sip;
+    int m_cube;
+    TraceSink& m_trace;
+    RunStatus& m_status;
+    Fabric* m_fabric = nullptr;
+    TimedInbox<Item> m_inbox;
+    SerialProcessor m_processor;
+    FifoResource m_dma_read;
+    FifoResource m_dma_write;
+    std::map<std::uint64_t, std::unique_ptr<Pending>> m_pending;  // lookup only
+    std::uint64_t m_next_fanout = 0;
+    std::deque<CubeResponseMsg> m_responses;  // alive until IO_CPU has handled them
+    std::deque<LaunchMsg> m_launches;
+    std::deque<MmuMsg> m_mmu_msgs;
+    std::vector<FanoutRecord> m_fanouts;
 };
 
 }  // namespace npuvp

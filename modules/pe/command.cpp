@@ -17,3 +17,18 @@ const char* to_string(CommandKind kind) {
 }
 
 }  // namespace npuvp
+
+namespace npuvp {
+
+const char* to_string(HostRequestKind kind) {
+    switch (kind) {
+    case HostRequestKind::memory_write: return "memory_write";
+    case HostRequestKind::memory_read: return "memory_read";
+    case HostRequestKind::mmu_map: return "mmu_map";
+    case HostRequestKind::mmu_unmap: return "mmu_unmap";
+    case HostRequestKind::kernel_launch: return "kernel_launch";
+    }
+    return "?";
+}
+
+}  // namespace npuvp

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "modules/common/config.h"
+#include "modules/system/host_request.h"
 #include "modules/pe/tile_plan.h"
 
 namespace npuvp {
@@ -97,6 +98,7 @@ struct WorkloadConfig {
     std::map<std::string, Kernel> kernels;  // by name
     std::vector<Launch> launches;
     std::vector<MmuMapping> mmu;
+    std::vector<HostRequest> host;  // requests through IO_CPU (SPEC §4), in list order
 };
 
 }  // namespace npuvp

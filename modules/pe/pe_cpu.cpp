@@ -1,5 +1,6 @@
 #include "modules/pe/pe_cpu.h"
 
+#include "modules/pe/pe_dma.h"
 #include "modules/pe/pe_scheduler.h"
 
 namespace npuvp {
@@ -10,30 +11,82 @@ PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, Tra
     SC_THREAD(run);
 }
 
-void PeCpu::attach(PeRoutes& routes, PeScheduler& scheduler) {
+void PeCpu::attach(PeRoutes& routes, PeScheduler& scheduler, const PeDma& dma,
+                   const StageWorker& gemm, const StageWorker& math) {
     m_routes = &routes;
     m_scheduler = &scheduler;
+    m_dma = &dma;
+    m_gemm = &gemm;
+    m_math = &math;
 }
 
-void PeCpu::launch(const Kernel& kernel) {
-    m_kernel = &kernel;
-    m_scheduler->prepare(kernel);
+void PeCpu::launch(const Kernel& kernel) { m_direct.push_back(&kernel); }
+
+void PeCpu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core::sc_time& delay) {
+    // A launch starts a program; a plain control message (a ping) is accepted.
+    if (ext.kind == MsgKind::kernel_launch) {
+        m_launches.push(static_cast<const LaunchMsg*>(ext.body), delay);
+    } else if (ext.kind != MsgKind::control) {
+        payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void PeCpu::wait_complete(std::uint32_t index) {
     while (!m_scheduler->complete(index)) sc_core::wait(m_scheduler->completion_event());
 }
 
+sc_core::sc_time PeCpu::dma_busy() const {
+    return m_dma->busy_time(DmaDirection::read) + m_dma->busy_time(DmaDirection::write) +
+           m_dma->comm_busy_time();
+}
+
+sc_core::sc_time PeCpu::compute_busy() const { return m_gemm->busy() + m_math->busy(); }
+
 void PeCpu::run() {
-    if (m_kernel == nullptr) return;
+    for (const Kernel* kernel : m_direct) {
+        m_runs.push_back({kernel, sc_core::SC_ZERO_TIME, sc_core::sc_time_stamp(),
+                          sc_core::SC_ZERO_TIME, false});
+        run_kernel(*kernel);
+    }
+    m_direct_done = true;
+    for (;;) {
+        const LaunchMsg& launch = *m_launches.pop();
+        const sc_core::sc_time arrived = sc_core::sc_time_stamp();
+        // seed 001 D6: every PE of the launch starts at target_start_ns. A
+        // launch that arrives later (M_CPU was busy) starts when it arrives.
+        const sc_core::sc_time start = sc_core::sc_time::from_value(launch.start_ps);
+        if (start > arrived) sc_core::wait(start - arrived);
+        m_runs.push_back({launch.kernel, arrived, sc_core::sc_time_stamp(), sc_core::SC_ZERO_TIME,
+                          false});
+        const sc_core::sc_time dma0 = dma_busy();
+        const sc_core::sc_time compute0 = compute_busy();
+        run_kernel(*launch.kernel);
+        const KernelRun& done = m_runs.back();
+        m_response.fanout = launch.fanout;
+        m_response.pe = launch.pe;
+        m_response.result.pe_exec_ns = static_cast<double>((done.finish - done.start).value()) / 1000.0;
+        m_response.result.dma_ns = static_cast<double>((dma_busy() - dma0).value()) / 1000.0;
+        m_response.result.compute_ns = static_cast<double>((compute_busy() - compute0).value()) / 1000.0;
+        m_txn.ext().body = &m_response;
+        m_txn.prepare(MsgKind::response, m_routes->between(*this, *launch.reply_to), 0, 0);
+        transport(m_txn);
+    }
+}
+
+void PeCpu::run_kernel(const Kernel& kernel) {
+    m_scheduler->prepare(kernel);
+    m_trace.emit({sc_core::sc_time_stamp().value(), "kernel_start", &node_id_ref(), -1, -1, nullptr,
+                  nullptr, -1, nullptr, &kernel.name});
     const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
     const Route& to_scheduler = m_routes->to_scheduler();
-    for (const Command& command : m_kernel->commands) {
+    for (const Command& command : kernel.commands) {
         m_position = command.index;
         if (command.kind == CommandKind::wait) {
             if (command.wait_for.empty()) {
                 for (std::uint32_t i = 0; i < command.index; ++i)
-                    if (m_kernel->commands[i].kind != CommandKind::wait) wait_complete(i);
+                    if (kernel.commands[i].kind != CommandKind::wait) wait_complete(i);
             } else {
                 for (std::uint32_t i : command.wait_for) wait_complete(i);
             }
@@ -46,13 +99,14 @@ void PeCpu::run() {
         transport(m_txn);  // arrives after the link delay; PE_CPU moves on
         if (command.wait) wait_complete(command.index);
     }
-    m_position = static_cast<std::uint32_t>(m_kernel->commands.size());
-    for (const Command& command : m_kernel->commands)
+    m_position = static_cast<std::uint32_t>(kernel.commands.size());
+    for (const Command& command : kernel.commands)
         if (command.kind != CommandKind::wait) wait_complete(command.index);
-    m_finish = sc_core::sc_time_stamp();
-    m_finished = true;
-    m_trace.emit({m_finish.value(), "kernel_complete", &node_id_ref(), -1, -1, nullptr, nullptr, -1,
-                  nullptr, &m_kernel->name});
+    KernelRun& run = m_runs.back();
+    run.finish = sc_core::sc_time_stamp();
+    run.done = true;
+    m_trace.emit({run.finish.value(), "kernel_complete", &node_id_ref(), -1, -1, nullptr, nullptr,
+                  -1, nullptr, &kernel.name});
 }
 
 }  // namespace npuvp

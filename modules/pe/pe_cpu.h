@@ -1,51 +1,90 @@
-// PE_CPU (seed 000 §D1; SPEC §3 T3, §5): runs the PE's kernel program. It
+// PE_CPU (seed 000 §D1; seed 001 D6; SPEC §3 T3, §5): runs the PE's kernel
+// programs, one after another. A kernel comes either from a direct launch
+// (workload `launch:`, at t = 0) or from M_CPU (KernelLaunch, n = 0), which
+// names the instant to start: target_start_ns, the cross-PE barrier. PE_CPU
 // issues each command to PE_SCHEDULER over the cpu -> scheduler link, adding
 // overhead_ns per command, and never touches an engine queue. It does not
-// wait for a command to complete unless the program says so (`wait: true` on
-// the command, or a `wait` command); the program ends when every command it
-// issued has completed.
+// wait for a command to complete unless the program says so (`wait: true`,
+// or a `wait` command); a kernel ends when every command it issued has
+// completed. A launched kernel is answered with a response to M_CPU carrying
+// pe_exec_ns (start to end), dma_ns and compute_ns (engine busy time during
+// the kernel).
 #pragma once
 
+#include <deque>
+#include <vector>
+
 #include "modules/common/config.h"
+#include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "modules/pe/pe_routes.h"
+#include "modules/system/messages.h"
 #include "tlm_sockets/npu_extension.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
 class PeScheduler;
+class PeDma;
+class StageWorker;
 
 class PeCpu : public RoutedNode {
 public:
     // Parameters
     const PeCpuConfig& config;
 
+    struct KernelRun {
+        const Kernel* kernel;
+        sc_core::sc_time launched;  // when the launch arrived (direct: 0)
+        sc_core::sc_time start;     // when the program started (>= target start)
+        sc_core::sc_time finish;
+        bool done;
+    };
+
     PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace);
     const char* kind() const override { return "pe_cpu"; }
 
-    void attach(PeRoutes& routes, PeScheduler& scheduler);
-    // Elaboration: the program this PE runs from t = 0.
+    // Elaboration: routes, the PE's scheduler, and the engines whose busy time
+    // a response reports.
+    void attach(PeRoutes& routes, PeScheduler& scheduler, const PeDma& dma,
+                const StageWorker& gemm, const StageWorker& math);
+    // Elaboration: a kernel this PE runs from t = 0 (before any host launch).
     void launch(const Kernel& kernel);
 
-    const Kernel* kernel() const { return m_kernel; }
-    bool finished() const { return m_finished; }
-    sc_core::sc_time finish_time() const { return m_finish; }
+    // The kernel running or run last; nullptr if none yet.
+    const Kernel* kernel() const { return m_runs.empty() ? nullptr : m_runs.back().kernel; }
+    const std::vector<KernelRun>& runs() const { return m_runs; }
+    bool busy() const { return !m_runs.empty() && !m_runs.back().done; }
+    // Every kernel launched directly has run and none is running.
+    bool finished() const { return m_direct_done && !busy(); }
+    sc_core::sc_time finish_time() const { return m_runs.empty() ? sc_core::SC_ZERO_TIME : m_runs.back().finish; }
     // Index of the command the program is at (for a diagnosis of a stuck run).
     std::uint32_t position() const { return m_position; }
 
+protected:
+    void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+               sc_core::sc_time& delay) override;
+
 private:
     void run();
+    void run_kernel(const Kernel& kernel);
     void wait_complete(std::uint32_t index);
+    sc_core::sc_time dma_busy() const;
+    sc_core::sc_time compute_busy() const;
 
     TraceSink& m_trace;
     PeRoutes* m_routes = nullptr;
     PeScheduler* m_scheduler = nullptr;
-    const Kernel* m_kernel = nullptr;
+    const PeDma* m_dma = nullptr;
+    const StageWorker* m_gemm = nullptr;
+    const StageWorker* m_math = nullptr;
+    std::vector<const Kernel*> m_direct;
+    bool m_direct_done = false;
+    TimedInbox<const LaunchMsg*> m_launches;
+    std::vector<KernelRun> m_runs;
     Transaction m_txn;
-    bool m_finished = false;
-    sc_core::sc_time m_finish;
+    PeResponseMsg m_response;
     std::uint32_t m_position = 0;
 };
 

@@ -5,6 +5,31 @@
 
 namespace npuvp {
 
+PeMmu::PeMmu(const sc_core::sc_module_name& name, const PeMmuConfig& config)
+    : RoutedNode(name), config(config) {
+    SC_HAS_PROCESS(PeMmu);
+    SC_THREAD(apply_messages);
+}
+
+void PeMmu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core::sc_time& delay) {
+    if (ext.kind != MsgKind::mmu_map && ext.kind != MsgKind::mmu_unmap) {
+        payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    m_inbox.push(static_cast<const MmuMsg*>(ext.body), delay);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void PeMmu::apply_messages() {
+    for (;;) {
+        const MmuMsg& msg = *m_inbox.pop();
+        if (msg.map)
+            map(msg.va, msg.pa, msg.bytes);
+        else
+            unmap(msg.va, msg.bytes);
+    }
+}
+
 void PeMmu::map(std::uint64_t va, std::uint64_t pa, std::uint64_t bytes) {
     const std::uint64_t page = config.page_bytes;
     if (va % page || pa % page || bytes % page || bytes == 0)

@@ -10,6 +10,8 @@
 #include <optional>
 
 #include "modules/common/config.h"
+#include "modules/common/timed_inbox.h"
+#include "modules/system/messages.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
@@ -19,8 +21,7 @@ public:
     // Parameters
     const PeMmuConfig& config;
 
-    PeMmu(const sc_core::sc_module_name& name, const PeMmuConfig& config)
-        : RoutedNode(name), config(config) {}
+    PeMmu(const sc_core::sc_module_name& name, const PeMmuConfig& config);
     const char* kind() const override { return "pe_mmu"; }
 
     // Maps [va, va + bytes) to [pa, pa + bytes), whole pages. Throws
@@ -31,7 +32,15 @@ public:
     std::optional<std::uint64_t> translate(std::uint64_t va) const;
     std::size_t mapped_pages() const { return m_pages.size(); }
 
+protected:
+    // MmuMap / MmuUnmap from M_CPU (seed 001 D7), applied when they arrive.
+    void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+               sc_core::sc_time& delay) override;
+
 private:
+    void apply_messages();
+
+    TimedInbox<const MmuMsg*> m_inbox;
     std::map<std::uint64_t, std::uint64_t> m_pages;  // virtual page -> physical page
 };
 

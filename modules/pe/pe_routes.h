@@ -8,6 +8,10 @@
 #include "tlm_sockets/route.h"
 
 namespace npuvp {
+class RoutedNode;
+}
+
+namespace npuvp {
 
 enum class DmaDirection { read, write };
 
@@ -15,6 +19,8 @@ class PeRoutes {
 public:
     virtual ~PeRoutes() = default;
 
+    // This PE's node `from` to any node (e.g. PE_CPU's response to M_CPU).
+    virtual const Route& between(RoutedNode& from, RoutedNode& to) = 0;
     // PE_CPU -> PE_SCHEDULER (the template's cpu_to_scheduler edge).
     virtual const Route& to_scheduler() = 0;
     // DMA channel `channel` of `dir` to or from the memory target that holds

@@ -23,8 +23,7 @@ void PeScheduler::prepare(const Kernel& kernel) {
 
 void PeScheduler::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                         sc_core::sc_time& delay) {
-    m_submissions.push_back({static_cast<const Command*>(ext.body), sc_core::sc_time_stamp() + delay});
-    m_submitted.notify(delay);
+    m_submissions.push(static_cast<const Command*>(ext.body), delay);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -65,14 +64,7 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
 void PeScheduler::dispatch_loop() {
     const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
     for (;;) {
-        while (m_submissions.empty() || m_submissions.front().arrival > sc_core::sc_time_stamp()) {
-            if (m_submissions.empty())
-                sc_core::wait(m_submitted);
-            else
-                sc_core::wait(m_submissions.front().arrival - sc_core::sc_time_stamp());
-        }
-        const Command& command = *m_submissions.front().command;
-        m_submissions.pop_front();
+        const Command& command = *m_submissions.pop();
 
         PipelineContext& ctx = m_contexts.emplace_back();
         ctx.reset(*this);

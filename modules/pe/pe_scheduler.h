@@ -22,6 +22,7 @@
 
 #include "modules/common/config.h"
 #include "modules/common/run_status.h"
+#include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "modules/pe/stage_worker.h"
@@ -74,11 +75,6 @@ protected:
                sc_core::sc_time& delay) override;
 
 private:
-    struct Submission {
-        const Command* command;
-        sc_core::sc_time arrival;
-    };
-
     void dispatch_loop();
     void feed_loop();
     void record_completions();
@@ -93,8 +89,7 @@ private:
     const StageInboxes* m_inboxes = nullptr;
     ReservedTcm m_reserved;
 
-    std::deque<Submission> m_submissions;  // SubmissionQueue
-    sc_core::sc_event m_submitted;
+    TimedInbox<const Command*> m_submissions;  // SubmissionQueue
     std::deque<PipelineContext> m_contexts;  // one per dispatched command, stable addresses
     std::vector<PipelineContext*> m_inflight;  // InflightTable
     std::vector<CompletionRecord> m_completions;  // CompletionQueue

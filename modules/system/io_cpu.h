@@ -1,10 +1,28 @@
-// IO_CPU, one per SIP (SPEC §2, seed 001): the host's command entry. Linked to
-// every M_CPU of its SIP (io_link) and to the IO_CPUs of neighbouring SIPs
-// (sip_link). Host-request handling lands with the cube command path; today
-// it is a routed node that forwards and accepts messages.
+// IO_CPU, one per SIP (SPEC §2, §4; seed 001 via ADR-0036): the host's entry
+// point. It takes the workload's host requests in order (or, with `after`,
+// as soon as the named requests are done), and for each one:
+//  - adds overhead_ns (one transaction at a time, responses included);
+//  - for a kernel launch, stamps target_start_ns when the request has none:
+//    now + the slowest leg to any target PE (IO_CPU -> M_CPU -> PE_CPU route
+//    latency plus M_CPU's overhead), a barrier shared by every cube;
+//  - fans the request out to the M_CPU of every cube it targets (a memory
+//    range is split at cube boundaries), all sharing one parent result;
+//  - completes when every cube's ResponseMsg has arrived, keeping the merged
+//    result data and, for a failed fan-out, which PEs never answered.
+// Host requests enter at SIP 0's IO_CPU; traffic for another SIP's cubes
+// crosses the sip_link through that SIP's IO_CPU (transit, overhead_ns).
 #pragma once
 
+#include <deque>
+#include <string>
+#include <vector>
+
 #include "modules/common/config.h"
+#include "modules/common/fabric.h"
+#include "modules/common/run_status.h"
+#include "modules/common/timed_inbox.h"
+#include "modules/common/trace.h"
+#include "modules/system/messages.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
@@ -14,9 +32,55 @@ public:
     // Parameters
     const IoCpuConfig& config;
 
-    IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config)
-        : RoutedNode(name), config(config) {}
+    struct RequestRecord {
+        const HostRequest* request = nullptr;
+        sc_core::sc_time issued;      // its dependencies done: handed to IO_CPU
+        sc_core::sc_time completed;
+        bool started = false;
+        bool done = false;
+        bool success = true;
+        std::uint64_t target_start_ps = 0;  // kernel launch: the barrier
+        ResultData result;                  // the parent every cube merges into
+        std::string missing;
+        int expected = 0;
+        int received = 0;
+        std::deque<CubeRequestMsg> parts;   // one per cube
+    };
+
+    IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,
+          const MCpuConfig& m_cpu, const SystemConfig& system, int sip, TraceSink& trace,
+          RunStatus& status);
     const char* kind() const override { return "io_cpu"; }
+
+    void attach(Fabric& fabric) { m_fabric = &fabric; }
+    // Elaboration: the host requests this IO_CPU runs and the workload's kernels.
+    void host(const WorkloadConfig& workload);
+
+    const std::deque<RequestRecord>& requests() const { return m_requests; }
+    bool all_done() const;
+
+protected:
+    void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+               sc_core::sc_time& delay) override;
+    void transit(NpuExtension& ext, sc_core::sc_time& delay) override;
+
+private:
+    void start_requests();
+    void run_request(RequestRecord& record);
+    void worker();
+    bool ready(const RequestRecord& record) const;
+
+    const MCpuConfig& m_m_cpu;
+    const SystemConfig& m_system;
+    int m_sip;
+    TraceSink& m_trace;
+    RunStatus& m_status;
+    Fabric* m_fabric = nullptr;
+    const WorkloadConfig* m_workload = nullptr;
+    std::deque<RequestRecord> m_requests;
+    TimedInbox<const CubeResponseMsg*> m_inbox;
+    SerialProcessor m_processor;
+    sc_core::sc_event m_request_done;
 };
 
 }  // namespace npuvp

@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(default_yaml_loads_with_expected_values) {
     // impl locations point into the file; default.yaml names pe_gemm's impl on line 88.
     const npuvp::SourceLoc& gemm_impl = t.impl_loc.at("pe_gemm");
     BOOST_TEST(gemm_impl.file == path);
-    BOOST_TEST(gemm_impl.line == 88);
+    BOOST_TEST(gemm_impl.line == 89);
     BOOST_TEST(gemm_impl.key_path == "cube.pe_template.components.pe_gemm.impl");
     BOOST_TEST(c.cube.impl_loc.at("m_cpu").key_path == "cube.m_cpu.impl");
     BOOST_TEST(c.system.io_cpu_impl_loc.key_path == "system.io_cpu.impl");
@@ -531,4 +531,41 @@ BOOST_AUTO_TEST_CASE(malformed_override_syntax_is_rejected) {
     const Override ok = npuvp::parse_override("name=a=b");
     BOOST_TEST(ok.key_path == "name");
     BOOST_TEST(ok.value == "a=b");
+}
+
+BOOST_AUTO_TEST_CASE(m_cpu_response_timeout_is_optional_positive_and_round_trips) {
+    // Absent: the watchdog is off, and the dump does not mention it.
+    const TopologyConfig off = load(kMinimal);
+    BOOST_TEST(!off.cube.m_cpu.response_timeout_ns.has_value());
+    BOOST_TEST(!contains(npuvp::dump_topology_yaml(off), "response_timeout_ns"));
+
+    // Given in the file: read, dumped and read back.
+    const TopologyConfig on =
+        load(patched("cube:\n", "cube:\n  m_cpu: { attrs: { response_timeout_ns: 2500.5 } }\n"));
+    BOOST_REQUIRE(on.cube.m_cpu.response_timeout_ns.has_value());
+    BOOST_TEST(*on.cube.m_cpu.response_timeout_ns == 2500.5);
+    const std::string dumped = npuvp::dump_topology_yaml(on);
+    BOOST_TEST(contains(dumped, "response_timeout_ns: 2500.5"));
+    const TopologyConfig back = load(dumped);
+    BOOST_TEST(*back.cube.m_cpu.response_timeout_ns == 2500.5);
+    BOOST_TEST(npuvp::dump_topology_yaml(back) == dumped);
+
+    // Given with --set on a file that leaves it out (host_watchdog.yaml's recipe).
+    const TopologyConfig set = load(read_text(topology_path("default.yaml")),
+                                    {npuvp::parse_override("cube.m_cpu.attrs.response_timeout_ns=100000")});
+    BOOST_TEST(*set.cube.m_cpu.response_timeout_ns == 100000.0);
+
+    // 0, negative and non-finite values are rejected at the value.
+    const ConfigError zero =
+        load_error(patched("cube:\n", "cube:\n  m_cpu: { attrs: { response_timeout_ns: 0 } }\n"));
+    check_loc(zero, "test.yaml", 5, 42, "cube.m_cpu.attrs.response_timeout_ns");
+    BOOST_TEST(contains(zero.what(), "test.yaml:5:42: cube.m_cpu.attrs.response_timeout_ns"));
+    BOOST_TEST(contains(zero.what(), "must be > 0 (got 0)"));
+    const ConfigError negative =
+        load_error(patched("cube:\n", "cube:\n  m_cpu: { attrs: { response_timeout_ns: -1 } }\n"));
+    check_loc(negative, "test.yaml", 5, 42, "cube.m_cpu.attrs.response_timeout_ns");
+    const ConfigError inf =
+        load_error(patched("cube:\n", "cube:\n  m_cpu: { attrs: { response_timeout_ns: 1e999 } }\n"));
+    check_loc(inf, "test.yaml", 5, 42, "cube.m_cpu.attrs.response_timeout_ns");
+    BOOST_TEST(contains(inf.what(), "must be a finite number"));
 }

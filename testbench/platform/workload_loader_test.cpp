@@ -74,6 +74,12 @@ WorkloadConfig load_shipped(const std::string& name) {
                                      default_topology());
 }
 
+WorkloadConfig load_shipped_on(const std::string& name, const std::string& topology_file) {
+    const TopologyConfig topo = npuvp::load_topology_file(
+        source_path("configs/topologies/" + topology_file), {}, test_registry());
+    return npuvp::load_workload_file(source_path("configs/workloads/" + name), topo);
+}
+
 ConfigError load_error(const std::string& text, const TopologyConfig& topo = default_topology()) {
     try {
         load(text, topo);
@@ -151,7 +157,9 @@ BOOST_AUTO_TEST_CASE(shipped_workloads_load) {
     // Every file in configs/workloads/, not only the ones named here.
     std::set<std::string> names = {"gemm_bias_relu.yaml", "gemm_all_pes.yaml",
                                    "elementwise_relu.yaml", "simple_commands.yaml",
-                                   "ipcq_exchange.yaml", "mmu_va.yaml", "mmu_fault.yaml"};
+                                   "ipcq_exchange.yaml", "mmu_va.yaml", "mmu_fault.yaml",
+                                   "host_launch.yaml", "host_watchdog.yaml",
+                                   "host_two_cubes.yaml"};
     std::size_t listed = 0;
     for (const auto& entry :
          std::filesystem::directory_iterator(source_path("configs/workloads")))
@@ -159,13 +167,17 @@ BOOST_AUTO_TEST_CASE(shipped_workloads_load) {
             listed += names.count(entry.path().filename().string());
             names.insert(entry.path().filename().string());
         }
-    BOOST_TEST(listed == 7u);
+    BOOST_TEST(listed == 10u);
     for (const std::string& name : names) {
         BOOST_TEST_CONTEXT(name) {
             WorkloadConfig config;
-            BOOST_CHECK_NO_THROW(config = load_shipped(name));
+            // host_two_cubes.yaml addresses four cubes: it runs on two_sip.yaml.
+            if (name == "host_two_cubes.yaml")
+                BOOST_CHECK_NO_THROW(config = load_shipped_on(name, "two_sip.yaml"));
+            else
+                BOOST_CHECK_NO_THROW(config = load_shipped(name));
             BOOST_TEST(!config.kernels.empty());
-            BOOST_TEST(!config.launches.empty());
+            BOOST_TEST((!config.launches.empty() || !config.host.empty()));
         }
     }
 }
@@ -417,9 +429,14 @@ BOOST_AUTO_TEST_CASE(error_missing_required) {
     const ConfigError e = load_error(patched("{ id: ld, bytes: 65536 }", "{ id: ld }"));
     check_loc(e, 4, 17, "kernels.k[0].dma_read.bytes");
     BOOST_TEST(contains(e.what(), "missing required key 'bytes'"));
-    // No launch: points at the document (line 1, col 1).
+    // Neither launch nor host: nothing to run, at the document (line 1, col 1).
     const ConfigError launch = load_error(patched("launch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n", ""));
-    check_loc(launch, 1, 1, "launch");
+    check_loc(launch, 1, 1, "");
+    BOOST_TEST(contains(launch.what(), "wl.yaml:1:1: nothing to run"));
+    // An empty `launch:` is the same as none.
+    const ConfigError null_launch =
+        load_error(patched("launch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n", "launch:\n"));
+    BOOST_TEST(contains(null_launch.what(), "nothing to run"));
 }
 
 BOOST_AUTO_TEST_CASE(error_non_positive_size) {
@@ -575,4 +592,373 @@ BOOST_AUTO_TEST_CASE(error_mmu_misaligned) {
     const ConfigError e = load_error(kBase + "mmu:\n  - { va: 0x40000000, pa: 0x1000, bytes: 0x10000 }\n");
     check_loc(e, 17, 27, "mmu[0].pa");
     BOOST_TEST(contains(e.what(), "65536"));
+}
+
+// ---------------------------------------------------------------- host section
+
+namespace {
+
+using npuvp::HostRequest;
+using npuvp::HostRequestKind;
+
+// One request of each kind. Lines and columns (1-based) used below:
+//   4  ipcq_send peer value col 26
+//   5  host:                                         `host` col 1, its value col 7
+//   6  memory_write: kind col 5, map col 19, id value col 25, pa value col 33,
+//                    bytes key col 38, bytes value col 45
+//   7  memory_read:  map col 18, `after` list col 49, its first id col 50
+//   8  mmu_map:      cubes list col 23, target_pe value col 48, va value col 57,
+//                    pa value col 73
+//   9  mmu_unmap:    map col 16, target_pe list col 50, va value col 62
+//  10  kernel_launch: map col 20, kernel value col 38, cubes list col 48,
+//                    first cube col 49, target_pe list col 73, its second PE
+//                    col 77, target_start_ns value col 98
+const std::string kHost = R"(kernels:
+  k:
+    - gemm: { m: 64, k: 64, n: 64 }
+    - ipcq_send: { peer: 7, bytes: 4096 }
+host:
+  - memory_write: { id: w0, pa: 0x0, bytes: 0x400000 }
+  - memory_read: { pa: 0x0, bytes: 4096, after: [w0] }
+  - mmu_map: { cubes: [sip0.cube0], target_pe: all, va: 0x40000000, pa: 0x0, bytes: 0x200000 }
+  - mmu_unmap: { cubes: [sip0.cube0], target_pe: [0, 1], va: 0x40000000, bytes: 0x200000 }
+  - kernel_launch: { id: go, kernel: k, cubes: [sip0.cube0], target_pe: [0, 1], target_start_ns: 100.0 }
+)";
+
+// kHost with `from` (which must occur exactly once) replaced by `to`.
+std::string host_patched(const std::string& from, const std::string& to) {
+    const auto at = kHost.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "patch target not found: " + from);
+    BOOST_REQUIRE_MESSAGE(kHost.find(from, at + 1) == std::string::npos,
+                          "patch target not unique: " + from);
+    std::string text = kHost;
+    text.replace(at, from.size(), to);
+    return text;
+}
+
+// kHost's kernels with `host` replaced by `host_text` (which starts on line 5).
+std::string host_section(const std::string& host_text) {
+    return kHost.substr(0, kHost.find("host:")) + host_text;
+}
+
+// kHost with `from` -> `to` must fail at (line, column, key_path) with `part`.
+void expect_host_error(const std::string& from, const std::string& to, int line, int column,
+                       const std::string& key_path, const std::string& part) {
+    BOOST_TEST_CONTEXT(from << " -> " << to) {
+        const ConfigError e = load_error(host_patched(from, to));
+        check_loc(e, line, column, key_path);
+        BOOST_TEST(contains(e.what(), part), e.what() << " lacks: " << part);
+    }
+}
+
+std::vector<int> all_pes() { return {0, 1, 2, 3, 4, 5, 6, 7}; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(host_section_fields) {
+    const WorkloadConfig config = load(kHost);
+    BOOST_TEST(config.launches.empty());
+    BOOST_REQUIRE(config.host.size() == 5u);
+    const auto& h = config.host;
+    for (std::size_t i = 0; i < h.size(); ++i) BOOST_TEST(h[i].index == i);
+
+    BOOST_TEST((h[0].kind == HostRequestKind::memory_write));
+    BOOST_TEST(h[0].id == "w0");
+    BOOST_TEST(!h[0].explicit_after);
+    BOOST_TEST(h[0].after.empty());
+    BOOST_TEST(h[0].pa == 0u);
+    BOOST_TEST(h[0].bytes == 0x400000u);
+    BOOST_TEST(h[0].loc.line == 6);
+    BOOST_TEST(h[0].loc.column == 5);
+    BOOST_TEST(h[0].loc.key_path == "host[0].memory_write");
+
+    BOOST_TEST((h[1].kind == HostRequestKind::memory_read));
+    BOOST_TEST(h[1].id == "r1");  // default id
+    BOOST_TEST(h[1].explicit_after);
+    BOOST_TEST(h[1].after == std::vector<std::uint32_t>{0});
+    BOOST_TEST(h[1].bytes == 4096u);
+
+    BOOST_TEST((h[2].kind == HostRequestKind::mmu_map));
+    BOOST_TEST(h[2].id == "r2");
+    BOOST_REQUIRE(h[2].cubes.size() == 1u);
+    BOOST_TEST(h[2].cubes[0].sip == 0);
+    BOOST_TEST(h[2].cubes[0].cube == 0);
+    BOOST_TEST(h[2].target_all);
+    BOOST_TEST(h[2].target_pe == all_pes());  // all = hbm_slices_per_cube PEs
+    BOOST_TEST(h[2].va == 0x40000000u);
+    BOOST_TEST(h[2].pa == 0u);
+    BOOST_TEST(h[2].bytes == 0x200000u);
+
+    BOOST_TEST((h[3].kind == HostRequestKind::mmu_unmap));
+    BOOST_TEST(!h[3].target_all);
+    BOOST_TEST(h[3].target_pe == (std::vector<int>{0, 1}));
+    BOOST_TEST(h[3].va == 0x40000000u);
+    BOOST_TEST(h[3].bytes == 0x200000u);
+
+    BOOST_TEST((h[4].kind == HostRequestKind::kernel_launch));
+    BOOST_TEST(h[4].id == "go");
+    BOOST_TEST(h[4].kernel == "k");
+    BOOST_TEST(h[4].target_pe == (std::vector<int>{0, 1}));
+    BOOST_REQUIRE(h[4].target_start_ns.has_value());
+    BOOST_TEST(*h[4].target_start_ns == 100.0);
+    BOOST_TEST(h[4].loc.key_path == "host[4].kernel_launch");
+    BOOST_TEST(std::string(npuvp::to_string(h[4].kind)) == "kernel_launch");
+}
+
+BOOST_AUTO_TEST_CASE(host_defaults) {
+    const WorkloadConfig config = load(R"(kernels:
+  k:
+    - gemm: { m: 64, k: 64, n: 64 }
+host:
+  - kernel_launch: { kernel: k }
+  - mmu_unmap: { va: 0x0, bytes: 0x10000 }
+  - memory_read: { pa: 0x0, bytes: 1, after: [] }
+  - memory_write: { pa: 0x10, bytes: 1, after: [r0, r1, r0] }
+)");
+    BOOST_REQUIRE(config.host.size() == 4u);
+    const HostRequest& launch = config.host[0];
+    BOOST_TEST(launch.id == "r0");
+    BOOST_TEST(!launch.explicit_after);
+    BOOST_REQUIRE(launch.cubes.size() == 1u);  // sip0.cube0
+    BOOST_TEST(launch.cubes[0].sip == 0);
+    BOOST_TEST(launch.cubes[0].cube == 0);
+    BOOST_TEST(launch.target_all);             // target_pe absent = all
+    BOOST_TEST(launch.target_pe == all_pes());
+    BOOST_TEST(!launch.target_start_ns.has_value());  // IO_CPU stamps it
+    BOOST_TEST(config.host[1].target_all);
+    BOOST_TEST(config.host[1].id == "r1");
+    // `after: []`: explicit, no predecessor (starts at once).
+    BOOST_TEST(config.host[2].explicit_after);
+    BOOST_TEST(config.host[2].after.empty());
+    // Repeats are kept once, in order of first mention.
+    BOOST_TEST(config.host[3].after == (std::vector<std::uint32_t>{0, 1}));
+    // `target_pe: 3` (an int) and a target_start_ns of 0.
+    const WorkloadConfig one = load(host_patched(
+        "target_pe: [0, 1], target_start_ns: 100.0", "target_pe: 3, target_start_ns: 0"));
+    BOOST_TEST(one.host[4].target_pe == std::vector<int>{3});
+    BOOST_TEST(!one.host[4].target_all);
+    BOOST_TEST(*one.host[4].target_start_ns == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(host_launch_shipped) {
+    const WorkloadConfig config = load_shipped("host_launch.yaml");
+    BOOST_TEST(config.launches.empty());
+    BOOST_REQUIRE(config.host.size() == 4u);
+    const auto& h = config.host;
+    BOOST_TEST((h[0].kind == HostRequestKind::memory_write));
+    // The write spans the pe0 / pe1 slice boundary at 6 GiB.
+    const std::uint64_t boundary = 6ull << 30;
+    BOOST_TEST(h[0].pa == boundary - (1u << 20));
+    BOOST_TEST(h[0].bytes == 2u << 20);
+    BOOST_TEST((h[1].kind == HostRequestKind::mmu_map));
+    BOOST_TEST(h[1].target_all);
+    BOOST_TEST(h[1].pa == h[0].pa);
+    BOOST_TEST((h[2].kind == HostRequestKind::kernel_launch));
+    BOOST_TEST(h[2].kernel == "small_gemm");
+    BOOST_TEST(h[2].target_all);
+    BOOST_TEST(h[2].target_pe == all_pes());
+    BOOST_TEST(!h[2].target_start_ns.has_value());
+    BOOST_TEST(config.kernels.at("small_gemm").commands.at(0).composite.m == 128u);
+    BOOST_TEST((h[3].kind == HostRequestKind::memory_read));
+    BOOST_TEST(h[3].pa == boundary);
+    for (const HostRequest& r : h) BOOST_TEST(!r.explicit_after);
+}
+
+BOOST_AUTO_TEST_CASE(host_two_cubes_shipped) {
+    const WorkloadConfig config = load_shipped_on("host_two_cubes.yaml", "two_sip.yaml");
+    BOOST_REQUIRE(config.host.size() == 2u);
+    const HostRequest& both = config.host[0];
+    BOOST_REQUIRE(both.cubes.size() == 2u);
+    BOOST_TEST(both.cubes[0].sip == 0);
+    BOOST_TEST(both.cubes[0].cube == 0);
+    BOOST_TEST(both.cubes[1].sip == 0);
+    BOOST_TEST(both.cubes[1].cube == 1);
+    BOOST_TEST(both.target_pe == (std::vector<int>{0, 3}));
+    const HostRequest& later = config.host[1];
+    BOOST_REQUIRE(later.cubes.size() == 1u);
+    BOOST_TEST(later.cubes[0].sip == 1);
+    BOOST_TEST(later.cubes[0].cube == 0);
+    BOOST_TEST(later.target_pe == std::vector<int>{0});
+    BOOST_TEST(later.explicit_after);
+    BOOST_TEST(later.after == std::vector<std::uint32_t>{0});
+    // default.yaml has one cube: sip0.cube1 is out of range there.
+    BOOST_CHECK_THROW(load_shipped("host_two_cubes.yaml"), ConfigError);
+}
+
+BOOST_AUTO_TEST_CASE(host_watchdog_shipped) {
+    const WorkloadConfig config = load_shipped("host_watchdog.yaml");
+    BOOST_REQUIRE(config.host.size() == 2u);
+    const HostRequest& hang = config.host[1];
+    BOOST_TEST((hang.kind == HostRequestKind::kernel_launch));
+    BOOST_TEST(hang.target_pe == std::vector<int>{2});
+    const auto& commands = config.kernels.at(hang.kernel).commands;
+    BOOST_TEST((commands.back().kind == CommandKind::ipcq_recv));
+    // No PE of the kernel sends: nothing will ever arrive.
+    for (const Command& c : commands) BOOST_TEST((c.kind != CommandKind::ipcq_send));
+    // The recipe in its header comment works.
+    const TopologyConfig watched =
+        topology({npuvp::parse_override("cube.m_cpu.attrs.response_timeout_ns=100000")});
+    BOOST_TEST(*watched.cube.m_cpu.response_timeout_ns == 100000.0);
+    BOOST_CHECK_NO_THROW(npuvp::load_workload_file(
+        source_path("configs/workloads/host_watchdog.yaml"), watched));
+}
+
+BOOST_AUTO_TEST_CASE(host_and_direct_launch_may_share_a_pe) {
+    // kBase launches k on pe0 directly; the host launches it there again.
+    const WorkloadConfig config =
+        load(kBase + "host:\n  - kernel_launch: { kernel: k, target_pe: [0] }\n");
+    BOOST_TEST(config.launches.size() == 1u);
+    BOOST_REQUIRE(config.host.size() == 1u);
+    BOOST_TEST(config.host[0].target_pe == config.launches[0].pes);
+}
+
+BOOST_AUTO_TEST_CASE(host_memory_window_follows_the_topology) {
+    // default.yaml: 1 × 1 cube × 8 slices × 6 GiB = 48 GiB = 0xC00000000.
+    BOOST_CHECK_NO_THROW(load(host_patched("pa: 0x0, bytes: 0x400000", "pa: 0xBFFC00000, bytes: 0x400000")));
+    const ConfigError past = load_error(host_patched("pa: 0x0, bytes: 0x400000", "pa: 0xC00000000, bytes: 0x400000"));
+    check_loc(past, 6, 33, "host[0].memory_write.pa");
+    BOOST_TEST(contains(past.what(), "outside the HBM window [0, 51539607552)"));
+    // two_sip.yaml: 2 × 2 cubes: 192 GiB.
+    const TopologyConfig two = npuvp::load_topology_file(
+        source_path("configs/topologies/two_sip.yaml"), {}, test_registry());
+    BOOST_CHECK_NO_THROW(load(host_patched("pa: 0x0, bytes: 0x400000", "pa: 0xC00000000, bytes: 0x400000"), two));
+}
+
+BOOST_AUTO_TEST_CASE(error_host_shape) {
+    // `host` not a list / empty: at its value (line 5, col 7).
+    const ConfigError scalar = load_error(host_section("host: 5\n"));
+    check_loc(scalar, 5, 7, "host");
+    BOOST_TEST(contains(scalar.what(), "expected a list"));
+    const ConfigError empty = load_error(host_section("host: []\n"));
+    check_loc(empty, 5, 7, "host");
+    BOOST_TEST(contains(empty.what(), "must not be empty"));
+    // An entry that is not a one-key map: at the entry (col 5).
+    expect_host_error("- memory_write: { id: w0, pa: 0x0, bytes: 0x400000 }", "- memory_write",
+                      6, 5, "host[0]", "a host request is a map with one key, its kind");
+    expect_host_error("- memory_write: { id: w0, pa: 0x0, bytes: 0x400000 }",
+                      "- { memory_write: {}, memory_read: {} }", 6, 5, "host[0]", "with 2 keys");
+    // Unknown kind: at the kind key.
+    expect_host_error("memory_write:", "memory_writ: ", 6, 5, "host[0].memory_writ",
+                      "unknown host request kind 'memory_writ' (known: memory_write, memory_read, "
+                      "mmu_map, mmu_unmap, kernel_launch)");
+    // Fields that are not a map, or left out.
+    expect_host_error("{ id: w0, pa: 0x0, bytes: 0x400000 }", "[w0]", 6, 19,
+                      "host[0].memory_write", "expected a map, got a list");
+    // Unknown field: at the key, listing the kind's fields.
+    expect_host_error("bytes: 0x400000", "bytez: 0x400000", 6, 38, "host[0].memory_write.bytez",
+                      "unknown key 'bytez' (allowed: id, after, pa, bytes)");
+    expect_host_error("va: 0x40000000, bytes: 0x200000 }", "pa: 0x40000000, bytes: 0x200000 }", 9,
+                      58, "host[3].mmu_unmap.pa",
+                      "unknown key 'pa' (allowed: id, after, cubes, target_pe, va, bytes)");
+    expect_host_error("target_start_ns: 100.0", "start_ns: 100.0      ", 10, 81,
+                      "host[4].kernel_launch.start_ns",
+                      "allowed: id, after, kernel, cubes, target_pe, target_start_ns");
+}
+
+BOOST_AUTO_TEST_CASE(error_host_null_fields) {
+    const ConfigError e = load_error(
+        host_patched("- memory_write: { id: w0, pa: 0x0, bytes: 0x400000 }", "- memory_write:"));
+    check_loc(e, 6, 5, "host[0].memory_write");  // at the kind key
+    BOOST_TEST(contains(e.what(), "expected a map of the request's fields (id, after, pa, bytes)"));
+}
+
+BOOST_AUTO_TEST_CASE(error_host_ids_and_after) {
+    expect_host_error("id: w0", "id: 0w", 6, 25, "host[0].memory_write.id",
+                      "id '0w' must match [A-Za-z_][A-Za-z0-9_]*");
+    // An explicit id that is another request's default id: at the later request.
+    expect_host_error("id: go", "id: r1", 10, 5, "host[4].kernel_launch",
+                      "duplicate host request id 'r1' (request 1 has it");
+    expect_host_error("after: [w0]", "after: [wx]", 7, 50, "host[1].memory_read.after[0]",
+                      "no host request 'wx'");
+    expect_host_error("after: [w0]", "after: [go]", 7, 50, "host[1].memory_read.after[0]",
+                      "host request 'go' (index 4) does not come before this one (index 1)");
+    expect_host_error("after: [w0]", "after: [r1]", 7, 50, "host[1].memory_read.after[0]",
+                      "does not come before");
+    expect_host_error("after: [w0]", "after: w0  ", 7, 49, "host[1].memory_read.after",
+                      "expected a list, got 'w0'");
+}
+
+BOOST_AUTO_TEST_CASE(error_host_memory) {
+    // pa + bytes past the 48 GiB window: at bytes (col 45 + 8 longer pa).
+    expect_host_error("pa: 0x0, bytes: 0x400000", "pa: 0xBFFFF0000, bytes: 0x400000", 6, 53,
+                      "host[0].memory_write.bytes", "runs past the end of the HBM window");
+    expect_host_error("bytes: 0x400000", "bytes: 0", 6, 45, "host[0].memory_write.bytes",
+                      "must be > 0");
+    expect_host_error("pa: 0x0, bytes: 0x400000", "pa: -1, bytes: 0x400000", 6, 33,
+                      "host[0].memory_write.pa", "must be >= 0");
+    // Missing: at the request's map.
+    expect_host_error("id: w0, pa: 0x0, bytes", "id: w0, bytes", 6, 19, "host[0].memory_write.pa",
+                      "missing required key 'pa'");
+    expect_host_error("{ pa: 0x0, bytes: 4096, after", "{ pa: 0x0, after", 7, 18,
+                      "host[1].memory_read.bytes", "missing required key 'bytes'");
+}
+
+BOOST_AUTO_TEST_CASE(error_host_mmu) {
+    expect_host_error("va: 0x40000000, pa: 0x0", "va: 0x40001000, pa: 0x0", 8, 57,
+                      "host[2].mmu_map.va", "must be a multiple of the PE_MMU page size 65536");
+    expect_host_error("pa: 0x0, bytes: 0x200000", "pa: 0x100, bytes: 0x200000", 8, 73,
+                      "host[2].mmu_map.pa", "page size 65536");
+    expect_host_error("va: 0x40000000, bytes: 0x200000 }", "va: 0x40000000, bytes: 0x200100 }", 9,
+                      81, "host[3].mmu_unmap.bytes", "page size 65536");
+    expect_host_error("va: 0x40000000, bytes: 0x200000 }", "bytes: 0x200000 }", 9, 16,
+                      "host[3].mmu_unmap.va", "missing required key 'va'");
+    expect_host_error("target_pe: all, va: 0x40000000, pa: 0x0", "target_pe: all, va: 0x40000000",
+                      8, 14, "host[2].mmu_map.pa", "missing required key 'pa'");
+}
+
+BOOST_AUTO_TEST_CASE(error_host_cubes) {
+    expect_host_error("cubes: [sip0.cube0], target_pe: all", "cubes: sip0.cube0, target_pe: all", 8,
+                      23, "host[2].mmu_map.cubes", "expected a list of cubes as sipS.cubeC");
+    expect_host_error("cubes: [sip0.cube0], target_pe: [0, 1], target_start_ns",
+                      "cubes: [sip0.cubeX], target_pe: [0, 1], target_start_ns", 10, 49,
+                      "host[4].kernel_launch.cubes[0]", "expected a cube as sipS.cubeC");
+    expect_host_error("cubes: [sip0.cube0], target_pe: [0, 1], target_start_ns",
+                      "cubes: [sip1.cube0], target_pe: [0, 1], target_start_ns", 10, 49,
+                      "host[4].kernel_launch.cubes[0]", "SIP 1 out of range: the topology has 1 SIPs");
+    expect_host_error("cubes: [sip0.cube0], target_pe: [0, 1], target_start_ns",
+                      "cubes: [sip0.cube1], target_pe: [0, 1], target_start_ns", 10, 49,
+                      "host[4].kernel_launch.cubes[0]", "cube 1 out of range");
+    expect_host_error("cubes: [sip0.cube0], target_pe: [0, 1], target_start_ns",
+                      "cubes: [sip0.cube0, sip0.cube0], target_pe: [0, 1], target_start_ns", 10,
+                      61, "host[4].kernel_launch.cubes[1]", "cube 'sip0.cube0' listed twice");
+    expect_host_error("cubes: [sip0.cube0], target_pe: [0, 1], target_start_ns",
+                      "cubes: [], target_pe: [0, 1], target_start_ns", 10, 48,
+                      "host[4].kernel_launch.cubes", "must not be empty");
+}
+
+BOOST_AUTO_TEST_CASE(error_host_target_pe) {
+    expect_host_error("target_pe: [0, 1], target_start_ns", "target_pe: [0, 8], target_start_ns",
+                      10, 77, "host[4].kernel_launch.target_pe[1]",
+                      "PE 8 out of range: the cube has 8 PEs, [0, 8)");
+    expect_host_error("target_pe: [0, 1], target_start_ns", "target_pe: [0, 0], target_start_ns",
+                      10, 77, "host[4].kernel_launch.target_pe[1]", "PE 0 listed twice");
+    expect_host_error("target_pe: [0, 1], va", "target_pe: {a: 1}, va", 9, 50,
+                      "host[3].mmu_unmap.target_pe", "expected a PE index, a list of them or 'all'");
+    expect_host_error("target_pe: all,", "target_pe: al, ", 8, 48, "host[2].mmu_map.target_pe",
+                      "expected an integer (got 'al')");
+    expect_host_error("target_pe: [0, 1], target_start_ns", "target_pe: [], target_start_ns", 10,
+                      73, "host[4].kernel_launch.target_pe", "must not be empty");
+}
+
+BOOST_AUTO_TEST_CASE(error_host_kernel_launch) {
+    expect_host_error("kernel: k,", "kernel: q,", 10, 38, "host[4].kernel_launch.kernel",
+                      "unknown kernel 'q' (kernels: k)");
+    expect_host_error("kernel: k, ", "", 10, 20, "host[4].kernel_launch.kernel",
+                      "missing required key 'kernel'");
+    expect_host_error("target_start_ns: 100.0", "target_start_ns: -10.0", 10, 98,
+                      "host[4].kernel_launch.target_start_ns", "must be >= 0 (got -10.0)");
+    expect_host_error("target_start_ns: 100.0", "target_start_ns: \"100\"", 10, 98,
+                      "host[4].kernel_launch.target_start_ns",
+                      "expected a number, got the string '100'");
+    expect_host_error("target_start_ns: 100.0", "target_start_ns: 1e999", 10, 98,
+                      "host[4].kernel_launch.target_start_ns", "must be a finite number");
+    expect_host_error("target_start_ns: 100.0", "target_start_ns: soon", 10, 98,
+                      "host[4].kernel_launch.target_start_ns", "expected a number (got 'soon')");
+    // k sends to pe7: launching it on pe7 (listed, or through `all`) is an
+    // error at the peer (line 4, col 26) naming the host request.
+    expect_host_error("target_pe: [0, 1], target_start_ns", "target_pe: [0, 7], target_start_ns",
+                      4, 26, "kernels.k[1].ipcq_send.peer",
+                      "is launched on pe7 by host[4].kernel_launch (wl.yaml:10:5)");
+    expect_host_error("target_pe: [0, 1], target_start_ns", "target_pe: all, target_start_ns", 4,
+                      26, "kernels.k[1].ipcq_send.peer", "is the sending PE itself");
 }

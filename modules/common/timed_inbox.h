@@ -1,0 +1,80 @@
+// Messages that arrive over a loosely-timed link: the sender's b_transport
+// reaches the target at once with a delay annotation, but the target must act
+// only when the message arrives, at now + delay. A TimedInbox keeps them in
+// arrival order (ties: in the order they were sent) and hands each to the
+// target's process at its arrival time.
+#pragma once
+
+#include <algorithm>
+#include <deque>
+
+#include <systemc>
+
+namespace npuvp {
+
+template <class T>
+class TimedInbox {
+public:
+    // Called from the sender's b_transport (any process); never waits.
+    void push(const T& item, const sc_core::sc_time& delay) {
+        const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+        auto at = std::upper_bound(m_items.begin(), m_items.end(), arrival,
+                                   [](const sc_core::sc_time& t, const Entry& e) { return t < e.arrival; });
+        m_items.insert(at, Entry{item, arrival});
+        m_arrived.notify(delay);
+    }
+
+    // Called from the owner's thread: waits until the earliest message has
+    // arrived and takes it.
+    T pop() {
+        for (;;) {
+            if (m_items.empty()) {
+                sc_core::wait(m_arrived);
+                continue;
+            }
+            const sc_core::sc_time now = sc_core::sc_time_stamp();
+            if (m_items.front().arrival > now) {
+                sc_core::wait(m_items.front().arrival - now, m_arrived);
+                continue;
+            }
+            T item = m_items.front().item;
+            m_items.pop_front();
+            return item;
+        }
+    }
+
+    bool empty() const { return m_items.empty(); }
+    std::size_t size() const { return m_items.size(); }
+
+private:
+    struct Entry {
+        T item;
+        sc_core::sc_time arrival;
+    };
+    std::deque<Entry> m_items;
+    sc_core::sc_event m_arrived;
+};
+
+// A processor that handles one message at a time, each taking `overhead`
+// (SPEC T3: M_CPU and IO_CPU add overhead_ns to every transaction, responses
+// included). Loosely timed: reserve() returns when a message arriving at `t`
+// is done, and books the processor until then.
+class SerialProcessor {
+public:
+    explicit SerialProcessor(sc_core::sc_time overhead) : m_overhead(overhead) {}
+
+    sc_core::sc_time reserve(const sc_core::sc_time& t) {
+        m_free = std::max(t, m_free) + m_overhead;
+        ++m_handled;
+        return m_free;
+    }
+    sc_core::sc_time overhead() const { return m_overhead; }
+    std::uint64_t handled() const { return m_handled; }
+
+private:
+    sc_core::sc_time m_overhead;
+    sc_core::sc_time m_free;
+    std::uint64_t m_handled = 0;
+};
+
+}  // namespace npuvp

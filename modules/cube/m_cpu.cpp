@@ -1,0 +1,208 @@
+// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "modules/cube/m_cpu.h"
+
+#include <algorithm>
+
+namespace npuvp {
+
+MCpu::MCpu(const sc_core::sc_module_name& name, const MCpuConfig& config, int sip, int cube,
+           TraceSink& trace, RunStatus& status)
+    : RoutedNode(name),
+      config(config),
+      m_sip(sip),
+      m_cube(cube),
+      m_trace(trace),
+      m_status(status),
+      m_processor(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns))),
+      m_dma_read("dma_read", 1),
+      m_dma_write("dma_write", 1) {
+    SC_HAS_PROCESS(MCpu);
+    SC_THREAD(worker);
+}
+
+std::string MCpu::pe_id(int pe) const {
+    return "sip" + std::to_string(m_sip) + ".cube" + std::to_string(m_cube) + ".pe" +
+           std::to_string(pe);
+}
+
+void MCpu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core::sc_time& delay) {
+    m_inbox.push({ext.kind, ext.body}, delay);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// seed 001 D4: transit traffic is forwarded unchanged, one transaction at a
+// time, overhead_ns each.
+void MCpu::transit(NpuExtension&, sc_core::sc_time& delay) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    delay = m_processor.reserve(now + delay) - now;
+}
+
+void MCpu::worker() {
+    for (;;) {
+        const Item item = m_inbox.pop();
+        sc_core::wait(m_processor.reserve(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp());
+        if (item.kind == MsgKind::response) {
+            collect_response(*static_cast<const PeResponseMsg*>(item.body));
+            continue;
+        }
+        const auto& msg = *static_cast<const CubeRequestMsg*>(item.body);
+        // seed 001 D2: dispatch by request type, each fan-out its own process.
+        switch (msg.request->kind) {
+        case HostRequestKind::kernel_launch:
+            sc_core::sc_spawn([this, &msg] { kernel_launch_fanout(msg); });
+            break;
+        case HostRequestKind::mmu_map:
+        case HostRequestKind::mmu_unmap:
+            sc_core::sc_spawn([this, &msg] { mmu_msg_fanout(msg); });
+            break;
+        case HostRequestKind::memory_read:
+        case HostRequestKind::memory_write:
+            sc_core::sc_spawn([this, &msg] { dma_fanout(msg); });
+            break;
+        }
+    }
+}
+
+void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
+    const std::vector<int>& pes = msg.request->target_pe;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    // seed 001 D6.3: pass target_start_ns through unchanged, else stamp a
+    // per-cube barrier now + max(per-PE leg latency).
+    std::uint64_t start_ps = msg.target_start_ps;
+    if (!msg.has_start) {
+        ps_t leg = 0;
+        for (int pe : pes)
+            leg = std::max(leg, m_fabric->route(*this, m_fabric->node(NodeRole::pe_cpu, m_sip, m_cube, pe)).latency_ps);
+        start_ps = now.value() + leg;
+    }
+    const std::uint64_t id = m_next_fanout++;
+    Pending& pending = *(m_pending[id] = std::make_unique<Pending>());
+    pending.expected = static_cast<int>(pes.size());
+    pending.answered.assign(pes.size(), 0);
+    pending.pes = pes;
+    m_trace.emit({now.value(), "fanout_start", &node_id_ref(), static_cast<std::int64_t>(id), -1,
+                  "kernel_launch", nullptr, -1, nullptr, &msg.request->id});
+    Transaction txn;
+    for (int pe : pes) {
+        m_launches.push_back({msg.kernel, start_ps, this, id, pe});
+        RoutedNode& cpu = m_fabric->node(NodeRole::pe_cpu, m_sip, m_cube, pe);
+        txn.ext().body = &m_launches.back();
+        txn.prepare(MsgKind::kernel_launch, m_fabric->route(*this, cpu), 0, 0);  // n = 0 (D6.4)
+        transport(txn);
+    }
+    if (pending.received < pending.expected) {
+        if (config.response_timeout_ns)
+            sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(*config.response_timeout_ns)),
+                          pending.all_done);
+        else
+            sc_core::wait(pending.all_done);
+    }
+    const bool success = pending.received == pending.expected;
+    std::string missing;
+    for (std::size_t i = 0; i < pes.size(); ++i)
+        if (!pending.answered[i]) missing += (missing.empty() ? "" : ", ") + pe_id(pes[i]);
+    // seed 001 D6.5: merge with max against what the parent already holds,
+    // since every cube of one request shares the parent.
+    ResultData& parent = *msg.parent;
+    parent.pe_exec_ns = std::max(parent.pe_exec_ns, pending.merged.pe_exec_ns);
+    parent.dma_ns = std::max(parent.dma_ns, pending.merged.dma_ns);
+    parent.compute_ns = std::max(parent.compute_ns, pending.merged.compute_ns);
+    m_pending.erase(id);
+    respond(msg, success, missing,
+            {msg.request, now, sc_core::sc_time_stamp(), static_cast<int>(pes.size()), 0.0,
+             start_ps, success});
+}
+
+void MCpu::collect_response(const PeResponseMsg& response) {
+    auto it = m_pending.find(response.fanout);
+    if (it == m_pending.end()) {
+        // The watchdog already closed this fan-out: a late answer.
+        const std::string who = pe_id(response.pe);
+        m_trace.emit({sc_core::sc_time_stamp().value(), "late_response", &node_id_ref(),
+                      static_cast<std::int64_t>(response.fanout), -1, nullptr, nullptr, -1, &who});
+        return;
+    }
+    Pending& p = *it->second;
+    const auto pos = std::find(p.pes.begin(), p.pes.end(), response.pe) - p.pes.begin();
+    if (p.answered.at(pos)) return;
+    p.answered[pos] = 1;
+    p.merged.pe_exec_ns = std::max(p.merged.pe_exec_ns, response.result.pe_exec_ns);
+    p.merged.dma_ns = std::max(p.merged.dma_ns, response.result.dma_ns);
+    p.merged.compute_ns = std::max(p.merged.compute_ns, response.result.compute_ns);
+    if (++p.received == p.expected) p.all_done.notify(sc_core::SC_ZERO_TIME);
+}
+
+void MCpu::dma_fanout(const CubeRequestMsg& msg) {
+    const bool write = msg.request->kind == HostRequestKind::memory_write;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const std::uint64_t slice_bytes = m_fabric->hbm_slice_bytes();
+    const std::uint64_t cube_base = m_fabric->hbm_base(m_sip, m_cube, 0);
+    m_trace.emit({start.value(), "fanout_start", &node_id_ref(), -1, -1,
+                  to_string(msg.request->kind), nullptr, static_cast<std::int64_t>(msg.bytes),
+                  nullptr, &msg.request->id});
+    Transaction txn;
+    sc_core::sc_time latest = start;
+    double xfer_ns = 0.0;
+    int destinations = 0;
+    // seed 001 D5: one destination per HBM slice the range touches.
+    for (std::uint64_t pa = msg.pa, end = msg.pa + msg.bytes; pa < end;) {
+        const int slice = static_cast<int>((pa - cube_base) / slice_bytes);
+        const std::uint64_t slice_end = cube_base + (slice + 1) * slice_bytes;
+        const std::uint64_t bytes = std::min(end, slice_end) - pa;
+        RoutedNode& target = m_fabric->node(NodeRole::hbm_slice, m_sip, m_cube, slice);
+        const Route& route =
+            write ? m_fabric->route(*this, target) : m_fabric->read_route(*this, target);
+        // D3: the channel serialises the dispatch step only, not the transfer.
+        FifoResource& channel = dma_channel(write);
+        channel.wait();
+        txn.prepare(write ? MsgKind::dma_write : MsgKind::dma_read, route, pa, bytes);
+        const sc_core::sc_time drain = transport(txn);
+        channel.post();
+        xfer_ns = std::max(xfer_ns, static_cast<double>(drain.value()) / 1000.0);
+        latest = std::max(latest, sc_core::sc_time_stamp() + drain);
+        ++destinations;
+        pa += bytes;
+    }
+    sc_core::wait(latest - sc_core::sc_time_stamp());
+    msg.parent->xfer_ns = std::max(msg.parent->xfer_ns, xfer_ns);
+    respond(msg, true, "", {msg.request, start, sc_core::sc_time_stamp(), destinations, xfer_ns, 0, true});
+}
+
+void MCpu::mmu_msg_fanout(const CubeRequestMsg& msg) {
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const HostRequest& r = *msg.request;
+    Transaction txn;
+    sc_core::sc_time latest = start;
+    // seed 001 D7: PE_MMU is terminal and answers nothing; wait for each
+    // sub-transaction's own completion inline.
+    for (int pe : r.target_pe) {
+        m_mmu_msgs.push_back({r.kind == HostRequestKind::mmu_map, r.va, r.pa, r.bytes});
+        RoutedNode& mmu = m_fabric->node(NodeRole::pe_mmu, m_sip, m_cube, pe);
+        txn.ext().body = &m_mmu_msgs.back();
+        txn.prepare(r.kind == HostRequestKind::mmu_map ? MsgKind::mmu_map : MsgKind::mmu_unmap,
+                    m_fabric->route(*this, mmu), 0, 0);
+        latest = std::max(latest, sc_core::sc_time_stamp() + transport(txn));
+    }
+    sc_core::wait(latest - sc_core::sc_time_stamp());
+    respond(msg, true, "",
+            {msg.request, start, sc_core::sc_time_stamp(), static_cast<int>(r.target_pe.size()),
+             0.0, 0, true});
+}
+
+void MCpu::respond(const CubeRequestMsg& msg, bool success, std::string missing,
+                   FanoutRecord record) {
+    // seed 001 D8: one ResponseMsg(src_pe = -1) back to IO_CPU.
+    m_responses.push_back({&msg, -1, success, std::move(missing)});
+    m_trace.emit({sc_core::sc_time_stamp().value(), "fanout_complete", &node_id_ref(), -1, -1,
+                  to_string(msg.request->kind), success ? nullptr : "timeout", -1, nullptr,
+                  &msg.request->id});
+    Transaction txn;
+    txn.ext().body = &m_responses.back();
+    txn.prepare(MsgKind::response, m_fabric->route(*this, *msg.reply_to), 0, 0);
+    transport(txn);
+    record.end = sc_core::sc_time_stamp();
+    m_fanouts.push_back(record);
+}
+
+}  // namespace npuvp

@@ -1,0 +1,161 @@
+// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "modules/system/io_cpu.h"
+
+#include <algorithm>
+
+namespace npuvp {
+
+IoCpu::IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,
+             const MCpuConfig& m_cpu, const SystemConfig& system, int sip, TraceSink& trace,
+             RunStatus& status)
+    : RoutedNode(name),
+      config(config),
+      m_m_cpu(m_cpu),
+      m_system(system),
+      m_sip(sip),
+      m_trace(trace),
+      m_status(status),
+      m_processor(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns))) {
+    SC_HAS_PROCESS(IoCpu);
+    SC_THREAD(start_requests);
+    SC_THREAD(worker);
+}
+
+void IoCpu::host(const WorkloadConfig& workload) {
+    m_workload = &workload;
+    for (const HostRequest& r : workload.host) m_requests.emplace_back().request = &r;
+}
+
+bool IoCpu::all_done() const {
+    return std::all_of(m_requests.begin(), m_requests.end(),
+                       [](const RequestRecord& r) { return r.done; });
+}
+
+void IoCpu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core::sc_time& delay) {
+    if (ext.kind != MsgKind::response) {
+        payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    m_inbox.push(static_cast<const CubeResponseMsg*>(ext.body), delay);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void IoCpu::transit(NpuExtension&, sc_core::sc_time& delay) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    delay = m_processor.reserve(now + delay) - now;
+}
+
+bool IoCpu::ready(const RequestRecord& record) const {
+    const HostRequest& r = *record.request;
+    if (r.explicit_after)
+        return std::all_of(r.after.begin(), r.after.end(),
+                           [&](std::uint32_t i) { return m_requests[i].done; });
+    return r.index == 0 || m_requests[r.index - 1].done;
+}
+
+void IoCpu::start_requests() {
+    // Each request is a process of its own that starts when its
+    // dependencies are done, so independent requests run concurrently.
+    for (RequestRecord& record : m_requests)
+        sc_core::sc_spawn([this, &record] {
+            while (!ready(record)) sc_core::wait(m_request_done);
+            run_request(record);
+        });
+}
+
+void IoCpu::run_request(RequestRecord& record) {
+    const HostRequest& r = *record.request;
+    record.started = true;
+    record.issued = sc_core::sc_time_stamp();
+    sc_core::wait(m_processor.reserve(record.issued) - record.issued);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    m_trace.emit({now.value(), "request_start", &node_id_ref(), static_cast<std::int64_t>(r.index),
+                  -1, to_string(r.kind), nullptr,
+                  r.bytes ? static_cast<std::int64_t>(r.bytes) : -1, nullptr, &r.id});
+
+    const Kernel* kernel = r.kind == HostRequestKind::kernel_launch ? &m_workload->kernels.at(r.kernel)
+                                                                    : nullptr;
+    auto add_part = [&](int sip, int cube, std::uint64_t pa, std::uint64_t bytes) {
+        CubeRequestMsg& part = record.parts.emplace_back();
+        part.request = &r;
+        part.kernel = kernel;
+        part.sip = sip;
+        part.cube = cube;
+        part.pa = pa;
+        part.bytes = bytes;
+        part.reply_to = this;
+        part.parent = &record.result;
+    };
+    if (r.kind == HostRequestKind::memory_read || r.kind == HostRequestKind::memory_write) {
+        // Split the range at cube boundaries: one M_CPU per cube it touches.
+        const std::uint64_t cube_bytes = m_fabric->hbm_slice_bytes() * m_fabric->pes_per_cube();
+        for (std::uint64_t pa = r.pa, end = r.pa + r.bytes; pa < end;) {
+            const std::uint64_t global = pa / cube_bytes;
+            const std::uint64_t part_end = std::min(end, (global + 1) * cube_bytes);
+            add_part(static_cast<int>(global / m_system.cubes_per_sip),
+                     static_cast<int>(global % m_system.cubes_per_sip), pa, part_end - pa);
+            pa = part_end;
+        }
+    } else {
+        for (const CubeRef& c : r.cubes) add_part(c.sip, c.cube, r.pa, r.bytes);
+    }
+
+    if (r.kind == HostRequestKind::kernel_launch) {
+        // ADR-0036 D3: IO_CPU stamps the cross-cube barrier unless given.
+        std::uint64_t start = 0;
+        if (r.target_start_ns) {
+            start = ns_to_ps(*r.target_start_ns);
+        } else {
+            ps_t leg = 0;
+            for (const CubeRequestMsg& part : record.parts) {
+                RoutedNode& m_cpu = m_fabric->node(NodeRole::m_cpu, part.sip, part.cube, 0);
+                const ps_t to_m_cpu = m_fabric->route(*this, m_cpu).latency_ps + ns_to_ps(m_m_cpu.overhead_ns);
+                for (int pe : r.target_pe)
+                    leg = std::max(leg, to_m_cpu + m_fabric->route(m_cpu, m_fabric->node(NodeRole::pe_cpu, part.sip, part.cube, pe)).latency_ps);
+            }
+            start = now.value() + leg;
+        }
+        record.target_start_ps = start;
+        for (CubeRequestMsg& part : record.parts) {
+            part.has_start = true;
+            part.target_start_ps = start;
+        }
+    }
+
+    static const MsgKind kinds[] = {MsgKind::dma_write, MsgKind::dma_read, MsgKind::mmu_map,
+                                    MsgKind::mmu_unmap, MsgKind::kernel_launch};
+    record.expected = static_cast<int>(record.parts.size());
+    Transaction txn;
+    for (CubeRequestMsg& part : record.parts) {
+        RoutedNode& m_cpu = m_fabric->node(NodeRole::m_cpu, part.sip, part.cube, 0);
+        txn.ext().body = &part;
+        txn.ext().request_id = r.index;
+        // The message to M_CPU is a command (n = 0); the data of a memory
+        // request moves between M_CPU and HBM (seed 001 D5).
+        txn.prepare(kinds[static_cast<int>(r.kind)], m_fabric->route(*this, m_cpu), 0, 0);
+        transport(txn);
+    }
+    while (!record.done) sc_core::wait(m_request_done);
+}
+
+void IoCpu::worker() {
+    for (;;) {
+        const CubeResponseMsg& response = *m_inbox.pop();
+        sc_core::wait(m_processor.reserve(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp());
+        RequestRecord& record = m_requests.at(response.request->request->index);
+        record.success = record.success && response.success;
+        if (!response.missing.empty())
+            record.missing += (record.missing.empty() ? "" : ", ") + response.missing;
+        if (++record.received < record.expected) continue;
+        record.done = true;
+        record.completed = sc_core::sc_time_stamp();
+        m_trace.emit({record.completed.value(), "request_complete", &node_id_ref(),
+                      static_cast<std::int64_t>(record.request->index), -1,
+                      to_string(record.request->kind), record.success ? nullptr : "timeout", -1,
+                      nullptr, &record.request->id});
+        m_request_done.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+}  // namespace npuvp

@@ -1,0 +1,85 @@
+// npuvp --workload as a user runs it: identical runs write identical traces,
+// a run-time fault exits 1 naming PE, command and address, and a bad
+// workload file exits 2 naming file, line and key.
+#include <boost/test/unit_test.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+    int code;
+    std::string out;  // stdout and stderr together
+};
+
+// Runs npuvp (path from NPUVP_BIN, set by CTest) with `args` through the shell.
+Result npuvp(const std::string& args) {
+    const char* bin = std::getenv("NPUVP_BIN");
+    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
+    const std::string command = std::string(bin) + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    BOOST_REQUIRE(pipe != nullptr);
+    std::string out;
+    char buffer[4096];
+    std::size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string workload(const std::string& name) {
+    return std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/" + name + ".yaml";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(trace_is_deterministic) {
+    const std::string args = "--workload " + workload("gemm_bias_relu") + " --trace ";
+    const Result a = npuvp(args + "cli_workload_trace_a.jsonl");
+    const Result b = npuvp(args + "cli_workload_trace_b.jsonl");
+    BOOST_REQUIRE_EQUAL(a.code, 0);
+    BOOST_REQUIRE_EQUAL(b.code, 0);
+    const std::string ta = slurp("cli_workload_trace_a.jsonl");
+    // 64 tokens: at least a dispatch, and a start and complete per stage.
+    BOOST_CHECK_GT(ta.size(), 64u * 100u);
+    BOOST_CHECK(ta.find("\"ev\":\"command_complete\"") != std::string::npos);
+    BOOST_CHECK(ta == slurp("cli_workload_trace_b.jsonl"));
+    BOOST_CHECK(a.out.substr(0, a.out.find("trace    ")) == b.out.substr(0, b.out.find("trace    ")));
+}
+
+BOOST_AUTO_TEST_CASE(mmu_fault_exits_one_naming_pe_command_and_address) {
+    const Result r = npuvp("--workload " + workload("mmu_fault"));
+    BOOST_CHECK_EQUAL(r.code, 1);
+    BOOST_CHECK_MESSAGE(r.out.find("sip0.cube0.pe0") != std::string::npos, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("MMU fault: command ld ") != std::string::npos, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("0x80000000") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_workload_key_exits_two_naming_file_line_and_key) {
+    // The unknown key `colour` is on line 5.
+    const std::string path = "cli_workload_test_bad.yaml";
+    std::ofstream(path) << "name: bad\n"
+                           "kernels:\n"
+                           "  k:\n"
+                           "    - dma_read:\n"
+                           "        colour: red\n"
+                           "        bytes: 64\n"
+                           "launch:\n"
+                           "  - { kernel: k, pes: [0] }\n";
+    const Result r = npuvp("--workload " + path);
+    BOOST_CHECK_EQUAL(r.code, 2);
+    BOOST_CHECK_MESSAGE(r.out.find(path + ":5:") != std::string::npos, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("colour") != std::string::npos, r.out);
+}
