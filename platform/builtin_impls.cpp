@@ -49,7 +49,7 @@ ImplRegistry make_builtin_registry() {
                [](Name n, Ctx c) { return new PeCpu(n, c.topo.cube.pe_template.cpu, c.trace); });
     add<PeScheduler>(r, "pe_scheduler", "builtin.pe_scheduler", [](Name n, Ctx c) {
         const auto& t = c.topo.cube.pe_template;
-        return new PeScheduler(n, t.scheduler, t.tcm, c.trace, c.status);
+        return new PeScheduler(n, t.scheduler, t.tcm, t.dma, c.trace, c.status);
     });
     add<PeDma>(r, "pe_dma", "builtin.pe_dma",
                [](Name n, Ctx c) {

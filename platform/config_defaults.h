@@ -118,6 +118,12 @@ inline constexpr double kPeSchedulerOverheadNs = 1.0;
 // Assumed: depth 2 lets a stage hold one token while the next arrives (double
 // buffering, as the TRF half-modes of CALIBRATION).
 inline constexpr int kPeSchedulerInboxDepth = 2;
+// Seed 002 ("the compiler's policy"): an op that would break the bank limit is
+// scheduled as if it occupied the DMA context (no concurrent DMA).
+inline constexpr const char* kPeSchedulerBankPolicy = "serialize";
+// Seed 002 / CALIBRATION banks: the NoC times out after 4096 cycles, and
+// (256 / 128) · N · 32 < 4096 gives N < 64 consecutive same-bank accesses.
+inline constexpr int kPeSchedulerBankLimit = 64;
 
 // Seed 000 D8: rd_engines: 1, wr_engines: 1.
 inline constexpr int kPeDmaRdEngines = 1;
@@ -126,6 +132,8 @@ inline constexpr int kPeDmaWrEngines = 1;
 inline constexpr double kPeDmaSetupNs = 500.0;
 // CALIBRATION DMA: 256 B/cycle per engine at 1 GHz.
 inline constexpr double kPeDmaBwGbs = 256.0;
+// Seed 002 / CALIBRATION: a DMA engine occupies 16 banks at a time.
+inline constexpr int kPeDmaBanksPerTransfer = 16;
 
 // Assumed: 1 cycle to issue a fetch or a store.
 inline constexpr double kPeFetchStoreLatencyNs = 1.0;
@@ -165,6 +173,10 @@ inline constexpr double kPeTcmReadBwGbs = 8192.0;
 inline constexpr double kPeTcmWriteBwGbs = 8192.0;
 // Assumed: 2 cycles of SRAM access.
 inline constexpr double kPeTcmLatencyNs = 2.0;
+// CALIBRATION banks: the bank index is address bits 3–6, i.e. 16 banks with an
+// 8-byte interleave (bank = (offset / 8) % 16).
+inline constexpr int kPeTcmBanks = 16;
+inline constexpr std::int64_t kPeTcmBankInterleaveBytes = 8;
 
 // Assumed: 64 KiB pages, a common large page for accelerator MMUs.
 inline constexpr std::int64_t kPeMmuPageKb = 64;

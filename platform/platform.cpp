@@ -223,7 +223,7 @@ void Platform::attach_pe(CubeNodes& cube, PeNodes& pe) {
     std::vector<PeIpcq*> ipcqs;
     for (PeNodes& p : cube.pes) ipcqs.push_back(p.ipcq);
     pe.dma->attach(routes, *pe.mmu, ipcqs);
-    pe.fetch_store->attach(routes);
+    pe.fetch_store->attach(routes, *pe.scheduler);
     pe.scheduler->attach(pe.inboxes, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
     pe.cpu->attach(routes, *pe.scheduler, *pe.dma, pe.gemm->worker(), pe.math->worker());
     std::vector<StageWorker*> workers = pe.dma->workers();

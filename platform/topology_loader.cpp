@@ -600,18 +600,31 @@ void Loader::read_component(const std::string& kind, const std::string& impl, co
         tmpl.cpu.impl = impl;
         tmpl.cpu.overhead_ns = a.number("overhead_ns", dflt::kPeCpuOverheadNs, Bound::non_negative);
     } else if (kind == "pe_scheduler") {
-        const MapReader a(*this, attrs, {"overhead_ns", "inbox_depth"});
+        const MapReader a(*this, attrs, {"overhead_ns", "inbox_depth", "bank_policy", "bank_limit"});
         tmpl.scheduler.impl = impl;
         tmpl.scheduler.overhead_ns =
             a.number("overhead_ns", dflt::kPeSchedulerOverheadNs, Bound::non_negative);
         tmpl.scheduler.inbox_depth = as_int(a.integer("inbox_depth", dflt::kPeSchedulerInboxDepth, 1));
+        const std::string policy = a.string("bank_policy", dflt::kPeSchedulerBankPolicy);
+        if (policy == "serialize")
+            tmpl.scheduler.bank_policy = BankPolicy::serialize;
+        else if (policy == "detect")
+            tmpl.scheduler.bank_policy = BankPolicy::detect;
+        else
+            throw ConfigError(a.child("bank_policy").loc,
+                              "must be 'serialize' or 'detect' (got '" + policy + "')");
+        tmpl.scheduler.bank_limit = as_int(a.integer("bank_limit", dflt::kPeSchedulerBankLimit, 1));
     } else if (kind == "pe_dma") {
-        const MapReader a(*this, attrs, {"rd_engines", "wr_engines", "setup_ns", "bw_gbs"});
+        const MapReader a(*this, attrs,
+                          {"rd_engines", "wr_engines", "setup_ns", "bw_gbs", "banks_per_transfer"});
         tmpl.dma.impl = impl;
         tmpl.dma.rd_engines = as_int(a.integer("rd_engines", dflt::kPeDmaRdEngines, 1));
         tmpl.dma.wr_engines = as_int(a.integer("wr_engines", dflt::kPeDmaWrEngines, 1));
         tmpl.dma.setup_ns = a.number("setup_ns", dflt::kPeDmaSetupNs, Bound::non_negative);
         tmpl.dma.bw_gbs = a.number("bw_gbs", dflt::kPeDmaBwGbs, Bound::positive);
+        // <= pe_tcm banks is checked in check_fit (the components come in any order).
+        tmpl.dma.banks_per_transfer =
+            as_int(a.integer("banks_per_transfer", dflt::kPeDmaBanksPerTransfer, 1));
     } else if (kind == "pe_fetch_store") {
         const MapReader a(*this, attrs, {"latency_ns"});
         tmpl.fetch_store.impl = impl;
@@ -639,13 +652,17 @@ void Loader::read_component(const std::string& kind, const std::string& impl, co
             tmpl.math.op_cost[entry.op] = costs.number(entry.op, entry.cycles, Bound::non_negative);
     } else if (kind == "pe_tcm") {
         const MapReader a(*this, attrs,
-                          {"size_mb", "reserved_mb", "read_bw_gbs", "write_bw_gbs", "latency_ns"});
+                          {"size_mb", "reserved_mb", "read_bw_gbs", "write_bw_gbs", "latency_ns",
+                           "banks", "bank_interleave_bytes"});
         tmpl.tcm.impl = impl;
         tmpl.tcm.size_bytes = a.size("size_mb", dflt::kPeTcmSizeMb, 20);
         tmpl.tcm.reserved_bytes = a.size("reserved_mb", dflt::kPeTcmReservedMb, 20);
         tmpl.tcm.read_bw_gbs = a.number("read_bw_gbs", dflt::kPeTcmReadBwGbs, Bound::positive);
         tmpl.tcm.write_bw_gbs = a.number("write_bw_gbs", dflt::kPeTcmWriteBwGbs, Bound::positive);
         tmpl.tcm.latency_ns = a.number("latency_ns", dflt::kPeTcmLatencyNs, Bound::non_negative);
+        tmpl.tcm.banks = as_int(a.integer("banks", dflt::kPeTcmBanks, 1));
+        tmpl.tcm.bank_interleave_bytes = static_cast<std::uint64_t>(
+            a.integer("bank_interleave_bytes", dflt::kPeTcmBankInterleaveBytes, 1));
         // Checked here rather than in check_fit: the component's name is in the path.
         if (tmpl.tcm.reserved_bytes >= tmpl.tcm.size_bytes)
             throw ConfigError(a.child("reserved_mb").loc,
@@ -695,6 +712,14 @@ void Loader::check_fit(const TopologyConfig& config) const {
     check_router("cube.m_cpu.attrs.router", cube.m_cpu.router);
     check_router("cube.shared_sram.attrs.router", cube.shared_sram.router);
     check_router("system.ucie.router", sys.ucie.router);
+
+    const PeTemplateConfig& tmpl = cube.pe_template;
+    if (tmpl.dma.banks_per_transfer > tmpl.tcm.banks) {
+        const std::string components = "cube.pe_template.components.";
+        throw ConfigError(loc_at(components + tmpl.names.at("pe_dma") + ".attrs.banks_per_transfer"),
+                          "must be <= pe_tcm banks = " + std::to_string(tmpl.tcm.banks) +
+                              " (got " + std::to_string(tmpl.dma.banks_per_transfer) + ")");
+    }
 }
 
 TopologyConfig Loader::load(const YAML::Node& root) {
@@ -887,12 +912,16 @@ std::string dump_topology_yaml(const TopologyConfig& c) {
     begin_block(out, name_of("pe_scheduler"), "pe_scheduler", t.scheduler.impl);
     emit(out, "overhead_ns", t.scheduler.overhead_ns);
     emit(out, "inbox_depth", t.scheduler.inbox_depth);
+    emit(out, "bank_policy",
+         std::string(t.scheduler.bank_policy == BankPolicy::detect ? "detect" : "serialize"));
+    emit(out, "bank_limit", t.scheduler.bank_limit);
     end_block(out);
     begin_block(out, name_of("pe_dma"), "pe_dma", t.dma.impl);
     emit(out, "rd_engines", t.dma.rd_engines);
     emit(out, "wr_engines", t.dma.wr_engines);
     emit(out, "setup_ns", t.dma.setup_ns);
     emit(out, "bw_gbs", t.dma.bw_gbs);
+    emit(out, "banks_per_transfer", t.dma.banks_per_transfer);
     end_block(out);
     begin_block(out, name_of("pe_fetch_store"), "pe_fetch_store", t.fetch_store.impl);
     emit(out, "latency_ns", t.fetch_store.latency_ns);
@@ -919,6 +948,8 @@ std::string dump_topology_yaml(const TopologyConfig& c) {
     emit(out, "read_bw_gbs", t.tcm.read_bw_gbs);
     emit(out, "write_bw_gbs", t.tcm.write_bw_gbs);
     emit(out, "latency_ns", t.tcm.latency_ns);
+    emit(out, "banks", t.tcm.banks);
+    emit(out, "bank_interleave_bytes", static_cast<int>(t.tcm.bank_interleave_bytes));
     end_block(out);
     begin_block(out, name_of("pe_mmu"), "pe_mmu", t.mmu.impl);
     emit_size(out, "page_kb", t.mmu.page_bytes, 10);

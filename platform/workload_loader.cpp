@@ -34,15 +34,32 @@ constexpr std::uint64_t kTcmGranuleBytes = 64;
 const char* const kDefaultCube = "sip0.cube0";
 
 // Keys kept for the next issues (docs/workload.md "Reserved keys"): rejected
-// with a clear message today, so no file written now silently changes meaning
-// when they arrive.
+// with a clear message, so no file written now silently changes meaning when
+// they arrive. None are reserved at present (context, reads and writes arrived
+// with SPEC §6); the mechanism stays for the next ones.
 const std::map<std::string, std::string>& reserved_command_keys() {
-    static const std::map<std::string, std::string> keys = {
-        {"context", "execution context main|sub|dma (SPEC §6)"},
-        {"reads", "read address ranges for hazard ordering (SPEC §6)"},
-        {"writes", "write address ranges for hazard ordering (SPEC §6)"},
-    };
+    static const std::map<std::string, std::string> keys = {};
     return keys;
+}
+
+// TCM access element sizes (SPEC §6 `access.elem_bytes`).
+const std::vector<std::uint64_t>& access_elem_sizes() {
+    static const std::vector<std::uint64_t> sizes = {1, 2, 4, 8, 16, 32, 64};
+    return sizes;
+}
+
+bool is_resource_name(const std::string& name) {
+    if (name.empty() || name[0] < 'a' || name[0] > 'z') return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+// Commands the scheduler runs in an execution context (SPEC §6): the simple
+// commands except wait and ipcq_recv. Only they take context, resources, access.
+bool context_scheduled(CommandKind kind) {
+    return kind != CommandKind::composite && kind != CommandKind::wait &&
+           kind != CommandKind::ipcq_recv;
 }
 
 const std::vector<std::pair<std::string, std::uint32_t>>& dtypes() {
@@ -186,6 +203,10 @@ private:
     Kernel read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const;
     Command read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const;
     void read_composite(const MapReader& reader, Command& cmd) const;
+    void read_schedule_keys(const MapReader& reader, Command& cmd) const;
+    std::vector<MemRange> ranges(const Item& item) const;
+    MemRange range(const Item& item) const;
+    AccessPattern access_pattern(const Item& item) const;
     void check_tile_fit(const Command& cmd, const SourceLoc& loc) const;
     void resolve_waits(Kernel& kernel, const KernelExtras& extras) const;
     Launch read_launch(const Item& item, const WorkloadConfig& config,
@@ -206,6 +227,7 @@ private:
     void host_target_pe(const Item& item, HostRequest& request) const;
     std::uint64_t page_aligned(const Item& item, bool positive) const;
     std::uint64_t hbm_end() const;
+    std::uint64_t sram_end() const;
 
     std::string m_source;
     const TopologyConfig& m_topo;
@@ -439,6 +461,7 @@ const std::vector<std::pair<std::string, CommandKind>>& command_types() {
         {"gemm", CommandKind::gemm},           {"math", CommandKind::math},
         {"composite", CommandKind::composite}, {"wait", CommandKind::wait},
         {"ipcq_send", CommandKind::ipcq_send}, {"ipcq_recv", CommandKind::ipcq_recv},
+        {"fetch", CommandKind::fetch},         {"store", CommandKind::store},
     };
     return types;
 }
@@ -476,6 +499,7 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
         throw ConfigError(type_loc, "unknown command type '" + type + "' (known: " +
                                         join(type_names) + ")");
     const Item body = child_item(entry->second, type_loc.key_path);
+    cmd.context = default_context(cmd.kind);
 
     if (cmd.kind == CommandKind::wait) {
         // `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.
@@ -497,6 +521,8 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
         case CommandKind::math: allowed.insert(allowed.end(), {"op", "elements"}); break;
         case CommandKind::ipcq_send: allowed.insert(allowed.end(), {"peer", "bytes"}); break;
         case CommandKind::ipcq_recv: allowed.push_back("bytes"); break;
+        case CommandKind::fetch:
+        case CommandKind::store: allowed.push_back("bytes"); break;
         case CommandKind::composite: {
             // The head `gemm` key picks the form (docs/workload.md).
             const bool has_gemm = body.node.IsMap() && body.node["gemm"];
@@ -509,8 +535,25 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
         case CommandKind::wait: break;
     }
     allowed.push_back("wait");
+    // SPEC §6 schedule keys: reads / writes on every command with a body;
+    // context, resources and access only where the scheduler runs the command
+    // in a context.
+    allowed.insert(allowed.end(), {"reads", "writes"});
+    if (context_scheduled(cmd.kind)) allowed.insert(allowed.end(), {"context", "resources", "access"});
     if (!body.present || body.node.IsNull())
         throw ConfigError(body.loc, "expected a map of the command's fields (" + join(allowed) + ")");
+    if (!context_scheduled(cmd.kind) && body.node.IsMap()) {
+        for (auto it = body.node.begin(); it != body.node.end(); ++it) {
+            if (!it->first.IsScalar()) continue;  // MapReader reports it
+            const std::string key = it->first.Scalar();
+            if (key == "context" || key == "resources" || key == "access")
+                throw ConfigError(loc_of(it->first, child_path(body.loc.key_path, key)),
+                                  "'" + key + "' is not allowed on " + type +
+                                      ": it is not run in an execution context (SPEC §6; "
+                                      "context, resources and access apply to dma_read, "
+                                      "dma_write, gemm, math, fetch, store and ipcq_send)");
+        }
+    }
     const MapReader reader(*this, body, allowed, reserved_command_keys());
 
     const Item id = reader.child("id");
@@ -549,11 +592,138 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
             cmd.bytes = size(reader.required("bytes"));
             break;
         }
-        case CommandKind::ipcq_recv: cmd.bytes = size(reader.required("bytes")); break;
+        case CommandKind::ipcq_recv:
+        case CommandKind::fetch:
+        case CommandKind::store: cmd.bytes = size(reader.required("bytes")); break;
         case CommandKind::composite: read_composite(reader, cmd); break;
         case CommandKind::wait: break;
     }
+    read_schedule_keys(reader, cmd);
     return cmd;
+}
+
+// SPEC §6: context, reads, writes, resources, access (docs/workload.md
+// "Schedule semantics"). The caller has already limited which keys may appear.
+void Loader::read_schedule_keys(const MapReader& reader, Command& cmd) const {
+    const Item context = reader.child("context");
+    if (context.present) {
+        const std::string name = to_string(context);
+        if (name == "main") cmd.context = ExecContext::main;
+        else if (name == "sub") cmd.context = ExecContext::sub;
+        else if (name == "dma") cmd.context = ExecContext::dma;
+        else
+            throw ConfigError(context.loc,
+                              "unknown context '" + name + "' (known: main, sub, dma)");
+        cmd.context_given = true;
+    }
+    cmd.reads = ranges(reader.child("reads"));
+    cmd.writes = ranges(reader.child("writes"));
+
+    const Item resources = reader.child("resources");
+    if (resources.present && !resources.node.IsNull()) {
+        for (const Item& entry : list(resources, true)) {
+            const std::string name = to_string(entry);
+            if (!is_resource_name(name))
+                throw ConfigError(entry.loc,
+                                  "resource '" + name + "' must match [a-z][a-z0-9_]*");
+            if (std::find(cmd.resources.begin(), cmd.resources.end(), name) != cmd.resources.end())
+                throw ConfigError(entry.loc, "resource '" + name + "' listed twice");
+            cmd.resources.push_back(name);
+        }
+    }
+    cmd.access = access_pattern(reader.child("access"));
+}
+
+// `reads:` / `writes:`: a list of ranges; absent or null = none.
+std::vector<MemRange> Loader::ranges(const Item& item) const {
+    std::vector<MemRange> out;
+    if (!item.present || item.node.IsNull()) return out;
+    for (const Item& entry : list(item, true)) out.push_back(range(entry));
+    return out;
+}
+
+// `{ tcm: OFFSET, bytes: N }`, `{ hbm: PA, bytes: N }` or `{ sram: PA, bytes: N }`:
+// TCM offsets lie in [0, pe_tcm size); HBM and SRAM addresses in the PA windows
+// AddressResolver decodes (as for host memory requests).
+MemRange Loader::range(const Item& item) const {
+    const MapReader reader(*this, item, {"tcm", "hbm", "sram", "bytes"});
+    const int spaces = int(reader.has("tcm")) + int(reader.has("hbm")) + int(reader.has("sram"));
+    if (spaces != 1)
+        throw ConfigError(item.loc, "give exactly one of 'tcm', 'hbm' or 'sram' (got " +
+                                        std::to_string(spaces) + ")");
+    MemRange r;
+    std::string key = "tcm";
+    if (reader.has("hbm")) {
+        r.space = MemSpace::hbm;
+        key = "hbm";
+    } else if (reader.has("sram")) {
+        r.space = MemSpace::sram;
+        key = "sram";
+    }
+    const Item base = reader.child(key);
+    const Item bytes = reader.required("bytes");
+    r.base = to_u64(base);
+    r.bytes = size(bytes);
+    std::uint64_t begin = 0, end = 0;
+    std::string window;
+    switch (r.space) {
+        case MemSpace::tcm:
+            end = m_topo.cube.pe_template.tcm.size_bytes;
+            window = "the PE's TCM";
+            break;
+        case MemSpace::hbm:
+            end = hbm_end();
+            window = "the HBM window";
+            break;
+        case MemSpace::sram:
+            begin = m_topo.cube.memory_map.sram_base;
+            end = sram_end();
+            window = "the shared SRAM window";
+            break;
+    }
+    const std::string span = " [" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+    if (r.base < begin || r.base >= end)
+        throw ConfigError(base.loc, key + " " + base.node.Scalar() + " is outside " + window + span);
+    if (r.bytes > end - r.base)
+        throw ConfigError(bytes.loc, key + " + bytes runs past the end of " + window + span + " (" +
+                                         key + " " + base.node.Scalar() + ", bytes " +
+                                         bytes.node.Scalar() + ")");
+    return r;
+}
+
+// `access: { base, stride, count, elem_bytes }`: a TCM access pattern; stride
+// defaults to elem_bytes (contiguous). Every access must lie inside the TCM.
+AccessPattern Loader::access_pattern(const Item& item) const {
+    AccessPattern a;
+    if (!item.present || item.node.IsNull()) return a;
+    const MapReader reader(*this, item, {"base", "stride", "count", "elem_bytes"});
+    const std::uint64_t tcm = m_topo.cube.pe_template.tcm.size_bytes;
+    const Item base = reader.required("base");
+    a.base = to_u64(base);
+    if (a.base >= tcm)
+        throw ConfigError(base.loc, "base " + base.node.Scalar() + " is outside the PE's TCM [0, " +
+                                        std::to_string(tcm) + ")");
+    const Item elem = reader.required("elem_bytes");
+    const std::uint64_t elem_bytes = to_u64(elem);
+    const auto& sizes = access_elem_sizes();
+    if (std::find(sizes.begin(), sizes.end(), elem_bytes) == sizes.end())
+        throw ConfigError(elem.loc, "must be one of 1, 2, 4, 8, 16, 32, 64 (got " +
+                                        elem.node.Scalar() + ")");
+    a.elem_bytes = static_cast<std::uint32_t>(elem_bytes);
+    const Item count = reader.required("count");
+    a.count = size(count);
+    const Item stride = reader.child("stride");
+    a.stride = stride.present ? to_u64(stride) : elem_bytes;
+    // The last access, base + stride · (count - 1), must end inside the TCM.
+    const std::uint64_t room = tcm - a.base - std::min<std::uint64_t>(elem_bytes, tcm - a.base);
+    const bool fits = elem_bytes <= tcm - a.base &&
+                      (a.count == 1 || a.stride == 0 || (a.count - 1) <= room / a.stride);
+    if (!fits)
+        throw ConfigError(item.loc, "the accesses run past the end of the PE's TCM [0, " +
+                                        std::to_string(tcm) + ") (base + stride · (count - 1) + "
+                                        "elem_bytes > TCM size)");
+    a.given = true;
+    return a;
 }
 
 void Loader::read_composite(const MapReader& reader, Command& cmd) const {
@@ -762,6 +932,19 @@ std::uint64_t Loader::hbm_end() const {
     if (slices != 0 && slice_bytes > std::numeric_limits<std::uint64_t>::max() / slices)
         return std::numeric_limits<std::uint64_t>::max();
     return slices * slice_bytes;
+}
+
+// End of the shared SRAM window, as AddressResolver decodes it:
+// sram_base + sips · cubes_per_sip · shared_sram size (saturating).
+std::uint64_t Loader::sram_end() const {
+    const std::uint64_t cubes = static_cast<std::uint64_t>(m_topo.system.sips) *
+                                static_cast<std::uint64_t>(m_topo.system.cubes_per_sip);
+    const std::uint64_t bytes = m_topo.cube.shared_sram.size_bytes;
+    const std::uint64_t base = m_topo.cube.memory_map.sram_base;
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    if (cubes != 0 && bytes > max / cubes) return max;
+    const std::uint64_t window = cubes * bytes;
+    return window > max - base ? max : base + window;
 }
 
 std::uint64_t Loader::page_aligned(const Item& item, bool positive) const {

@@ -118,10 +118,36 @@ std::uint64_t WorkloadRun::makespan_ps() const {
 std::vector<CommandResult> WorkloadRun::commands() const {
     std::vector<CommandResult> out;
     for (const PeNodes* pe : m_launched)
-        for (const auto& r : pe->scheduler->completions())
-            out.push_back({pe_id(*pe), r.command, r.tiles, r.submitted.value(), r.started.value(),
-                           r.finished.value()});
+        for (const auto& r : pe->scheduler->completions()) {
+            CommandResult c{pe_id(*pe), r.command, r.tiles, r.submitted.value(), r.started.value(),
+                            r.finished.value(), {}};
+            for (std::size_t i = 0; i < wait_cause_count; ++i) c.waited_ps[i] = r.waited[i].value();
+            out.push_back(c);
+        }
     return out;
+}
+
+std::vector<ContextTotals> WorkloadRun::contexts() const {
+    std::vector<ContextTotals> out;
+    for (const PeNodes* pe : m_launched) {
+        const std::size_t first = out.size();
+        for (std::size_t c = 0; c < exec_context_count; ++c)
+            out.push_back({pe_id(*pe), static_cast<ExecContext>(c), 0, 0});
+        for (const auto& r : pe->scheduler->completions()) {
+            if (r.command->context == ExecContext::none) continue;
+            ContextTotals& t = out[first + static_cast<std::size_t>(r.command->context)];
+            t.busy_ps += (r.finished - r.started).value();
+            t.wait_ps += (r.started - r.submitted).value();
+        }
+    }
+    return out;
+}
+
+std::vector<std::uint64_t> WorkloadRun::waits_by_cause() const {
+    std::vector<std::uint64_t> total(wait_cause_count, 0);
+    for (const CommandResult& c : commands())
+        for (std::size_t i = 0; i < wait_cause_count; ++i) total[i] += c.waited_ps[i];
+    return total;
 }
 
 std::vector<EngineBusy> WorkloadRun::engines() const {
@@ -174,16 +200,43 @@ void WorkloadRun::print(std::ostream& out) const {
         }
         out << "\n";
     }
-    out << std::left << std::setw(18) << "PE" << std::setw(12) << "command" << std::setw(11)
-        << "kind" << std::right << std::setw(7) << "tiles" << std::setw(16) << "submitted ns"
-        << std::setw(16) << "started ns" << std::setw(16) << "finished ns" << std::setw(16)
-        << "latency ns" << "\n";
-    for (const CommandResult& c : commands())
+    out << "schedule\n" << std::left << std::setw(18) << "PE" << std::setw(12) << "command"
+        << std::setw(11) << "kind" << std::setw(6) << "ctx" << std::right << std::setw(7)
+        << "tiles" << std::setw(15) << "submitted ns" << std::setw(15) << "started ns"
+        << std::setw(15) << "finished ns" << std::setw(13) << "waited ns" << "  wait causes\n";
+    for (const CommandResult& c : commands()) {
+        std::string causes;
+        for (std::size_t i = 1; i < wait_cause_count; ++i)
+            if (c.waited_ps[i])
+                causes += (causes.empty() ? "" : ", ") + std::string(to_string(static_cast<WaitCause>(i))) +
+                          " " + format_ns(c.waited_ps[i]);
         out << std::left << std::setw(18) << c.pe << std::setw(12) << c.command->id
-            << std::setw(11) << to_string(c.command->kind) << std::right << std::setw(7)
-            << c.tiles << std::setw(16) << format_ns(c.submitted_ps) << std::setw(16)
-            << format_ns(c.started_ps) << std::setw(16) << format_ns(c.finished_ps)
-            << std::setw(16) << format_ns(c.finished_ps - c.submitted_ps) << "\n";
+            << std::setw(11) << to_string(c.command->kind) << std::setw(6)
+            << to_string(c.command->context) << std::right << std::setw(7) << c.tiles
+            << std::setw(15) << format_ns(c.submitted_ps) << std::setw(15)
+            << format_ns(c.started_ps) << std::setw(15) << format_ns(c.finished_ps)
+            << std::setw(13) << format_ns(c.started_ps - c.submitted_ps) << "  "
+            << (causes.empty() ? "-" : causes) << "\n";
+    }
+
+    out << "\ncontext busy / waited ns\n" << std::left << std::setw(18) << "PE";
+    for (std::size_t c = 0; c < exec_context_count; ++c)
+        out << std::right << std::setw(30) << to_string(static_cast<ExecContext>(c));
+    out << "\n";
+    const auto ctx = contexts();
+    for (std::size_t i = 0; i < ctx.size(); i += exec_context_count) {
+        out << std::left << std::setw(18) << ctx[i].pe;
+        for (std::size_t c = 0; c < exec_context_count; ++c)
+            out << std::right << std::setw(30)
+                << format_ns(ctx[i + c].busy_ps) + " / " + format_ns(ctx[i + c].wait_ps);
+        out << "\n";
+    }
+    const auto waits = waits_by_cause();
+    out << "waits by cause:";
+    for (std::size_t i = 1; i < wait_cause_count; ++i)
+        out << " " << to_string(static_cast<WaitCause>(i)) << " " << format_ns(waits[i]) << " ns"
+            << (i + 1 < wait_cause_count ? "," : "");
+    out << "\n";
 
     out << "\nengine busy ns (utilisation of the makespan)\n" << std::left << std::setw(18) << "PE";
     constexpr std::size_t engines_per_pe = 7;  // as engines() lists them
@@ -202,6 +255,79 @@ void WorkloadRun::print(std::ostream& out) const {
         }
         out << "\n";
     }
+}
+
+namespace {
+
+void json_string(std::ostream& out, const std::string& text) {
+    out << '"';
+    for (char c : text) {
+        if (c == '"' || c == '\\') out << '\\' << c;
+        else if (c == '\n') out << "\\n";
+        else if (static_cast<unsigned char>(c) < 0x20) out << ' ';
+        else out << c;
+    }
+    out << '"';
+}
+
+// ps as a JSON number of ns with exactly three decimals (integers only: the
+// same run writes the same bytes).
+std::string json_ns(std::uint64_t ps) { return format_ns(ps); }
+
+}  // namespace
+
+void WorkloadRun::write_summary(std::ostream& out, const std::string& topology,
+                                const std::string& workload, const std::vector<std::string>& sets,
+                                const std::string& status, const std::string& error) const {
+    out << "{\n  \"schema\": \"npuvp.summary/1\",\n  \"inputs\": {\"topology\": ";
+    json_string(out, topology);
+    out << ", \"workload\": ";
+    json_string(out, workload);
+    out << ", \"sets\": [";
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        if (i) out << ", ";
+        json_string(out, sets[i]);
+    }
+    out << "]},\n  \"status\": ";
+    json_string(out, status);
+    out << ",\n  \"error\": ";
+    json_string(out, error);
+    out << ",\n  \"makespan_ns\": " << json_ns(makespan_ps());
+    const auto waits = waits_by_cause();
+    out << ",\n  \"waits_ns\": {";
+    for (std::size_t i = 1; i < wait_cause_count; ++i)
+        out << (i > 1 ? ", " : "") << '"' << to_string(static_cast<WaitCause>(i))
+            << "\": " << json_ns(waits[i]);
+    out << "},\n  \"contexts\": [";
+    bool first = true;
+    for (const ContextTotals& c : contexts()) {
+        out << (first ? "\n    " : ",\n    ") << "{\"pe\": \"" << c.pe << "\", \"context\": \""
+            << to_string(c.context) << "\", \"busy_ns\": " << json_ns(c.busy_ps)
+            << ", \"wait_ns\": " << json_ns(c.wait_ps) << "}";
+        first = false;
+    }
+    out << "],\n  \"engines\": [";
+    const std::uint64_t makespan = makespan_ps();
+    first = true;
+    for (const EngineBusy& e : engines()) {
+        out << (first ? "\n    " : ",\n    ") << "{\"pe\": \"" << e.pe << "\", \"engine\": \""
+            << e.engine << "\", \"busy_ns\": " << json_ns(e.busy_ps) << ", \"utilisation\": "
+            << (makespan ? static_cast<double>(e.busy_ps) / static_cast<double>(makespan) : 0.0)
+            << "}";
+        first = false;
+    }
+    out << "],\n  \"commands\": [";
+    first = true;
+    for (const CommandResult& c : commands()) {
+        out << (first ? "\n    " : ",\n    ") << "{\"pe\": \"" << c.pe << "\", \"id\": ";
+        json_string(out, c.command->id);
+        out << ", \"kind\": \"" << to_string(c.command->kind) << "\", \"context\": \""
+            << to_string(c.command->context) << "\", \"submitted_ns\": " << json_ns(c.submitted_ps)
+            << ", \"started_ns\": " << json_ns(c.started_ps)
+            << ", \"finished_ns\": " << json_ns(c.finished_ps) << "}";
+        first = false;
+    }
+    out << "]\n}\n";
 }
 
 }  // namespace npuvp

@@ -22,6 +22,16 @@ struct CommandResult {
     const Command* command;
     std::uint64_t tiles;
     std::uint64_t submitted_ps, started_ps, finished_ps;
+    std::uint64_t waited_ps[wait_cause_count];  // submitted -> started, by WaitCause
+};
+
+// Per PE and execution context (main / sub / dma): the time its commands ran
+// (started -> finished) and waited (submitted -> started), summed.
+struct ContextTotals {
+    std::string pe;
+    ExecContext context;
+    std::uint64_t busy_ps;
+    std::uint64_t wait_ps;
 };
 
 struct EngineBusy {
@@ -43,7 +53,15 @@ public:
     std::uint64_t makespan_ps() const;     // latest PE finish
     std::vector<CommandResult> commands() const;  // in PE order, then completion order
     std::vector<EngineBusy> engines() const;      // launched PEs only, 7 engines each
+    std::vector<ContextTotals> contexts() const;   // launched PEs, main / sub / dma
+    // Total wait of every command, by cause (index = WaitCause).
+    std::vector<std::uint64_t> waits_by_cause() const;
     const IoCpu* host() const { return m_host; }
+
+    // The machine-readable summary (docs/cli.md, "Summary JSON").
+    void write_summary(std::ostream& out, const std::string& topology,
+                       const std::string& workload, const std::vector<std::string>& sets,
+                       const std::string& status, const std::string& error) const;
 
     void print(std::ostream& out) const;
 

@@ -25,6 +25,12 @@ const char* cli_usage() {
            "  --workload FILE       run a workload YAML (kernels launched on PEs); without\n"
            "                        it, npuvp runs the platform probe\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
+           "  --summary FILE        write the run's summary as JSON to FILE\n"
+           "  --compare W1 W2 ...   run each workload as a variant (same topology and\n"
+           "                        --set) and print makespans and per-context busy /\n"
+           "                        wait side by side\n"
+           "  --compare-set \"K=V ...\"  a variant of --workload with these extra --set\n"
+           "                        overrides (repeatable; compared side by side)\n"
            "  --list                print the elaborated tree: every node and link, then exit\n"
            "  --route FROM TO       print the route between two node ids (repeatable)\n"
            "  --probe-bytes N       bytes each PE moves in the platform probe (default 4194304)\n"
@@ -50,9 +56,27 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         } else if (arg == "--topology") {
             options.topology = value(i, arg);
         } else if (arg == "--set") {
-            options.overrides.push_back(parse_override(value(i, arg)));
+            options.set_texts.push_back(value(i, arg));
+            options.overrides.push_back(parse_override(options.set_texts.back()));
         } else if (arg == "--workload") {
             options.workload = value(i, arg);
+        } else if (arg == "--summary") {
+            options.summary = value(i, arg);
+        } else if (arg == "--compare") {
+            while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
+                options.compare.push_back(argv[++i]);
+            if (options.compare.size() < 2) bad("--compare needs at least two workload files");
+        } else if (arg == "--compare-set") {
+            const std::string text = value(i, arg);
+            std::size_t start = 0;
+            while (start < text.size()) {  // every word must be a valid override
+                const std::size_t end = text.find(' ', start);
+                const std::string word = text.substr(start, end - start);
+                if (!word.empty()) parse_override(word);
+                if (end == std::string::npos) break;
+                start = end + 1;
+            }
+            options.compare_sets.push_back(text);
         } else if (arg == "--trace") {
             options.trace = value(i, arg);
         } else if (arg == "--list") {
@@ -71,6 +95,9 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             bad("unknown option '" + arg + "' (see --help)");
         }
     }
+    if (!options.compare_sets.empty() && !options.workload)
+        bad("--compare-set varies --workload: give one");
+    if (options.compare_sets.size() == 1) bad("--compare-set needs at least two variants");
     return options;
 }
 

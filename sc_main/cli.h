@@ -24,6 +24,10 @@ struct CliOptions {
     std::vector<Override> overrides;      // --set key.path=value (repeatable)
     std::optional<std::string> workload;  // --workload FILE
     std::optional<std::string> trace;     // --trace FILE
+    std::optional<std::string> summary;   // --summary FILE (JSON)
+    std::vector<std::string> compare;     // --compare W1 W2 ... (workload variants)
+    std::vector<std::string> compare_sets;  // --compare-set "k=v k2=v2" (repeatable)
+    std::vector<std::string> set_texts;   // every --set as written, for the summary
     bool list = false;                    // --list
     std::vector<std::pair<std::string, std::string>> routes;  // --route FROM TO (repeatable)
     std::uint64_t probe_bytes = 4u << 20; // --probe-bytes N

@@ -15,6 +15,7 @@
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
 #include "sc_main/cli.h"
+#include "sc_main/compare.h"
 
 namespace npuvp {
 namespace {
@@ -120,6 +121,13 @@ int run(int argc, char* argv[]) {
     }
     const TopologyConfig topo =
         load_topology_file(options.topology, options.overrides, builtin_registry());
+    if (!options.compare.empty() || !options.compare_sets.empty()) {
+        // Each variant is its own process; check the inputs here first so a
+        // bad file is one error, not one per variant.
+        for (const std::string& w : options.compare) load_workload_file(w, topo);
+        std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
+        return run_compare(options, std::cout);
+    }
     const WorkloadConfig workload =
         options.workload ? load_workload_file(*options.workload, topo) : WorkloadConfig();
 
@@ -143,6 +151,17 @@ int run(int argc, char* argv[]) {
     if (options.workload) {
         WorkloadRun run(platform, workload);
         sc_core::sc_start();
+        if (options.summary) {
+            std::ofstream summary(*options.summary, std::ios::binary | std::ios::trunc);
+            const bool ok = run.finished();
+            run.write_summary(summary, options.topology, *options.workload, options.set_texts,
+                              ok ? "ok" : "failed",
+                              ok ? "" : platform.status().failed() ? platform.status().error()
+                                                                   : run.diagnosis());
+            if (!summary)
+                throw ConfigError({"command line", 0, 0, ""},
+                                  "--summary: cannot write '" + *options.summary + "'");
+        }
         if (!run.finished()) {
             run.print(std::cout);
             std::cerr << "npuvp: run failed";

@@ -42,10 +42,16 @@ struct PeCpuConfig {
     double overhead_ns = 0.0;  // per command issued (T3)
 };
 
+enum class BankPolicy { serialize, detect };
+
 struct PeSchedulerConfig {
     std::string impl;
     double overhead_ns = 0.0;  // per dispatch (T3)
     int inbox_depth = 0;       // depth of every stage inbox sc_fifo (T6)
+    // seed 002: the cumulative consecutive same-bank access count of the
+    // commands running at once must stay below bank_limit.
+    BankPolicy bank_policy = BankPolicy::serialize;
+    int bank_limit = 0;
 };
 
 struct PeDmaConfig {
@@ -54,6 +60,7 @@ struct PeDmaConfig {
     int wr_engines = 0;      // DMA_WRITE channels
     double setup_ns = 0.0;   // channel hop latency per transfer (T2)
     double bw_gbs = 0.0;     // channel hop bandwidth (T2)
+    int banks_per_transfer = 0;  // TCM banks a DMA occupies at a time (seed 002: 16)
 };
 
 struct PeFetchStoreConfig {
@@ -86,6 +93,8 @@ struct PeTcmConfig {
     double read_bw_gbs = 0.0;
     double write_bw_gbs = 0.0;
     double latency_ns = 0.0;
+    int banks = 0;                          // TCM banks (seed 002 / CALIBRATION: 16)
+    std::uint64_t bank_interleave_bytes = 0;  // bank = (addr / interleave) % banks (8)
 };
 
 struct PeMmuConfig {

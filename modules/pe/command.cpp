@@ -12,6 +12,43 @@ const char* to_string(CommandKind kind) {
     case CommandKind::wait: return "wait";
     case CommandKind::ipcq_send: return "ipcq_send";
     case CommandKind::ipcq_recv: return "ipcq_recv";
+    case CommandKind::fetch: return "fetch";
+    case CommandKind::store: return "store";
+    }
+    return "?";
+}
+
+const char* to_string(ExecContext context) {
+    switch (context) {
+    case ExecContext::main: return "main";
+    case ExecContext::sub: return "sub";
+    case ExecContext::dma: return "dma";
+    case ExecContext::none: return "none";
+    }
+    return "?";
+}
+
+ExecContext default_context(CommandKind kind) {
+    switch (kind) {
+    case CommandKind::gemm:
+    case CommandKind::math: return ExecContext::main;
+    case CommandKind::fetch:
+    case CommandKind::store: return ExecContext::sub;
+    case CommandKind::dma_read:
+    case CommandKind::dma_write:
+    case CommandKind::ipcq_send: return ExecContext::dma;
+    case CommandKind::composite:
+    case CommandKind::wait:
+    case CommandKind::ipcq_recv: return ExecContext::none;
+    }
+    return ExecContext::none;
+}
+
+const char* to_string(MemSpace space) {
+    switch (space) {
+    case MemSpace::tcm: return "tcm";
+    case MemSpace::hbm: return "hbm";
+    case MemSpace::sram: return "sram";
     }
     return "?";
 }

@@ -23,9 +23,47 @@ enum class CommandKind : std::uint8_t {
     wait,       // PE_CPU waits for earlier commands to complete
     ipcq_send,  // send `bytes` to a peer PE's IPCQ ring over vc_comm
     ipcq_recv,  // wait for `bytes` to arrive in this PE's IPCQ ring
+    fetch,      // register-file preload: `bytes` TCM -> register file (PE_FETCH_STORE)
+    store,      // register-file commit: `bytes` register file -> TCM (PE_FETCH_STORE)
 };
 
 const char* to_string(CommandKind kind);
+
+// Execution contexts of seed 002 (SPEC §6): main = the tensor-unit pipeline
+// (GEMM, MATH), sub = register-file preload / commit (fetch, store), dma =
+// tensor DMA. Commands of one context run in program order, one at a time.
+// Composites and IPCQ receives are not context-scheduled (`none`).
+enum class ExecContext : std::uint8_t { main, sub, dma, none };
+constexpr std::size_t exec_context_count = 3;  // main, sub, dma
+
+const char* to_string(ExecContext context);
+// The context a command kind runs in unless the program names another.
+ExecContext default_context(CommandKind kind);
+
+// An address range a command reads or writes (SPEC §6 hazards): TCM offsets
+// are PE-local; HBM and shared SRAM ranges are physical addresses.
+enum class MemSpace : std::uint8_t { tcm, hbm, sram };
+const char* to_string(MemSpace space);
+
+struct MemRange {
+    MemSpace space = MemSpace::tcm;
+    std::uint64_t base = 0;
+    std::uint64_t bytes = 0;
+    bool overlaps(const MemRange& o) const {
+        return space == o.space && base < o.base + o.bytes && o.base < base + bytes;
+    }
+};
+
+// A command's TCM access pattern (SPEC §6 banks): `count` accesses of
+// `elem_bytes` at base, base + stride, ...; it gives, per TCM bank, the
+// longest run of consecutive accesses to that bank.
+struct AccessPattern {
+    bool given = false;
+    std::uint64_t base = 0;
+    std::uint64_t stride = 0;
+    std::uint64_t count = 0;
+    std::uint32_t elem_bytes = 0;
+};
 
 // A memory-side address: a physical address, or a virtual one that PE_MMU
 // translates on every DMA access. `given` is false when the workload left it
@@ -63,6 +101,15 @@ struct Command {
 
     // ipcq_send: the peer PE (index within the cube)
     int peer = -1;
+
+    // Schedule semantics (seed 002, SPEC §6)
+    ExecContext context = ExecContext::none;  // default_context(kind) unless named
+    bool context_given = false;
+    std::vector<MemRange> reads;               // hazards: RAW / WAR / WAW
+    std::vector<MemRange> writes;
+    std::vector<std::string> resources;        // scheduling resources held while it runs,
+                                               // e.g. "vector_engine"
+    AccessPattern access;                      // TCM bank pattern (bank limit, starvation)
 };
 
 struct Kernel {

@@ -1,5 +1,7 @@
 #include "modules/pe/pe_fetch_store.h"
 
+#include <algorithm>
+
 namespace npuvp {
 
 class PeFetchStore::Worker : public StageWorker {
@@ -16,8 +18,20 @@ protected:
         trace_engine("engine_start", token, static_cast<std::int64_t>(bytes));
         m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
         m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
-        sc_core::wait(m_unit.transport(m_txn) +
-                      sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns)));
+        sc_core::sc_time remaining =
+            m_unit.transport(m_txn) + sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns));
+        const PipelineContext& ctx = *token.ctx;
+        if (ctx.bank_runs.empty() || ctx.context() != ExecContext::sub) {
+            sc_core::wait(remaining);
+        } else {
+            const BankMonitor& banks = *m_unit.m_banks;
+            while (remaining > sc_core::SC_ZERO_TIME) {
+                while (banks.sub_stalled(ctx)) sc_core::wait(banks.bank_event());
+                const sc_core::sc_time from = sc_core::sc_time_stamp();
+                sc_core::wait(remaining, banks.bank_event());
+                remaining -= std::min(remaining, sc_core::sc_time_stamp() - from);
+            }
+        }
         record_busy(start);
         trace_engine("engine_complete", token, static_cast<std::int64_t>(bytes));
     }

@@ -3,7 +3,9 @@
 // shows. Two workers, as the seed's separate fetch and store units: FETCH
 // (TCM read port -> fetch link) and STORE (store link -> TCM write port), each
 // a T1 transfer over the PE's fetch-store <-> TCM link (fetch_store_to_tcm_bw_gbs)
-// plus latency_ns.
+// plus latency_ns. A sub-context fetch / store (a simple command) makes no
+// progress while a main-context command runs on one of its TCM banks: main
+// starves sub (seed 002), so its time stretches by the overlap.
 #pragma once
 
 #include <memory>
@@ -12,6 +14,7 @@
 #include "modules/common/config.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/context_scheduler.h"
 #include "modules/pe/pe_routes.h"
 #include "modules/pe/stage_worker.h"
 #include "tlm_sockets/routed_node.h"
@@ -28,12 +31,18 @@ public:
     ~PeFetchStore() override;
     const char* kind() const override { return "pe_fetch_store"; }
 
-    void attach(PeRoutes& routes) { m_routes = &routes; }
+    // Elaboration: routes, and the scheduler that says when a sub-context
+    // command is stalled by a main one on its banks (seed 002).
+    void attach(PeRoutes& routes, const BankMonitor& banks) {
+        m_routes = &routes;
+        m_banks = &banks;
+    }
     std::vector<StageWorker*> workers();
 
 private:
     class Worker;
     PeRoutes* m_routes = nullptr;
+    const BankMonitor* m_banks = nullptr;
     std::unique_ptr<Worker> m_fetch;
     std::unique_ptr<Worker> m_store;
 };

@@ -5,9 +5,16 @@
 namespace npuvp {
 
 PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerConfig& config,
-                         const PeTcmConfig& tcm, TraceSink& trace, RunStatus& status)
-    : RoutedNode(name), config(config), m_trace(trace), m_status(status), m_reserved(tcm) {
+                         const PeTcmConfig& tcm, const PeDmaConfig& dma, TraceSink& trace,
+                         RunStatus& status)
+    : RoutedNode(name),
+      config(config),
+      m_trace(trace),
+      m_status(status),
+      m_reserved(tcm),
+      m_contexts_sched(config, tcm, dma) {
     SC_HAS_PROCESS(PeScheduler);
+    SC_THREAD(receive_loop);
     SC_THREAD(dispatch_loop);
     SC_THREAD(feed_loop);
     SC_METHOD(record_completions);
@@ -56,16 +63,16 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     case CommandKind::math: s.type = StageType::math; s.elements = c.elements; s.op = c.op; break;
     case CommandKind::ipcq_send: s.type = StageType::ipcq_send; s.bytes = c.bytes; break;
     case CommandKind::ipcq_recv: s.type = StageType::ipcq_recv; s.bytes = c.bytes; break;
+    case CommandKind::fetch: s.type = StageType::fetch; s.bytes = c.bytes; break;
+    case CommandKind::store: s.type = StageType::store; s.bytes = c.bytes; break;
     case CommandKind::composite:
     case CommandKind::wait: break;  // never simple
     }
 }
 
-void PeScheduler::dispatch_loop() {
-    const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
+void PeScheduler::receive_loop() {
     for (;;) {
         const Command& command = *m_submissions.pop();
-
         PipelineContext& ctx = m_contexts.emplace_back();
         ctx.reset(*this);
         ctx.command = &command;
@@ -84,22 +91,88 @@ void PeScheduler::dispatch_loop() {
         if (composite) {
             m_pending_feeds.push_back(&ctx);
             m_feed_ready.notify(sc_core::SC_ZERO_TIME);
+        } else {
+            ctx.bank_runs = m_contexts_sched.bank_runs(command);
+            m_waiting.push_back(&ctx);
+            m_reschedule.notify(sc_core::SC_ZERO_TIME);
+        }
+    }
+}
+
+void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
+    if (wait.cause == ctx.wait_cause && wait.detail == ctx.wait_detail) return;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (ctx.wait_cause != WaitCause::none) {
+        ctx.waited[static_cast<std::size_t>(ctx.wait_cause)] += now - ctx.wait_since;
+        m_trace.emit({now.value(), "wait_end", &node_id_ref(), static_cast<std::int64_t>(ctx.seq), -1,
+                      to_string(ctx.context()), to_string(ctx.wait_cause), -1, nullptr,
+                      &ctx.command->id});
+    }
+    ctx.wait_cause = wait.cause;
+    ctx.wait_detail = wait.detail;
+    ctx.wait_since = now;
+    if (wait.cause != WaitCause::none)
+        m_trace.emit({now.value(), "wait_begin", &node_id_ref(), static_cast<std::int64_t>(ctx.seq),
+                      -1, to_string(ctx.context()), to_string(wait.cause), -1, nullptr,
+                      &ctx.wait_detail});
+}
+
+// seed 002 (SPEC §6): in each pass, the first waiting command (in program
+// order) that may start is dispatched; every other one records why it waits.
+// A pass runs whenever a command arrives or completes.
+void PeScheduler::dispatch_loop() {
+    std::vector<PipelineContext*> before;
+    for (;;) {
+        PipelineContext* chosen = nullptr;
+        before.clear();
+        for (PipelineContext* ctx : m_waiting) {
+            const WaitInfo wait = m_contexts_sched.blocked(*ctx, m_inflight, before);
+            note_wait(*ctx, wait);
+            if (wait.cause == WaitCause::none && !chosen) {
+                chosen = ctx;
+                continue;  // later ones still record their cause in this pass
+            }
+            before.push_back(ctx);
+        }
+        if (!chosen) {
+            sc_core::wait(m_reschedule);
             continue;
         }
-        // seed 000 §D3.1: a simple command goes straight to its engine.
-        sc_core::wait(overhead);
-        TileToken& token = take_token();
-        build_simple_plan(command, token.plan);
-        token.ctx = &ctx;
-        token.stage_idx = 0;
-        token.completed = false;
-        token.owner = nullptr;
-        ctx.total_tiles = 1;
-        start_context(ctx);
-        m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx.seq), 0, to_string(token.stage().type)});
-        (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
+        if (config.bank_policy == BankPolicy::detect)
+            if (auto violation = m_contexts_sched.violation(*chosen)) {
+                // seed 002: on hardware the starved DMA times out the NoC and
+                // the device resets; here the run stops and says why.
+                m_trace.emit({sc_core::sc_time_stamp().value(), "bank_violation", &node_id_ref(),
+                              static_cast<std::int64_t>(chosen->seq), -1,
+                              to_string(chosen->context()), "bank", -1, nullptr, &*violation});
+                m_status.fail(node_id(), "TCM bank access limit broken when starting " +
+                                             chosen->command->id + ": " + *violation);
+            }
+        m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), chosen));
+        dispatch(*chosen);
     }
+}
+
+void PeScheduler::dispatch(PipelineContext& ctx) {
+    // The command holds its context, resources and banks from here to its
+    // completion.
+    m_contexts_sched.start(ctx);
+    ctx.dispatched = true;
+    m_bank_event.notify(sc_core::SC_ZERO_TIME);
+    // seed 000 §D3.1: a simple command goes straight to its engine.
+    sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
+    TileToken& token = take_token();
+    build_simple_plan(*ctx.command, token.plan);
+    token.ctx = &ctx;
+    token.stage_idx = 0;
+    token.completed = false;
+    token.owner = nullptr;
+    ctx.total_tiles = 1;
+    start_context(ctx);
+    m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
+                  static_cast<std::int64_t>(ctx.seq), 0, to_string(token.stage().type), nullptr, -1,
+                  nullptr, &ctx.command->id});
+    (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
 }
 
 void PeScheduler::feed_loop() {
@@ -184,8 +257,11 @@ void PeScheduler::record_completions() {
         ctx->finished = sc_core::sc_time_stamp();
         ctx->done = true;
         m_complete.at(ctx->command->index) = 1;
-        m_completions.push_back({ctx->command, ctx->seq, ctx->total_tiles, ctx->submitted,
-                                 ctx->started, ctx->finished});
+        if (ctx->dispatched) m_contexts_sched.finish(*ctx);
+        CompletionRecord record{ctx->command, ctx->seq, ctx->total_tiles, ctx->submitted,
+                                ctx->started, ctx->finished, {}};
+        for (std::size_t c = 0; c < wait_cause_count; ++c) record.waited[c] = ctx->waited[c];
+        m_completions.push_back(record);
         m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), ctx));
         m_trace.emit({ctx->finished.value(), "command_complete", &node_id_ref(),
                       static_cast<std::int64_t>(ctx->seq), -1, to_string(ctx->command->kind),
@@ -193,6 +269,8 @@ void PeScheduler::record_completions() {
     }
     m_done.clear();
     m_completed.notify(sc_core::SC_ZERO_TIME);
+    m_reschedule.notify(sc_core::SC_ZERO_TIME);
+    m_bank_event.notify(sc_core::SC_ZERO_TIME);
 }
 
 }  // namespace npuvp

@@ -25,6 +25,7 @@
 #include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
+#include "modules/pe/context_scheduler.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tcm_partition.h"
 #include "modules/pe/tile_token.h"
@@ -32,7 +33,7 @@
 
 namespace npuvp {
 
-class PeScheduler : public RoutedNode, public CompletionSink {
+class PeScheduler : public RoutedNode, public CompletionSink, public BankMonitor {
 public:
     // Parameters
     const PeSchedulerConfig& config;
@@ -42,12 +43,14 @@ public:
         std::uint64_t seq;
         std::uint64_t tiles;
         sc_core::sc_time submitted;  // arrival at the scheduler
-        sc_core::sc_time started;    // first token handed to an engine
+        sc_core::sc_time started;    // dispatched: first token handed to an engine
         sc_core::sc_time finished;
+        sc_core::sc_time waited[wait_cause_count];  // submitted -> started, by cause
     };
 
     PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerConfig& config,
-                const PeTcmConfig& tcm, TraceSink& trace, RunStatus& status);
+                const PeTcmConfig& tcm, const PeDmaConfig& dma, TraceSink& trace,
+                RunStatus& status);
     const char* kind() const override { return "pe_scheduler"; }
 
     // Elaboration: the PE's stage inboxes, and the PA of the PE's own HBM
@@ -69,13 +72,22 @@ public:
     std::uint64_t tiles_fed() const { return m_tiles_fed; }
     const ReservedTcm& reserved() const { return m_reserved; }
 
+    // BankMonitor (seed 002: main starves sub)
+    bool sub_stalled(const PipelineContext& sub) const override {
+        return m_contexts_sched.sub_stalled(sub);
+    }
+    const sc_core::sc_event& bank_event() const override { return m_bank_event; }
+
 protected:
     // A submission from PE_CPU; it arrives after the link delay.
     void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                sc_core::sc_time& delay) override;
 
 private:
+    void receive_loop();
     void dispatch_loop();
+    void dispatch(PipelineContext& ctx);
+    void note_wait(PipelineContext& ctx, const WaitInfo& wait);
     void feed_loop();
     void record_completions();
     void tile_completed(TileToken& token) override;
@@ -94,6 +106,10 @@ private:
     std::vector<PipelineContext*> m_inflight;  // InflightTable
     std::vector<CompletionRecord> m_completions;  // CompletionQueue
     std::vector<char> m_complete;               // by command index
+    ContextScheduler m_contexts_sched;
+    std::vector<PipelineContext*> m_waiting;  // simple commands not yet dispatched, in order
+    sc_core::sc_event m_reschedule;
+    sc_core::sc_event m_bank_event;
     std::deque<PipelineContext*> m_pending_feeds;
     sc_core::sc_event m_feed_ready;
     std::vector<PipelineContext*> m_done;

@@ -10,6 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <systemc>
 
@@ -19,6 +22,11 @@
 namespace npuvp {
 
 class PipelineContext;
+
+// Why a command is not running yet (SPEC §6: every wait has a recorded cause).
+enum class WaitCause : std::uint8_t { none, context, dependency, resource, bank };
+constexpr std::size_t wait_cause_count = 5;
+const char* to_string(WaitCause cause);
 
 struct TileToken {
     PipelineContext* ctx = nullptr;
@@ -56,12 +64,24 @@ public:
     sc_core::sc_time started;
     sc_core::sc_time finished;
     bool done = false;
+    bool dispatched = false;
+
+    // Schedule semantics (seed 002): the command's TCM bank runs (bank,
+    // consecutive same-bank accesses), its current wait and the time it has
+    // waited, by cause.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> bank_runs;
+    WaitCause wait_cause = WaitCause::none;
+    std::string wait_detail;
+    sc_core::sc_time wait_since;
+    sc_core::sc_time waited[wait_cause_count];
 
     void reset(CompletionSink& sink) {
         m_sink = &sink;
         completed_tiles = 0;
         done = false;
     }
+
+    ExecContext context() const { return command->context; }
 
     // Called by the last stage of each token, exactly once per token. A second
     // call for the same token is an invariant violation, reported (SPEC §8).

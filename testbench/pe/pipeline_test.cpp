@@ -531,26 +531,28 @@ BOOST_AUTO_TEST_CASE(simple_commands_finish_times_by_hand) {
     // simple_commands.yaml; each simple command: PE_CPU +2, link 0, scheduler +1.
     //   ld_a: issued 2, dispatched 3; DMA_READ 32768 B: 604 + 170.667
     //         -> 777.667 ns
-    //   ld_b: issued 4, dispatched 5; waits in the inbox for the one read
-    //         channel until 777.667; its HBM reservation (777.667 + 502) is
-    //         after ld_a's ended (505 + 170.667): 777.667 + 774.667 = 1552.334 ns
-    //   wait [ld_a, ld_b] -> 1552.334
-    //   mm:  +2 +1 = 1555.334; GEMM 256 cycles -> 1811.334 ns
-    //   wait [mm] -> 1811.334
-    //   act: +2 +1 = 1814.334; MATH relu 16384: ceil(16384/512) + 8 = 40 -> 1854.334 ns
-    //   wait all -> 1854.334
-    //   st:  +2 +1 = 1857.334; DMA_WRITE 32768 B: 604 + 170.667 -> 2632.001 ns
+    //   ld_b: issued 4; both loads are in the dma context, which runs one
+    //         command at a time in program order (seed 002), so ld_b waits
+    //         (cause: context) until ld_a completes at 777.667, then the
+    //         dispatch overhead: 778.667; DMA_READ 774.667 -> 1553.334 ns
+    //   wait [ld_a, ld_b] -> 1553.334
+    //   mm:  +2 (submitted 1555.334) +1 = 1556.334; GEMM 256 cycles -> 1812.334 ns
+    //   wait [mm] -> 1812.334
+    //   act: +2 +1 = 1815.334; MATH relu 16384: ceil(16384/512) + 8 = 40 -> 1855.334 ns
+    //   wait all -> 1855.334
+    //   st:  +2 +1 = 1858.334; DMA_WRITE 32768 B: 604 + 170.667 -> 2633.001 ns
     std::unique_ptr<Sim> sim(sim_file("simple_commands"));
     sim->start();
     BOOST_REQUIRE(sim->run.finished());
     BOOST_CHECK_EQUAL(sim->command("ld_a").finished_ps, 777667u);
     BOOST_CHECK_EQUAL(sim->command("ld_b").submitted_ps, 4000u);
-    BOOST_CHECK_EQUAL(sim->command("ld_b").finished_ps, 1552334u);
-    BOOST_CHECK_EQUAL(sim->command("mm").submitted_ps, 1554334u);
-    BOOST_CHECK_EQUAL(sim->command("mm").finished_ps, 1811334u);
-    BOOST_CHECK_EQUAL(sim->command("act").finished_ps, 1854334u);
-    BOOST_CHECK_EQUAL(sim->command("st").finished_ps, 2632001u);
-    BOOST_CHECK_EQUAL(sim->run.makespan_ps(), 2632001u);
+    BOOST_CHECK_EQUAL(sim->command("ld_b").started_ps, 778667u);
+    BOOST_CHECK_EQUAL(sim->command("ld_b").finished_ps, 1553334u);
+    BOOST_CHECK_EQUAL(sim->command("mm").submitted_ps, 1555334u);
+    BOOST_CHECK_EQUAL(sim->command("mm").finished_ps, 1812334u);
+    BOOST_CHECK_EQUAL(sim->command("act").finished_ps, 1855334u);
+    BOOST_CHECK_EQUAL(sim->command("st").finished_ps, 2633001u);
+    BOOST_CHECK_EQUAL(sim->run.makespan_ps(), 2633001u);
 }
 
 BOOST_AUTO_TEST_CASE(mmu_fault_stops_the_run_naming_pe_command_address) {

@@ -176,10 +176,17 @@ BOOST_AUTO_TEST_CASE(default_yaml_loads_with_expected_values) {
     BOOST_TEST(t.names.size() == 9u);
     BOOST_TEST(t.names.at("pe_gemm") == "pe_gemm");
 
-    // impl locations point into the file; default.yaml names pe_gemm's impl on line 88.
+    // Seed 002 / CALIBRATION bank model.
+    BOOST_TEST((t.scheduler.bank_policy == npuvp::BankPolicy::serialize));
+    BOOST_TEST(t.scheduler.bank_limit == 64);
+    BOOST_TEST(t.dma.banks_per_transfer == 16);
+    BOOST_TEST(t.tcm.banks == 16);
+    BOOST_TEST(t.tcm.bank_interleave_bytes == 8u);
+
+    // impl locations point into the file; default.yaml names pe_gemm's impl on line 92.
     const npuvp::SourceLoc& gemm_impl = t.impl_loc.at("pe_gemm");
     BOOST_TEST(gemm_impl.file == path);
-    BOOST_TEST(gemm_impl.line == 89);
+    BOOST_TEST(gemm_impl.line == 92);
     BOOST_TEST(gemm_impl.key_path == "cube.pe_template.components.pe_gemm.impl");
     BOOST_TEST(c.cube.impl_loc.at("m_cpu").key_path == "cube.m_cpu.impl");
     BOOST_TEST(c.system.io_cpu_impl_loc.key_path == "system.io_cpu.impl");
@@ -448,6 +455,100 @@ BOOST_AUTO_TEST_CASE(reserved_tcm_must_be_smaller_than_tcm) {
     BOOST_TEST(e.loc().line == 16);
     BOOST_TEST(e.loc().key_path == "cube.pe_template.components.pe_tcm.attrs.reserved_mb");
     BOOST_TEST(contains(e.what(), "must be < size_mb (got 16 >= 16)"));
+}
+
+BOOST_AUTO_TEST_CASE(bank_keys_default_when_left_out) {
+    const npuvp::PeTemplateConfig t = load(kMinimal).cube.pe_template;
+    BOOST_TEST((t.scheduler.bank_policy == npuvp::BankPolicy::serialize));
+    BOOST_TEST(t.scheduler.bank_limit == npuvp::defaults::kPeSchedulerBankLimit);
+    BOOST_TEST(t.dma.banks_per_transfer == npuvp::defaults::kPeDmaBanksPerTransfer);
+    BOOST_TEST(t.tcm.banks == npuvp::defaults::kPeTcmBanks);
+    BOOST_TEST(t.tcm.bank_interleave_bytes ==
+               static_cast<std::uint64_t>(npuvp::defaults::kPeTcmBankInterleaveBytes));
+}
+
+BOOST_AUTO_TEST_CASE(bank_keys_are_read_and_round_trip) {
+    const std::string text =
+        patched("impl: builtin.pe_scheduler }",
+                "impl: builtin.pe_scheduler, attrs: { bank_policy: detect, bank_limit: 32 } }");
+    const std::string text2 =
+        text.substr(0, text.find("impl: builtin.pe_dma }")) +
+        "impl: builtin.pe_dma, attrs: { banks_per_transfer: 4 } }" +
+        text.substr(text.find("impl: builtin.pe_dma }") + std::string("impl: builtin.pe_dma }").size());
+    const std::string text3 =
+        text2.substr(0, text2.find("impl: builtin.pe_tcm }")) +
+        "impl: builtin.pe_tcm, attrs: { banks: 8, bank_interleave_bytes: 64 } }" +
+        text2.substr(text2.find("impl: builtin.pe_tcm }") + std::string("impl: builtin.pe_tcm }").size());
+    const TopologyConfig c = load(text3);
+    const npuvp::PeTemplateConfig& t = c.cube.pe_template;
+    BOOST_TEST((t.scheduler.bank_policy == npuvp::BankPolicy::detect));
+    BOOST_TEST(t.scheduler.bank_limit == 32);
+    BOOST_TEST(t.dma.banks_per_transfer == 4);
+    BOOST_TEST(t.tcm.banks == 8);
+    BOOST_TEST(t.tcm.bank_interleave_bytes == 64u);
+    const std::string dumped = npuvp::dump_topology_yaml(c);
+    const TopologyConfig back = load(dumped);
+    BOOST_TEST((back.cube.pe_template.scheduler.bank_policy == npuvp::BankPolicy::detect));
+    BOOST_TEST(back.cube.pe_template.scheduler.bank_limit == 32);
+    BOOST_TEST(back.cube.pe_template.dma.banks_per_transfer == 4);
+    BOOST_TEST(back.cube.pe_template.tcm.banks == 8);
+    BOOST_TEST(back.cube.pe_template.tcm.bank_interleave_bytes == 64u);
+    BOOST_TEST(npuvp::dump_topology_yaml(back) == dumped);
+}
+
+BOOST_AUTO_TEST_CASE(bad_bank_keys_are_rejected_with_line_and_key_path) {
+    const std::string sched = "impl: builtin.pe_scheduler }";
+    const std::string policy_text =
+        patched(sched, "impl: builtin.pe_scheduler, attrs: { bank_policy: foo } }");
+    const ConfigError policy = load_error(policy_text);
+    const std::string line11 = "      pe_scheduler:   { kind: pe_scheduler,   impl: builtin.pe_scheduler, attrs: { bank_policy: ";
+    check_loc(policy, "test.yaml", 11, static_cast<int>(line11.size()) + 1,
+              "cube.pe_template.components.pe_scheduler.attrs.bank_policy");
+    BOOST_TEST(contains(policy.what(), "must be 'serialize' or 'detect' (got 'foo')"));
+
+    const ConfigError limit =
+        load_error(patched(sched, "impl: builtin.pe_scheduler, attrs: { bank_limit: 0 } }"));
+    BOOST_TEST(limit.loc().line == 11);
+    BOOST_TEST(limit.loc().key_path == "cube.pe_template.components.pe_scheduler.attrs.bank_limit");
+    BOOST_TEST(contains(limit.what(), "must be >= 1"));
+
+    const ConfigError banks =
+        load_error(patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 0 } }"));
+    BOOST_TEST(banks.loc().line == 16);
+    BOOST_TEST(banks.loc().key_path == "cube.pe_template.components.pe_tcm.attrs.banks");
+    const ConfigError interleave = load_error(
+        patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { bank_interleave_bytes: 0 } }"));
+    BOOST_TEST(interleave.loc().line == 16);
+    BOOST_TEST(interleave.loc().key_path ==
+               "cube.pe_template.components.pe_tcm.attrs.bank_interleave_bytes");
+
+    const ConfigError zero = load_error(
+        patched("impl: builtin.pe_dma }", "impl: builtin.pe_dma, attrs: { banks_per_transfer: 0 } }"));
+    BOOST_TEST(zero.loc().line == 12);
+    BOOST_TEST(contains(zero.what(), "must be >= 1"));
+
+    // banks_per_transfer > banks: a cross-component check; pe_dma comes before
+    // pe_tcm in the file and the error still points at pe_dma's value.
+    const std::string over_text = patched(
+        "impl: builtin.pe_dma }", "impl: builtin.pe_dma, attrs: { banks_per_transfer: 17 } }");
+    const ConfigError over = load_error(over_text);
+    const std::string line12 = "      pe_dma:         { kind: pe_dma,         impl: builtin.pe_dma, attrs: { banks_per_transfer: ";
+    check_loc(over, "test.yaml", 12, static_cast<int>(line12.size()) + 1,
+              "cube.pe_template.components.pe_dma.attrs.banks_per_transfer");
+    BOOST_TEST(contains(over.what(), "must be <= pe_tcm banks = 16 (got 17)"));
+
+    // Fewer TCM banks make a default banks_per_transfer too large; the error is
+    // then at pe_dma's map, with the key path of the defaulted key.
+    const ConfigError fewer = load_error(
+        patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 8 } }"));
+    BOOST_TEST(fewer.loc().key_path == "cube.pe_template.components.pe_dma.attrs.banks_per_transfer");
+    BOOST_TEST(contains(fewer.what(), "must be <= pe_tcm banks = 8 (got 16)"));
+
+    // --set goes through the same check.
+    const ConfigError set = load_error(
+        kMinimal, {Override{"cube.pe_template.components.pe_scheduler.attrs.bank_policy", "fast"}});
+    BOOST_TEST(set.loc().file == "--set");
+    BOOST_TEST(set.loc().key_path == "cube.pe_template.components.pe_scheduler.attrs.bank_policy");
 }
 
 BOOST_AUTO_TEST_CASE(too_many_cubes_is_rejected) {

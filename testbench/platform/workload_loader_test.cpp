@@ -386,7 +386,8 @@ BOOST_AUTO_TEST_CASE(error_unknown_key) {
     // Line 4: `byts` starts at col 27 of "    - dma_read: { id: ld, byts: 65536 }".
     const ConfigError e = load_error(patched("bytes: 65536 }", "byts: 65536 }"));
     check_loc(e, 4, 27, "kernels.k[0].dma_read.byts");
-    BOOST_TEST(contains(e.what(), "unknown key 'byts' (allowed: id, bytes, addr, wait)"));
+    BOOST_TEST(contains(e.what(), "unknown key 'byts' (allowed: id, bytes, addr, wait, reads, "
+                                  "writes, context, resources, access)"));
 }
 
 BOOST_AUTO_TEST_CASE(error_unknown_top_key) {
@@ -396,11 +397,15 @@ BOOST_AUTO_TEST_CASE(error_unknown_top_key) {
     BOOST_TEST(contains(e.what(), "allowed: name, kernels, launch, mmu"));
 }
 
-BOOST_AUTO_TEST_CASE(error_reserved_key) {
-    // Line 4: `context` starts at col 27, like `bytes` above; reserved for SPEC §6.
-    const ConfigError e = load_error(patched("bytes: 65536 }", "context: dma }"));
-    check_loc(e, 4, 27, "kernels.k[0].dma_read.context");
-    BOOST_TEST(contains(e.what(), "reserved"));
+BOOST_AUTO_TEST_CASE(formerly_reserved_keys_are_accepted) {
+    // context, reads and writes were reserved until SPEC §6 gave them meaning.
+    const WorkloadConfig w = load(patched(
+        "bytes: 65536 }",
+        "bytes: 65536, context: dma, reads: [{ hbm: 0, bytes: 64 }], writes: [{ tcm: 0, bytes: 64 }] }"));
+    const Command& c = w.kernels.at("k").commands[0];
+    BOOST_TEST(c.context_given);
+    BOOST_TEST(c.reads.size() == 1u);
+    BOOST_TEST(c.writes.size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(error_unknown_command_type) {
@@ -961,4 +966,276 @@ BOOST_AUTO_TEST_CASE(error_host_kernel_launch) {
                       "is launched on pe7 by host[4].kernel_launch (wl.yaml:10:5)");
     expect_host_error("target_pe: [0, 1], target_start_ns", "target_pe: all, target_start_ns", 4,
                       26, "kernels.k[1].ipcq_send.peer", "is the sending PE itself");
+}
+
+// ---------------------------------------------------------------- schedule keys (SPEC §6)
+
+namespace {
+
+// A workload of one command on line 4; the command text starts at column 7.
+//   1 name: s
+//   2 kernels:
+//   3   k:
+//   4     - <command>
+//   5 launch:
+//   6   - { kernel: k, pes: [0] }
+std::string one_command(const std::string& command) {
+    return "name: s\nkernels:\n  k:\n    - " + command + "\nlaunch:\n  - { kernel: k, pes: [0] }\n";
+}
+
+// 1-based column on line 4 of one_command(command) where `token` starts.
+int col4(const std::string& command, const std::string& token) {
+    const auto at = command.find(token);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "token not found: " + token);
+    BOOST_REQUIRE_MESSAGE(command.find(token, at + 1) == std::string::npos,
+                          "token not unique: " + token);
+    return 7 + static_cast<int>(at);
+}
+
+// Loads one_command(command), which must fail at `token` on line 4 with
+// `key_path` and a message containing `message`.
+void expect_error(const std::string& command, const std::string& token,
+                  const std::string& key_path, const std::string& message) {
+    BOOST_TEST_CONTEXT(command) {
+        const ConfigError e = load_error(one_command(command));
+        check_loc(e, 4, col4(command, token), key_path);
+        BOOST_TEST(contains(e.what(), message), e.what());
+    }
+}
+
+const std::uint64_t kTcmBytes = 32ull << 20;             // default.yaml pe_tcm size_mb 32
+const std::uint64_t kHbmEnd = 8ull * (6ull << 30);       // 1 × 1 × 8 slices × 6 GiB
+const std::uint64_t kSramBase = 0x1000000000000ull;      // default.yaml sram_base
+const std::uint64_t kSramEnd = kSramBase + (64ull << 20);  // one cube × 64 MiB
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_command_gets_its_context) {
+    const WorkloadConfig w = load(R"(name: ctx
+kernels:
+  k:
+    - dma_read: { bytes: 64 }
+    - dma_write: { bytes: 64 }
+    - gemm: { m: 8, k: 8, n: 8 }
+    - math: { op: relu, elements: 64 }
+    - fetch: { bytes: 64 }
+    - store: { id: st, bytes: 128 }
+    - ipcq_send: { peer: 1, bytes: 64 }
+    - ipcq_recv: { bytes: 64 }
+    - composite: { op: relu, bytes: 4096, tile_bytes: 1024 }
+    - wait: all
+    - gemm: { m: 8, k: 8, n: 8, context: sub }
+    - fetch: { bytes: 64, context: main }
+    - dma_read: { bytes: 64, context: dma }
+launch:
+  - { kernel: k, pes: [0] }
+)");
+    const std::vector<Command>& c = w.kernels.at("k").commands;
+    BOOST_REQUIRE(c.size() == 13u);
+    using npuvp::ExecContext;
+    const std::vector<std::pair<ExecContext, bool>> expected = {
+        {ExecContext::dma, false},  {ExecContext::dma, false},  {ExecContext::main, false},
+        {ExecContext::main, false}, {ExecContext::sub, false},  {ExecContext::sub, false},
+        {ExecContext::dma, false},  {ExecContext::none, false}, {ExecContext::none, false},
+        {ExecContext::none, false}, {ExecContext::sub, true},   {ExecContext::main, true},
+        {ExecContext::dma, true}};
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        BOOST_TEST_CONTEXT("command " << i) {
+            BOOST_TEST((c[i].context == expected[i].first));
+            BOOST_TEST(c[i].context_given == expected[i].second);
+            if (!c[i].context_given) BOOST_TEST((c[i].context == npuvp::default_context(c[i].kind)));
+        }
+    }
+    BOOST_TEST((c[4].kind == CommandKind::fetch));
+    BOOST_TEST(c[4].bytes == 64u);
+    BOOST_TEST((c[5].kind == CommandKind::store));
+    BOOST_TEST(c[5].id == "st");
+    BOOST_TEST(c[5].bytes == 128u);
+    // No schedule keys: nothing read, written, held or patterned.
+    BOOST_TEST(c[0].reads.empty());
+    BOOST_TEST(c[0].writes.empty());
+    BOOST_TEST(c[0].resources.empty());
+    BOOST_TEST(!c[0].access.given);
+}
+
+BOOST_AUTO_TEST_CASE(schedule_keys_are_read) {
+    const WorkloadConfig w = load(R"(name: sched
+kernels:
+  k:
+    - dma_read:
+        bytes: 4096
+        reads: [{ hbm: 0x1000, bytes: 4096 }]
+        writes: [{ tcm: 0, bytes: 4096 }]
+    - fetch:
+        id: f0
+        bytes: 4096
+        context: sub
+        reads: [{ tcm: 0, bytes: 2048 }, { tcm: 2048, bytes: 2048 }]
+        resources: [vector_engine, trf0]
+        access: { base: 64, stride: 128, count: 32, elem_bytes: 8 }
+    - math:
+        op: relu
+        elements: 1024
+        access: { base: 0, count: 16, elem_bytes: 32 }
+        writes: []
+        resources: []
+    - dma_write:
+        bytes: 64
+        reads: [{ tcm: 33554368, bytes: 64 }]
+        writes: [{ sram: 0x1000000000000, bytes: 64 }]
+    - composite:
+        op: relu
+        bytes: 4096
+        tile_bytes: 1024
+        reads: [{ hbm: 0, bytes: 4096 }]
+        writes: [{ sram: 0x1000003FFF000, bytes: 4096 }]
+launch:
+  - { kernel: k, pes: [0] }
+)");
+    using npuvp::MemSpace;
+    const std::vector<Command>& c = w.kernels.at("k").commands;
+    BOOST_REQUIRE(c.size() == 5u);
+    BOOST_REQUIRE(c[0].reads.size() == 1u);
+    BOOST_TEST((c[0].reads[0].space == MemSpace::hbm));
+    BOOST_TEST(c[0].reads[0].base == 0x1000u);
+    BOOST_TEST(c[0].reads[0].bytes == 4096u);
+    BOOST_REQUIRE(c[0].writes.size() == 1u);
+    BOOST_TEST((c[0].writes[0].space == MemSpace::tcm));
+    BOOST_TEST(c[0].writes[0].base == 0u);
+
+    BOOST_TEST((c[1].context == npuvp::ExecContext::sub));
+    BOOST_TEST(c[1].context_given);
+    BOOST_REQUIRE(c[1].reads.size() == 2u);
+    BOOST_TEST(c[1].reads[1].base == 2048u);
+    BOOST_TEST(c[1].reads[1].bytes == 2048u);
+    BOOST_TEST(c[1].reads[0].overlaps(c[0].writes[0]));
+    BOOST_TEST((c[1].resources == std::vector<std::string>{"vector_engine", "trf0"}));
+    BOOST_TEST(c[1].access.given);
+    BOOST_TEST(c[1].access.base == 64u);
+    BOOST_TEST(c[1].access.stride == 128u);
+    BOOST_TEST(c[1].access.count == 32u);
+    BOOST_TEST(c[1].access.elem_bytes == 8u);
+
+    // stride defaults to elem_bytes (contiguous); empty lists are allowed.
+    BOOST_TEST(c[2].access.given);
+    BOOST_TEST(c[2].access.stride == 32u);
+    BOOST_TEST(c[2].writes.empty());
+    BOOST_TEST(c[2].resources.empty());
+
+    // The last bytes of the TCM and the first of the SRAM window.
+    BOOST_TEST(c[3].reads[0].base == kTcmBytes - 64);
+    BOOST_TEST((c[3].writes[0].space == MemSpace::sram));
+    BOOST_TEST(c[3].writes[0].base == kSramBase);
+
+    // Composites keep their ranges (hazards apply to simple commands only, for now).
+    BOOST_TEST((c[4].context == npuvp::ExecContext::none));
+    BOOST_TEST(c[4].reads.size() == 1u);
+    BOOST_TEST(c[4].writes[0].base + c[4].writes[0].bytes == kSramEnd);
+}
+
+BOOST_AUTO_TEST_CASE(error_fetch_store_fields) {
+    expect_error("fetch: { id: f }", "{", "kernels.k[0].fetch.bytes", "missing required key 'bytes'");
+    expect_error("store: { bytes: 0 }", "0", "kernels.k[0].store.bytes", "must be > 0");
+    expect_error("fetch: { bytes: 64, op: relu }", "op", "kernels.k[0].fetch.op",
+                 "unknown key 'op' (allowed: id, bytes, wait, reads, writes, context, resources, access)");
+    const ConfigError e = load_error(one_command("fetch: 64"));
+    check_loc(e, 4, 14, "kernels.k[0].fetch");
+    BOOST_TEST(contains(e.what(), "expected a map"));
+}
+
+BOOST_AUTO_TEST_CASE(error_context) {
+    expect_error("gemm: { m: 8, k: 8, n: 8, context: vector }", "vector",
+                 "kernels.k[0].gemm.context", "unknown context 'vector' (known: main, sub, dma)");
+    expect_error("gemm: { m: 8, k: 8, n: 8, context: [main] }", "[main]",
+                 "kernels.k[0].gemm.context", "expected a string, got a list");
+    expect_error("composite: { op: relu, bytes: 4096, tile_bytes: 1024, context: main }", "context",
+                 "kernels.k[0].composite.context",
+                 "'context' is not allowed on composite: it is not run in an execution context");
+    expect_error("ipcq_recv: { bytes: 64, context: dma }", "context", "kernels.k[0].ipcq_recv.context",
+                 "'context' is not allowed on ipcq_recv");
+    // wait has no field map at all.
+    expect_error("wait: { context: main }", "{", "kernels.k[0].wait",
+                 "expected 'all' or a list of command ids");
+}
+
+BOOST_AUTO_TEST_CASE(error_resources_and_access_where_not_scheduled) {
+    expect_error("composite: { op: relu, bytes: 4096, tile_bytes: 1024, resources: [x] }",
+                 "resources", "kernels.k[0].composite.resources", "'resources' is not allowed on composite");
+    expect_error("ipcq_recv: { bytes: 64, access: { base: 0, count: 1, elem_bytes: 8 } }", "access",
+                 "kernels.k[0].ipcq_recv.access", "'access' is not allowed on ipcq_recv");
+    // reads / writes are fine on both.
+    const WorkloadConfig w = load(one_command("ipcq_recv: { bytes: 64, writes: [{ tcm: 0, bytes: 64 }] }"));
+    BOOST_TEST(w.kernels.at("k").commands[0].writes.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(error_ranges) {
+    const std::string k = "kernels.k[0].dma_read.";
+    expect_error("dma_read: { bytes: 64, reads: { tcm: 0, bytes: 64 } }", "{ tcm", k + "reads",
+                 "expected a list, got a map");
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0, hbm: 0, bytes: 64 }] }", "{ tcm",
+                 k + "reads[0]", "give exactly one of 'tcm', 'hbm' or 'sram' (got 2)");
+    expect_error("dma_read: { bytes: 64, writes: [{ tcm: 0, bytes: 64 }, { bytes: 64 }] }",
+                 "{ bytes: 64 }", k + "writes[1]", "give exactly one of 'tcm', 'hbm' or 'sram' (got 0)");
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0 }] }", "{ tcm", k + "reads[0].bytes",
+                 "missing required key 'bytes'");
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0, bytes: 0 }] }", "0 }", k + "reads[0].bytes",
+                 "must be > 0");
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0, bytes: 8, size: 1 }] }", "size",
+                 k + "reads[0].size", "unknown key 'size' (allowed: tcm, hbm, sram, bytes)");
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: -8, bytes: 8 }] }", "-8", k + "reads[0].tcm",
+                 "must be >= 0");
+    expect_error("dma_read: { bytes: 64, writes: [{ tcm: 33554432, bytes: 8 }] }", "33554432",
+                 k + "writes[0].tcm", "tcm 33554432 is outside the PE's TCM [0, 33554432)");
+    expect_error("dma_read: { bytes: 64, writes: [{ tcm: 33554430, bytes: 8 }] }", "8 }",
+                 k + "writes[0].bytes", "tcm + bytes runs past the end of the PE's TCM [0, 33554432)");
+    expect_error("dma_read: { bytes: 64, reads: [{ hbm: 51539607552, bytes: 8 }] }", "51539607552",
+                 k + "reads[0].hbm", "is outside the HBM window [0, 51539607552)");
+    expect_error("dma_read: { bytes: 64, reads: [{ hbm: 51539607544, bytes: 9 }] }", "9 }",
+                 k + "reads[0].bytes", "hbm + bytes runs past the end of the HBM window");
+    expect_error("dma_read: { bytes: 64, reads: [{ sram: 0, bytes: 8 }] }", "0,", k + "reads[0].sram",
+                 "sram 0 is outside the shared SRAM window [281474976710656, 281475043819520)");
+}
+
+BOOST_AUTO_TEST_CASE(error_resources) {
+    const std::string k = "kernels.k[0].math.";
+    expect_error("math: { op: relu, elements: 8, resources: vector_engine }", "vector_engine",
+                 k + "resources", "expected a list");
+    expect_error("math: { op: relu, elements: 8, resources: [Vector] }", "Vector", k + "resources[0]",
+                 "resource 'Vector' must match [a-z][a-z0-9_]*");
+    expect_error("math: { op: relu, elements: 8, resources: [ve, 1x] }", "1x", k + "resources[1]",
+                 "must match");
+    expect_error("math: { op: relu, elements: 8, resources: [ve, trf, ve ] }", "ve ]",
+                 k + "resources[2]", "resource 've' listed twice");
+}
+
+BOOST_AUTO_TEST_CASE(error_access) {
+    const std::string k = "kernels.k[0].gemm.access";
+    const std::string g = "gemm: { m: 8, k: 8, n: 8, access: ";
+    expect_error(g + "[0] }", "[0]", k, "expected a map, got a list");
+    expect_error(g + "{ count: 4, elem_bytes: 8 } }", "{ count", k + ".base", "missing required key 'base'");
+    expect_error(g + "{ base: 0, elem_bytes: 8 } }", "{ base", k + ".count", "missing required key 'count'");
+    expect_error(g + "{ base: 0, count: 4 } }", "{ base", k + ".elem_bytes",
+                 "missing required key 'elem_bytes'");
+    expect_error(g + "{ base: 33554432, count: 4, elem_bytes: 8 } }", "33554432", k + ".base",
+                 "base 33554432 is outside the PE's TCM [0, 33554432)");
+    expect_error(g + "{ base: 0, count: 0, elem_bytes: 8 } }", "0, e", k + ".count", "must be > 0");
+    expect_error(g + "{ base: 0, count: 4, elem_bytes: 3 } }", "3 }", k + ".elem_bytes",
+                 "must be one of 1, 2, 4, 8, 16, 32, 64 (got 3)");
+    expect_error(g + "{ base: 0, count: 4, elem_bytes: 128 } }", "128", k + ".elem_bytes",
+                 "must be one of");
+    expect_error(g + "{ base: 0, stride: -8, count: 4, elem_bytes: 8 } }", "-8", k + ".stride",
+                 "must be >= 0");
+    expect_error(g + "{ base: 0, stride: 8, count: 4, elem_bytes: 8, step: 1 } }", "step",
+                 k + ".step", "unknown key 'step' (allowed: base, stride, count, elem_bytes)");
+    // The last access, at 33554400 + 8 · 3 = 33554424, ends at 33554432: fits.
+    const WorkloadConfig ok =
+        load(one_command(g + "{ base: 33554400, stride: 8, count: 4, elem_bytes: 8 } }"));
+    BOOST_TEST(ok.kernels.at("k").commands[0].access.count == 4u);
+    // One more and it runs past the end.
+    expect_error(g + "{ base: 33554400, stride: 8, count: 5, elem_bytes: 8 } }", "{ base", k,
+                 "the accesses run past the end of the PE's TCM");
+    // stride 0: every access at base (one bank, the longest run).
+    const WorkloadConfig same =
+        load(one_command(g + "{ base: 0, stride: 0, count: 63, elem_bytes: 8 } }"));
+    BOOST_TEST(same.kernels.at("k").commands[0].access.stride == 0u);
 }

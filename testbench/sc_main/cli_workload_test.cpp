@@ -83,3 +83,22 @@ BOOST_AUTO_TEST_CASE(unknown_workload_key_exits_two_naming_file_line_and_key) {
     BOOST_CHECK_MESSAGE(r.out.find(path + ":5:") != std::string::npos, r.out);
     BOOST_CHECK_MESSAGE(r.out.find("colour") != std::string::npos, r.out);
 }
+
+BOOST_AUTO_TEST_CASE(host_launch_exits_zero_and_prints_the_request_table) {
+    const Result r = npuvp("--workload " + workload("host_launch"));
+    BOOST_CHECK_EQUAL(r.code, 0);
+    BOOST_CHECK_MESSAGE(r.out.find("request") != std::string::npos &&
+                            r.out.find("xfer ns") != std::string::npos,
+                        r.out);
+    for (const char* id : {"w_in ", "map ", "go ", "r_out "})
+        BOOST_CHECK_MESSAGE(r.out.find(std::string("\n") + id) != std::string::npos, id << "\n" << r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("FAILED") == std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(host_watchdog_exits_one_naming_the_missing_pe) {
+    const Result r = npuvp("--workload " + workload("host_watchdog") +
+                           " --set cube.m_cpu.attrs.response_timeout_ns=100000");
+    BOOST_CHECK_EQUAL(r.code, 1);
+    BOOST_CHECK_MESSAGE(r.out.find("sip0.cube0.pe2") != std::string::npos, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("hang") != std::string::npos, r.out);
+}

@@ -1,0 +1,162 @@
+#include "modules/pe/context_scheduler.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+
+namespace npuvp {
+namespace {
+
+std::string range_text(const MemRange& r) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%s [0x%llx, +0x%llx)", to_string(r.space),
+                  static_cast<unsigned long long>(r.base), static_cast<unsigned long long>(r.bytes));
+    return text;
+}
+
+// The first overlap of two range lists, if any.
+const MemRange* first_overlap(const std::vector<MemRange>& mine, const std::vector<MemRange>& theirs) {
+    for (const MemRange& a : mine)
+        for (const MemRange& b : theirs)
+            if (a.overlaps(b)) return &a;
+    return nullptr;
+}
+
+}  // namespace
+
+const char* to_string(WaitCause cause) {
+    switch (cause) {
+    case WaitCause::none: return "none";
+    case WaitCause::context: return "context";
+    case WaitCause::dependency: return "dependency";
+    case WaitCause::resource: return "resource";
+    case WaitCause::bank: return "bank";
+    }
+    return "?";
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> ContextScheduler::bank_runs(
+    const Command& c) const {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+    const auto banks = static_cast<std::uint64_t>(m_tcm.banks);
+    if (c.access.given) {
+        // Walk the pattern; the bank sequence repeats with a period of at most
+        // `banks` steps once the addresses wrap the interleave, so a bounded
+        // walk gives every run except the all-one-bank case, counted exactly.
+        const std::uint64_t span = banks * m_tcm.bank_interleave_bytes;
+        std::vector<std::uint32_t> best(banks, 0);
+        auto bank_of = [&](std::uint64_t i) {
+            return static_cast<std::uint32_t>(((c.access.base + i * c.access.stride) %
+                                               span) / m_tcm.bank_interleave_bytes);
+        };
+        if (c.access.stride % span == 0) {
+            best[bank_of(0)] = static_cast<std::uint32_t>(std::min<std::uint64_t>(c.access.count, UINT32_MAX));
+        } else {
+            const std::uint64_t steps = std::min<std::uint64_t>(c.access.count, 4 * span + 4);
+            std::uint32_t current = bank_of(0), run = 0;
+            for (std::uint64_t i = 0; i < steps; ++i) {
+                const std::uint32_t b = bank_of(i);
+                run = b == current ? run + 1 : 1;
+                current = b;
+                best[b] = std::max(best[b], run);
+            }
+        }
+        for (std::uint32_t b = 0; b < banks; ++b)
+            if (best[b]) runs.emplace_back(b, best[b]);
+    } else if (c.context == ExecContext::dma) {
+        for (int b = 0; b < m_dma.banks_per_transfer; ++b) runs.emplace_back(b, 1);
+    }
+    return runs;
+}
+
+void ContextScheduler::finish(PipelineContext& ctx) {
+    m_running.erase(std::remove(m_running.begin(), m_running.end(), &ctx), m_running.end());
+}
+
+const PipelineContext* ContextScheduler::running_in(ExecContext context) const {
+    for (const PipelineContext* r : m_running)
+        if (r->context() == context) return r;
+    return nullptr;
+}
+
+std::optional<std::string> ContextScheduler::over_limit(const PipelineContext* extra) const {
+    std::map<std::uint32_t, std::array<std::uint64_t, exec_context_count>> sums;
+    bool dma = false;
+    std::vector<const PipelineContext*> set(m_running.begin(), m_running.end());
+    if (extra) set.push_back(extra);
+    for (const PipelineContext* ctx : set) {
+        if (ctx->context() == ExecContext::none) continue;
+        dma = dma || ctx->context() == ExecContext::dma;
+        for (const auto& [bank, run] : ctx->bank_runs)
+            sums[bank][static_cast<std::size_t>(ctx->context())] += run;
+    }
+    if (!dma) return std::nullopt;  // only a DMA can starve (seed 002)
+    for (const auto& [bank, by] : sums) {
+        const std::uint64_t total = by[0] + by[1] + by[2];
+        if (by[2] == 0 || total < static_cast<std::uint64_t>(m_scheduler.bank_limit)) continue;
+        std::string names;
+        for (const PipelineContext* ctx : set)
+            for (const auto& br : ctx->bank_runs)
+                if (br.first == bank) names += (names.empty() ? "" : ", ") + ctx->command->id;
+        return "bank " + std::to_string(bank) + ": main " + std::to_string(by[0]) + " + sub " +
+               std::to_string(by[1]) + " + DMA " + std::to_string(by[2]) + " = " +
+               std::to_string(total) + " >= " + std::to_string(m_scheduler.bank_limit) + " (" +
+               names + ")";
+    }
+    return std::nullopt;
+}
+
+WaitInfo ContextScheduler::blocked(const PipelineContext& x,
+                                   const std::vector<PipelineContext*>& inflight,
+                                   const std::vector<PipelineContext*>& waiting_before) const {
+    const Command& cx = *x.command;
+    // 1. Memory hazards against every earlier command still in flight.
+    for (const PipelineContext* y : inflight) {
+        if (y == &x || y->command->index >= cx.index) continue;
+        const Command& cy = *y->command;
+        const char* kind = nullptr;
+        const MemRange* r = first_overlap(cx.reads, cy.writes);
+        if (r) kind = "RAW";
+        if (!r && (r = first_overlap(cx.writes, cy.reads))) kind = "WAR";
+        if (!r && (r = first_overlap(cx.writes, cy.writes))) kind = "WAW";
+        if (r)
+            return {WaitCause::dependency,
+                    std::string(kind) + " on " + range_text(*r) + " with " + cy.id};
+    }
+    // 2. The context: in order, one at a time.
+    for (const PipelineContext* w : waiting_before)
+        if (w->context() == x.context())
+            return {WaitCause::context, std::string(to_string(x.context())) + " in order behind " +
+                                            w->command->id};
+    if (const PipelineContext* r = running_in(x.context()))
+        return {WaitCause::context,
+                std::string(to_string(x.context())) + " busy with " + r->command->id};
+    // 3. Scheduling resources.
+    for (const std::string& res : cx.resources)
+        for (const PipelineContext* r : m_running)
+            if (std::find(r->command->resources.begin(), r->command->resources.end(), res) !=
+                r->command->resources.end())
+                return {WaitCause::resource, res + " held by " + r->command->id};
+    // 4. The cumulative same-bank access limit.
+    if (m_scheduler.bank_policy == BankPolicy::serialize && !x.bank_runs.empty())
+        if (auto over = over_limit(&x)) return {WaitCause::bank, *over};
+    return {};
+}
+
+std::optional<std::string> ContextScheduler::violation(const PipelineContext& x) const {
+    if (x.bank_runs.empty()) return std::nullopt;
+    return over_limit(&x);
+}
+
+bool ContextScheduler::sub_stalled(const PipelineContext& sub) const {
+    for (const PipelineContext* m : m_running) {
+        if (m->context() != ExecContext::main) continue;
+        for (const auto& a : m->bank_runs)
+            for (const auto& b : sub.bank_runs)
+                if (a.first == b.first) return true;
+    }
+    return false;
+}
+
+}  // namespace npuvp

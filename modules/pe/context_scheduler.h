@@ -1,0 +1,84 @@
+// The schedule semantics of seed 002 (SPEC §6) for a PE's simple commands:
+// the decision, given what is running and what is waiting, whether a command
+// may start now, and if not, why. Pure bookkeeping: PE_SCHEDULER's dispatch
+// process asks it, and records waits and dispatches.
+//
+// A command may start when, in this order of reporting:
+//  1. dependency: no earlier command (program order) still in flight has a
+//     read-after-write, write-after-read or write-after-write overlap with it
+//     (same memory space, overlapping ranges);
+//  2. context: its context (main / sub / dma) is free and no earlier command
+//     of the context is still waiting (in order, one at a time);
+//  3. resource: none of its scheduling resources is held by a running command;
+//  4. bank: with a DMA among the commands that would run at once, no TCM bank's
+//     sum of consecutive same-bank access runs reaches bank_limit (the DMA
+//     would starve: a NoC timeout on hardware). Under `serialize` the command
+//     waits; under `detect` it starts and the violation is reported.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "modules/common/config.h"
+#include "modules/pe/tile_token.h"
+
+namespace npuvp {
+
+struct WaitInfo {
+    WaitCause cause = WaitCause::none;
+    std::string detail;  // e.g. "RAW on tcm [0x0, +0x640) written by ld_x"
+};
+
+// What a sub-context engine asks while it runs (main starves sub).
+class BankMonitor {
+public:
+    virtual bool sub_stalled(const PipelineContext& sub) const = 0;
+    // Notified whenever the set of running commands changes.
+    virtual const sc_core::sc_event& bank_event() const = 0;
+
+protected:
+    ~BankMonitor() = default;
+};
+
+class ContextScheduler {
+public:
+    ContextScheduler(const PeSchedulerConfig& scheduler, const PeTcmConfig& tcm,
+                     const PeDmaConfig& dma)
+        : m_scheduler(scheduler), m_tcm(tcm), m_dma(dma) {}
+
+    // The command's per-bank consecutive access runs: from its access
+    // pattern, or for a DMA without one, 1 on each of banks_per_transfer banks.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> bank_runs(const Command& command) const;
+
+    // Why `x` cannot start now, or cause none. `inflight` is every command
+    // submitted and not complete; `waiting_before` the commands still
+    // waiting that come before `x`.
+    WaitInfo blocked(const PipelineContext& x, const std::vector<PipelineContext*>& inflight,
+                     const std::vector<PipelineContext*>& waiting_before) const;
+
+    // Under `detect`: the bank violation starting `x` would cause, if any.
+    std::optional<std::string> violation(const PipelineContext& x) const;
+
+    void start(PipelineContext& ctx) { m_running.push_back(&ctx); }
+    void finish(PipelineContext& ctx);
+    const std::vector<PipelineContext*>& running() const { return m_running; }
+    const PipelineContext* running_in(ExecContext context) const;
+
+    // Main starves sub (seed 002): a running sub command makes no progress
+    // while a running main command uses one of its banks.
+    bool sub_stalled(const PipelineContext& sub) const;
+
+private:
+    // Sum per bank over `set` (+ `extra`), split by context, with whether a
+    // DMA is among them; the first bank at or over the limit, if any.
+    std::optional<std::string> over_limit(const PipelineContext* extra) const;
+
+    const PeSchedulerConfig& m_scheduler;
+    const PeTcmConfig& m_tcm;
+    const PeDmaConfig& m_dma;
+    std::vector<PipelineContext*> m_running;
+};
+
+}  // namespace npuvp

@@ -1,0 +1,157 @@
+#include "sc_main/compare.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+extern char** environ;
+
+namespace npuvp {
+namespace {
+
+struct Variant {
+    std::string name;
+    std::vector<std::string> args;  // everything after the program name
+    int code = -1;
+    std::string error;
+    double makespan_ns = 0.0;
+    double busy[3] = {0, 0, 0};  // main, sub, dma, summed over PEs
+    double wait[3] = {0, 0, 0};
+    double waits[4] = {0, 0, 0, 0};  // context, dependency, resource, bank
+};
+
+std::string stem(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::size_t dot = name.rfind('.');
+    return dot == std::string::npos ? name : name.substr(0, dot);
+}
+
+// Runs npuvp with `args`, its output to `log`; returns its exit code.
+int spawn(const std::vector<std::string>& args, const std::string& log) {
+    std::vector<char*> argv;
+    std::string self = "/proc/self/exe";
+    argv.push_back(self.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return -1;
+    int status = 0;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string first_error(const std::string& log) {
+    std::ifstream in(log);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("npuvp:", 0) == 0) return line;
+    return "no summary written";
+}
+
+}  // namespace
+
+int run_compare(const CliOptions& options, std::ostream& out) {
+    std::vector<std::string> common{"--topology", options.topology};
+    for (const std::string& s : options.set_texts) {
+        common.push_back("--set");
+        common.push_back(s);
+    }
+    std::vector<Variant> variants;
+    for (const std::string& w : options.compare) {
+        Variant v;
+        v.name = stem(w);
+        v.args = common;
+        v.args.insert(v.args.end(), {"--workload", w});
+        variants.push_back(v);
+    }
+    for (const std::string& text : options.compare_sets) {
+        Variant v;
+        v.name = text;
+        v.args = common;
+        std::istringstream words(text);
+        for (std::string word; words >> word;) v.args.insert(v.args.end(), {"--set", word});
+        v.args.insert(v.args.end(), {"--workload", *options.workload});
+        variants.push_back(v);
+    }
+
+    char dir_template[] = "/tmp/npuvp-compare-XXXXXX";
+    const char* dir = mkdtemp(dir_template);
+    if (!dir) {
+        out << "npuvp: run failed: cannot make a temporary directory\n";
+        return 1;
+    }
+    int failures = 0;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        Variant& v = variants[i];
+        const std::string summary = std::string(dir) + "/v" + std::to_string(i) + ".json";
+        const std::string log = std::string(dir) + "/v" + std::to_string(i) + ".log";
+        v.args.insert(v.args.end(), {"--summary", summary});
+        v.code = spawn(v.args, log);
+        try {
+            const YAML::Node s = YAML::LoadFile(summary);  // JSON is YAML
+            v.makespan_ns = s["makespan_ns"].as<double>();
+            for (const auto& c : s["contexts"]) {
+                const std::string ctx = c["context"].as<std::string>();
+                const int k = ctx == "main" ? 0 : ctx == "sub" ? 1 : 2;
+                v.busy[k] += c["busy_ns"].as<double>();
+                v.wait[k] += c["wait_ns"].as<double>();
+            }
+            const char* causes[] = {"context", "dependency", "resource", "bank"};
+            for (int k = 0; k < 4; ++k) v.waits[k] = s["waits_ns"][causes[k]].as<double>();
+            if (v.code != 0) v.error = s["error"].as<std::string>();
+        } catch (const std::exception&) {
+            v.error = first_error(log);
+        }
+        if (v.code != 0) ++failures;
+        std::remove(summary.c_str());
+        std::remove(log.c_str());
+    }
+    rmdir(dir);
+
+    auto ns = [](double v) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(3) << v;
+        return s.str();
+    };
+    out << "\nvariants (judge a schedule by its makespan, not by source order)\n"
+        << std::left << std::setw(34) << "variant" << std::right << std::setw(15) << "makespan ns"
+        << std::setw(9) << "vs 1st" << std::setw(24) << "main busy/wait" << std::setw(24)
+        << "sub busy/wait" << std::setw(24) << "dma busy/wait" << std::setw(13) << "dependency"
+        << std::setw(13) << "context" << std::setw(13) << "resource" << std::setw(13) << "bank"
+        << "\n";
+    for (const Variant& v : variants) {
+        out << std::left << std::setw(34) << v.name;
+        if (v.code != 0) {
+            out << "FAILED (exit " << v.code << "): " << v.error << "\n";
+            continue;
+        }
+        std::ostringstream ratio;
+        ratio << std::fixed << std::setprecision(3)
+              << (variants[0].makespan_ns > 0 ? v.makespan_ns / variants[0].makespan_ns : 0.0) << "x";
+        out << std::right << std::setw(15) << ns(v.makespan_ns) << std::setw(9) << ratio.str();
+        for (int k = 0; k < 3; ++k) out << std::setw(24) << ns(v.busy[k]) + "/" + ns(v.wait[k]);
+        out << std::setw(13) << ns(v.waits[1]) << std::setw(13) << ns(v.waits[0]) << std::setw(13)
+            << ns(v.waits[2]) << std::setw(13) << ns(v.waits[3]) << "\n";
+    }
+    return failures ? 1 : 0;
+}
+
+}  // namespace npuvp
