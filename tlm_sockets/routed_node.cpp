@@ -63,11 +63,14 @@ void RoutedNode::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc
     const Route& route = *ext->route;
     ++ext->path_index;
     sc_assert(ext->path_index < route.path.size() && route.path[ext->path_index].node == this);
-    apply_steps(*ext, delay);
     if (ext->path_index + 1 < route.path.size()) {
+        // A transit node handles the payload when it arrives, then sends it on
+        // its outgoing link.
         transit(*ext, delay);
+        apply_steps(*ext, delay);
         out[route.path[ext->path_index].out_port]->b_transport(payload, delay);
     } else {
+        apply_steps(*ext, delay);
         serve(payload, *ext, delay);
     }
 }

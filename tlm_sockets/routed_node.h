@@ -59,9 +59,10 @@ public:
     sc_core::sc_time transport(Transaction& txn);
 
 protected:
-    // Called on a node the payload passes through (not its last), after the
-    // node's own hops and before forwarding; a node with a processing cost for
-    // transit traffic (M_CPU, IO_CPU) adds it to the delay here. Must not wait.
+    // Called on a node the payload passes through (not its last) when the
+    // payload arrives, before the node's outgoing hops; a node with a
+    // processing cost for transit traffic (M_CPU, IO_CPU) adds it to the delay
+    // here. Must not wait.
     virtual void transit(NpuExtension& ext, sc_core::sc_time& delay) {}
 
     // Called on the last node of a path, with the delay accumulated so far.

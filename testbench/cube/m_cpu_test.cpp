@@ -205,6 +205,47 @@ BOOST_AUTO_TEST_CASE(transit_forwarding_passes_m_cpu_unchanged) {
     BOOST_CHECK(!platform.status().failed());
 }
 
+// Transit is handled when the payload arrives, one transaction at a time,
+// before the payload goes on its outgoing link. Two probe routes through M_CPU:
+//   A: src -> m_cpu 3 ns, m_cpu -> dst 100 ns; sent at 0, arrives at 3:
+//      M_CPU busy 3 -> 8, then 100 ns: delay 108 ns.
+//   B: src2 -> m_cpu 4 ns, m_cpu -> dst 0 ns; sent at 0 right after A,
+//      arrives at 4 while M_CPU handles A: waits to 8, busy 8 -> 13, then
+//      0 ns: delay 13 ns.
+// (Booking M_CPU after the outgoing link would book A at 103..108 and let B
+// through at 4..9: delay 9 ns.)
+BOOST_AUTO_TEST_CASE(transit_is_handled_one_at_a_time_at_arrival) {
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform(topo, trace);
+    MCpu& m_cpu = *platform.cube(0, 0).m_cpu;
+    ProbeNode src("probe_src");
+    ProbeNode src2("probe_src2");
+    ProbeNode dst("probe_dst");
+    Hop a_in("a_in", 3 * kNs, 0.0), a_out("a_out", 100 * kNs, 0.0);
+    Hop b_in("b_in", 4 * kNs, 0.0), b_out("b_out", 0, 0.0);
+    const int to_dst = m_cpu.connect_to(dst);
+    Route ra, rb;
+    ra.path = {{&src, src.connect_to(m_cpu)}, {&m_cpu, to_dst}, {&dst, -1}};
+    ra.steps = {{&a_in, 0}, {&a_out, 1}};
+    ra.finalise();
+    rb.path = {{&src2, src2.connect_to(m_cpu)}, {&m_cpu, to_dst}, {&dst, -1}};
+    rb.steps = {{&b_in, 0}, {&b_out, 1}};
+    rb.finalise();
+    sc_core::sc_time delay_a, delay_b;
+    Driver driver("driver", [&] {
+        Transaction a, b;
+        a.prepare(MsgKind::control, ra, 0, 0);
+        b.prepare(MsgKind::control, rb, 0, 0);
+        delay_a = src.transport(a);
+        delay_b = src2.transport(b);
+    });
+    sc_core::sc_start();
+    BOOST_CHECK_EQUAL(delay_a.value(), 108 * kNs);
+    BOOST_CHECK_EQUAL(delay_b.value(), 13 * kNs);
+    BOOST_CHECK_EQUAL(m_cpu.transactions(), 2u);
+}
+
 // Case 2. memory_write of 2 MiB at 6 GiB - 1 MiB spans the pe0 / pe1 slice
 // boundary: two destinations.
 //   dest 1: m_cpu -> r0 -> hbm_ctrl.pe0, 1 MiB: L = 1 + 1 + 100 = 102 ns,
