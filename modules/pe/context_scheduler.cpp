@@ -15,12 +15,17 @@ std::string range_text(const MemRange& r) {
     return text;
 }
 
-// The first overlap of two range lists, if any.
-const MemRange* first_overlap(const std::vector<MemRange>& mine, const std::vector<MemRange>& theirs) {
+// The first overlap of two range lists: the intersection, if any.
+std::optional<MemRange> first_overlap(const std::vector<MemRange>& mine,
+                                      const std::vector<MemRange>& theirs) {
     for (const MemRange& a : mine)
         for (const MemRange& b : theirs)
-            if (a.overlaps(b)) return &a;
-    return nullptr;
+            if (a.overlaps(b)) {
+                const std::uint64_t lo = std::max(a.base, b.base);
+                const std::uint64_t hi = std::min(a.base + a.bytes, b.base + b.bytes);
+                return MemRange{a.space, lo, hi - lo};
+            }
+    return std::nullopt;
 }
 
 }  // namespace
@@ -115,9 +120,8 @@ WaitInfo ContextScheduler::blocked(const PipelineContext& x,
     for (const PipelineContext* y : inflight) {
         if (y == &x || y->command->index >= cx.index) continue;
         const Command& cy = *y->command;
-        const char* kind = nullptr;
-        const MemRange* r = first_overlap(cx.reads, cy.writes);
-        if (r) kind = "RAW";
+        const char* kind = "RAW";
+        std::optional<MemRange> r = first_overlap(cx.reads, cy.writes);
         if (!r && (r = first_overlap(cx.writes, cy.reads))) kind = "WAR";
         if (!r && (r = first_overlap(cx.writes, cy.writes))) kind = "WAW";
         if (r)
