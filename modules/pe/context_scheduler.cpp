@@ -126,22 +126,22 @@ WaitInfo ContextScheduler::blocked(const PipelineContext& x,
         if (!r && (r = first_overlap(cx.writes, cy.writes))) kind = "WAW";
         if (r)
             return {WaitCause::dependency,
-                    std::string(kind) + " on " + range_text(*r) + " with " + cy.id};
+                    std::string(kind) + " on " + range_text(*r) + " with " + cy.id, y};
     }
     // 2. The context: in order, one at a time.
     for (const PipelineContext* w : waiting_before)
         if (w->context() == x.context())
-            return {WaitCause::context, std::string(to_string(x.context())) + " in order behind " +
-                                            w->command->id};
+            return {WaitCause::context,
+                    std::string(to_string(x.context())) + " in order behind " + w->command->id, w};
     if (const PipelineContext* r = running_in(x.context()))
         return {WaitCause::context,
-                std::string(to_string(x.context())) + " busy with " + r->command->id};
+                std::string(to_string(x.context())) + " busy with " + r->command->id, r};
     // 3. Scheduling resources.
     for (const std::string& res : cx.resources)
         for (const PipelineContext* r : m_running)
             if (std::find(r->command->resources.begin(), r->command->resources.end(), res) !=
                 r->command->resources.end())
-                return {WaitCause::resource, res + " held by " + r->command->id};
+                return {WaitCause::resource, res + " held by " + r->command->id, r};
     // 4. The cumulative same-bank access limit.
     if (m_scheduler.bank_policy == BankPolicy::serialize && !x.bank_runs.empty())
         if (auto over = over_limit(&x)) return {WaitCause::bank, *over};

@@ -28,7 +28,8 @@ namespace npuvp {
 
 struct WaitInfo {
     WaitCause cause = WaitCause::none;
-    std::string detail;  // e.g. "RAW on tcm [0x0, +0x640) written by ld_x"
+    std::string detail;  // e.g. "RAW on tcm [0x0, +0x640) with ld_x"
+    const PipelineContext* blocker = nullptr;  // the command waited for, if one
 };
 
 // What a sub-context engine asks while it runs (main starves sub).

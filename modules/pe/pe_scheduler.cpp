@@ -111,6 +111,10 @@ void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
     ctx.wait_cause = wait.cause;
     ctx.wait_detail = wait.detail;
     ctx.wait_since = now;
+    if (wait.cause != WaitCause::none) {
+        ctx.gated_cause = wait.cause;
+        ctx.gated_by = wait.blocker;
+    }
     if (wait.cause != WaitCause::none)
         m_trace.emit({now.value(), "wait_begin", &node_id_ref(), static_cast<std::int64_t>(ctx.seq),
                       -1, to_string(ctx.context()), to_string(wait.cause), -1, nullptr,
@@ -259,7 +263,8 @@ void PeScheduler::record_completions() {
         m_complete.at(ctx->command->index) = 1;
         if (ctx->dispatched) m_contexts_sched.finish(*ctx);
         CompletionRecord record{ctx->command, ctx->seq, ctx->total_tiles, ctx->submitted,
-                                ctx->started, ctx->finished, {}};
+                                ctx->started, ctx->finished, {}, ctx->gated_cause,
+                                ctx->gated_by ? static_cast<std::int64_t>(ctx->gated_by->seq) : -1};
         for (std::size_t c = 0; c < wait_cause_count; ++c) record.waited[c] = ctx->waited[c];
         m_completions.push_back(record);
         m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), ctx));

@@ -46,6 +46,8 @@ public:
         sc_core::sc_time started;    // dispatched: first token handed to an engine
         sc_core::sc_time finished;
         sc_core::sc_time waited[wait_cause_count];  // submitted -> started, by cause
+        WaitCause gated_cause;   // the last cause it waited for (none: never waited)
+        std::int64_t gated_by;   // seq of the command it waited for last, or -1
     };
 
     PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerConfig& config,

@@ -74,6 +74,9 @@ public:
     std::string wait_detail;
     sc_core::sc_time wait_since;
     sc_core::sc_time waited[wait_cause_count];
+    // The last thing it waited for before it started (critical path).
+    WaitCause gated_cause = WaitCause::none;
+    const PipelineContext* gated_by = nullptr;
 
     void reset(CompletionSink& sink) {
         m_sink = &sink;
