@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fnmatch.h>
 #include <tuple>
 #include <deque>
 #include <functional>
@@ -170,8 +171,8 @@ void Platform::build_pe(CubeNodes& cube, PeNodes& pe) {
     for (std::size_t i = 0; i < stage_type_count; ++i) {
         std::string inbox_name = to_string(static_cast<StageType>(i));
         for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        auto inbox = std::make_unique<TokenFifo>((inbox_name + "_inbox").c_str(),
-                                                 t.scheduler.inbox_depth);
+        auto inbox = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(),
+                                                    t.scheduler.inbox_depth);
         pe.inboxes[i] = inbox.get();
         m_owned.push_back(std::move(inbox));
     }
@@ -240,6 +241,62 @@ void Platform::attach_pe(CubeNodes& cube, PeNodes& pe) {
         routes.dma(DmaDirection::read, ch, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
     for (int ch = 0; ch < pe.dma->channels(DmaDirection::write); ++ch)
         routes.dma(DmaDirection::write, ch, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
+}
+
+std::vector<std::string> Platform::add_traces(sc_core::sc_trace_file* tf,
+                                              const std::vector<std::string>& globs) const {
+    auto wanted = [&](const std::string& id) {
+        if (globs.empty()) return true;
+        for (const std::string& g : globs)
+            if (fnmatch(g.c_str(), id.c_str(), 0) == 0) return true;
+        return false;
+    };
+    std::vector<std::string> traced;  // node ids, in elaboration order
+    auto note = [&](const std::string& id) { traced.push_back(id); };
+    for (const SipNodes& sip : m_sips)
+        for (const CubeNodes& cube : sip.cubes) {
+            if (wanted(cube.m_cpu->node_id_ref())) {
+                cube.m_cpu->add_traces(tf);
+                note(cube.m_cpu->node_id_ref());
+            }
+            for (const PeNodes& pe : cube.pes) {
+                const std::string pe_id = pe.container->name();
+                if (wanted(pe.dma->node_id_ref())) {
+                    pe.dma->add_traces(tf);
+                    note(pe.dma->node_id_ref());
+                }
+                if (wanted(pe.fetch_store->node_id_ref())) {
+                    const auto w = pe.fetch_store->workers();
+                    w[0]->add_traces(tf, pe.fetch_store->node_id_ref() + ".fetch");
+                    w[1]->add_traces(tf, pe.fetch_store->node_id_ref() + ".store");
+                    note(pe.fetch_store->node_id_ref());
+                }
+                if (wanted(pe.gemm->node_id_ref())) {
+                    pe.gemm->worker().add_traces(tf, pe.gemm->node_id_ref());
+                    note(pe.gemm->node_id_ref());
+                }
+                if (wanted(pe.math->node_id_ref())) {
+                    pe.math->worker().add_traces(tf, pe.math->node_id_ref());
+                    note(pe.math->node_id_ref());
+                }
+                if (wanted(pe.ipcq->node_id_ref())) {
+                    pe.ipcq->receiver().add_traces(tf, pe.ipcq->node_id_ref() + ".recv");
+                    note(pe.ipcq->node_id_ref());
+                }
+                if (wanted(pe.scheduler->node_id_ref())) {
+                    pe.scheduler->add_traces(tf);
+                    note(pe.scheduler->node_id_ref());
+                }
+                if (wanted(pe_id)) {
+                    pe.accel_slot->add_traces(tf, pe_id + ".accel_slot");
+                    for (std::size_t i = 0; i < stage_type_count; ++i)
+                        sc_core::sc_trace(tf, static_cast<const CountingFifo*>(pe.inboxes[i])->fill(),
+                                          std::string(pe.inboxes[i]->name()) + ".fill");
+                    note(pe_id);
+                }
+            }
+        }
+    return traced;
 }
 
 RoutedNode& Platform::memory_target(std::uint64_t pa) {

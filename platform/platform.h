@@ -153,6 +153,14 @@ public:
     // The vc_comm route of a PE's DMA to the IPCQ of another PE of its cube.
     const Route& comm_route(PeNodes& pe, PeNodes& peer);
 
+    // VCD (SPEC §7): adds the shadow signals of every node whose id matches
+    // one of `globs` (fnmatch; all when empty) and of every PE whose id
+    // (sip0.cube0.pe3) matches (its accel_slot and inbox fill levels).
+    // Signal names are <node id>.<signal>, so GTKWave groups them by node.
+    // Returns the matched ids in elaboration order.
+    std::vector<std::string> add_traces(sc_core::sc_trace_file* tf,
+                                        const std::vector<std::string>& globs) const;
+
     // Where a node attaches to its cube's mesh: (global cube, router) or
     // (-1, -1) for nodes that are not on a mesh.
     std::pair<int, int> attachment(const RoutedNode& node) const;

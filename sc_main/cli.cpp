@@ -26,6 +26,10 @@ const char* cli_usage() {
            "                        it, npuvp runs the platform probe\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --summary FILE        write the run's summary as JSON to FILE\n"
+           "  --vcd FILE            write waveforms (VCD, ps time base) for GTKWave, and a\n"
+           "                        save file FILE.gtkw beside it\n"
+           "  --vcd-filter GLOB     trace only nodes whose id matches GLOB (repeatable),\n"
+           "                        e.g. 'sip0.cube0.pe0*'\n"
            "  --compare W1 W2 ...   run each workload as a variant (same topology and\n"
            "                        --set) and print makespans and per-context busy /\n"
            "                        wait side by side\n"
@@ -60,6 +64,12 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.overrides.push_back(parse_override(options.set_texts.back()));
         } else if (arg == "--workload") {
             options.workload = value(i, arg);
+        } else if (arg == "--vcd") {
+            options.vcd = value(i, arg);
+            if (options.vcd->size() < 5 || options.vcd->substr(options.vcd->size() - 4) != ".vcd")
+                bad("--vcd: the file name must end in .vcd, got '" + *options.vcd + "'");
+        } else if (arg == "--vcd-filter") {
+            options.vcd_filter.push_back(value(i, arg));
         } else if (arg == "--summary") {
             options.summary = value(i, arg);
         } else if (arg == "--compare") {

@@ -25,6 +25,8 @@ struct CliOptions {
     std::optional<std::string> workload;  // --workload FILE
     std::optional<std::string> trace;     // --trace FILE
     std::optional<std::string> summary;   // --summary FILE (JSON)
+    std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
+    std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
     std::vector<std::string> compare;     // --compare W1 W2 ... (workload variants)
     std::vector<std::string> compare_sets;  // --compare-set "k=v k2=v2" (repeatable)
     std::vector<std::string> set_texts;   // every --set as written, for the summary

@@ -9,6 +9,7 @@
 #include <systemc>
 
 #include "platform/config_error.h"
+#include "platform/gtkw_writer.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
 #include "platform/topology_loader.h"
@@ -108,6 +109,61 @@ void print_probe(const Probe& probe, std::ostream& out) {
     out << "\nmakespan " << format_ns(probe.makespan_ps()) << " ns\n";
 }
 
+// Opens the VCD and registers the platform's shadow signals (before sc_start).
+sc_core::sc_trace_file* open_vcd(const CliOptions& options, const Platform& platform) {
+    if (!options.vcd) return nullptr;
+    const std::string base = options.vcd->substr(0, options.vcd->size() - 4);  // SystemC adds .vcd
+    sc_core::sc_trace_file* tf = sc_core::sc_create_vcd_trace_file(base.c_str());
+    if (!tf) throw ConfigError({"command line", 0, 0, ""}, "--vcd: cannot open '" + *options.vcd + "'");
+    // Every event lands on its exact ps; the kernel's note about it is noise.
+    sc_core::sc_report_handler::set_actions("tracing timescale unit set", sc_core::SC_DO_NOTHING);
+    tf->set_time_unit(1, sc_core::SC_PS);
+    if (platform.add_traces(tf, options.vcd_filter).empty())
+        throw ConfigError({"command line", 0, 0, ""},
+                          "--vcd-filter: no node id matches the given patterns");
+    return tf;
+}
+
+// SystemC stamps the VCD with the wall-clock date; replace it so the same
+// run writes the same bytes (T4).
+void strip_vcd_date(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string tmp = path + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    std::string line;
+    bool in_date = false, done = false;
+    while (std::getline(in, line)) {
+        if (!done && line.rfind("$date", 0) == 0) {
+            in_date = true;
+            out << "$date\n     (npuvp: no wall-clock date, so identical runs give identical files)\n";
+            continue;
+        }
+        if (in_date) {
+            if (line.rfind("$end", 0) == 0) {
+                in_date = false;
+                done = true;
+                out << line << "\n";
+            }
+            continue;
+        }
+        out << line << "\n";
+    }
+    out.close();
+    in.close();
+    std::rename(tmp.c_str(), path.c_str());
+}
+
+void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf) {
+    if (!tf) return;
+    sc_core::sc_close_vcd_trace_file(tf);
+    strip_vcd_date(*options.vcd);
+    const std::string gtkw = options.vcd->substr(0, options.vcd->size() - 4) + ".gtkw";
+    std::ofstream out(gtkw);
+    write_gtkw(*options.vcd, out);
+    std::cout << "vcd      " << *options.vcd << " (open: gtkwave " << *options.vcd << " " << gtkw
+              << ")\n";
+}
+
 int run(int argc, char* argv[]) {
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
@@ -150,7 +206,9 @@ int run(int argc, char* argv[]) {
 
     if (options.workload) {
         WorkloadRun run(platform, workload);
+        sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         sc_core::sc_start();
+        close_vcd(options, vcd);
         if (options.summary) {
             std::ofstream summary(*options.summary, std::ios::binary | std::ios::trunc);
             const bool ok = run.finished();
@@ -174,7 +232,9 @@ int run(int argc, char* argv[]) {
         run.print(std::cout);
     } else {
         Probe probe("probe", platform, options.probe_bytes, trace);
+        sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         sc_core::sc_start();
+        close_vcd(options, vcd);
         if (!probe.finished()) {
             std::cerr << "npuvp: run failed: the simulation ran out of events at "
                       << sc_core::sc_time_stamp() << " before the probe finished\n";

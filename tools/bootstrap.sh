@@ -3,7 +3,7 @@
 # what is missing (idempotent). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
-packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev)
+packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave)
 
 missing=()
 for p in "${packages[@]}"; do

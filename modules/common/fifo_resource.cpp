@@ -1,5 +1,6 @@
 #include "modules/common/fifo_resource.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace npuvp {
@@ -7,6 +8,22 @@ namespace npuvp {
 FifoResource::FifoResource(const char* name, int capacity)
     : sc_core::sc_object(name), m_capacity(capacity), m_free(capacity) {
     if (capacity < 1) throw std::invalid_argument(std::string(name) + ": capacity must be >= 1");
+}
+
+void FifoResource::note_grant() {
+    m_in_use = m_capacity - m_free;
+    if (!m_traced) return;  // the owner's name costs a lookup: only for the VCD
+    const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
+    const std::string name = me.valid() ? me.name() : "?";
+    auto it = std::find(m_owner_names.begin(), m_owner_names.end(), name);
+    if (it == m_owner_names.end()) it = m_owner_names.insert(m_owner_names.end(), name);
+    m_owner_code = static_cast<std::int32_t>(it - m_owner_names.begin()) + 1;
+}
+
+void FifoResource::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+    m_traced = true;
+    sc_core::sc_trace(tf, m_in_use, prefix + ".in_use");
+    sc_core::sc_trace(tf, m_owner_code, prefix + ".owner");
 }
 
 sc_core::sc_event* FifoResource::take_event() {
@@ -23,6 +40,7 @@ int FifoResource::wait() {
     if (m_free > 0 && m_queue.empty()) {
         --m_free;
         ++m_grants;
+        note_grant();
         return 0;
     }
     const sc_core::sc_time asked = sc_core::sc_time_stamp();
@@ -31,6 +49,7 @@ int FifoResource::wait() {
     while (!waiter.granted) sc_core::wait(*waiter.event);
     m_free_events.push_back(waiter.event);
     ++m_grants;  // on the grant, not the request: a process still queued is not counted
+    note_grant();
     m_total_wait += sc_core::sc_time_stamp() - asked;
     return 0;
 }
@@ -39,6 +58,7 @@ int FifoResource::trywait() {
     if (m_free > 0 && m_queue.empty()) {
         --m_free;
         ++m_grants;
+        note_grant();
         return 0;
     }
     return -1;
@@ -56,6 +76,8 @@ int FifoResource::post() {
     }
     if (m_free == m_capacity) return -1;  // nothing was taken
     ++m_free;
+    m_in_use = m_capacity - m_free;
+    if (m_free == m_capacity) m_owner_code = 0;
     return 0;
 }
 

@@ -46,6 +46,12 @@ public:
     std::uint64_t grants() const { return m_grants; }
     sc_core::sc_time total_wait() const { return m_total_wait; }
 
+    // VCD: units in use, and the holder of the unit granted last (0 when all
+    // are free; else 1 + the index of the holding process in owner_names(),
+    // in order of first grant).
+    void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+    const std::vector<std::string>& owner_names() const { return m_owner_names; }
+
 private:
     struct Waiter {
         sc_core::sc_event* event;
@@ -53,6 +59,7 @@ private:
     };
 
     sc_core::sc_event* take_event();
+    void note_grant();
 
     int m_capacity;
     int m_free;
@@ -62,6 +69,10 @@ private:
     sc_core::sc_process_handle m_owner;  // capacity-1 mutex use only
     std::uint64_t m_grants = 0;
     sc_core::sc_time m_total_wait;
+    std::int32_t m_in_use = 0;
+    std::int32_t m_owner_code = 0;
+    std::vector<std::string> m_owner_names;
+    mutable bool m_traced = false;
 };
 
 }  // namespace npuvp

@@ -1,5 +1,7 @@
 #include "modules/common/trace.h"
 
+#include <utility>
+
 namespace npuvp {
 namespace {
 
@@ -27,6 +29,21 @@ void write_string(std::ostream& out, const char* text) {
 }  // namespace
 
 void TraceSink::write(const TraceEvent& e) {
+    if (m_log != nullptr) {
+        RecordedEvent r;
+        r.t_ps = e.t_ps;
+        r.ev = e.ev;
+        if (e.node) r.node = *e.node;
+        r.cmd = e.cmd;
+        r.tile = e.tile;
+        if (e.stage) r.stage = e.stage;
+        if (e.cause) r.cause = e.cause;
+        r.bytes = e.bytes;
+        if (e.peer) r.peer = *e.peer;
+        if (e.detail) r.detail = *e.detail;
+        m_log->push_back(std::move(r));
+    }
+    if (m_out == nullptr) return;
     std::ostream& out = *m_out;
     out << "{\"t_ps\":" << e.t_ps << ",\"ev\":";
     write_string(out, e.ev);

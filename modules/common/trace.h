@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace npuvp {
 
@@ -28,23 +29,51 @@ struct TraceEvent {
     const std::string* detail = nullptr;
 };
 
+// A TraceEvent copied into an in-memory log (TraceSink::record_to): every
+// field is owned, so later changes to the emitter's strings cannot alter it.
+// Absent optional strings are empty; absent integers are -1.
+struct RecordedEvent {
+    std::uint64_t t_ps = 0;
+    std::string ev;
+    std::string node;
+    std::int64_t cmd = -1;
+    std::int64_t tile = -1;
+    std::string stage;
+    std::string cause;
+    std::int64_t bytes = -1;
+    std::string peer;
+    std::string detail;
+};
+
 class TraceSink {
 public:
     TraceSink() = default;
-    explicit TraceSink(std::ostream* out) : m_out(out) {}
 
-    void attach(std::ostream* out) { m_out = out; }
-    bool enabled() const { return m_out != nullptr; }
-    std::uint64_t events() const { return m_events; }
+    explicit TraceSink(std::ostream* out) : m_out(out), m_on(out != nullptr) {}
+
+    void attach(std::ostream* out) {
+        m_out = out;
+        m_on = m_out != nullptr || m_log != nullptr;
+    }
+    // Also (or only) append every event to `log` (nullptr: stop recording);
+    // the observability writers (timeline, SVG, report) read it after the run.
+    void record_to(std::vector<RecordedEvent>* log) {
+        m_log = log;
+        m_on = m_out != nullptr || m_log != nullptr;
+    }
+    bool enabled() const { return m_on; }
+    std::uint64_t events() const { return m_events; }  // lines written to the stream
 
     void emit(const TraceEvent& event) {
-        if (m_out != nullptr) write(event);
+        if (m_on) write(event);
     }
 
 private:
     void write(const TraceEvent& event);
 
     std::ostream* m_out = nullptr;
+    std::vector<RecordedEvent>* m_log = nullptr;
+    bool m_on = false;
     std::uint64_t m_events = 0;
 };
 

@@ -58,6 +58,11 @@ public:
 
     FifoResource& dma_channel(bool write) { return write ? m_dma_write : m_dma_read; }
     const std::vector<FanoutRecord>& fanouts() const { return m_fanouts; }
+    // VCD: the M_CPU.DMA channels' in_use / owner.
+    void add_traces(sc_core::sc_trace_file* tf) const {
+        m_dma_read.add_traces(tf, node_id_ref() + ".dma_read");
+        m_dma_write.add_traces(tf, node_id_ref() + ".dma_write");
+    }
     std::uint64_t transactions() const { return m_processor.handled(); }
 
 protected:

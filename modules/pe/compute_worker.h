@@ -37,10 +37,10 @@ protected:
         const sc_core::sc_time compute = duration(m_cycles(token.stage()));
         m_slot->lock();
         const sc_core::sc_time start = sc_core::sc_time_stamp();
-        trace_engine("engine_start", token);
+        trace_engine(true, token);
         sc_core::wait(compute);
         record_busy(start);
-        trace_engine("engine_complete", token);
+        trace_engine(false, token);
         m_slot->unlock();
     }
 

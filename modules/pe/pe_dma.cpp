@@ -16,6 +16,10 @@ struct PeDma::Channel {
     Transaction txn;
     std::uint64_t bytes = 0;
     sc_core::sc_time busy;
+    // VCD shadow state
+    bool active = false;
+    std::int32_t cmd = -1;
+    std::int32_t tile = -1;
 };
 
 // A stage worker bound to one channel: DMA_READ, DMA_WRITE or IPCQ_SEND.
@@ -145,6 +149,9 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
     // Busy from the grant to done (T3); the wait for the channel is not busy.
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const std::string& target = route.path.back().node->node_id_ref();
+    ch.active = true;
+    ch.cmd = static_cast<std::int32_t>(cmd);
+    ch.tile = static_cast<std::int32_t>(tile);
     m_trace.emit({start.value(), "engine_start", &node_id_ref(), cmd, tile, stage, nullptr,
                   static_cast<std::int64_t>(bytes), &target});
     ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
@@ -155,6 +162,8 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
     const sc_core::sc_time done = sc_core::sc_time_stamp();
     ch.busy += done - start;
     ch.bytes += bytes;
+    ch.active = false;
+    ch.cmd = ch.tile = -1;
     m_trace.emit({done.value(), "engine_complete", &node_id_ref(), cmd, tile, stage, nullptr,
                   static_cast<std::int64_t>(bytes), &target});
     ch.resource.post();
@@ -174,6 +183,19 @@ sc_core::sc_time PeDma::busy_time(DmaDirection dir) const {
 }
 
 std::uint64_t PeDma::comm_bytes() const { return m_comm->bytes; }
+
+void PeDma::add_traces(sc_core::sc_trace_file* tf) const {
+    auto add = [&](const Channel& ch) {
+        const std::string prefix = node_id_ref() + "." + ch.resource.basename();
+        sc_core::sc_trace(tf, ch.active, prefix + ".busy");
+        sc_core::sc_trace(tf, ch.cmd, prefix + ".cmd");
+        sc_core::sc_trace(tf, ch.tile, prefix + ".tile");
+        ch.resource.add_traces(tf, prefix);
+    };
+    for (const auto& ch : m_read) add(*ch);
+    for (const auto& ch : m_write) add(*ch);
+    add(*m_comm);
+}
 sc_core::sc_time PeDma::comm_busy_time() const { return m_comm->busy; }
 
 }  // namespace npuvp

@@ -63,6 +63,9 @@ public:
                               std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                               std::int64_t tile = -1);
 
+    // VCD: per channel busy, cmd, tile, and its resource's in_use / owner.
+    void add_traces(sc_core::sc_trace_file* tf) const;
+
     // Statistics
     std::uint64_t bytes_moved(DmaDirection dir) const;
     sc_core::sc_time busy_time(DmaDirection dir) const;

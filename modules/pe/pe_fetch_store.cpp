@@ -15,7 +15,7 @@ protected:
         const bool fetch = type() == StageType::fetch;
         const Route& route = fetch ? m_unit.m_routes->fetch() : m_unit.m_routes->store();
         const sc_core::sc_time start = sc_core::sc_time_stamp();
-        trace_engine("engine_start", token, static_cast<std::int64_t>(bytes));
+        trace_engine(true, token, static_cast<std::int64_t>(bytes));
         m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
         m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
         sc_core::sc_time remaining =
@@ -33,7 +33,7 @@ protected:
             }
         }
         record_busy(start);
-        trace_engine("engine_complete", token, static_cast<std::int64_t>(bytes));
+        trace_engine(false, token, static_cast<std::int64_t>(bytes));
     }
 
 private:

@@ -13,13 +13,13 @@ protected:
         // Waiting for data is not busy time; taking it is immediate.
         while (m_ipcq.m_readable < bytes) sc_core::wait(m_ipcq.m_arrived);
         const sc_core::sc_time start = sc_core::sc_time_stamp();
-        trace_engine("engine_start", token, static_cast<std::int64_t>(bytes));
+        trace_engine(true, token, static_cast<std::int64_t>(bytes));
         m_ipcq.m_readable -= bytes;
         m_ipcq.m_held -= m_ipcq.footprint(bytes);
         m_ipcq.m_received += bytes;
         m_ipcq.m_freed.notify(sc_core::SC_ZERO_TIME);
         record_busy(start);
-        trace_engine("engine_complete", token, static_cast<std::int64_t>(bytes));
+        trace_engine(false, token, static_cast<std::int64_t>(bytes));
     }
 
 private:

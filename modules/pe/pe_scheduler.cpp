@@ -23,6 +23,14 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
     m_completion_process = sc_core::sc_get_current_process_handle();
 }
 
+void PeScheduler::add_traces(sc_core::sc_trace_file* tf) const {
+    sc_core::sc_trace(tf, m_tiles_in_flight, node_id_ref() + ".tiles_in_flight");
+    sc_core::sc_trace(tf, m_reserved_in_use, node_id_ref() + ".reserved_tcm_bytes");
+    for (std::size_t c = 0; c < exec_context_count; ++c)
+        sc_core::sc_trace(tf, m_running[c],
+                          node_id_ref() + "." + to_string(static_cast<ExecContext>(c)) + "_cmd");
+}
+
 void PeScheduler::prepare(const Kernel& kernel) {
     m_complete.assign(kernel.commands.size(), 0);
     m_completions.reserve(kernel.commands.size());
@@ -162,6 +170,8 @@ void PeScheduler::dispatch(PipelineContext& ctx) {
     // completion.
     m_contexts_sched.start(ctx);
     ctx.dispatched = true;
+    if (ctx.context() != ExecContext::none)
+        m_running[static_cast<std::size_t>(ctx.context())] = static_cast<std::int32_t>(ctx.seq);
     m_bank_event.notify(sc_core::SC_ZERO_TIME);
     // seed 000 §D3.1: a simple command goes straight to its engine.
     sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
@@ -214,6 +224,8 @@ void PeScheduler::feed_loop() {
                 sc_core::wait(m_tcm_freed);
             }
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
+            m_reserved_in_use = m_reserved.in_use();
+            ++m_tiles_in_flight;
             sc_core::wait(overhead);
             token.ctx = &ctx;
             token.stage_idx = 0;
@@ -236,7 +248,11 @@ void PeScheduler::tile_completed(TileToken& token) {
     PipelineContext& ctx = *token.ctx;
     if (token.plan.in_bytes) m_reserved.free(token.in_buf);
     if (token.plan.out_bytes) m_reserved.free(token.out_buf);
-    if (token.plan.in_bytes || token.plan.out_bytes) m_tcm_freed.notify(sc_core::SC_ZERO_TIME);
+    if (token.plan.in_bytes || token.plan.out_bytes) {
+        m_tcm_freed.notify(sc_core::SC_ZERO_TIME);
+        m_reserved_in_use = m_reserved.in_use();
+        --m_tiles_in_flight;
+    }
     if (ctx.command->kind == CommandKind::composite)
         m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),
                       static_cast<std::int64_t>(ctx.seq),
@@ -261,7 +277,12 @@ void PeScheduler::record_completions() {
         ctx->finished = sc_core::sc_time_stamp();
         ctx->done = true;
         m_complete.at(ctx->command->index) = 1;
-        if (ctx->dispatched) m_contexts_sched.finish(*ctx);
+        if (ctx->dispatched) {
+            m_contexts_sched.finish(*ctx);
+            if (ctx->context() != ExecContext::none &&
+                m_running[static_cast<std::size_t>(ctx->context())] == static_cast<std::int32_t>(ctx->seq))
+                m_running[static_cast<std::size_t>(ctx->context())] = -1;
+        }
         CompletionRecord record{ctx->command, ctx->seq, ctx->total_tiles, ctx->submitted,
                                 ctx->started, ctx->finished, {}, ctx->gated_cause,
                                 ctx->gated_by ? static_cast<std::int64_t>(ctx->gated_by->seq) : -1};

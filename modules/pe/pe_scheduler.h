@@ -74,6 +74,11 @@ public:
     std::uint64_t tiles_fed() const { return m_tiles_fed; }
     const ReservedTcm& reserved() const { return m_reserved; }
 
+    // VCD: tiles in flight, reserved-TCM bytes in use, and per context
+    // (main / sub / dma) the dispatch sequence number of the running command
+    // (-1 idle).
+    void add_traces(sc_core::sc_trace_file* tf) const;
+
     // BankMonitor (seed 002: main starves sub)
     bool sub_stalled(const PipelineContext& sub) const override {
         return m_contexts_sched.sub_stalled(sub);
@@ -126,6 +131,10 @@ private:
     std::uint64_t m_next_seq = 0;
     std::uint64_t m_tiles_fed = 0;
     std::uint64_t m_reserved_peak = 0;
+    // VCD shadow state
+    std::int32_t m_tiles_in_flight = 0;
+    std::uint64_t m_reserved_in_use = 0;
+    std::int32_t m_running[exec_context_count] = {-1, -1, -1};
 };
 
 }  // namespace npuvp

@@ -62,8 +62,18 @@ void spawn_worker(StageWorker& worker, const char* name) {
     sc_core::sc_spawn([&worker] { worker.run(); }, name, &options);
 }
 
-void StageWorker::trace_engine(const char* ev, const TileToken& token, std::int64_t bytes,
+void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+    sc_core::sc_trace(tf, m_active, prefix + ".busy");
+    sc_core::sc_trace(tf, m_cmd, prefix + ".cmd");
+    sc_core::sc_trace(tf, m_tile, prefix + ".tile");
+}
+
+void StageWorker::trace_engine(bool start, const TileToken& token, std::int64_t bytes,
                                const std::string* peer) const {
+    const char* ev = start ? "engine_start" : "engine_complete";
+    m_active = start;
+    m_cmd = m_active ? static_cast<std::int32_t>(token.ctx->seq) : -1;
+    m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
     m_trace.emit({sc_core::sc_time_stamp().value(), ev, &m_owner_id,
                   static_cast<std::int64_t>(token.ctx->seq),
                   static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type),

@@ -20,6 +20,26 @@ namespace npuvp {
 
 using TokenFifo = sc_core::sc_fifo<TileToken*>;
 
+// A stage inbox that keeps its fill level in a plain int the VCD can trace
+// (tokens written and not yet read).
+class CountingFifo : public TokenFifo {
+public:
+    CountingFifo(const char* name, int depth) : TokenFifo(name, depth) {}
+    using TokenFifo::read;
+    void read(TileToken*& token) override {
+        TokenFifo::read(token);
+        --m_fill;
+    }
+    void write(TileToken* const& token) override {
+        TokenFifo::write(token);
+        ++m_fill;
+    }
+    const int& fill() const { return m_fill; }
+
+private:
+    int m_fill = 0;
+};
+
 // The PE's stage inboxes, indexed by StageType; owned by the PE (its
 // elaborator), shared by every worker of the PE.
 using StageInboxes = std::array<TokenFifo*, stage_type_count>;
@@ -41,14 +61,19 @@ public:
     sc_core::sc_time busy() const { return m_busy; }
     std::uint64_t stages_done() const { return m_stages; }
 
+    // Shadow state for the VCD: busy, and the command / tile it works on (-1 idle).
+    void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+
 protected:
     // Does the token's current stage; may wait. Adds its busy interval with
-    // record_busy() and traces engine_start / engine_complete with trace_engine().
+    // record_busy() and traces its start and end with trace_engine().
     virtual void process(TileToken& token) = 0;
     // Whether this worker also runs stages of type `next` (chaining in place).
     virtual bool handles(StageType next) const { return next == m_type; }
 
-    void trace_engine(const char* ev, const TileToken& token, std::int64_t bytes = -1,
+    // Traces engine_start (start) or engine_complete and keeps the VCD shadow
+    // state in step.
+    void trace_engine(bool start, const TileToken& token, std::int64_t bytes = -1,
                       const std::string* peer = nullptr) const;
     void record_busy(const sc_core::sc_time& start) {
         m_busy += sc_core::sc_time_stamp() - start;
@@ -68,6 +93,10 @@ private:
     const StageInboxes* m_inboxes = nullptr;
     sc_core::sc_time m_busy;
     std::uint64_t m_stages = 0;
+    // engine_start / engine_complete keep these in step with the trace.
+    mutable bool m_active = false;
+    mutable std::int32_t m_cmd = -1;
+    mutable std::int32_t m_tile = -1;
 };
 
 // Starts `worker.run()` as a thread process named `name` under the module

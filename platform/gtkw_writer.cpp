@@ -1,0 +1,96 @@
+#include "platform/gtkw_writer.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace npuvp {
+namespace {
+
+// GTKWave trace flags (gtkwave's TR_* bits).
+constexpr unsigned kRightJustify = 0x20, kDecimal = 0x4, kBinary = 0x8, kSigned = 0x400,
+                   kBlank = 0x200, kGroupBegin = 0x800000, kGroupEnd = 0x1000000;
+
+struct Signal {
+    std::string node;  // the node id: the scope path up to the signal's owner
+    std::string name;  // full name as GTKWave shows it
+    int width;
+};
+
+std::string group_of(const std::string& node) {
+    // sip0.cube0.pe3.pe_dma.rd0 -> sip0.cube0.pe3; sip0.cube0.m_cpu -> sip0.cube0
+    const std::size_t pe = node.find(".pe");
+    if (pe != std::string::npos) {
+        const std::size_t end = node.find('.', pe + 1);
+        return node.substr(0, end);
+    }
+    const std::size_t last = node.rfind('.');
+    return last == std::string::npos ? node : node.substr(0, last);
+}
+
+}  // namespace
+
+void write_gtkw(const std::string& vcd_path, std::ostream& out) {
+    std::ifstream vcd(vcd_path);
+    if (!vcd) throw std::runtime_error("cannot read '" + vcd_path + "'");
+    std::vector<std::string> scope;
+    std::vector<Signal> signals;
+    std::string word;
+    while (vcd >> word) {
+        if (word == "$enddefinitions") break;
+        if (word == "$scope") {
+            std::string kind, name;
+            vcd >> kind >> name;
+            scope.push_back(name);
+        } else if (word == "$upscope") {
+            if (!scope.empty()) scope.pop_back();
+        } else if (word == "$var") {
+            std::string type, id, name, next;
+            int width = 1;
+            vcd >> type >> width >> id >> name >> next;
+            std::string path;
+            for (const std::string& s : scope) path += (path.empty() ? "" : ".") + s;
+            std::string full = path + "." + name;
+            if (next != "$end") full += next;  // the [31:0] range of a vector
+            signals.push_back({path, full, width});
+        }
+    }
+    out << "[*] GTKWave save file written by npuvp: gtkwave " << vcd_path << " <this file>\n"
+        << "[dumpfile] \"" << vcd_path << "\"\n"
+        << "[timestart] 0\n"
+        << "[size] 1600 1000\n"
+        << "[sst_expanded] 1\n"
+        << "[signals_width] 360\n";
+    std::string open_group, open_node;
+    auto close_node = [&] {
+        if (open_node.empty()) return;
+        out << "@" << std::hex << (kGroupEnd | kBlank) << std::dec << "\n-" << open_node << "\n";
+        open_node.clear();
+    };
+    auto close_group = [&] {
+        close_node();
+        if (open_group.empty()) return;
+        out << "@" << std::hex << (kGroupEnd | kBlank) << std::dec << "\n-" << open_group << "\n";
+        open_group.clear();
+    };
+    for (const Signal& s : signals) {
+        const std::string group = group_of(s.node);
+        if (group != open_group) {
+            close_group();
+            out << "@" << std::hex << (kGroupBegin | kBlank) << std::dec << "\n-" << group << "\n";
+            open_group = group;
+        }
+        if (s.node != open_node && s.node != group) {
+            close_node();
+            out << "@" << std::hex << (kGroupBegin | kBlank) << std::dec << "\n-" << s.node << "\n";
+            open_node = s.node;
+        }
+        const unsigned flags = s.width == 1 ? (kRightJustify | kBinary)
+                                            : (kRightJustify | kDecimal | kSigned);
+        out << "@" << std::hex << flags << std::dec << "\n" << s.name << "\n";
+    }
+    close_group();
+}
+
+}  // namespace npuvp

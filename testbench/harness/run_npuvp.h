@@ -1,0 +1,48 @@
+// Runs the npuvp program as a user would, for the CLI suites: its path comes
+// from NPUVP_BIN (set by CTest), its output (stdout and stderr) and exit code
+// come back.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <boost/test/unit_test.hpp>
+
+namespace npuvp::test {
+
+struct RunResult {
+    int code;
+    std::string out;  // stdout and stderr together
+};
+
+inline RunResult run_npuvp(const std::string& args) {
+    const char* bin = std::getenv("NPUVP_BIN");
+    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
+    const std::string command = std::string(bin) + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    BOOST_REQUIRE(pipe != nullptr);
+    std::string out;
+    char buffer[4096];
+    std::size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline std::string shipped_workload(const std::string& name) {
+    return std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/" + name + ".yaml";
+}
+
+}  // namespace npuvp::test
