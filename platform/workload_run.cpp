@@ -42,6 +42,7 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
                                                   kernel.name + "')");
             pe.cpu->launch(kernel);
             note_pe(launch.sip, launch.cube, p);
+            m_known_commands += kernel.commands.size();
         }
     }
     if (!workload.host.empty()) {
@@ -51,8 +52,17 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
         for (const HostRequest& r : workload.host)
             if (r.kind == HostRequestKind::kernel_launch)
                 for (const CubeRef& c : r.cubes)
-                    for (int p : r.target_pe) note_pe(c.sip, c.cube, p);
+                    for (int p : r.target_pe) {
+                        note_pe(c.sip, c.cube, p);
+                        m_known_commands += workload.kernels.at(r.kernel).commands.size();
+                    }
     }
+}
+
+std::uint64_t WorkloadRun::completed_commands() const {
+    std::uint64_t done = 0;
+    for (const PeNodes* pe : m_launched) done += pe->scheduler->completions().size();
+    return done;
 }
 
 bool WorkloadRun::finished() const {

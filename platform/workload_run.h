@@ -47,6 +47,11 @@ public:
     WorkloadRun(Platform& platform, const WorkloadConfig& workload);
 
     // After sc_start():
+    // Progress: commands of launched kernels (wait commands included in the
+    // known count, so a finished run shows slightly under 100%).
+    std::uint64_t known_commands() const { return m_known_commands; }
+    std::uint64_t completed_commands() const;
+
     bool finished() const;                 // every launched PE ran to the end, every host
                                            // request completed successfully, no fault
     std::string diagnosis() const;         // why not, one line per stuck PE
@@ -70,6 +75,7 @@ private:
     const WorkloadConfig& m_workload;
     std::vector<PeNodes*> m_launched;  // in launch order, then PE index (direct and host)
     IoCpu* m_host = nullptr;           // the host entry, when the workload has host requests
+    std::uint64_t m_known_commands = 0;
 };
 
 }  // namespace npuvp

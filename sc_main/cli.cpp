@@ -26,6 +26,11 @@ const char* cli_usage() {
            "                        it, npuvp runs the platform probe\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --summary FILE        write the run's summary as JSON to FILE\n"
+           "  --timeline FILE       with --workload: write a Chrome trace-event timeline\n"
+           "                        (open in ui.perfetto.dev or chrome://tracing)\n"
+           "  --svg FILE            with --workload: write the schedule as an SVG picture\n"
+           "  --report FILE         with --workload: write the report as JSON (.json) or\n"
+           "                        Markdown (.md)\n"
            "  --vcd FILE            write waveforms (VCD, ps time base) for GTKWave, and a\n"
            "                        save file FILE.gtkw beside it\n"
            "  --vcd-filter GLOB     trace only nodes whose id matches GLOB (repeatable),\n"
@@ -87,6 +92,18 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
                 start = end + 1;
             }
             options.compare_sets.push_back(text);
+        } else if (arg == "--timeline") {
+            options.timeline = value(i, arg);
+        } else if (arg == "--svg") {
+            options.svg = value(i, arg);
+        } else if (arg == "--report") {
+            options.report = value(i, arg);
+            const std::string& r = *options.report;
+            auto ends = [&](const std::string& x) {
+                return r.size() >= x.size() && r.compare(r.size() - x.size(), x.size(), x) == 0;
+            };
+            if (!ends(".json") && !ends(".md"))
+                bad("--report: '" + r + "' must end in .json or .md (the format)");
         } else if (arg == "--trace") {
             options.trace = value(i, arg);
         } else if (arg == "--list") {

@@ -25,6 +25,9 @@ struct CliOptions {
     std::optional<std::string> workload;  // --workload FILE
     std::optional<std::string> trace;     // --trace FILE
     std::optional<std::string> summary;   // --summary FILE (JSON)
+    std::optional<std::string> timeline;  // --timeline FILE (Chrome trace-event JSON)
+    std::optional<std::string> svg;       // --svg FILE (schedule picture)
+    std::optional<std::string> report;    // --report FILE (.json or .md)
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
     std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
     std::vector<std::string> compare;     // --compare W1 W2 ... (workload variants)

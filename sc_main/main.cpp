@@ -1,4 +1,7 @@
 // npuvp: the virtual platform's command-line program (docs/cli.md).
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +15,9 @@
 #include "platform/gtkw_writer.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
+#include "platform/report_writer.h"
+#include "platform/svg_writer.h"
+#include "platform/timeline_writer.h"
 #include "platform/topology_loader.h"
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
@@ -164,6 +170,42 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf) {
               << ")\n";
 }
 
+// Runs the simulation to its end. On a terminal, stderr shows a progress line
+// (simulated time, share of known commands done, kernel events per second of
+// wall time), updated about every quarter second; elsewhere it runs in one
+// go. Running in slices changes no simulated time: sc_start(t) stops between
+// events and resumes where it stopped.
+void simulate(const WorkloadRun* run) {
+    if (!isatty(2)) {
+        sc_core::sc_start();
+        return;
+    }
+    using clock = std::chrono::steady_clock;
+    const auto begin = clock::now();
+    auto last = begin;
+    sc_core::sc_time slice(1, sc_core::SC_US);
+    // Before the first sc_start there is no pending activity to ask about.
+    for (bool first = true; first || sc_core::sc_pending_activity(); first = false) {
+        sc_core::sc_start(slice);
+        const auto now = clock::now();
+        const double since_print = std::chrono::duration<double>(now - last).count();
+        if (since_print < 0.05) slice = slice * 2;  // cheap slices: take bigger ones
+        if (since_print < 0.25) continue;
+        last = now;
+        const double wall = std::chrono::duration<double>(now - begin).count();
+        std::fprintf(stderr, "\r[npuvp] t = %.3f us", sc_core::sc_time_stamp().to_seconds() * 1e6);
+        if (run && run->known_commands())
+            std::fprintf(stderr, ", commands %llu / %llu (%.0f%%)",
+                         static_cast<unsigned long long>(run->completed_commands()),
+                         static_cast<unsigned long long>(run->known_commands()),
+                         100.0 * run->completed_commands() / run->known_commands());
+        std::fprintf(stderr, ", %.2f M delta cycles/s   ",
+                     static_cast<double>(sc_core::sc_delta_count()) / wall / 1e6);
+        std::fflush(stderr);
+    }
+    if (last != begin) std::fprintf(stderr, "\r%*s\r", 90, "");
+}
+
 int run(int argc, char* argv[]) {
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
@@ -197,6 +239,11 @@ int run(int argc, char* argv[]) {
         trace.attach(&trace_file);
     }
 
+    // --timeline, --svg and --report read the events from memory after the run.
+    std::vector<RecordedEvent> recorded;
+    const bool outputs = options.timeline || options.svg || options.report;
+    if (outputs && options.workload) trace.record_to(&recorded);
+
     Platform platform(topo, trace);
     std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
     print_machine(platform, std::cout);
@@ -207,7 +254,7 @@ int run(int argc, char* argv[]) {
     if (options.workload) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
-        sc_core::sc_start();
+        simulate(&run);
         close_vcd(options, vcd);
         if (options.summary) {
             std::ofstream summary(*options.summary, std::ios::binary | std::ios::trunc);
@@ -224,16 +271,42 @@ int run(int argc, char* argv[]) {
             run.print(std::cout);
             std::cerr << "npuvp: run failed";
             if (!platform.status().failed())
-                std::cerr << " (the simulation ended at " << sc_core::sc_time_stamp().value() / 1000.0
-                          << " ns with work outstanding or a failed request)";
+                std::cerr << " (the simulation ran out of events with work outstanding or a "
+                             "failed request)";
             std::cerr << ":\n" << run.diagnosis();
             return exit_run_failed;
         }
         run.print(std::cout);
+        const obs::RunView view = obs::build_view(run, platform, recorded);
+        const std::string name = workload.name.empty() ? *options.workload : workload.name;
+        const Report report = build_report(run, platform, view, name);
+        print_report(std::cout, report);
+        auto write = [](const std::string& flag, const std::string& path, auto&& body) {
+            std::ofstream file(path, std::ios::binary | std::ios::trunc);
+            if (!file)
+                throw ConfigError({"command line", 0, 0, ""},
+                                  flag + ": cannot open '" + path + "' for writing");
+            body(file);
+            file.flush();
+            if (!file)
+                throw std::runtime_error(flag + ": writing '" + path + "' failed");
+            std::cout << std::left << std::setw(9) << flag.substr(2) << path << "\n";
+        };
+        if (options.timeline)
+            write("--timeline", *options.timeline,
+                  [&](std::ostream& o) { write_timeline(o, view); });
+        if (options.svg)
+            write("--svg", *options.svg, [&](std::ostream& o) { write_svg(o, view, name); });
+        if (options.report)
+            write("--report", *options.report,
+                  [&](std::ostream& o) { write_report(o, report, *options.report); });
     } else {
+        if (outputs)
+            std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "
+                         "runs; ignored for the probe\n";
         Probe probe("probe", platform, options.probe_bytes, trace);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
-        sc_core::sc_start();
+        simulate(nullptr);
         close_vcd(options, vcd);
         if (!probe.finished()) {
             std::cerr << "npuvp: run failed: the simulation ran out of events at "

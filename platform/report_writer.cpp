@@ -1,0 +1,263 @@
+#include "platform/report_writer.h"
+
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace npuvp {
+namespace {
+
+using obs::json_string;
+using obs::ps_as_ns;
+
+double gbs(std::uint64_t bytes, std::uint64_t ps) {
+    return ps ? static_cast<double>(bytes) * 1000.0 / static_cast<double>(ps) : 0.0;
+}
+
+std::string fixed(double v, int digits) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+std::string peak_text(double peak) { return peak > 0.0 ? fixed(peak, 1) : "unlimited"; }
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<Report::Step> critical_path(const obs::RunView& view) {
+    std::vector<Report::Step> chain;
+    const auto& cmds = view.commands;
+    if (cmds.empty()) return chain;
+    std::size_t cur = 0;
+    for (std::size_t i = 1; i < cmds.size(); ++i)
+        if (cmds[i].finished_ps >= cmds[cur].finished_ps) cur = i;
+    std::set<std::size_t> seen;
+    std::string via_next;  // how the step after `cur` was held
+    std::vector<std::pair<std::size_t, std::string>> rev;  // (command, via into it)
+    for (;;) {
+        seen.insert(cur);
+        const obs::CommandSpan& c = cmds[cur];
+        std::size_t pred = cmds.size();
+        std::string via;
+        if (c.gated_by >= 0) {
+            for (std::size_t i = 0; i < cmds.size(); ++i)
+                if (cmds[i].pe == c.pe && static_cast<std::int64_t>(cmds[i].seq) == c.gated_by) pred = i;
+            via = c.gated_cause.empty() ? "wait" : c.gated_cause;
+        }
+        if (pred == cmds.size()) {
+            // Not held by the scheduler: PE_CPU issued it after the latest
+            // command of its PE that had completed by then (a program wait).
+            for (std::size_t i = 0; i < cmds.size(); ++i) {
+                if (i == cur || cmds[i].pe != c.pe || cmds[i].finished_ps > c.submitted_ps) continue;
+                if (pred == cmds.size() || cmds[i].finished_ps > cmds[pred].finished_ps ||
+                    (cmds[i].finished_ps == cmds[pred].finished_ps && cmds[i].seq > cmds[pred].seq))
+                    pred = i;
+            }
+            via = "issue";
+        }
+        if (pred == cmds.size() || seen.count(pred)) {
+            rev.push_back({cur, ""});
+            break;
+        }
+        rev.push_back({cur, via});
+        cur = pred;
+    }
+    for (auto it = rev.rbegin(); it != rev.rend(); ++it) {
+        const obs::CommandSpan& c = cmds[it->first];
+        Report::Step s{c.pe, c.id, c.kind, c.lane, it->second, c.submitted_ps, c.started_ps,
+                       c.finished_ps, 0};
+        if (!chain.empty())
+            s.gap_ps = c.started_ps > chain.back().finished_ps ? c.started_ps - chain.back().finished_ps : 0;
+        chain.push_back(s);
+    }
+    return chain;
+}
+
+Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
+                    const std::string& workload_name) {
+    Report r;
+    r.workload = workload_name;
+    r.makespan_ps = run.makespan_ps();
+    std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
+    for (const auto& s : view.engines) ++slices[{s.group, s.lane}];
+    for (const EngineBusy& e : run.engines()) {
+        Report::Engine x{e.pe, e.engine, e.busy_ps, 0, 0.0};
+        const auto it = slices.find({e.pe, e.engine});
+        if (it != slices.end()) x.slices = it->second;
+        x.utilisation = r.makespan_ps ? static_cast<double>(e.busy_ps) / static_cast<double>(r.makespan_ps) : 0.0;
+        r.engines.push_back(x);
+    }
+
+    auto add = [&](const std::string& kind, const std::string& name, std::uint64_t bytes,
+                   std::uint64_t busy, std::uint64_t transfers, double peak) {
+        r.traffic.push_back({kind, name, bytes, busy, transfers, gbs(bytes, busy),
+                             gbs(bytes, r.makespan_ps), peak});
+    };
+    // DMA per launched PE (in the run's PE order), read and write direction.
+    const PeDmaConfig& dma = platform.config().cube.pe_template.dma;
+    std::vector<std::string> pes;
+    for (const EngineBusy& e : run.engines())
+        if (pes.empty() || pes.back() != e.pe) pes.push_back(e.pe);
+    for (const std::string& id : pes)
+        for (const SipNodes& sip : platform.sips())
+            for (const CubeNodes& cube : sip.cubes)
+                for (const PeNodes& pe : cube.pes) {
+                    if (pe.container == nullptr || id != pe.container->name() || pe.dma == nullptr) continue;
+                    const std::uint64_t rb = pe.dma->bytes_moved(DmaDirection::read);
+                    const std::uint64_t wb = pe.dma->bytes_moved(DmaDirection::write);
+                    if (rb) add("dma", id + ".pe_dma read", rb, pe.dma->busy_time(DmaDirection::read).value(), 0,
+                                dma.bw_gbs * dma.rd_engines);
+                    if (wb) add("dma", id + ".pe_dma write", wb, pe.dma->busy_time(DmaDirection::write).value(), 0,
+                                dma.bw_gbs * dma.wr_engines);
+                }
+    for (const auto& link : platform.links()) {
+        const Hop& hop = *link->hop;
+        if (hop.bytes() == 0) continue;
+        add("link", link->from->node_id_ref() + " -> " + link->to->node_id_ref() + " (" + link->kind + ")",
+            hop.bytes(), hop.busy_ps(), hop.transfers(), hop.bw_gbs());
+    }
+    for (const SipNodes& sip : platform.sips())
+        for (const CubeNodes& cube : sip.cubes) {
+            std::vector<const MemoryTarget*> targets(cube.hbm.begin(), cube.hbm.end());
+            if (cube.shared_sram) targets.push_back(cube.shared_sram);
+            for (const MemoryTarget* t : targets) {
+                const Hop& port = t->port();
+                if (port.bytes() == 0) continue;
+                add("memory", t->node_id_ref(), port.bytes(), port.busy_ps(), port.transfers(), port.bw_gbs());
+            }
+        }
+
+    const auto waits = run.waits_by_cause();
+    for (std::size_t i = 1; i < wait_cause_count; ++i)
+        r.waits.push_back({to_string(static_cast<WaitCause>(i)), waits[i]});
+    r.critical_path = critical_path(view);
+    if (const IoCpu* host = run.host()) {
+        for (const auto& q : host->requests()) {
+            Report::Request x;
+            x.id = q.request->id;
+            x.kind = to_string(q.request->kind);
+            x.status = !q.done ? "incomplete" : q.success ? "ok" : "failed";
+            x.issued_ps = q.started ? q.issued.value() : 0;
+            x.completed_ps = q.done ? q.completed.value() : 0;
+            x.latency_ps = q.done ? (q.completed - q.issued).value() : 0;
+            r.requests.push_back(x);
+        }
+    }
+    return r;
+}
+
+void print_report(std::ostream& out, const Report& r) {
+    out << "\nbytes moved (achieved = while busy; average = over the makespan)\n"
+        << std::left << std::setw(7) << "kind" << std::setw(72) << "where" << std::right
+        << std::setw(12) << "bytes" << std::setw(14) << "busy ns" << std::setw(12) << "achieved"
+        << std::setw(12) << "average" << std::setw(12) << "peak GB/s" << "\n";
+    for (const auto& t : r.traffic)
+        out << std::left << std::setw(7) << t.kind << std::setw(72) << t.name << std::right
+            << std::setw(12) << t.bytes << std::setw(14) << ps_as_ns(t.busy_ps) << std::setw(12)
+            << fixed(t.achieved_gbs, 1) << std::setw(12) << fixed(t.average_gbs, 1) << std::setw(12)
+            << peak_text(t.peak_gbs) << "\n";
+    out << "\ncritical path (last op back through what held it)\n";
+    for (const auto& s : r.critical_path) {
+        if (!s.via.empty())
+            out << "    | " << s.via << " wait, " << ps_as_ns(s.gap_ps) << " ns\n";
+        out << "  " << std::left << std::setw(18) << s.pe << std::setw(12) << s.id << std::setw(11)
+            << s.kind << std::setw(7) << s.context << std::right << std::setw(14)
+            << ps_as_ns(s.started_ps) << " .. " << ps_as_ns(s.finished_ps) << " ns\n";
+    }
+}
+
+void write_report_json(std::ostream& out, const Report& r) {
+    out << "{\n  \"schema\": \"npuvp.report/1\",\n  \"workload\": " << json_string(r.workload)
+        << ",\n  \"makespan_ns\": " << ps_as_ns(r.makespan_ps) << ",\n  \"engines\": [";
+    for (std::size_t i = 0; i < r.engines.size(); ++i) {
+        const auto& e = r.engines[i];
+        out << (i ? ",\n    " : "\n    ") << "{\"pe\": " << json_string(e.pe) << ", \"engine\": "
+            << json_string(e.engine) << ", \"busy_ns\": " << ps_as_ns(e.busy_ps)
+            << ", \"utilisation\": " << fixed(e.utilisation, 6) << ", \"slices\": " << e.slices << "}";
+    }
+    out << "],\n  \"traffic\": [";
+    for (std::size_t i = 0; i < r.traffic.size(); ++i) {
+        const auto& t = r.traffic[i];
+        out << (i ? ",\n    " : "\n    ") << "{\"kind\": " << json_string(t.kind) << ", \"name\": "
+            << json_string(t.name) << ", \"bytes\": " << t.bytes << ", \"busy_ns\": "
+            << ps_as_ns(t.busy_ps) << ", \"transfers\": " << t.transfers << ", \"achieved_gbs\": "
+            << fixed(t.achieved_gbs, 3) << ", \"average_gbs\": " << fixed(t.average_gbs, 3)
+            << ", \"peak_gbs\": " << fixed(t.peak_gbs, 3) << "}";
+    }
+    out << "],\n  \"waits_ns\": {";
+    for (std::size_t i = 0; i < r.waits.size(); ++i)
+        out << (i ? ", " : "") << json_string(r.waits[i].first) << ": " << ps_as_ns(r.waits[i].second);
+    out << "},\n  \"critical_path\": [";
+    for (std::size_t i = 0; i < r.critical_path.size(); ++i) {
+        const auto& s = r.critical_path[i];
+        out << (i ? ",\n    " : "\n    ") << "{\"pe\": " << json_string(s.pe) << ", \"id\": "
+            << json_string(s.id) << ", \"kind\": " << json_string(s.kind) << ", \"context\": "
+            << json_string(s.context) << ", \"via\": " << json_string(s.via) << ", \"gap_ns\": "
+            << ps_as_ns(s.gap_ps) << ", \"submitted_ns\": " << ps_as_ns(s.submitted_ps)
+            << ", \"started_ns\": " << ps_as_ns(s.started_ps) << ", \"finished_ns\": "
+            << ps_as_ns(s.finished_ps) << "}";
+    }
+    out << "],\n  \"requests\": [";
+    for (std::size_t i = 0; i < r.requests.size(); ++i) {
+        const auto& q = r.requests[i];
+        out << (i ? ",\n    " : "\n    ") << "{\"id\": " << json_string(q.id) << ", \"kind\": "
+            << json_string(q.kind) << ", \"status\": " << json_string(q.status)
+            << ", \"issued_ns\": " << ps_as_ns(q.issued_ps) << ", \"completed_ns\": "
+            << ps_as_ns(q.completed_ps) << ", \"latency_ns\": " << ps_as_ns(q.latency_ps) << "}";
+    }
+    out << "]\n}\n";
+}
+
+void write_report_markdown(std::ostream& out, const Report& r) {
+    out << "# npuvp report: " << r.workload << "\n\nMakespan: **" << ps_as_ns(r.makespan_ps)
+        << " ns**\n\n## Engines\n\n| PE | engine | busy ns | utilisation | slices |\n| --- | --- | ---: | ---: | ---: |\n";
+    for (const auto& e : r.engines)
+        out << "| " << e.pe << " | " << e.engine << " | " << ps_as_ns(e.busy_ps) << " | "
+            << fixed(e.utilisation * 100.0, 1) << " % | " << e.slices << " |\n";
+    out << "\n## Bytes moved\n\nachieved = bytes / busy time; average = bytes / makespan.\n\n"
+           "| kind | where | bytes | busy ns | achieved GB/s | average GB/s | peak GB/s |\n"
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+    for (const auto& t : r.traffic)
+        out << "| " << t.kind << " | " << obs::xml_text(t.name) << " | " << t.bytes << " | "
+            << ps_as_ns(t.busy_ps) << " | " << fixed(t.achieved_gbs, 1) << " | "
+            << fixed(t.average_gbs, 1) << " | " << peak_text(t.peak_gbs) << " |\n";
+    out << "\n## Waits by cause\n\n| cause | ns |\n| --- | ---: |\n";
+    for (const auto& w : r.waits) out << "| " << w.first << " | " << ps_as_ns(w.second) << " |\n";
+    out << "\n## Critical path\n\n| # | PE | command | kind | context | held by | gap ns | started ns | finished ns |\n"
+           "| ---: | --- | --- | --- | --- | --- | ---: | ---: | ---: |\n";
+    for (std::size_t i = 0; i < r.critical_path.size(); ++i) {
+        const auto& s = r.critical_path[i];
+        out << "| " << i + 1 << " | " << s.pe << " | " << s.id << " | " << s.kind << " | "
+            << s.context << " | " << (s.via.empty() ? "-" : s.via) << " | " << ps_as_ns(s.gap_ps)
+            << " | " << ps_as_ns(s.started_ps) << " | " << ps_as_ns(s.finished_ps) << " |\n";
+    }
+    if (!r.requests.empty()) {
+        out << "\n## Host requests\n\n| request | kind | issued ns | done ns | latency ns | status |\n"
+               "| --- | --- | ---: | ---: | ---: | --- |\n";
+        for (const auto& q : r.requests)
+            out << "| " << q.id << " | " << q.kind << " | " << ps_as_ns(q.issued_ps) << " | "
+                << ps_as_ns(q.completed_ps) << " | " << ps_as_ns(q.latency_ps) << " | " << q.status
+                << " |\n";
+    }
+}
+
+bool report_format_known(const std::string& path) {
+    return ends_with(path, ".json") || ends_with(path, ".md");
+}
+
+void write_report(std::ostream& out, const Report& report, const std::string& path) {
+    if (ends_with(path, ".json"))
+        write_report_json(out, report);
+    else if (ends_with(path, ".md"))
+        write_report_markdown(out, report);
+    else
+        throw std::invalid_argument("--report: '" + path + "' must end in .json or .md");
+}
+
+}  // namespace npuvp

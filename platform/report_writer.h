@@ -1,0 +1,77 @@
+// The run report (SPEC §7; `--report FILE`, docs/cli.md "Outputs"):
+// makespan; per engine busy time and utilisation; bytes moved per DMA
+// direction, NoC / fabric link and memory target with achieved against peak
+// bandwidth; waits by cause; the critical path; per-request latency of host
+// workloads. Built after the run from WorkloadRun, Platform and the run view;
+// printed as text, written as JSON (.json) or Markdown (.md).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "platform/timeline_writer.h"
+
+namespace npuvp {
+
+struct Report {
+    std::string workload;
+    std::uint64_t makespan_ps = 0;
+
+    struct Engine {
+        std::string pe, engine;
+        std::uint64_t busy_ps = 0;
+        std::uint64_t slices = 0;   // engine intervals in the recorded events (0 if none recorded)
+        double utilisation = 0.0;   // busy / makespan
+    };
+    std::vector<Engine> engines;
+
+    // Bytes moved by one DMA direction of a PE, one link hop or one memory
+    // target port. achieved = bytes / busy (while transferring); average =
+    // bytes / makespan; peak = the configured bandwidth (0: unlimited).
+    struct Traffic {
+        std::string kind;  // "dma", "link", "memory"
+        std::string name;
+        std::uint64_t bytes = 0;
+        std::uint64_t busy_ps = 0;
+        std::uint64_t transfers = 0;
+        double achieved_gbs = 0.0, average_gbs = 0.0, peak_gbs = 0.0;
+    };
+    std::vector<Traffic> traffic;
+
+    std::vector<std::pair<std::string, std::uint64_t>> waits;  // cause -> total ps
+
+    // The critical path, first op to last: each step's command and how it was
+    // held after its predecessor finished: `via` = the wait cause recorded by
+    // PE_SCHEDULER (gated_by), "issue" when PE_CPU issued it only after the
+    // predecessor completed (a program wait), "" for the first step.
+    struct Step {
+        std::string pe, id, kind, context, via;
+        std::uint64_t submitted_ps = 0, started_ps = 0, finished_ps = 0;
+        std::uint64_t gap_ps = 0;  // predecessor finished -> this started
+    };
+    std::vector<Step> critical_path;
+
+    struct Request {
+        std::string id, kind, status;
+        std::uint64_t issued_ps = 0, completed_ps = 0, latency_ps = 0;
+    };
+    std::vector<Request> requests;
+};
+
+Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
+                    const std::string& workload_name);
+
+// The critical path of a run view (see Report::Step), ending at the command
+// that finishes last.
+std::vector<Report::Step> critical_path(const obs::RunView& view);
+
+void print_report(std::ostream& out, const Report& report);   // text, after WorkloadRun::print
+void write_report_json(std::ostream& out, const Report& report);
+void write_report_markdown(std::ostream& out, const Report& report);
+// By extension: ".json" or ".md"; throws std::invalid_argument for others.
+void write_report(std::ostream& out, const Report& report, const std::string& path);
+bool report_format_known(const std::string& path);
+
+}  // namespace npuvp

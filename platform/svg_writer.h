@@ -1,0 +1,17 @@
+// The schedule picture of a workload run (`--svg FILE`; SPEC §7): a
+// self-contained SVG with one lane per engine and per execution context of
+// each PE, every engine interval and every command as a labelled box
+// (class "op") on a time axis in ns, and every command's wait (submitted ->
+// started) as a hatched box (class "wait") under its context lane, coloured
+// by cause. Deterministic: the same run writes the same bytes.
+#pragma once
+
+#include <ostream>
+
+#include "platform/timeline_writer.h"
+
+namespace npuvp {
+
+void write_svg(std::ostream& out, const obs::RunView& view, const std::string& title);
+
+}  // namespace npuvp

@@ -1,0 +1,99 @@
+// Observability outputs of a workload run (SPEC §7; docs/cli.md "Outputs"):
+// the shared view of a run that the timeline (this file), the schedule
+// picture (svg_writer.h) and the report (report_writer.h) draw from, and the
+// Chrome trace-event timeline (`--timeline FILE`) that Perfetto and
+// chrome://tracing open.
+//
+// Everything here reads a finished run: the events recorded in memory
+// (TraceSink::record_to) and the PE schedulers' completion records. Nothing
+// touches the simulation, so writing an output changes no simulated time.
+// Output order is fixed by sorting on ids and times, never on pointers.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "modules/common/trace.h"
+#include "modules/pe/command.h"
+#include "platform/platform.h"
+#include "platform/workload_run.h"
+
+namespace npuvp {
+namespace obs {
+
+// One engine busy interval: an engine_start paired with the engine_complete
+// of the same node, stage, command and tile (first in, first out).
+struct EngineSlice {
+    std::string group;  // PE id (sip0.cube0.pe3) or the node itself (sip0.io_cpu)
+    std::string lane;   // the stage: DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_*
+    std::string label;  // command id, with "#tile" for a composite's tile
+    std::int64_t cmd = -1, tile = -1, bytes = -1;
+    std::uint64_t start_ps = 0, end_ps = 0;
+};
+
+// One completed PE command with its scheduler record.
+struct CommandSpan {
+    std::string pe;       // PE id
+    std::string id;       // command id
+    std::string kind;     // dma_read, gemm, composite, ...
+    std::string lane;     // its context: main / sub / dma; "other" for composites etc.
+    std::uint64_t seq = 0;
+    std::uint64_t tiles = 0;
+    std::uint64_t submitted_ps = 0, started_ps = 0, finished_ps = 0;
+    std::uint64_t waited_ps[wait_cause_count] = {};
+    std::string gated_cause;  // the cause it waited for last ("" when it never waited)
+    std::int64_t gated_by = -1;  // seq of the command it waited for last, or -1
+    // The cause that took the longest share of its wait ("" when it did not wait).
+    std::string main_cause() const;
+};
+
+// A span on a node that is not a PE engine: a host request on IO_CPU, a
+// fan-out on M_CPU.
+struct NodeSpan {
+    std::string group, lane, label;
+    std::int64_t cmd = -1;
+    std::uint64_t start_ps = 0, end_ps = 0;
+};
+
+struct RunView {
+    std::uint64_t makespan_ps = 0;
+    std::vector<EngineSlice> engines;    // sorted by group, lane, start, end, cmd, tile
+    std::vector<CommandSpan> commands;   // in PE order, then completion order
+    std::vector<NodeSpan> nodes;         // sorted by group, lane, start
+    // Tiles in flight per PE (a composite tile fed .. its tile_ready): (group, t_ps, count).
+    struct Count {
+        std::string group;
+        std::uint64_t t_ps;
+        std::int64_t value;
+    };
+    std::vector<Count> tiles_in_flight;
+    std::uint64_t unpaired = 0;  // engine_start without engine_complete (a failed run)
+};
+
+RunView build_view(const WorkloadRun& run, const Platform& platform,
+                   const std::vector<RecordedEvent>& events);
+
+// The lanes of one group in display order: engines first (DMA_READ, DMA_WRITE,
+// FETCH, STORE, GEMM, MATH, IPCQ_SEND, IPCQ_RECV), then contexts (main, sub,
+// dma, other), then any other lane by name. Returns the rank of `lane`.
+int lane_rank(const std::string& lane);
+bool is_context_lane(const std::string& lane);
+
+// Formatting helpers shared by the writers (exact: integers underneath).
+std::string ps_as_us(std::uint64_t ps);  // 1234567 -> "1.234567"
+std::string ps_as_ns(std::uint64_t ps);  // 1234567 -> "1234.567"
+std::string json_string(const std::string& text);
+std::string xml_text(const std::string& text);
+
+}  // namespace obs
+
+// Writes the run as Chrome trace-event JSON: {"traceEvents":[...],
+// "displayTimeUnit":"ns"}. pid = PE (or node group), tid = engine / context
+// lane; "X" slices per engine interval and per command, "s"/"f" flows along a
+// token's stages and from a blocking command to the one that waited for it,
+// "C" counters of tiles in flight, "M" names.
+void write_timeline(std::ostream& out, const obs::RunView& view);
+
+}  // namespace npuvp

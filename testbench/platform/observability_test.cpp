@@ -1,0 +1,304 @@
+// Observability outputs (SPEC §7; docs/cli.md "Outputs") on whole-platform
+// runs with the events recorded in memory: the Chrome timeline is trace-event
+// JSON whose engine slices are exactly the trace's engine_start /
+// engine_complete pairs; the SVG is well-formed with one box per engine
+// interval and per command; the report's utilisation and critical path match
+// a schedule derived by hand.
+//
+// simple_commands.yaml on default.yaml (the schedule of
+// testbench/pe/pipeline_test.cpp): ld_a 3 -> 777.667 ns; ld_b submitted at 4,
+// waits for the dma context held by ld_a, runs 778.667 -> 1553.334; PE_CPU's
+// `wait [ld_a, ld_b]` lets mm in at 1555.334, it runs 1556.334 -> 1812.334;
+// `wait [mm]` -> act 1815.334 -> 1855.334; `wait all` -> st 1858.334 ->
+// 2633.001 = the makespan. PE_SCHEDULER records ld_b as gated by ld_a
+// (cause context); mm, act and st never waited in the scheduler (gated_by
+// -1): each was issued after the command before it completed. So the
+// critical path is ld_a -context-> ld_b -issue-> mm -issue-> act -issue-> st.
+// Engine busy: DMA_READ 2 x 774.667 = 1549.334 ns of 2633.001.
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "platform/platform.h"
+#include "platform/report_writer.h"
+#include "platform/svg_writer.h"
+#include "platform/timeline_writer.h"
+#include "platform/workload_loader.h"
+#include "platform/workload_run.h"
+#include "testbench/harness/platform_fixture.h"
+#include "testbench/harness/report_guard.h"
+#include "testbench/harness/trace_reader.h"
+
+using namespace npuvp;
+
+namespace {
+
+struct Sim {
+    TopologyConfig topo;
+    WorkloadConfig wl;
+    std::ostringstream trace_text;
+    std::vector<RecordedEvent> log;
+    TraceSink trace{&trace_text};
+    Platform platform;
+    WorkloadRun run;
+
+    explicit Sim(const std::string& name)
+        : topo(test::load_shipped("default")),
+          wl(load_workload_file(std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/" + name + ".yaml",
+                                topo)),
+          platform(topo, trace),
+          run(platform, wl) {
+        trace.record_to(&log);
+    }
+    obs::RunView start() {
+        sc_core::sc_start();
+        BOOST_REQUIRE(run.finished());
+        return obs::build_view(run, platform, log);
+    }
+};
+
+// Tag balance of an XML document without a parser: every start tag closed in
+// order, comments / declarations skipped, attribute values quoted, no stray
+// '<' or '&' in text.
+std::string xml_problem(const std::string& doc, std::map<std::string, int>& counts) {
+    std::vector<std::string> stack;
+    std::size_t i = 0;
+    while (i < doc.size()) {
+        if (doc[i] == '&') {
+            const std::size_t semi = doc.find(';', i);
+            if (semi == std::string::npos || semi - i > 6) return "bare & at " + std::to_string(i);
+            i = semi + 1;
+            continue;
+        }
+        if (doc[i] != '<') {
+            if (doc[i] == '>') return "stray > at " + std::to_string(i);
+            ++i;
+            continue;
+        }
+        if (doc.compare(i, 4, "<!--") == 0) {
+            i = doc.find("-->", i);
+            if (i == std::string::npos) return "open comment";
+            i += 3;
+            continue;
+        }
+        if (doc.compare(i, 2, "<?") == 0) {
+            i = doc.find("?>", i);
+            if (i == std::string::npos) return "open declaration";
+            i += 2;
+            continue;
+        }
+        // Find the tag's end, honouring quoted attribute values.
+        std::size_t j = i + 1;
+        char quote = 0;
+        for (; j < doc.size(); ++j) {
+            if (quote) {
+                if (doc[j] == quote) quote = 0;
+                else if (doc[j] == '<') return "< inside an attribute at " + std::to_string(j);
+            } else if (doc[j] == '"' || doc[j] == '\'') {
+                quote = doc[j];
+            } else if (doc[j] == '>') {
+                break;
+            } else if (doc[j] == '<') {
+                return "< inside a tag at " + std::to_string(j);
+            }
+        }
+        if (j >= doc.size()) return "unterminated tag";
+        std::string tag = doc.substr(i + 1, j - i - 1);
+        i = j + 1;
+        if (tag.empty()) return "empty tag";
+        if (tag[0] == '/') {
+            const std::string name = tag.substr(1);
+            if (stack.empty() || stack.back() != name)
+                return "</" + name + "> closes " + (stack.empty() ? "nothing" : stack.back());
+            stack.pop_back();
+            continue;
+        }
+        const bool self = tag.back() == '/';
+        const std::string name = tag.substr(0, tag.find_first_of(" \t\n/"));
+        if (name == "rect" && tag.find("class=\"op\"") != std::string::npos) ++counts["op"];
+        if (name == "rect" && tag.find("class=\"wait\"") != std::string::npos) ++counts["wait"];
+        if (!self) stack.push_back(name);
+        if (stack.empty() && !self) return "no root";
+    }
+    if (!stack.empty()) return "unclosed <" + stack.back() + ">";
+    return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(timeline_is_trace_event_json_matching_engine_pairs) {
+    Sim sim("gemm_bias_relu");
+    const obs::RunView view = sim.start();
+    std::ostringstream text;
+    write_timeline(text, view);
+
+    const YAML::Node doc = YAML::Load(text.str());  // JSON is YAML
+    BOOST_REQUIRE(doc.IsMap());
+    BOOST_CHECK_EQUAL(doc["displayTimeUnit"].as<std::string>(), "ns");
+    const YAML::Node events = doc["traceEvents"];
+    BOOST_REQUIRE(events.IsSequence());
+
+    const auto intervals = test::engine_intervals(test::parse_trace(sim.trace_text.str()));
+    BOOST_REQUIRE_GT(intervals.size(), 0u);
+    // Expected (ts, dur, stage, cmd, tile) of every engine interval, as text.
+    std::multiset<std::string> expected, got;
+    for (const auto& i : intervals)
+        expected.insert(obs::ps_as_us(i.start_ps) + "|" + obs::ps_as_us(i.end_ps - i.start_ps) + "|" +
+                        i.stage + "|" + std::to_string(i.cmd) + "|" + std::to_string(i.tile));
+    std::map<std::string, int> phases;
+    std::map<std::string, int> flow_ids;
+    std::set<std::pair<int, int>> named_threads, used_threads;
+    for (const YAML::Node& e : events) {
+        BOOST_REQUIRE(e.IsMap());
+        const std::string ph = e["ph"].as<std::string>();
+        ++phases[ph];
+        BOOST_REQUIRE(e["pid"]);
+        if (ph == "M") {
+            if (e["name"].as<std::string>() == "thread_name")
+                named_threads.insert({e["pid"].as<int>(), e["tid"].as<int>()});
+            continue;
+        }
+        BOOST_REQUIRE(e["ts"]);
+        BOOST_CHECK_GE(e["ts"].as<double>(), 0.0);
+        if (ph == "X") {
+            BOOST_REQUIRE(e["dur"] && e["name"] && e["tid"] && e["args"]);
+            used_threads.insert({e["pid"].as<int>(), e["tid"].as<int>()});
+            if (e["cat"].as<std::string>() != "engine") continue;
+            const YAML::Node a = e["args"];
+            got.insert(e["ts"].as<std::string>() + "|" + e["dur"].as<std::string>() + "|" +
+                       a["stage"].as<std::string>() + "|" + a["cmd"].as<std::string>() + "|" +
+                       a["tile"].as<std::string>());
+        } else if (ph == "s" || ph == "f") {
+            flow_ids[e["id"].as<std::string>()] += ph == "s" ? 1 : 10;
+        } else if (ph == "C") {
+            BOOST_CHECK(e["args"].IsMap());
+        }
+    }
+    BOOST_CHECK_EQUAL(got.size(), intervals.size());
+    BOOST_CHECK(got == expected);
+    for (const auto& t : used_threads) BOOST_CHECK(named_threads.count(t));
+    // Every flow id has exactly one start and one finish; a token of the
+    // 4-stage pipeline has three arrows.
+    for (const auto& [id, n] : flow_ids) BOOST_CHECK_MESSAGE(n == 11, "flow " << id);
+    BOOST_CHECK_EQUAL(phases["s"], static_cast<int>(intervals.size()) - 64);
+    BOOST_CHECK_GT(phases["C"], 0);
+    // One command slice (the composite) besides the engine slices.
+    BOOST_CHECK_EQUAL(phases["X"], static_cast<int>(intervals.size()) + 1);
+
+    // Deterministic: the same view writes the same bytes.
+    std::ostringstream again;
+    write_timeline(again, view);
+    BOOST_CHECK(again.str() == text.str());
+}
+
+BOOST_AUTO_TEST_CASE(svg_is_well_formed_with_one_box_per_operation) {
+    Sim sim("simple_commands");
+    const obs::RunView view = sim.start();
+    std::ostringstream svg;
+    write_svg(svg, view, "simple <commands> & \"quotes\"");
+    std::map<std::string, int> counts;
+    const std::string problem = xml_problem(svg.str(), counts);
+    BOOST_CHECK_MESSAGE(problem.empty(), problem);
+    BOOST_CHECK(svg.str().rfind("<?xml", 0) == 0);
+    BOOST_CHECK(svg.str().find("<svg xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
+    // 5 engine intervals + 5 commands; ld_b's wait (and the 1 ns dispatch of the others).
+    BOOST_CHECK_EQUAL(view.engines.size(), 5u);
+    BOOST_CHECK_EQUAL(view.commands.size(), 5u);
+    BOOST_CHECK_EQUAL(counts["op"], 10);
+    BOOST_CHECK_EQUAL(counts["wait"], 5);
+    BOOST_CHECK(svg.str().find("url(#hatch-context)") != std::string::npos);
+    BOOST_CHECK(svg.str().find(">ld_b<") != std::string::npos);  // a labelled box
+}
+
+BOOST_AUTO_TEST_CASE(report_utilisation_and_critical_path_by_hand) {
+    Sim sim("simple_commands");
+    const obs::RunView view = sim.start();
+    const Report r = build_report(sim.run, sim.platform, view, "simple_commands");
+    BOOST_CHECK_EQUAL(r.makespan_ps, 2633001u);
+
+    std::map<std::string, const Report::Engine*> eng;
+    for (const auto& e : r.engines) eng[e.engine] = &e;
+    BOOST_REQUIRE(eng.count("DMA_READ") && eng.count("GEMM") && eng.count("MATH"));
+    BOOST_CHECK_EQUAL(eng["DMA_READ"]->busy_ps, 1549334u);
+    BOOST_CHECK_CLOSE(eng["DMA_READ"]->utilisation, 1549334.0 / 2633001.0, 1e-9);
+    BOOST_CHECK_EQUAL(eng["DMA_READ"]->slices, 2u);
+    BOOST_CHECK_EQUAL(eng["GEMM"]->busy_ps, 256000u);
+    BOOST_CHECK_CLOSE(eng["GEMM"]->utilisation, 256000.0 / 2633001.0, 1e-9);
+    BOOST_CHECK_EQUAL(eng["MATH"]->busy_ps, 40000u);
+
+    // gated_by as recorded: ld_b by ld_a (seq 0), cause context; the rest never.
+    for (const auto& c : view.commands) {
+        if (c.id == "ld_b") {
+            BOOST_CHECK_EQUAL(c.gated_by, 0);
+            BOOST_CHECK_EQUAL(c.gated_cause, "context");
+        } else {
+            BOOST_CHECK_EQUAL(c.gated_by, -1);
+        }
+    }
+    const std::vector<std::string> ids{"ld_a", "ld_b", "mm", "act", "st"};
+    const std::vector<std::string> via{"", "context", "issue", "issue", "issue"};
+    const std::vector<std::uint64_t> start{3000, 778667, 1556334, 1815334, 1858334};
+    const std::vector<std::uint64_t> end{777667, 1553334, 1812334, 1855334, 2633001};
+    const std::vector<std::uint64_t> gap{0, 1000, 3000, 3000, 3000};
+    BOOST_REQUIRE_EQUAL(r.critical_path.size(), ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const auto& s = r.critical_path[i];
+        BOOST_CHECK_EQUAL(s.id, ids[i]);
+        BOOST_CHECK_EQUAL(s.via, via[i]);
+        BOOST_CHECK_EQUAL(s.started_ps, start[i]);
+        BOOST_CHECK_EQUAL(s.finished_ps, end[i]);
+        BOOST_CHECK_EQUAL(s.gap_ps, gap[i]);
+    }
+    BOOST_CHECK_EQUAL(r.critical_path.back().finished_ps, r.makespan_ps);
+
+    // Bytes: 2 x 32 KiB read, 32 KiB written, all through hbm_ctrl.pe0 (192 GB/s).
+    std::map<std::string, const Report::Traffic*> traffic;
+    for (const auto& t : r.traffic) traffic[t.name] = &t;
+    BOOST_REQUIRE(traffic.count("sip0.cube0.pe0.pe_dma read"));
+    BOOST_CHECK_EQUAL(traffic["sip0.cube0.pe0.pe_dma read"]->bytes, 65536u);
+    BOOST_CHECK_EQUAL(traffic["sip0.cube0.pe0.pe_dma write"]->bytes, 32768u);
+    BOOST_REQUIRE(traffic.count("sip0.cube0.hbm_ctrl.pe0"));
+    const auto* hbm = traffic["sip0.cube0.hbm_ctrl.pe0"];
+    BOOST_CHECK_EQUAL(hbm->bytes, 98304u);
+    BOOST_CHECK_CLOSE(hbm->peak_gbs, 192.0, 1e-9);
+    BOOST_CHECK_CLOSE(hbm->achieved_gbs, 98304.0 * 1000.0 / static_cast<double>(hbm->busy_ps), 1e-9);
+    for (const auto& t : r.traffic) BOOST_CHECK_GT(t.bytes, 0u);
+    BOOST_CHECK(r.waits.at(0).first == "context");
+    BOOST_CHECK_EQUAL(r.waits.at(0).second, 773667u);
+
+    // JSON parses; Markdown has the sections.
+    std::ostringstream json, md;
+    write_report(json, r, "r.json");
+    write_report(md, r, "r.md");
+    const YAML::Node doc = YAML::Load(json.str());
+    BOOST_CHECK_EQUAL(doc["makespan_ns"].as<std::string>(), "2633.001");
+    BOOST_CHECK_EQUAL(doc["critical_path"].size(), 5u);
+    BOOST_CHECK_EQUAL(doc["critical_path"][1]["via"].as<std::string>(), "context");
+    for (const char* h : {"## Engines", "## Bytes moved", "## Waits by cause", "## Critical path"})
+        BOOST_CHECK(md.str().find(h) != std::string::npos);
+    std::ostringstream bad;
+    BOOST_CHECK_THROW(write_report(bad, r, "r.txt"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(report_lists_host_request_latency) {
+    Sim sim("host_launch");
+    const obs::RunView view = sim.start();
+    const Report r = build_report(sim.run, sim.platform, view, "host_launch");
+    const auto& requests = sim.run.host()->requests();
+    BOOST_REQUIRE_EQUAL(r.requests.size(), requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        BOOST_CHECK_EQUAL(r.requests[i].id, requests[i].request->id);
+        BOOST_CHECK_EQUAL(r.requests[i].status, "ok");
+        BOOST_CHECK_EQUAL(r.requests[i].latency_ps,
+                          (requests[i].completed - requests[i].issued).value());
+    }
+    // The host's requests and M_CPU's fan-outs are lanes of the timeline too.
+    BOOST_CHECK_GE(view.nodes.size(), requests.size());
+}
