@@ -1,0 +1,85 @@
+// Seed 002's tuning protocol as a user runs it (SPEC §6): `npuvp --compare`
+// runs each double-buffering variant in its own process and the pipelined one
+// has the lower makespan; `--summary` writes the printed makespan.
+#include <boost/test/unit_test.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+    int code;
+    std::string out;  // stdout and stderr together
+};
+
+Result npuvp(const std::string& args) {
+    const char* bin = std::getenv("NPUVP_BIN");
+    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
+    const std::string command = std::string(bin) + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    BOOST_REQUIRE(pipe != nullptr);
+    std::string out;
+    char buffer[4096];
+    std::size_t n;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+    const int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string source(const std::string& rel) { return std::string(NPUVP_SOURCE_DIR) + "/" + rel; }
+
+// The makespan column of the --compare row whose variant name contains `name`
+// (the row after the "variants" header), or -1.
+double compare_makespan(const std::string& out, const std::string& name) {
+    const std::size_t header = out.find("\nvariants");
+    if (header == std::string::npos) return -1;
+    std::istringstream in(out.substr(header + 1));
+    std::string line;
+    std::getline(in, line);  // title
+    std::getline(in, line);  // column names
+    while (std::getline(in, line)) {
+        std::istringstream cols(line);
+        std::string variant, makespan;
+        cols >> variant >> makespan;
+        if (variant.find(name) != std::string::npos) return std::stod(makespan);
+    }
+    return -1;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(double_buffering_pipelined_beats_rolled) {
+    const Result r = npuvp("--topology " + source("configs/topologies/rngd_pe.yaml") +
+                           " --compare " + source("configs/workloads/double_buffer_rolled.yaml") +
+                           " " + source("configs/workloads/double_buffer_pipelined.yaml"));
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const double rolled = compare_makespan(r.out, "double_buffer_rolled");
+    const double pipelined = compare_makespan(r.out, "double_buffer_pipelined");
+    BOOST_REQUIRE_MESSAGE(rolled > 0 && pipelined > 0, r.out);
+    BOOST_CHECK_MESSAGE(pipelined < rolled, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(summary_makespan_equals_printed_makespan) {
+    const std::string summary = "cli_schedule_summary.json";
+    std::remove(summary.c_str());
+    const Result r = npuvp("--topology " + source("configs/topologies/rngd_pe.yaml") +
+                           " --workload " + source("configs/workloads/double_buffer_pipelined.yaml") +
+                           " --summary " + summary);
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::size_t at = r.out.find("\nmakespan ");
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, r.out);
+    std::istringstream line(r.out.substr(at + 10));
+    std::string printed, unit;
+    line >> printed >> unit;
+    BOOST_CHECK_EQUAL(unit, "ns");
+    const YAML::Node s = YAML::LoadFile(summary);  // JSON is YAML
+    BOOST_CHECK_EQUAL(s["status"].as<std::string>(), "ok");
+    BOOST_CHECK_EQUAL(s["makespan_ns"].as<std::string>(), printed);
+    BOOST_CHECK_GT(s["makespan_ns"].as<double>(), 0.0);
+}
