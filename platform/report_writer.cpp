@@ -9,6 +9,19 @@
 namespace npuvp {
 namespace {
 
+// A Markdown table cell: '|' would end the cell and '<' open an HTML tag;
+// everything else (node ids, "a -> b") stays as it is.
+std::string md_cell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|') out += "\\|";
+        else if (c == '<') out += "&lt;";
+        else out += c;
+    }
+    return out;
+}
+
+
 using obs::json_string;
 using obs::ps_as_ns;
 
@@ -224,7 +237,7 @@ void write_report_markdown(std::ostream& out, const Report& r) {
            "| kind | where | bytes | busy ns | achieved GB/s | average GB/s | peak GB/s |\n"
            "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
     for (const auto& t : r.traffic)
-        out << "| " << t.kind << " | " << obs::xml_text(t.name) << " | " << t.bytes << " | "
+        out << "| " << t.kind << " | " << md_cell(t.name) << " | " << t.bytes << " | "
             << ps_as_ns(t.busy_ps) << " | " << fixed(t.achieved_gbs, 1) << " | "
             << fixed(t.average_gbs, 1) << " | " << peak_text(t.peak_gbs) << " |\n";
     out << "\n## Waits by cause\n\n| cause | ns |\n| --- | ---: |\n";
