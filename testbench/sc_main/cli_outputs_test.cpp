@@ -3,6 +3,8 @@
 // time — the printed makespan and schedule are identical with and without.
 #include <boost/test/unit_test.hpp>
 
+#include "testbench/harness/run_npuvp.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,35 +14,10 @@
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out;
-};
-
-Result npuvp(const std::string& args) {
-    const char* bin = std::getenv("NPUVP_BIN");
-    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
-    const std::string command = std::string(bin) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    BOOST_REQUIRE(pipe != nullptr);
-    std::string out;
-    char buffer[4096];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string workload(const std::string& name) {
-    return std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/" + name + ".yaml";
-}
+using npuvp::test::run_npuvp;
+using npuvp::test::RunResult;
+using npuvp::test::slurp;
+std::string workload(const std::string& name) { return npuvp::test::shipped_workload(name); }
 
 std::string line_with(const std::string& text, const std::string& prefix) {
     const std::size_t at = text.find("\n" + prefix);
@@ -58,8 +35,8 @@ std::string schedule_part(const std::string& out) {
 BOOST_AUTO_TEST_CASE(outputs_change_no_simulated_time) {
     for (const char* name : {"simple_commands", "gemm_bias_relu", "host_launch"}) {
         const std::string base = std::string("cli_outputs_") + name;
-        const Result plain = npuvp("--workload " + workload(name));
-        const Result all = npuvp("--workload " + workload(name) + " --trace " + base + ".jsonl" +
+        const RunResult plain = run_npuvp("--workload " + workload(name));
+        const RunResult all = run_npuvp("--workload " + workload(name) + " --trace " + base + ".jsonl" +
                                  " --timeline " + base + ".timeline.json --svg " + base +
                                  ".svg --report " + base + ".report.md");
         BOOST_REQUIRE_MESSAGE(plain.code == 0, plain.out);
@@ -76,21 +53,21 @@ BOOST_AUTO_TEST_CASE(outputs_change_no_simulated_time) {
 }
 
 BOOST_AUTO_TEST_CASE(report_format_follows_the_extension) {
-    const Result json = npuvp("--workload " + workload("simple_commands") +
+    const RunResult json = run_npuvp("--workload " + workload("simple_commands") +
                               " --report cli_outputs_report.json");
     BOOST_REQUIRE_MESSAGE(json.code == 0, json.out);
     const std::string text = slurp("cli_outputs_report.json");
     BOOST_CHECK(text.find("\"schema\": \"npuvp.report/1\"") != std::string::npos);
     BOOST_CHECK(text.find("\"makespan_ns\": 2633.001") != std::string::npos);
 
-    const Result bad = npuvp("--workload " + workload("simple_commands") +
+    const RunResult bad = run_npuvp("--workload " + workload("simple_commands") +
                              " --report cli_outputs_report.txt");
     BOOST_CHECK_EQUAL(bad.code, 2);
     BOOST_CHECK_MESSAGE(bad.out.find("must end in .json or .md") != std::string::npos, bad.out);
 }
 
 BOOST_AUTO_TEST_CASE(probe_ignores_outputs_with_a_note) {
-    const Result r = npuvp("--probe-bytes 4096 --timeline cli_outputs_probe.json");
+    const RunResult r = run_npuvp("--probe-bytes 4096 --timeline cli_outputs_probe.json");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK(r.out.find("ignored for the probe") != std::string::npos);
 }

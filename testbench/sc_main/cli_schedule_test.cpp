@@ -3,6 +3,8 @@
 // has the lower makespan; `--summary` writes the printed makespan.
 #include <boost/test/unit_test.hpp>
 
+#include "testbench/harness/run_npuvp.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
@@ -13,24 +15,8 @@
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out;  // stdout and stderr together
-};
-
-Result npuvp(const std::string& args) {
-    const char* bin = std::getenv("NPUVP_BIN");
-    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
-    const std::string command = std::string(bin) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    BOOST_REQUIRE(pipe != nullptr);
-    std::string out;
-    char buffer[4096];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using npuvp::test::run_npuvp;
+using npuvp::test::RunResult;
 
 std::string source(const std::string& rel) { return std::string(NPUVP_SOURCE_DIR) + "/" + rel; }
 
@@ -55,7 +41,7 @@ double compare_makespan(const std::string& out, const std::string& name) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(double_buffering_pipelined_beats_rolled) {
-    const Result r = npuvp("--topology " + source("configs/topologies/rngd_pe.yaml") +
+    const RunResult r = run_npuvp("--topology " + source("configs/topologies/rngd_pe.yaml") +
                            " --compare " + source("configs/workloads/double_buffer_rolled.yaml") +
                            " " + source("configs/workloads/double_buffer_pipelined.yaml"));
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
@@ -68,7 +54,7 @@ BOOST_AUTO_TEST_CASE(double_buffering_pipelined_beats_rolled) {
 BOOST_AUTO_TEST_CASE(summary_makespan_equals_printed_makespan) {
     const std::string summary = "cli_schedule_summary.json";
     std::remove(summary.c_str());
-    const Result r = npuvp("--topology " + source("configs/topologies/rngd_pe.yaml") +
+    const RunResult r = run_npuvp("--topology " + source("configs/topologies/rngd_pe.yaml") +
                            " --workload " + source("configs/workloads/double_buffer_pipelined.yaml") +
                            " --summary " + summary);
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);

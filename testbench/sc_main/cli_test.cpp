@@ -2,6 +2,8 @@
 // --list / --route, and byte-identical traces from identical runs.
 #include <boost/test/unit_test.hpp>
 
+#include "testbench/harness/run_npuvp.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,32 +13,9 @@
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out;  // stdout and stderr together
-};
-
-// Runs npuvp (path from NPUVP_BIN, set by CTest) with `args` through the shell.
-Result npuvp(const std::string& args) {
-    const char* bin = std::getenv("NPUVP_BIN");
-    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
-    const std::string command = std::string(bin) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    BOOST_REQUIRE(pipe != nullptr);
-    std::string out;
-    char buffer[4096];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using npuvp::test::run_npuvp;
+using npuvp::test::RunResult;
+using npuvp::test::slurp;
 
 std::string write_temp(const std::string& name, const std::string& text) {
     const std::string path = "cli_test_" + name;
@@ -47,7 +26,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(default_run_prints_the_probe_and_exits_zero) {
-    const Result r = npuvp("");
+    const RunResult r = run_npuvp("");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK(r.out.find("machine  1 SIP x 1 cube x 8 PE") != std::string::npos);
     BOOST_CHECK(r.out.find("sip0.cube0.pe7") != std::string::npos);
@@ -55,9 +34,9 @@ BOOST_AUTO_TEST_CASE(default_run_prints_the_probe_and_exits_zero) {
 }
 
 BOOST_AUTO_TEST_CASE(same_inputs_give_byte_identical_traces) {
-    const Result a = npuvp("--set cube.pe_template.components.pe_dma.attrs.bw_gbs=200 "
+    const RunResult a = run_npuvp("--set cube.pe_template.components.pe_dma.attrs.bw_gbs=200 "
                            "--trace cli_test_trace_a.jsonl");
-    const Result b = npuvp("--set cube.pe_template.components.pe_dma.attrs.bw_gbs=200 "
+    const RunResult b = run_npuvp("--set cube.pe_template.components.pe_dma.attrs.bw_gbs=200 "
                            "--trace cli_test_trace_b.jsonl");
     BOOST_REQUIRE_EQUAL(a.code, 0);
     BOOST_REQUIRE_EQUAL(b.code, 0);
@@ -72,7 +51,7 @@ BOOST_AUTO_TEST_CASE(same_inputs_give_byte_identical_traces) {
 }
 
 BOOST_AUTO_TEST_CASE(list_prints_every_node_and_route_prints_hops) {
-    const Result r = npuvp("--list --route sip0.cube0.pe0.pe_dma sip0.cube0.hbm_ctrl.pe7");
+    const RunResult r = run_npuvp("--list --route sip0.cube0.pe0.pe_dma sip0.cube0.hbm_ctrl.pe7");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK(r.out.find("sip0.cube0.pe5.pe_ipcq  [pe_ipcq]") != std::string::npos);
     BOOST_CHECK(r.out.find("-> sip0.cube0.noc.r1  mesh, 2.500 ns, 256.0 GB/s") != std::string::npos);
@@ -84,35 +63,35 @@ BOOST_AUTO_TEST_CASE(list_prints_every_node_and_route_prints_hops) {
 BOOST_AUTO_TEST_CASE(bad_inputs_exit_two_naming_file_line_and_key) {
     // Unknown key on line 3.
     const std::string yaml = write_temp("bad.yaml", "name: x\nsystem:\n  sipz: 1\n");
-    Result r = npuvp("--topology " + yaml);
+    RunResult r = run_npuvp("--topology " + yaml);
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find(yaml + ":3:") != std::string::npos, r.out);
     BOOST_CHECK_MESSAGE(r.out.find("system.sipz") != std::string::npos, r.out);
 
-    r = npuvp("--set cube.noc.attrs.link_bw_gbs=0");
+    r = run_npuvp("--set cube.noc.attrs.link_bw_gbs=0");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find("--set") != std::string::npos &&
                             r.out.find("cube.noc.attrs.link_bw_gbs") != std::string::npos,
                         r.out);
 
-    r = npuvp("--topology does_not_exist.yaml");
+    r = run_npuvp("--topology does_not_exist.yaml");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find("does_not_exist.yaml") != std::string::npos, r.out);
 
-    r = npuvp("--frobnicate");
+    r = run_npuvp("--frobnicate");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK(r.out.find("unknown option '--frobnicate'") != std::string::npos);
 
-    r = npuvp("--route sip0.cube0.pe0.pe_gemm sip0.cube0.hbm_ctrl.pe0");
+    r = run_npuvp("--route sip0.cube0.pe0.pe_gemm sip0.cube0.hbm_ctrl.pe0");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK(r.out.find("no route from sip0.cube0.pe0.pe_gemm") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(help_and_version_exit_zero) {
-    Result r = npuvp("--help");
+    RunResult r = run_npuvp("--help");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK(r.out.find("--topology FILE") != std::string::npos);
-    r = npuvp("--version");
+    r = run_npuvp("--version");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK(r.out.find("npuvp 0.1.0") != std::string::npos);
 }

@@ -3,6 +3,8 @@
 // workload file exits 2 naming file, line and key.
 #include <boost/test/unit_test.hpp>
 
+#include "testbench/harness/run_npuvp.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,43 +14,17 @@
 
 namespace {
 
-struct Result {
-    int code;
-    std::string out;  // stdout and stderr together
-};
-
-// Runs npuvp (path from NPUVP_BIN, set by CTest) with `args` through the shell.
-Result npuvp(const std::string& args) {
-    const char* bin = std::getenv("NPUVP_BIN");
-    BOOST_REQUIRE_MESSAGE(bin != nullptr, "NPUVP_BIN is not set (run through ctest)");
-    const std::string command = std::string(bin) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    BOOST_REQUIRE(pipe != nullptr);
-    std::string out;
-    char buffer[4096];
-    std::size_t n;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
-    const int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string workload(const std::string& name) {
-    return std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/" + name + ".yaml";
-}
+using npuvp::test::run_npuvp;
+using npuvp::test::RunResult;
+using npuvp::test::slurp;
+std::string workload(const std::string& name) { return npuvp::test::shipped_workload(name); }
 
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(trace_is_deterministic) {
     const std::string args = "--workload " + workload("gemm_bias_relu") + " --trace ";
-    const Result a = npuvp(args + "cli_workload_trace_a.jsonl");
-    const Result b = npuvp(args + "cli_workload_trace_b.jsonl");
+    const RunResult a = run_npuvp(args + "cli_workload_trace_a.jsonl");
+    const RunResult b = run_npuvp(args + "cli_workload_trace_b.jsonl");
     BOOST_REQUIRE_EQUAL(a.code, 0);
     BOOST_REQUIRE_EQUAL(b.code, 0);
     const std::string ta = slurp("cli_workload_trace_a.jsonl");
@@ -60,7 +36,7 @@ BOOST_AUTO_TEST_CASE(trace_is_deterministic) {
 }
 
 BOOST_AUTO_TEST_CASE(mmu_fault_exits_one_naming_pe_command_and_address) {
-    const Result r = npuvp("--workload " + workload("mmu_fault"));
+    const RunResult r = run_npuvp("--workload " + workload("mmu_fault"));
     BOOST_CHECK_EQUAL(r.code, 1);
     BOOST_CHECK_MESSAGE(r.out.find("sip0.cube0.pe0") != std::string::npos, r.out);
     BOOST_CHECK_MESSAGE(r.out.find("MMU fault: command ld ") != std::string::npos, r.out);
@@ -78,14 +54,14 @@ BOOST_AUTO_TEST_CASE(unknown_workload_key_exits_two_naming_file_line_and_key) {
                            "        bytes: 64\n"
                            "launch:\n"
                            "  - { kernel: k, pes: [0] }\n";
-    const Result r = npuvp("--workload " + path);
+    const RunResult r = run_npuvp("--workload " + path);
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find(path + ":5:") != std::string::npos, r.out);
     BOOST_CHECK_MESSAGE(r.out.find("colour") != std::string::npos, r.out);
 }
 
 BOOST_AUTO_TEST_CASE(host_launch_exits_zero_and_prints_the_request_table) {
-    const Result r = npuvp("--workload " + workload("host_launch"));
+    const RunResult r = run_npuvp("--workload " + workload("host_launch"));
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK_MESSAGE(r.out.find("request") != std::string::npos &&
                             r.out.find("xfer ns") != std::string::npos,
@@ -96,7 +72,7 @@ BOOST_AUTO_TEST_CASE(host_launch_exits_zero_and_prints_the_request_table) {
 }
 
 BOOST_AUTO_TEST_CASE(host_watchdog_exits_one_naming_the_missing_pe) {
-    const Result r = npuvp("--workload " + workload("host_watchdog") +
+    const RunResult r = run_npuvp("--workload " + workload("host_watchdog") +
                            " --set cube.m_cpu.attrs.response_timeout_ns=100000");
     BOOST_CHECK_EQUAL(r.code, 1);
     BOOST_CHECK_MESSAGE(r.out.find("sip0.cube0.pe2") != std::string::npos, r.out);
