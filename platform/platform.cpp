@@ -168,11 +168,14 @@ void Platform::build_pe(CubeNodes& cube, PeNodes& pe) {
     m_owned.push_back(std::move(slot));
 
     // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
+    // (The PE container is still being built: its id comes from a child's.)
+    const std::string pe_id = pe.cpu->node_id().substr(0, pe.cpu->node_id().rfind('.'));
     for (std::size_t i = 0; i < stage_type_count; ++i) {
         std::string inbox_name = to_string(static_cast<StageType>(i));
         for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         auto inbox = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(),
-                                                    t.scheduler.inbox_depth);
+                                                    t.scheduler.inbox_depth,
+                                                    pe_id, m_trace);
         pe.inboxes[i] = inbox.get();
         m_owned.push_back(std::move(inbox));
     }

@@ -186,6 +186,10 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             span.end_ps = e.t_ps;
             view.nodes.push_back(span);
             node_open.erase(it);
+        } else if (e.ev == "tcm_in_use") {
+            view.counters.push_back({"reserved TCM bytes", {group_of(e.node), e.t_ps, e.bytes}});
+        } else if (e.ev == "inbox_fill") {
+            view.counters.push_back({e.stage + " fill", {e.node, e.t_ps, e.bytes}});
         } else if (e.ev == "sub_command_dispatched" || e.ev == "tile_ready") {
             const std::string group = group_of(e.node);
             const auto it = names.find({group, e.cmd});
@@ -238,6 +242,7 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
     for (const auto& c : view.commands) lanes.insert({c.pe, c.lane});
     for (const auto& n : view.nodes) lanes.insert({n.group, n.lane});
     for (const auto& c : view.tiles_in_flight) groups.insert(c.group);
+    for (const auto& c : view.counters) groups.insert(c.count.group);
     for (const auto& l : lanes) groups.insert(l.first);
     Lanes ids;
     int next_pid = 1;
@@ -336,6 +341,11 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
         begin() << "{\"ph\":\"C\",\"name\":\"tiles in flight\",\"pid\":" << ids.pid.at(c.group)
                 << ",\"tid\":0,\"ts\":" << ps_as_us(c.t_ps) << ",\"args\":{\"tiles\":" << c.value
                 << "}}";
+    }
+    for (const auto& c : view.counters) {
+        begin() << "{\"ph\":\"C\",\"name\":" << json_string(c.name) << ",\"pid\":"
+                << ids.pid.at(c.count.group) << ",\"tid\":0,\"ts\":" << ps_as_us(c.count.t_ps)
+                << ",\"args\":{\"value\":" << c.count.value << "}}";
     }
     out << "\n],\"displayTimeUnit\":\"ns\"}\n";
 }

@@ -69,6 +69,13 @@ struct RunView {
         std::int64_t value;
     };
     std::vector<Count> tiles_in_flight;
+    // Other counters by name: "reserved TCM bytes" per PE (from tcm_in_use)
+    // and "<stage>_inbox fill" per PE (from inbox_fill).
+    struct Named {
+        std::string name;
+        Count count;
+    };
+    std::vector<Named> counters;
     std::uint64_t unpaired = 0;  // engine_start without engine_complete (a failed run)
 };
 

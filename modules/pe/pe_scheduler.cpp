@@ -226,6 +226,8 @@ void PeScheduler::feed_loop() {
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
+            m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
+                          nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
             sc_core::wait(overhead);
             token.ctx = &ctx;
             token.stage_idx = 0;
@@ -252,6 +254,8 @@ void PeScheduler::tile_completed(TileToken& token) {
         m_tcm_freed.notify(sc_core::SC_ZERO_TIME);
         m_reserved_in_use = m_reserved.in_use();
         --m_tiles_in_flight;
+        m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
+                      nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
     }
     if (ctx.command->kind == CommandKind::composite)
         m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),

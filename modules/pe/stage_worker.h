@@ -24,20 +24,33 @@ using TokenFifo = sc_core::sc_fifo<TileToken*>;
 // (tokens written and not yet read).
 class CountingFifo : public TokenFifo {
 public:
-    CountingFifo(const char* name, int depth) : TokenFifo(name, depth) {}
+    // `owner` is the PE's id; every change of fill is traced as an
+    // inbox_fill event (one branch when tracing is off).
+    CountingFifo(const char* name, int depth, std::string owner, TraceSink& trace)
+        : TokenFifo(name, depth), m_owner(std::move(owner)), m_label(name), m_trace(trace) {}
     using TokenFifo::read;
     void read(TileToken*& token) override {
         TokenFifo::read(token);
         --m_fill;
+        emit();
     }
     void write(TileToken* const& token) override {
         TokenFifo::write(token);
         ++m_fill;
+        emit();
     }
     const int& fill() const { return m_fill; }
 
 private:
+    void emit() {
+        m_trace.emit({sc_core::sc_time_stamp().value(), "inbox_fill", &m_owner, -1, -1,
+                      m_label.c_str(), nullptr, m_fill});
+    }
+
     int m_fill = 0;
+    std::string m_owner;
+    std::string m_label;
+    TraceSink& m_trace;
 };
 
 // The PE's stage inboxes, indexed by StageType; owned by the PE (its

@@ -198,6 +198,34 @@ BOOST_AUTO_TEST_CASE(timeline_is_trace_event_json_matching_engine_pairs) {
     BOOST_CHECK(again.str() == text.str());
 }
 
+// The timeline's counters: reserved-TCM bytes and inbox fill levels follow
+// the tiles. gemm_bias_relu.yaml, bf16, tile 128: a tile's input buffer is
+// (128·128 + 128·128)·2 = 65536 B and a last K-step's output 128·128·2 =
+// 32768 B (64-byte aligned already). Reserved TCM never exceeds its 8 MiB, it
+// reaches at least one input buffer, and ends at 0 when every tile is done;
+// an inbox never holds more than inbox_depth = 2 tokens and ends empty.
+BOOST_AUTO_TEST_CASE(timeline_counters_follow_tcm_and_inbox_fill) {
+    Sim sim("gemm_bias_relu");
+    const obs::RunView view = sim.start();
+    std::ostringstream text;
+    write_timeline(text, view);
+    const YAML::Node events = YAML::Load(text.str())["traceEvents"];
+    std::map<std::string, std::vector<long>> series;
+    for (const YAML::Node& e : events)
+        if (e["ph"].as<std::string>() == "C" && e["name"].as<std::string>() != "tiles in flight")
+            series[e["name"].as<std::string>()].push_back(e["args"]["value"].as<long>());
+    const auto& tcm = series["reserved TCM bytes"];
+    BOOST_REQUIRE_EQUAL(tcm.size(), 2u * 64u);  // one on each tile's feed and completion
+    BOOST_CHECK_GE(*std::max_element(tcm.begin(), tcm.end()), 65536);
+    BOOST_CHECK_LE(*std::max_element(tcm.begin(), tcm.end()), 8L << 20);
+    BOOST_CHECK_EQUAL(tcm.back(), 0);
+    const auto& gemm = series["gemm_inbox fill"];
+    BOOST_REQUIRE_EQUAL(gemm.size(), 2u * 64u);  // every token in and out of GEMM's inbox
+    BOOST_CHECK_LE(*std::max_element(gemm.begin(), gemm.end()), 2);
+    BOOST_CHECK_GE(*std::min_element(gemm.begin(), gemm.end()), 0);
+    BOOST_CHECK_EQUAL(gemm.back(), 0);
+}
+
 BOOST_AUTO_TEST_CASE(svg_is_well_formed_with_one_box_per_operation) {
     Sim sim("simple_commands");
     const obs::RunView view = sim.start();
