@@ -3,7 +3,8 @@
 # what is missing (idempotent). Runs apt-get as root, or through sudo.
 set -euo pipefail
 
-packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave)
+packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave
+          python3 python3-simpy3)  # python3-simpy3: bench/ SimPy baseline
 
 missing=()
 for p in "${packages[@]}"; do

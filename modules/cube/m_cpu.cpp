@@ -83,7 +83,7 @@ void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
     pending.pes = pes;
     m_trace.emit({now.value(), "fanout_start", &node_id_ref(), static_cast<std::int64_t>(id), -1,
                   "kernel_launch", nullptr, -1, nullptr, &msg.request->id});
-    Transaction txn;
+    Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     for (int pe : pes) {
         m_launches.push_back({msg.kernel, start_ps, this, id, pe});
         RoutedNode& cpu = m_fabric->node(NodeRole::pe_cpu, m_sip, m_cube, pe);
@@ -141,7 +141,7 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
     m_trace.emit({start.value(), "fanout_start", &node_id_ref(), -1, -1,
                   to_string(msg.request->kind), nullptr, static_cast<std::int64_t>(msg.bytes),
                   nullptr, &msg.request->id});
-    Transaction txn;
+    Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     sc_core::sc_time latest = start;
     double xfer_ns = 0.0;
     int destinations = 0;
@@ -172,7 +172,7 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
 void MCpu::mmu_msg_fanout(const CubeRequestMsg& msg) {
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const HostRequest& r = *msg.request;
-    Transaction txn;
+    Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     sc_core::sc_time latest = start;
     // seed 001 D7: PE_MMU is terminal and answers nothing; wait for each
     // sub-transaction's own completion inline.
@@ -197,7 +197,7 @@ void MCpu::respond(const CubeRequestMsg& msg, bool success, std::string missing,
     m_trace.emit({sc_core::sc_time_stamp().value(), "fanout_complete", &node_id_ref(), -1, -1,
                   to_string(msg.request->kind), success ? nullptr : "timeout", -1, nullptr,
                   &msg.request->id});
-    Transaction txn;
+    Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     txn.ext().body = &m_responses.back();
     txn.prepare(MsgKind::response, m_fabric->route(*this, *msg.reply_to), 0, 0);
     transport(txn);

@@ -107,6 +107,10 @@ private:
     std::deque<CubeResponseMsg> m_responses;  // alive until IO_CPU has handled them
     std::deque<LaunchMsg> m_launches;
     std::deque<MmuMsg> m_mmu_msgs;
+    // One payload per fan-out step, owned here rather than on the stack of a
+    // process that may never return (a PE that never answers, a run stopped
+    // by a fault): SystemC does not unwind such stacks at exit.
+    std::deque<Transaction> m_txns;
     std::vector<FanoutRecord> m_fanouts;
 };
 

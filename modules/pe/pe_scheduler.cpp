@@ -133,9 +133,9 @@ void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
 // order) that may start is dispatched; every other one records why it waits.
 // A pass runs whenever a command arrives or completes.
 void PeScheduler::dispatch_loop() {
-    std::vector<PipelineContext*> before;
     for (;;) {
         PipelineContext* chosen = nullptr;
+        std::vector<PipelineContext*>& before = m_waiting_before;
         before.clear();
         for (PipelineContext* ctx : m_waiting) {
             const WaitInfo wait = m_contexts_sched.blocked(*ctx, m_inflight, before);

@@ -115,6 +115,9 @@ private:
     std::vector<char> m_complete;               // by command index
     ContextScheduler m_contexts_sched;
     std::vector<PipelineContext*> m_waiting;  // simple commands not yet dispatched, in order
+    // Scratch of the dispatch pass: a member, not a local of a thread that
+    // never returns (whose heap memory LeakSanitizer would report at exit).
+    std::vector<PipelineContext*> m_waiting_before;
     sc_core::sc_event m_reschedule;
     sc_core::sc_event m_bank_event;
     std::deque<PipelineContext*> m_pending_feeds;

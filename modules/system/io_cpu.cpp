@@ -126,7 +126,7 @@ void IoCpu::run_request(RequestRecord& record) {
     static const MsgKind kinds[] = {MsgKind::dma_write, MsgKind::dma_read, MsgKind::mmu_map,
                                     MsgKind::mmu_unmap, MsgKind::kernel_launch};
     record.expected = static_cast<int>(record.parts.size());
-    Transaction txn;
+    Transaction& txn = record.txn;
     for (CubeRequestMsg& part : record.parts) {
         RoutedNode& m_cpu = m_fabric->node(NodeRole::m_cpu, part.sip, part.cube, 0);
         txn.ext().body = &part;

@@ -45,6 +45,7 @@ public:
         int expected = 0;
         int received = 0;
         std::deque<CubeRequestMsg> parts;   // one per cube
+        Transaction txn;  // owned here: the request's process may never return
     };
 
     IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,

@@ -1,0 +1,540 @@
+// npuvp_bench: how fast npuvp simulates (docs/speed.md, SPEC §9).
+//
+//   ./build/bench/npuvp_bench            the full suite (a few minutes on 2 cores)
+//   ./build/bench/npuvp_bench --smoke    tiny sizes of every case (seconds; CTest bench_smoke)
+//   ./build/bench/npuvp_bench --no-baseline   skip the SimPy baseline
+//   ./build/bench/npuvp_bench --repeat N      runs per case (median; default 3, smoke 1)
+//
+// Every case runs in its own process (SystemC elaborates once per process):
+// the harness re-executes itself through /proc/self/exe with `--case ...`, as
+// `npuvp --compare` does, reads the child's RESULT line and its peak resident
+// memory (wait4 rusage). The SimPy baseline (baseline_simpy/pe_pipeline.py)
+// runs the one-PE and eight-PE cases in the same run; the `kernel` case is a
+// raw SystemC ping-pong, the physical limit of this machine's kernel.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "platform/config_error.h"
+#include "platform/impl_registry.h"
+#include "platform/platform.h"
+#include "platform/topology_loader.h"
+#include "platform/workload_loader.h"
+#include "platform/workload_run.h"
+#include "modules/pe/pe_routes.h"
+#include "tlm_sockets/route.h"
+
+extern char** environ;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// ---------------------------------------------------------------- child side
+
+// Where the GEMM runs: pe0 of sip0.cube0, all 8 PEs of it, or every PE of a
+// 2 SIP x 4 cube x 8 PE system.
+enum class Placement { one, eight, all64 };
+
+std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+    std::ostringstream w;
+    w << "name: bench_gemm\n"
+         "kernels:\n"
+         "  gemm:\n"
+         "    - composite:\n"
+         "        id: fc\n"
+      << "        gemm: { m: " << m << ", k: " << k << ", n: " << n << " }\n"
+      << "        tile: { m: 128, k: 128, n: 128 }\n"
+         "        dtype: { in: bf16, out: bf16 }\n"
+         "        epilogues:\n"
+         "          - { op: bias_add, scope: per_output_tile }\n"
+         "        wait: true\n"
+         "launch:\n";
+    if (where == Placement::one) w << "  - { kernel: gemm, cube: sip0.cube0, pes: [0] }\n";
+    if (where == Placement::eight) w << "  - { kernel: gemm, cube: sip0.cube0, pes: all }\n";
+    if (where == Placement::all64)
+        for (int s = 0; s < 2; ++s)
+            for (int c = 0; c < 4; ++c)
+                w << "  - { kernel: gemm, cube: sip" << s << ".cube" << c << ", pes: all }\n";
+    return w.str();
+}
+
+void print_result(const std::map<std::string, std::string>& kv) {
+    std::cout << "RESULT";
+    for (const auto& [k, v] : kv) std::cout << ' ' << k << '=' << v;
+    std::cout << std::endl;
+}
+
+template <typename T>
+std::string str(T v) {
+    std::ostringstream o;
+    o << std::setprecision(12) << v;
+    return o.str();
+}
+
+int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+    const std::string src = NPUVP_SOURCE_DIR;
+    const auto t0 = clock_type::now();
+    std::string topo_path = src + "/configs/topologies/default.yaml";
+    std::vector<npuvp::Override> overrides;
+    if (what == "all64") {
+        topo_path = src + "/configs/topologies/two_sip.yaml";
+        overrides.push_back(npuvp::parse_override("system.cubes_per_sip=4"));
+    }
+    if (what == "mnist") topo_path = src + "/configs/topologies/rngd_pe.yaml";
+    const npuvp::TopologyConfig topo =
+        npuvp::load_topology_file(topo_path, overrides, npuvp::builtin_registry());
+    const npuvp::WorkloadConfig workload =
+        what == "mnist"
+            ? npuvp::load_workload_file(src + "/configs/workloads/mnist_mlp.yaml", topo)
+            : npuvp::load_workload_text(
+                  gemm_workload(what == "one"     ? Placement::one
+                                : what == "eight" ? Placement::eight
+                                                  : Placement::all64,
+                                m, k, n),
+                  "bench", topo);
+    npuvp::TraceSink trace;  // not attached: tracing off, as in an ordinary run
+    npuvp::Platform platform(topo, trace);
+    npuvp::WorkloadRun run(platform, workload);
+    const double elab = seconds_since(t0);
+
+    // The kernel's initialisation (end of elaboration, every process started
+    // on its own stack, the t = 0 delta cycles), timed on its own: it costs
+    // per process, not per token.
+    const auto ti = clock_type::now();
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    const double init = seconds_since(ti);
+    const std::uint64_t deltas0 = sc_core::sc_delta_count();
+    const auto t1 = clock_type::now();
+    sc_core::sc_start();
+    const double wall = seconds_since(t1);
+    if (!run.finished()) {
+        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
+        return 3;
+    }
+    std::uint64_t tiles = 0, stages = 0, pes = 0, commands = 0;
+    for (const npuvp::SipNodes& sip : platform.sips())
+        for (const npuvp::CubeNodes& cube : sip.cubes)
+            for (const npuvp::PeNodes& pe : cube.pes) {
+                tiles += pe.scheduler->tiles_fed();
+                commands += pe.scheduler->completions().size();
+                if (!pe.scheduler->completions().empty()) ++pes;
+                // DMA stages: one channel grant each (the DMA workers keep no
+                // stage count of their own); the others count their stages.
+                for (auto dir : {npuvp::DmaDirection::read, npuvp::DmaDirection::write})
+                    for (int ch = 0; ch < pe.dma->channels(dir); ++ch)
+                        stages += pe.dma->channel(dir, ch).grants();
+                for (npuvp::StageWorker* w : pe.fetch_store->workers()) stages += w->stages_done();
+                stages += pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
+            }
+    // MNIST is simple commands (one token each), not composite tiles.
+    if (tiles == 0) tiles = commands;
+    print_result({{"elab_s", str(elab)},
+                  {"init_s", str(init)},
+                  {"wall_s", str(wall)},
+                  {"tokens", str(tiles)},
+                  {"stages", str(stages)},
+                  {"deltas", str(sc_core::sc_delta_count() - deltas0)},
+                  {"pes", str(pes)},
+                  {"makespan_ps", str(run.makespan_ps())}});
+    return 0;
+}
+
+// The T1 routes of pe0 on the default topology, one hop a line, in the order
+// the SimPy baseline hard-codes them (bench/baseline_simpy/pe_pipeline.py).
+int run_routes_case() {
+    const npuvp::TopologyConfig topo = npuvp::load_topology_file(
+        std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml", {},
+        npuvp::builtin_registry());
+    npuvp::TraceSink trace;
+    npuvp::Platform platform(topo, trace);
+    npuvp::PeRoutes& routes = *platform.sips()[0].cubes[0].pes[0].routes;
+    auto dump = [](const char* name, const npuvp::Route& r) {
+        std::cout << name << ": latency_ps=" << r.latency_ps << " min_bw_gbs=" << r.min_bw_gbs << "\n";
+        for (const npuvp::RouteStep& s : r.steps)
+            std::cout << "    " << s.hop->name() << " latency_ps=" << s.hop->latency_ps()
+                      << " bw_gbs=" << s.hop->bw_gbs() << "\n";
+    };
+    dump("to_scheduler", routes.to_scheduler());
+    dump("dma_read", routes.dma(npuvp::DmaDirection::read, 0, 0));
+    dump("dma_write", routes.dma(npuvp::DmaDirection::write, 0, 0));
+    dump("fetch", routes.fetch());
+    dump("store", routes.store());
+    return 0;
+}
+
+// The kernel's own cost: two threads hand control to each other through
+// delta notifications, `iters` round trips = 2·iters context switches.
+SC_MODULE(PingPong) {
+    std::uint64_t iters = 0;
+    sc_core::sc_event to_a, to_b;
+    void a() {
+        for (std::uint64_t i = 0; i < iters; ++i) {
+            to_b.notify(sc_core::SC_ZERO_TIME);
+            wait(to_a);
+        }
+    }
+    void b() {
+        for (;;) {
+            wait(to_b);
+            to_a.notify(sc_core::SC_ZERO_TIME);
+        }
+    }
+    SC_CTOR(PingPong) {
+        SC_THREAD(a);
+        SC_THREAD(b);
+    }
+};
+
+int run_kernel_case(std::uint64_t iters) {
+    const auto t0 = clock_type::now();
+    PingPong pp("pingpong");
+    pp.iters = iters;
+    const double elab = seconds_since(t0);
+    // The kernel's initialisation (end of elaboration, every process started
+    // on its own stack, the t = 0 delta cycles), timed on its own: it costs
+    // per process, not per token.
+    const auto ti = clock_type::now();
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    const double init = seconds_since(ti);
+    const std::uint64_t deltas0 = sc_core::sc_delta_count();
+    const auto t1 = clock_type::now();
+    sc_core::sc_start();
+    const double wall = seconds_since(t1);
+    print_result({{"elab_s", str(elab)},
+                  {"init_s", str(init)},
+                  {"wall_s", str(wall)},
+                  {"switches", str(2 * iters)},
+                  {"deltas", str(sc_core::sc_delta_count() - deltas0)}});
+    return 0;
+}
+
+// ---------------------------------------------------------------- parent side
+
+struct Case {
+    std::string name;
+    std::string what;  // one, eight, all64, mnist, kernel
+    std::uint64_t m = 0, k = 0, n = 0;
+    int baseline_pes = 0;  // 0: no SimPy run
+    // measured
+    std::map<std::string, double> r;
+    double rss_mib = 0;
+    bool ok = false;
+    // SimPy
+    bool base_ok = false;
+    std::map<std::string, double> base;
+};
+
+std::map<std::string, double> parse_result(const std::string& text, const char* tag) {
+    std::map<std::string, double> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(tag, 0) != 0) continue;
+        std::istringstream words(line.substr(std::strlen(tag)));
+        std::string w;
+        while (words >> w) {
+            const auto eq = w.find('=');
+            if (eq != std::string::npos) out[w.substr(0, eq)] = std::atof(w.c_str() + eq + 1);
+        }
+    }
+    return out;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Runs `program args`, stdout and stderr to `log`; returns the exit code and
+// the child's peak resident set (KiB).
+int spawn(const std::string& program, const std::vector<std::string>& args,
+          const std::string& log, long* maxrss_kib) {
+    std::vector<std::string> copy{program};
+    copy.insert(copy.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int rc = program.find('/') == std::string::npos
+                       ? posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ)
+                       : posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return -1;
+    int status = 0;
+    struct rusage usage {};
+    if (wait4(pid, &status, 0, &usage) < 0) return -1;
+    if (maxrss_kib) *maxrss_kib = usage.ru_maxrss;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string fixed(double v, int prec) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(prec) << v;
+    return o.str();
+}
+
+std::string sci(double v) {
+    std::ostringstream o;
+    if (v >= 1e6)
+        o << std::fixed << std::setprecision(2) << v / 1e6 << " M";
+    else if (v >= 1e3)
+        o << std::fixed << std::setprecision(1) << v / 1e3 << " k";
+    else
+        o << std::fixed << std::setprecision(1) << v;
+    return o.str();
+}
+
+int run_parent(bool smoke, bool baseline, const std::string& baseline_script, int repeats) {
+    // Sizes: tokens = ceil(M/128)·ceil(N/128)·ceil(K/128).
+    std::vector<Case> cases;
+    auto gemm = [&](const char* name, const char* what, std::uint64_t m, std::uint64_t k,
+                    std::uint64_t n, int base) {
+        Case c;
+        c.name = name;
+        c.what = what;
+        c.m = m, c.k = k, c.n = n;
+        c.baseline_pes = base;
+        cases.push_back(c);
+    };
+    if (smoke) {
+        gemm("pe1_gemm", "one", 256, 256, 256, 1);
+        gemm("pe8_gemm", "eight", 256, 256, 256, 8);
+        gemm("pe64_gemm", "all64", 256, 256, 256, 0);
+        gemm("mnist", "mnist", 0, 0, 0, 0);
+        gemm("scale_8", "one", 256, 256, 256, 0);
+        gemm("scale_64", "one", 512, 512, 512, 0);
+        gemm("scale_512", "one", 1024, 1024, 1024, 0);
+        gemm("kernel", "kernel", 100000, 0, 0, 0);
+    } else {
+        gemm("pe1_gemm", "one", 2048, 2048, 2048, 1);         // 16·16·16 = 4096 tokens
+        gemm("pe8_gemm", "eight", 2048, 2048, 2048, 8);       // 8 x 4096
+        gemm("pe64_gemm", "all64", 2048, 2048, 2048, 0);      // 64 x 4096
+        gemm("mnist", "mnist", 0, 0, 0, 0);
+        gemm("scale_1k", "one", 1024, 2048, 1024, 0);         // 8·8·16 = 1024
+        gemm("scale_10k", "one", 2560, 3200, 2560, 0);        // 20·20·25 = 10 000
+        gemm("scale_100k", "one", 5120, 6400, 6400, 0);       // 40·50·50 = 100 000
+        gemm("scale_1m", "one", 12800, 12800, 12800, 0);      // 100·100·100 = 1 000 000
+        gemm("kernel", "kernel", 5000000, 0, 0, 0);
+    }
+
+    const std::string tmp = "/tmp/npuvp_bench." + std::to_string(getpid());
+    bool all_ok = true;
+    // Each case `repeats` times, each time in a fresh process; the run with
+    // the median wall time is reported (a 2-core machine is noisy).
+    auto median_of = [&](const std::string& program, const std::vector<std::string>& args,
+                         const std::string& log, std::map<std::string, double>& result,
+                         double* rss_mib) {
+        std::vector<std::pair<std::map<std::string, double>, long>> runs;
+        for (int i = 0; i < repeats; ++i) {
+            long rss = 0;
+            const int code = spawn(program, args, log, &rss);
+            const std::string text = slurp(log);
+            std::remove(log.c_str());
+            auto r = parse_result(text, "RESULT");
+            if (code != 0 || !r.count("wall_s")) {
+                std::cerr << " FAILED (exit " << code << "):\n" << text;
+                return false;
+            }
+            runs.emplace_back(std::move(r), rss);
+        }
+        std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+            return a.first.at("wall_s") < b.first.at("wall_s");
+        });
+        result = runs[runs.size() / 2].first;
+        if (rss_mib) *rss_mib = runs[runs.size() / 2].second / 1024.0;
+        return true;
+    };
+    for (Case& c : cases) {
+        std::vector<std::string> args{"--case", c.what, "--m", std::to_string(c.m), "--k",
+                                      std::to_string(c.k), "--n", std::to_string(c.n)};
+        std::cerr << "npuvp_bench: " << c.name << " ..." << std::flush;
+        c.ok = median_of("/proc/self/exe", args, tmp + "." + c.name + ".log", c.r, &c.rss_mib);
+        if (c.ok) std::cerr << " done\n";
+        all_ok = all_ok && c.ok;
+    }
+
+    // SimPy baseline, same run.
+    bool have_simpy = false;
+    std::string python;
+    if (baseline) {
+        // The first python3 that imports simpy: PATH's, else Debian's (a
+        // pyenv or venv python3 on PATH does not see python3-simpy3).
+        const std::string log = tmp + ".probe.log";
+        for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+            long ignored = 0;
+            if (spawn(candidate, {"-c", "import simpy"}, log, &ignored) == 0) {
+                python = candidate;
+                have_simpy = true;
+                break;
+            }
+        }
+        std::remove(log.c_str());
+        if (!have_simpy)
+            std::cout << "baseline: skipped (python3 with simpy not found; Debian: apt-get "
+                         "install python3-simpy3)\n";
+    } else {
+        std::cout << "baseline: skipped (--no-baseline)\n";
+    }
+    if (have_simpy)
+        for (Case& c : cases) {
+            if (!c.baseline_pes || !c.ok) continue;
+            std::cerr << "npuvp_bench: " << c.name << " (SimPy) ..." << std::flush;
+            c.base_ok = median_of(python,
+                                  {baseline_script, "--pes", std::to_string(c.baseline_pes),
+                                   "--m", std::to_string(c.m), "--k", std::to_string(c.k),
+                                   "--n", std::to_string(c.n)},
+                                  tmp + "." + c.name + ".simpy.log", c.base, nullptr);
+            if (c.base_ok) std::cerr << " done\n";
+        }
+
+    // ---- the table
+    std::cout << "\nnpuvp_bench" << (smoke ? " --smoke" : "") << "  (SystemC "
+              << sc_core::sc_release() << ", tracing off, each case in its own process)\n\n";
+    std::cout << std::left << std::setw(11) << "case" << std::right << std::setw(4) << "PEs"
+              << std::setw(9) << "tokens" << std::setw(9) << "elab s" << std::setw(9) << "init s" << std::setw(10) << "wall s"
+              << std::setw(12) << "tokens/s" << std::setw(12) << "stages/s" << std::setw(9)
+              << "stg/tok" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
+              << "RSS MiB" << std::setw(16) << "makespan us" << "\n";
+    const Case* kernel = nullptr;
+    for (const Case& c : cases) {
+        if (c.what == "kernel") {
+            kernel = &c;
+            continue;
+        }
+        std::cout << std::left << std::setw(11) << c.name << std::right;
+        if (!c.ok) {
+            std::cout << "  FAILED\n";
+            continue;
+        }
+        const double tokens = c.r.at("tokens"), wall = c.r.at("wall_s");
+        std::cout << std::setw(4) << c.r.at("pes") << std::setw(9) << std::uint64_t(tokens)
+                  << std::setw(9) << fixed(c.r.at("elab_s"), 3) << std::setw(9)
+                  << fixed(c.r.at("init_s"), 3) << std::setw(10) << fixed(wall, 4)
+                  << std::setw(12) << sci(tokens / wall) << std::setw(12)
+                  << sci(c.r.at("stages") / wall) << std::setw(9)
+                  << fixed(c.r.at("stages") / tokens, 2) << std::setw(9)
+                  << fixed(c.r.at("deltas") / tokens, 2) << std::setw(10)
+                  << fixed(wall / tokens * 1e6, 3) << std::setw(9) << fixed(c.rss_mib, 1)
+                  << std::setw(16) << fixed(c.r.at("makespan_ps") / 1e6, 3) << "\n";
+    }
+    double switches_per_s = 0;
+    if (kernel && kernel->ok) {
+        switches_per_s = kernel->r.at("switches") / kernel->r.at("wall_s");
+        std::cout << "\nkernel     2 SC_THREADs ping-ponging on sc_events: "
+                  << std::uint64_t(kernel->r.at("switches")) << " context switches in "
+                  << fixed(kernel->r.at("wall_s"), 3) << " s = " << sci(switches_per_s)
+                  << " switches/s (" << fixed(1e9 / switches_per_s, 1) << " ns each), RSS "
+                  << fixed(kernel->rss_mib, 1) << " MiB\n";
+    }
+
+    // ---- ratios
+    std::cout << "\nagainst the SimPy baseline (same case, same machine, same run):\n";
+    for (const Case& c : cases) {
+        if (!c.baseline_pes || !c.ok) continue;
+        std::cout << "  " << std::left << std::setw(10) << c.name << std::right;
+        if (!c.base_ok) {
+            std::cout << " baseline skipped\n";
+            continue;
+        }
+        const double tps = c.r.at("tokens") / c.r.at("wall_s");
+        const double btps = c.base.at("tokens") / c.base.at("wall_s");
+        const double mk = c.r.at("makespan_ps"), bmk = c.base.at("makespan_ps");
+        std::cout << " SimPy " << fixed(c.base.at("wall_s"), 3) << " s, " << sci(btps)
+                  << " tokens/s; npuvp " << sci(tps) << " tokens/s = " << fixed(tps / btps, 1)
+                  << "x; makespan npuvp " << fixed(mk / 1e6, 6) << " us, SimPy "
+                  << fixed(bmk / 1e6, 6) << " us ("
+                  << (mk == bmk ? std::string("identical")
+                                : "differ by " + fixed((bmk - mk) / 1e3, 3) + " ns = " +
+                                      fixed(100.0 * (bmk - mk) / mk, 4) + "%")
+                  << ")\n";
+    }
+    if (switches_per_s > 0) {
+        std::cout << "\nagainst the raw kernel (" << sci(switches_per_s) << " switches/s):\n";
+        for (const Case& c : cases) {
+            if (!c.ok || c.what == "kernel") continue;
+            const double stage_rate = c.r.at("stages") / c.r.at("wall_s");
+            std::cout << "  " << std::left << std::setw(10) << c.name << std::right
+                      << " stage events/s = " << fixed(100.0 * stage_rate / switches_per_s, 2)
+                      << "% of the kernel's switches/s; wall per token = "
+                      << fixed(c.r.at("wall_s") / c.r.at("tokens") * switches_per_s, 1)
+                      << " kernel context switches' worth\n";
+        }
+    }
+    return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    bool smoke = false, baseline = true;
+    int repeats = 0;
+    std::string what;
+    std::uint64_t m = 0, k = 0, n = 0;
+    std::string script = NPUVP_BENCH_BASELINE;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::cerr << "npuvp_bench: " << a << " needs a value\n";
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--smoke") smoke = true;
+        else if (a == "--no-baseline") baseline = false;
+        else if (a == "--baseline") script = value();
+        else if (a == "--repeat") repeats = std::stoi(value());
+        else if (a == "--case") what = value();
+        else if (a == "--m") m = std::stoull(value());
+        else if (a == "--k") k = std::stoull(value());
+        else if (a == "--n") n = std::stoull(value());
+        else if (a == "--help" || a == "-h") {
+            std::cout << "usage: npuvp_bench [--smoke] [--no-baseline] [--baseline script.py] [--repeat N]\n"
+                         "  see docs/speed.md\n";
+            return 0;
+        } else {
+            std::cerr << "npuvp_bench: unknown argument '" << a << "' (try --help)\n";
+            return 2;
+        }
+    }
+    try {
+        if (what.empty()) return run_parent(smoke, baseline, script, repeats > 0 ? repeats : smoke ? 1 : 3);
+        if (what == "kernel") return run_kernel_case(m);
+        if (what == "routes") return run_routes_case();
+        return run_model_case(what, m, k, n);
+    } catch (const std::exception& e) {
+        std::cerr << "npuvp_bench: error: " << e.what() << "\n";
+        return 2;
+    }
+}
