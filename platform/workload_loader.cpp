@@ -201,6 +201,17 @@ private:
     void cube_id(const Item& item, int& sip, int& cube) const;
 
     Kernel read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const;
+    // A one-key map entry (a command, a host request): its key, the key's
+    // location and its value. `shape` opens the error for another shape
+    // ("a command is a map with one key, its type (...)"), `key_name` names
+    // the key in the error for a key that is not a plain name.
+    struct OneKey {
+        std::string key;
+        SourceLoc loc;
+        YAML::Node value;
+    };
+    OneKey one_key(const Item& item, const std::string& shape, const std::string& key_name) const;
+
     Command read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const;
     void read_composite(const MapReader& reader, Command& cmd) const;
     void read_schedule_keys(const MapReader& reader, Command& cmd) const;
@@ -466,11 +477,10 @@ const std::vector<std::pair<std::string, CommandKind>>& command_types() {
     return types;
 }
 
-Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const {
+Loader::OneKey Loader::one_key(const Item& item, const std::string& shape,
+                               const std::string& key_name) const {
     if (!item.node.IsMap() || item.node.size() != 1)
-        throw ConfigError(item.loc, "a command is a map with one key, its type (e.g. "
-                                    "'- dma_read: { bytes: 65536 }'), got " +
-                                        describe(item.node) +
+        throw ConfigError(item.loc, shape + ", got " + describe(item.node) +
                                         (item.node.IsMap() ? " with " +
                                                                  std::to_string(item.node.size()) +
                                                                  " keys"
@@ -478,9 +488,18 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
     const auto entry = item.node.begin();
     if (!entry->first.IsScalar())
         throw ConfigError(loc_of(entry->first, item.loc.key_path),
-                          "the command type must be a plain name, got " + describe(entry->first));
-    const std::string type = entry->first.Scalar();
-    const SourceLoc type_loc = loc_of(entry->first, child_path(item.loc.key_path, type));
+                          key_name + " must be a plain name, got " + describe(entry->first));
+    const std::string key = entry->first.Scalar();
+    return {key, loc_of(entry->first, child_path(item.loc.key_path, key)), entry->second};
+}
+
+Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const {
+    const OneKey entry = one_key(item,
+                                 "a command is a map with one key, its type (e.g. "
+                                 "'- dma_read: { bytes: 65536 }')",
+                                 "the command type");
+    const std::string& type = entry.key;
+    const SourceLoc& type_loc = entry.loc;
 
     Command cmd;
     cmd.index = index;
@@ -498,7 +517,7 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
     if (!known)
         throw ConfigError(type_loc, "unknown command type '" + type + "' (known: " +
                                         join(type_names) + ")");
-    const Item body = child_item(entry->second, type_loc.key_path);
+    const Item body = child_item(entry.value, type_loc.key_path);
     cmd.context = default_context(cmd.kind);
 
     if (cmd.kind == CommandKind::wait) {
@@ -999,19 +1018,11 @@ HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
                                       std::vector<WaitRef>& after) const {
     std::vector<std::string> type_names;
     for (const auto& entry : host_request_types()) type_names.push_back(entry.first);
-    if (!item.node.IsMap() || item.node.size() != 1)
-        throw ConfigError(item.loc, "a host request is a map with one key, its kind (" +
-                                        join(type_names) + "), got " + describe(item.node) +
-                                        (item.node.IsMap() ? " with " +
-                                                                 std::to_string(item.node.size()) +
-                                                                 " keys"
-                                                           : std::string()));
-    const auto entry = item.node.begin();
-    if (!entry->first.IsScalar())
-        throw ConfigError(loc_of(entry->first, item.loc.key_path),
-                          "the host request kind must be a plain name, got " + describe(entry->first));
-    const std::string type = entry->first.Scalar();
-    const SourceLoc type_loc = loc_of(entry->first, child_path(item.loc.key_path, type));
+    const OneKey entry = one_key(
+        item, "a host request is a map with one key, its kind (" + join(type_names) + ")",
+        "the host request kind");
+    const std::string& type = entry.key;
+    const SourceLoc& type_loc = entry.loc;
 
     HostRequest req;
     req.index = index;
@@ -1041,7 +1052,7 @@ HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
             allowed.insert(allowed.end(), {"kernel", "cubes", "target_pe", "target_start_ns"});
             break;
     }
-    const Item body = child_item(entry->second, type_loc.key_path);
+    const Item body = child_item(entry.value, type_loc.key_path);
     // A null value has no useful mark (yaml-cpp puts it on the next line): point at the kind.
     if (body.node.IsNull())
         throw ConfigError(type_loc, "expected a map of the request's fields (" + join(allowed) + ")");
