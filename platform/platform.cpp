@@ -195,18 +195,40 @@ public:
         return m_platform.route(from, to);
     }
     const Route& to_scheduler() override { return m_platform.route(*m_pe.cpu, *m_pe.scheduler); }
-    const Route& fetch() override { return m_platform.fetch_route(m_pe); }
-    const Route& store() override { return m_platform.store_route(m_pe); }
+    // Fetch, store and comm routes are asked for on every stage: looked up
+    // once, then a pointer (no key string built per stage).
+    const Route& fetch() override {
+        if (!m_fetch) m_fetch = &m_platform.fetch_route(m_pe);
+        return *m_fetch;
+    }
+    const Route& store() override {
+        if (!m_store) m_store = &m_platform.store_route(m_pe);
+        return *m_store;
+    }
     const Route& comm(int peer) override {
-        return m_platform.comm_route(m_pe, m_cube.pes.at(peer));
+        if (m_comm.empty()) m_comm.resize(m_cube.pes.size(), nullptr);
+        const Route*& route = m_comm.at(static_cast<std::size_t>(peer));
+        if (!route) route = &m_platform.comm_route(m_pe, m_cube.pes.at(peer));
+        return *route;
     }
     const Route& dma(DmaDirection dir, int channel, std::uint64_t pa) override {
+        // A kernel's transfers of one channel mostly hit one memory window:
+        // remember the last window per (direction, channel) and its route.
+        const std::size_t slot = static_cast<std::size_t>(channel) * 2 + (dir == DmaDirection::read);
+        if (slot >= m_last.size()) m_last.resize(slot + 1);
+        LastWindow& last = m_last[slot];
+        if (last.route && pa - last.lo < last.size) return *last.route;
+        const AddressLocation at = m_platform.resolver().locate(pa);
         RoutedNode& target = m_platform.memory_target(pa);
         const Key key{dir == DmaDirection::read, channel, &target};
         auto it = m_dma.find(key);
-        if (it != m_dma.end()) return *it->second;
-        const Route& route = m_platform.dma_route(m_pe, dir, channel, target);
-        m_dma.emplace(key, &route);
+        const Route& route =
+            it != m_dma.end() ? *it->second : m_platform.dma_route(m_pe, dir, channel, target);
+        if (it == m_dma.end()) m_dma.emplace(key, &route);
+        const TopologyConfig& topo = m_platform.config();
+        last = {pa - at.offset,
+                at.slice < 0 ? topo.cube.shared_sram.size_bytes : topo.cube.memory_map.hbm_slice_bytes,
+                &route};
         return route;
     }
 
@@ -216,6 +238,14 @@ private:
     CubeNodes& m_cube;
     PeNodes& m_pe;
     std::map<Key, const Route*> m_dma;  // lookup only, never iterated
+    struct LastWindow {
+        std::uint64_t lo = 0, size = 0;
+        const Route* route = nullptr;
+    };
+    std::vector<LastWindow> m_last;  // by channel * 2 + (read ? 1 : 0)
+    const Route* m_fetch = nullptr;
+    const Route* m_store = nullptr;
+    std::vector<const Route*> m_comm;  // by peer index
 };
 
 }  // namespace

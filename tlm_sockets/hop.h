@@ -17,12 +17,21 @@ using ps_t = std::uint64_t;
 // (bandwidth taken to 1 byte/s): in floating point, bytes * 1000 / bw lands a
 // few ulps above an exact quotient (21 B at 0.7 GB/s = 30000.000000000004)
 // and rounding up would add a spurious picosecond.
-inline ps_t serialisation_ps(std::uint64_t bytes, double bw_gbs) {
-    if (bytes == 0 || bw_gbs <= 0.0) return 0;
-    const unsigned __int128 bytes_per_s =
-        std::max<long long>(1, std::llround(bw_gbs * 1e9));
+//
+// The bandwidth in whole bytes per second (0 = unlimited); hops and routes
+// compute it once, so the per-transfer cost is one integer division.
+inline std::uint64_t bytes_per_s(double bw_gbs) {
+    return bw_gbs <= 0.0 ? 0 : static_cast<std::uint64_t>(std::max<long long>(1, std::llround(bw_gbs * 1e9)));
+}
+
+inline ps_t serialisation_ps(std::uint64_t bytes, std::uint64_t per_s) {
+    if (bytes == 0 || per_s == 0) return 0;
     const unsigned __int128 scaled = static_cast<unsigned __int128>(bytes) * 1000000000000ull;
-    return static_cast<ps_t>((scaled + bytes_per_s - 1) / bytes_per_s);
+    return static_cast<ps_t>((scaled + per_s - 1) / per_s);
+}
+
+inline ps_t serialisation_ps(std::uint64_t bytes, double bw_gbs) {
+    return serialisation_ps(bytes, bytes_per_s(bw_gbs));
 }
 
 inline ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
@@ -30,7 +39,10 @@ inline ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 100
 class Hop {
 public:
     Hop(std::string name, ps_t latency_ps, double bw_gbs)
-        : m_name(std::move(name)), m_latency_ps(latency_ps), m_bw_gbs(bw_gbs) {}
+        : m_name(std::move(name)),
+          m_latency_ps(latency_ps),
+          m_bw_gbs(bw_gbs),
+          m_bytes_per_s(bytes_per_s(bw_gbs)) {}
 
     const std::string& name() const { return m_name; }
     ps_t latency_ps() const { return m_latency_ps; }
@@ -43,7 +55,7 @@ public:
     ps_t reserve(ps_t t, std::uint64_t bytes) {
         if (bytes != 0 && has_bandwidth()) {
             t = std::max(t, m_free_ps);
-            const ps_t busy = serialisation_ps(bytes, m_bw_gbs);
+            const ps_t busy = serialisation_ps(bytes, m_bytes_per_s);
             m_free_ps = t + busy;
             m_busy_ps += busy;
             m_bytes += bytes;
@@ -61,6 +73,7 @@ private:
     std::string m_name;
     ps_t m_latency_ps;
     double m_bw_gbs;
+    std::uint64_t m_bytes_per_s;
     ps_t m_free_ps = 0;
     std::uint64_t m_bytes = 0;
     ps_t m_busy_ps = 0;

@@ -11,6 +11,7 @@ void Route::finalise() {
             (min_bw_gbs == 0.0 || step.hop->bw_gbs() < min_bw_gbs))
             min_bw_gbs = step.hop->bw_gbs();
     }
+    min_bytes_per_s = bytes_per_s(min_bw_gbs);
 }
 
 }  // namespace npuvp

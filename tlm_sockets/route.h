@@ -32,14 +32,15 @@ struct Route {
     std::vector<PathNode> path;  // path[0] is the initiator, path.back() the target
     std::vector<RouteStep> steps;  // in T1 order
     double min_bw_gbs = 0.0;       // min over hops with bandwidth; 0 = none has one
+    std::uint64_t min_bytes_per_s = 0;  // the same in bytes/s (computed once)
     ps_t latency_ps = 0;           // sum of hop latencies (an uncontended n = 0 message)
 
-    // Recomputes min_bw_gbs and latency_ps from steps.
+    // Recomputes min_bw_gbs, min_bytes_per_s and latency_ps from steps.
     void finalise();
 
     // Uncontended T1 time of n bytes: latency + n / min B.
     ps_t uncontended_ps(std::uint64_t bytes) const {
-        return latency_ps + serialisation_ps(bytes, min_bw_gbs);
+        return latency_ps + serialisation_ps(bytes, min_bytes_per_s);
     }
 };
 

@@ -50,7 +50,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
     ext.path_index = static_cast<std::uint32_t>(route.path.size());
     apply_steps(ext, delay);
     sc_assert(ext.step_cursor == route.steps.size());
-    return delay + sc_core::sc_time::from_value(serialisation_ps(ext.bytes, route.min_bw_gbs));
+    return delay + sc_core::sc_time::from_value(serialisation_ps(ext.bytes, route.min_bytes_per_s));
 }
 
 void RoutedNode::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
