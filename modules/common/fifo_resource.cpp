@@ -36,21 +36,33 @@ sc_core::sc_event* FifoResource::take_event() {
     return event;
 }
 
-int FifoResource::wait() {
+bool FifoResource::acquire(Waiter& waiter) {
     if (m_free > 0 && m_queue.empty()) {
         --m_free;
         ++m_grants;
         note_grant();
-        return 0;
+        return true;
     }
-    const sc_core::sc_time asked = sc_core::sc_time_stamp();
-    Waiter waiter{take_event(), false};
+    waiter.granted = false;
+    waiter.asked = sc_core::sc_time_stamp();
     m_queue.push_back(&waiter);
-    while (!waiter.granted) sc_core::wait(*waiter.event);
-    m_free_events.push_back(waiter.event);
+    return false;
+}
+
+void FifoResource::acquired(Waiter& waiter) {
     ++m_grants;  // on the grant, not the request: a process still queued is not counted
     note_grant();
-    m_total_wait += sc_core::sc_time_stamp() - asked;
+    m_total_wait += sc_core::sc_time_stamp() - waiter.asked;
+}
+
+int FifoResource::wait() {
+    Waiter waiter;
+    waiter.event = take_event();
+    if (!acquire(waiter)) {
+        while (!waiter.granted) sc_core::wait(*waiter.event);
+        acquired(waiter);
+    }
+    m_free_events.push_back(waiter.event);
     return 0;
 }
 

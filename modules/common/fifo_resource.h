@@ -29,6 +29,21 @@ public:
     int in_use() const { return m_capacity - m_free; }
     std::size_t queue_length() const { return m_queue.size(); }
 
+    // A place in the queue. A thread's lives on its stack for one wait(); a
+    // method process (which cannot block) owns one and its event.
+    struct Waiter {
+        sc_core::sc_event* event = nullptr;
+        bool granted = false;
+        sc_core::sc_time asked;
+    };
+
+    // For method processes: takes a unit now (true), or queues `waiter`
+    // (false), whose `granted` turns true and `event` is notified when a unit
+    // is handed over; the method then calls acquired(waiter). The same queue
+    // as wait(), so threads and methods are served in one request order.
+    bool acquire(Waiter& waiter);
+    void acquired(Waiter& waiter);
+
     // sc_semaphore_if
     int wait() override;      // blocks until a unit is granted; returns 0
     int trywait() override;   // takes a unit only if free and nobody waits; -1 otherwise
@@ -53,11 +68,6 @@ public:
     const std::vector<std::string>& owner_names() const { return m_owner_names; }
 
 private:
-    struct Waiter {
-        sc_core::sc_event* event;
-        bool granted;
-    };
-
     sc_core::sc_event* take_event();
     void note_grant();
 

@@ -32,22 +32,37 @@ public:
             std::fabs(ps - nearest) < 1e-6 ? nearest : std::ceil(ps)));
     }
 
+    // A method (docs/speed.md): the slot is granted in request order, the
+    // compute time is known at the grant.
+    bool method_mode() const override { return true; }
+
 protected:
-    void process(TileToken& token) override {
-        const sc_core::sc_time compute = duration(m_cycles(token.stage()));
-        m_slot->lock();
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
+    FifoResource* stage_resource(const TileToken&) override {
+        if (!m_fifo_slot) {
+            // Bound by the platform to the PE's FifoResource; an sc_mutex
+            // would not keep request order (SPEC §1).
+            m_fifo_slot = dynamic_cast<FifoResource*>(m_slot.get_interface());
+            if (!m_fifo_slot)
+                SC_REPORT_FATAL("npuvp/invariant",
+                                (owner_id() + ": accel_slot is not bound to a FifoResource").c_str());
+        }
+        return m_fifo_slot;
+    }
+    bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        time = duration(m_cycles(token.stage()));
         trace_engine(true, token);
-        sc_core::wait(compute);
-        record_busy(start);
+        return true;
+    }
+    void end_stage(TileToken& token) override {
+        record_busy(stage_start());
         trace_engine(false, token);
-        m_slot->unlock();
     }
 
 private:
     sc_core::sc_port<sc_core::sc_mutex_if>& m_slot;
     double m_freq_ghz;
     std::function<std::uint64_t(const Stage&)> m_cycles;
+    FifoResource* m_fifo_slot = nullptr;
 };
 
 }  // namespace npuvp

@@ -50,32 +50,56 @@ protected:
             ring.deliver(stage.bytes);
             return;
         }
+        SC_REPORT_ERROR("npuvp/invariant", (owner_id() + ": DMA read/write runs as a method").c_str());
+    }
+
+    // DMA_READ / DMA_WRITE run as methods (docs/speed.md); IPCQ_SEND, which
+    // may wait for ring credit mid-stage, as a thread (process() above).
+    bool method_mode() const override { return type() != StageType::ipcq_send; }
+
+    // A virtual address costs the MMU's translate time before the channel
+    // is asked for.
+    sc_core::sc_time pre_delay(const TileToken& token) override {
+        const PipelineContext& ctx = *token.ctx;
+        const MemAddress& addr = type() == StageType::dma_read ? ctx.read_addr : ctx.write_addr;
+        return addr.is_va ? sc_core::sc_time::from_value(ns_to_ps(m_dma.m_mmu->config.translate_ns))
+                          : sc_core::SC_ZERO_TIME;
+    }
+    bool prepare_stage(TileToken& token) override {
+        const PipelineContext& ctx = *token.ctx;
         const bool read = type() == StageType::dma_read;
         const MemAddress& addr = read ? ctx.read_addr : ctx.write_addr;
-        std::uint64_t pa = addr.value;
+        m_pa = addr.value;
         if (addr.is_va) {
-            sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(m_dma.m_mmu->config.translate_ns)));
             const auto translated = m_dma.m_mmu->translate(addr.value);
             if (!translated) {
                 char va[32];
                 std::snprintf(va, sizeof va, "0x%llx", static_cast<unsigned long long>(addr.value));
                 status().fail(owner_id(), std::string("MMU fault: command ") + ctx.command->id +
                                               " accesses unmapped virtual address " + va);
-                return;
+                return false;
             }
-            pa = *translated;
+            m_pa = *translated;
         }
-        const Route* route = nullptr;
         try {
-            route = &m_dma.m_routes->dma(read ? DmaDirection::read : DmaDirection::write,
-                                         m_index, pa);
+            m_route = &m_dma.m_routes->dma(read ? DmaDirection::read : DmaDirection::write,
+                                           m_index, m_pa);
         } catch (const std::out_of_range& e) {
             status().fail(owner_id(), "command " + ctx.command->id + ": " + e.what());
-            return;
+            return false;
         }
-        m_dma.run_on(m_channel, to_string(type()), read ? MsgKind::dma_read : MsgKind::dma_write,
-                     *route, pa, stage.bytes, cmd, tile);
+        return true;
     }
+    FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
+    bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        const bool read = type() == StageType::dma_read;
+        time = m_dma.begin_on(m_channel, to_string(type()),
+                              read ? MsgKind::dma_read : MsgKind::dma_write, *m_route, m_pa,
+                              token.stage().bytes, static_cast<std::int64_t>(token.ctx->seq),
+                              static_cast<std::int64_t>(token.plan.tile_id));
+        return true;
+    }
+    void end_stage(TileToken&) override { m_dma.end_on(m_channel, to_string(type()), stage_start()); }
 
 public:
     int m_index = 0;
@@ -83,6 +107,8 @@ public:
 private:
     PeDma& m_dma;
     Channel& m_channel;
+    std::uint64_t m_pa = 0;          // prepare_stage() -> begin_stage()
+    const Route* m_route = nullptr;
 };
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
@@ -148,26 +174,37 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
     ch.resource.wait();
     // Busy from the grant to done (T3); the wait for the channel is not busy.
     const sc_core::sc_time start = sc_core::sc_time_stamp();
+    sc_core::wait(begin_on(ch, stage, kind, route, address, bytes, cmd, tile));
+    end_on(ch, stage, start);
+    ch.resource.post();
+    return sc_core::sc_time_stamp();
+}
+
+sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
+                                 std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
+                                 std::int64_t tile) {
     const std::string& target = route.path.back().node->node_id_ref();
     ch.active = true;
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
-    m_trace.emit({start.value(), "engine_start", &node_id_ref(), cmd, tile, stage, nullptr,
-                  static_cast<std::int64_t>(bytes), &target});
+    m_trace.emit({sc_core::sc_time_stamp().value(), "engine_start", &node_id_ref(), cmd, tile,
+                  stage, nullptr, static_cast<std::int64_t>(bytes), &target});
     ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
     ch.txn.ext().tile_id = tile;
     ch.txn.prepare(kind, route, address, bytes);
-    const sc_core::sc_time delay = transport(ch.txn);
-    sc_core::wait(delay);
+    return transport(ch.txn);
+}
+
+void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start) {
     const sc_core::sc_time done = sc_core::sc_time_stamp();
+    const NpuExtension& ext = ch.txn.ext();
+    const std::int64_t cmd = ch.cmd, tile = ch.tile;
     ch.busy += done - start;
-    ch.bytes += bytes;
+    ch.bytes += ext.bytes;
     ch.active = false;
     ch.cmd = ch.tile = -1;
     m_trace.emit({done.value(), "engine_complete", &node_id_ref(), cmd, tile, stage, nullptr,
-                  static_cast<std::int64_t>(bytes), &target});
-    ch.resource.post();
-    return done;
+                  static_cast<std::int64_t>(ext.bytes), &ext.route->path.back().node->node_id_ref()});
 }
 
 std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {

@@ -80,6 +80,13 @@ private:
     sc_core::sc_time run_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
                             std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                             std::int64_t tile);
+    // run_on()'s two halves around its one wait, for a method-mode worker:
+    // at the grant (returns the time to done), and at done (before the
+    // channel is released). `start` is the grant time.
+    sc_core::sc_time begin_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
+                              std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
+                              std::int64_t tile);
+    void end_on(Channel& ch, const char* stage, const sc_core::sc_time& start);
 
     TraceSink& m_trace;
     RunStatus& m_status;

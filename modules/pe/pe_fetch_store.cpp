@@ -9,31 +9,32 @@ public:
     Worker(PeFetchStore& unit, StageType type, TraceSink& trace, RunStatus& status)
         : StageWorker(unit.node_id_ref(), type, trace, status), m_unit(unit) {}
 
+    bool method_mode() const override { return true; }
+
 protected:
-    void process(TileToken& token) override {
+    bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
         const Route& route = fetch ? m_unit.m_routes->fetch() : m_unit.m_routes->store();
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
         m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
         m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
-        sc_core::sc_time remaining =
-            m_unit.transport(m_txn) + sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns));
+        time = m_unit.transport(m_txn) + sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns));
+        return true;
+    }
+    // A sub-context transfer with bank runs stops while a main command
+    // shares its bank (schedule semantics, bank rule).
+    const sc_core::sc_event* stall_event(const TileToken& token) const override {
         const PipelineContext& ctx = *token.ctx;
-        if (ctx.bank_runs.empty() || ctx.context() != ExecContext::sub) {
-            sc_core::wait(remaining);
-        } else {
-            const BankMonitor& banks = *m_unit.m_banks;
-            while (remaining > sc_core::SC_ZERO_TIME) {
-                while (banks.sub_stalled(ctx)) sc_core::wait(banks.bank_event());
-                const sc_core::sc_time from = sc_core::sc_time_stamp();
-                sc_core::wait(remaining, banks.bank_event());
-                remaining -= std::min(remaining, sc_core::sc_time_stamp() - from);
-            }
-        }
-        record_busy(start);
-        trace_engine(false, token, static_cast<std::int64_t>(bytes));
+        if (ctx.bank_runs.empty() || ctx.context() != ExecContext::sub) return nullptr;
+        return &m_unit.m_banks->bank_event();
+    }
+    bool stalled(const TileToken& token) const override {
+        return m_unit.m_banks->sub_stalled(*token.ctx);
+    }
+    void end_stage(TileToken& token) override {
+        record_busy(stage_start());
+        trace_engine(false, token, static_cast<std::int64_t>(token.stage().bytes));
     }
 
 private:

@@ -16,7 +16,7 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
     SC_HAS_PROCESS(PeScheduler);
     SC_THREAD(receive_loop);
     SC_THREAD(dispatch_loop);
-    SC_THREAD(feed_loop);
+    SC_METHOD(feed_step);
     SC_METHOD(record_completions);
     sensitive << m_done_event;
     dont_initialize();
@@ -189,60 +189,95 @@ void PeScheduler::dispatch(PipelineContext& ctx) {
     (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
 }
 
-void PeScheduler::feed_loop() {
-    const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
+void PeScheduler::feed_step() {
     for (;;) {
-        while (m_pending_feeds.empty()) sc_core::wait(m_feed_ready);
-        PipelineContext& ctx = *m_pending_feeds.front();
-        // The loader validated the spec; one planner per command, tiles streamed.
-        TilePlanner planner(ctx.command->composite);
-        ctx.total_tiles = planner.total_tiles();
-        for (bool first = true;; first = false) {
+        switch (m_feed_phase) {
+        case FeedPhase::next_command: {
+            if (m_pending_feeds.empty()) {
+                sc_core::next_trigger(m_feed_ready);
+                return;
+            }
+            PipelineContext& ctx = *m_pending_feeds.front();
+            // The loader validated the spec; one planner per command, tiles streamed.
+            m_planner.emplace(ctx.command->composite);
+            ctx.total_tiles = m_planner->total_tiles();
+            m_feed_first = true;
+            m_feed_phase = FeedPhase::next_tile;
+            break;
+        }
+        case FeedPhase::next_tile: {
             TileToken& token = take_token();
-            if (!planner.next(token.plan)) {
+            if (!m_planner->next(token.plan)) {
                 m_free_tokens.push_back(&token);
+                m_pending_feeds.pop_front();
+                m_feed_phase = FeedPhase::next_command;
                 break;
             }
+            m_feed_token = &token;
+            m_feed_phase = FeedPhase::alloc;
+            break;
+        }
+        case FeedPhase::alloc: {
             // seed 000 §D5.1: input and output buffers of a live tile never
             // overlap; the feeder waits for space (in request order: it is the
             // only allocator) and never holds one buffer while waiting for the other.
-            for (;;) {
-                const auto in = m_reserved.try_alloc(token.plan.in_bytes);
-                if (in) {
-                    if (token.plan.out_bytes == 0) {
-                        token.in_buf = *in;
-                        break;
-                    }
-                    const auto out = m_reserved.try_alloc(token.plan.out_bytes);
-                    if (out) {
-                        token.in_buf = *in;
-                        token.out_buf = *out;
-                        break;
-                    }
+            TileToken& token = *m_feed_token;
+            const auto in = m_reserved.try_alloc(token.plan.in_bytes);
+            bool placed = false;
+            if (in) {
+                if (token.plan.out_bytes == 0) {
+                    token.in_buf = *in;
+                    placed = true;
+                } else if (const auto out = m_reserved.try_alloc(token.plan.out_bytes)) {
+                    token.in_buf = *in;
+                    token.out_buf = *out;
+                    placed = true;
+                } else {
                     m_reserved.free(*in);
                 }
-                sc_core::wait(m_tcm_freed);
+            }
+            if (!placed) {
+                sc_core::next_trigger(m_tcm_freed);
+                return;
             }
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
             m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
                           nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
-            sc_core::wait(overhead);
+            sc_core::next_trigger(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
+            m_feed_phase = FeedPhase::overhead;
+            return;
+        }
+        case FeedPhase::overhead: {
+            TileToken& token = *m_feed_token;
+            PipelineContext& ctx = *m_pending_feeds.front();
             token.ctx = &ctx;
             token.stage_idx = 0;
             token.completed = false;
             token.owner = nullptr;
-            if (first) start_context(ctx);
+            if (m_feed_first) start_context(ctx);
+            m_feed_first = false;
             ++m_tiles_fed;
             m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
                           static_cast<std::int64_t>(ctx.seq),
                           static_cast<std::int64_t>(token.plan.tile_id),
                           to_string(token.stage().type)});
-            // Blocks while the first stage's inbox is full (back-pressure).
-            (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
+            m_feed_phase = FeedPhase::write;
+            break;
         }
-        m_pending_feeds.pop_front();
+        case FeedPhase::write: {
+            // Waits while the first stage's inbox is full (back-pressure).
+            TokenFifo& inbox = *(*m_inboxes)[static_cast<std::size_t>(m_feed_token->stage().type)];
+            if (!inbox.nb_write(m_feed_token)) {
+                sc_core::next_trigger(inbox.data_read_event());
+                return;
+            }
+            m_feed_token = nullptr;
+            m_feed_phase = FeedPhase::next_tile;
+            break;
+        }
+        }
     }
 }
 

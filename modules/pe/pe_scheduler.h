@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "modules/common/config.h"
@@ -28,6 +29,7 @@
 #include "modules/pe/context_scheduler.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tcm_partition.h"
+#include "modules/pe/tile_plan.h"
 #include "modules/pe/tile_token.h"
 #include "tlm_sockets/routed_node.h"
 
@@ -95,7 +97,10 @@ private:
     void dispatch_loop();
     void dispatch(PipelineContext& ctx);
     void note_wait(PipelineContext& ctx, const WaitInfo& wait);
-    void feed_loop();
+    // The feed loop, as a method (docs/speed.md): one activation per wait of
+    // the seed's _feed_loop (next command, TCM space, the per-tile overhead,
+    // room in the first stage's inbox).
+    void feed_step();
     void record_completions();
     void tile_completed(TileToken& token) override;
 
@@ -122,6 +127,11 @@ private:
     sc_core::sc_event m_bank_event;
     std::deque<PipelineContext*> m_pending_feeds;
     sc_core::sc_event m_feed_ready;
+    enum class FeedPhase { next_command, next_tile, alloc, overhead, write };
+    FeedPhase m_feed_phase = FeedPhase::next_command;
+    std::optional<TilePlanner> m_planner;  // of the command being fed
+    TileToken* m_feed_token = nullptr;
+    bool m_feed_first = false;
     std::vector<PipelineContext*> m_done;
     sc_core::sc_event m_done_event;
     sc_core::sc_event m_completed;

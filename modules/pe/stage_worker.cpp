@@ -3,6 +3,8 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/pe/stage_worker.h"
 
+#include <algorithm>
+
 namespace npuvp {
 
 void PipelineContext::complete_tile(TileToken& token) {
@@ -35,6 +37,17 @@ void StageWorker::hand_off(TileToken& token) {
     token.owner = nullptr;
 }
 
+StageWorker::Next StageWorker::advance(TileToken& token) {
+    if (++token.stage_idx == token.plan.stages.size()) {
+        hand_off(token);
+        token.ctx->complete_tile(token);
+        return Next::completed;
+    }
+    if (handles(token.stage().type)) return Next::here;
+    hand_off(token);
+    return Next::elsewhere;
+}
+
 void StageWorker::run() {
     TokenFifo& inbox = *(*m_inboxes)[static_cast<std::size_t>(m_type)];
     for (;;) {
@@ -43,23 +56,144 @@ void StageWorker::run() {
         for (;;) {
             process(*token);
             if (m_status.failed()) return;  // the run is stopping; leave the token be
-            if (++token->stage_idx == token->plan.stages.size()) {
-                hand_off(*token);
-                token->ctx->complete_tile(*token);
-                break;
-            }
-            const StageType next = token->stage().type;
-            if (handles(next)) continue;
-            hand_off(*token);
-            (*m_inboxes)[static_cast<std::size_t>(next)]->write(token);
+            const Next next = advance(*token);
+            if (next == Next::here) continue;
+            if (next == Next::elsewhere)
+                (*m_inboxes)[static_cast<std::size_t>(token->stage().type)]->write(token);
             break;
         }
     }
 }
 
+// The method-mode twin of run() + a thread's process(): each `return` after
+// next_trigger() is where the thread would wait; the next activation resumes
+// at m_phase. Nothing here allocates.
+void StageWorker::step() {
+    using sc_core::next_trigger;
+    using sc_core::sc_time_stamp;
+    for (;;) {
+        switch (m_phase) {
+        case Phase::idle: {
+            TokenFifo& inbox = *(*m_inboxes)[static_cast<std::size_t>(m_type)];
+            TileToken* token = nullptr;
+            if (!inbox.nb_read(token)) {
+                next_trigger(inbox.data_written_event());
+                return;
+            }
+            take(*token);
+            m_token = token;
+            m_phase = Phase::pre;
+            break;
+        }
+        case Phase::pre: {
+            const sc_core::sc_time pre = pre_delay(*m_token);
+            m_phase = Phase::prepare;
+            if (pre != sc_core::SC_ZERO_TIME) {
+                next_trigger(pre);
+                return;
+            }
+            break;
+        }
+        case Phase::prepare:
+            if (!prepare_stage(*m_token)) return;  // the run is stopping; leave the token be
+            m_phase = Phase::acquire;
+            break;
+        case Phase::acquire:
+            m_resource = stage_resource(*m_token);
+            m_waiter.event = &m_grant_event;
+            if (m_resource && !m_resource->acquire(m_waiter)) {
+                m_phase = Phase::queued;
+                next_trigger(m_grant_event);
+                return;
+            }
+            m_phase = Phase::begin;
+            break;
+        case Phase::queued:
+            if (!m_waiter.granted) {
+                next_trigger(m_grant_event);
+                return;
+            }
+            m_resource->acquired(m_waiter);
+            m_phase = Phase::begin;
+            break;
+        case Phase::begin:
+            m_stage_start = sc_time_stamp();
+            if (!begin_stage(*m_token, m_remaining)) return;
+            if (stall_event(*m_token) == nullptr) {
+                // As a thread's wait(time), also for a zero time (one delta).
+                next_trigger(m_remaining);
+                m_phase = Phase::busy;
+                return;
+            }
+            m_phase = Phase::check;
+            break;
+        case Phase::busy:
+            m_phase = Phase::end;
+            break;
+        case Phase::check:
+            if (m_remaining == sc_core::SC_ZERO_TIME) {
+                m_phase = Phase::end;
+                break;
+            }
+            if (stalled(*m_token)) {
+                next_trigger(*stall_event(*m_token));
+                return;
+            }
+            m_from = sc_time_stamp();
+            next_trigger(m_remaining, *stall_event(*m_token));
+            m_phase = Phase::stalled_busy;
+            return;
+        case Phase::stalled_busy:
+            m_remaining -= std::min(m_remaining, sc_time_stamp() - m_from);
+            m_phase = Phase::check;
+            break;
+        case Phase::end: {
+            end_stage(*m_token);
+            if (m_resource) {
+                m_resource->post();
+                m_resource = nullptr;
+            }
+            if (m_status.failed()) return;  // the run is stopping; leave the token be
+            const Next next = advance(*m_token);
+            m_phase = next == Next::here ? Phase::pre : next == Next::elsewhere ? Phase::out
+                                                                                : Phase::idle;
+            break;
+        }
+        case Phase::out: {
+            TokenFifo& to = *(*m_inboxes)[static_cast<std::size_t>(m_token->stage().type)];
+            if (!to.nb_write(m_token)) {
+                next_trigger(to.data_read_event());
+                return;
+            }
+            m_token = nullptr;
+            m_phase = Phase::idle;
+            break;
+        }
+        }
+    }
+}
+
+void StageWorker::process(TileToken&) {
+    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": a thread-mode worker without process()").c_str());
+}
+
+bool StageWorker::begin_stage(TileToken&, sc_core::sc_time&) {
+    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": a method-mode worker without begin_stage()").c_str());
+    return false;
+}
+
+void StageWorker::end_stage(TileToken&) {
+    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": a method-mode worker without end_stage()").c_str());
+}
+
 void spawn_worker(StageWorker& worker, const char* name) {
     sc_core::sc_spawn_options options;
-    sc_core::sc_spawn([&worker] { worker.run(); }, name, &options);
+    if (worker.method_mode()) {
+        options.spawn_method();
+        sc_core::sc_spawn([&worker] { worker.step(); }, name, &options);
+    } else {
+        sc_core::sc_spawn([&worker] { worker.run(); }, name, &options);
+    }
 }
 
 void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {

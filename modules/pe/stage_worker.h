@@ -4,6 +4,16 @@
 // stage in the token's plan, or completes the tile after the last stage.
 // Consecutive stages the same worker handles (a MATH epilogue after a MATH
 // epilogue) run on it without re-entering its inbox (SPEC §3 T3).
+//
+// Two ways to run a worker (docs/speed.md):
+// - a thread (SC_THREAD) around process(), for engines that block in the
+//   middle of a stage (IPCQ ring credit, the RTL engine's clock);
+// - a method (SC_METHOD, no stack, no context switch) for engines whose stage
+//   is "wait a fixed time, take a resource, be busy for a time computed at
+//   the grant, possibly stretched by stalls" (T3). Such an engine overrides
+//   the stage hooks (pre_delay ... end_stage) and method_mode(); step() runs
+//   the hooks as a state machine that waits with next_trigger() exactly where
+//   a thread would call wait(), so both give the same times.
 #pragma once
 
 #include <array>
@@ -12,6 +22,7 @@
 
 #include <systemc>
 
+#include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/tile_token.h"
@@ -38,6 +49,18 @@ public:
         TokenFifo::write(token);
         ++m_fill;
         emit();
+    }
+    bool nb_read(TileToken*& token) override {
+        if (!TokenFifo::nb_read(token)) return false;
+        --m_fill;
+        emit();
+        return true;
+    }
+    bool nb_write(TileToken* const& token) override {
+        if (!TokenFifo::nb_write(token)) return false;
+        ++m_fill;
+        emit();
+        return true;
     }
     const int& fill() const { return m_fill; }
 
@@ -66,8 +89,11 @@ public:
     // Elaboration: where tokens come from and go to.
     void connect(const StageInboxes& inboxes) { m_inboxes = &inboxes; }
 
-    // The worker's process body (spawned by its module).
+    // The worker's process body (spawned by its module): run() as a thread,
+    // step() as a method when method_mode().
     void run();
+    void step();
+    virtual bool method_mode() const { return false; }
 
     StageType type() const { return m_type; }
     // Statistics: busy time (grant of its resource to done) and stages done.
@@ -78,9 +104,29 @@ public:
     void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
 
 protected:
-    // Does the token's current stage; may wait. Adds its busy interval with
-    // record_busy() and traces its start and end with trace_engine().
-    virtual void process(TileToken& token) = 0;
+    // Thread mode: does the token's current stage; may wait. Adds its busy
+    // interval with record_busy() and traces its start and end with
+    // trace_engine().
+    virtual void process(TileToken& token);
+
+    // Method mode, in the order step() calls them for one stage:
+    // a fixed time to wait before anything else (e.g. an MMU translation);
+    virtual sc_core::sc_time pre_delay(const TileToken&) { return sc_core::SC_ZERO_TIME; }
+    // work after it, before the resource (false: the run has failed);
+    virtual bool prepare_stage(TileToken&) { return true; }
+    // the resource to hold for the stage (granted in request order), if any;
+    virtual FifoResource* stage_resource(const TileToken&) { return nullptr; }
+    // at the grant: trace the start, reserve hops; returns the busy time in
+    // `time` (false: the run has failed);
+    virtual bool begin_stage(TileToken& token, sc_core::sc_time& time);
+    // an event that may stall the stage (its time does not run while
+    // stalled(token)); nullptr: never stalls;
+    virtual const sc_core::sc_event* stall_event(const TileToken&) const { return nullptr; }
+    virtual bool stalled(const TileToken&) const { return false; }
+    // at the end of the busy time, before the resource is released.
+    virtual void end_stage(TileToken& token);
+    // The grant time of the stage step() is running.
+    const sc_core::sc_time& stage_start() const { return m_stage_start; }
     // Whether this worker also runs stages of type `next` (chaining in place).
     virtual bool handles(StageType next) const { return next == m_type; }
 
@@ -98,6 +144,21 @@ protected:
 private:
     void take(TileToken& token);
     void hand_off(TileToken& token);
+    // After a stage: whether the token's next stage stays here; completes the
+    // tile after its last stage. Returns the next stage type otherwise.
+    enum class Next { here, elsewhere, completed };
+    Next advance(TileToken& token);
+
+    // step()'s state: where the method resumes when next triggered.
+    enum class Phase { idle, pre, prepare, acquire, queued, begin, busy, check, stalled_busy, end, out };
+    Phase m_phase = Phase::idle;
+    TileToken* m_token = nullptr;
+    FifoResource* m_resource = nullptr;
+    FifoResource::Waiter m_waiter;
+    sc_core::sc_event m_grant_event;
+    sc_core::sc_time m_stage_start;
+    sc_core::sc_time m_remaining;
+    sc_core::sc_time m_from;
 
     const std::string& m_owner_id;
     StageType m_type;
