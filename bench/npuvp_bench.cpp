@@ -134,21 +134,9 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
         std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
         return 3;
     }
-    std::uint64_t tiles = 0, stages = 0, pes = 0, commands = 0;
-    for (const npuvp::SipNodes& sip : platform.sips())
-        for (const npuvp::CubeNodes& cube : sip.cubes)
-            for (const npuvp::PeNodes& pe : cube.pes) {
-                tiles += pe.scheduler->tiles_fed();
-                commands += pe.scheduler->completions().size();
-                if (!pe.scheduler->completions().empty()) ++pes;
-                // DMA stages: one channel grant each (the DMA workers keep no
-                // stage count of their own); the others count their stages.
-                for (auto dir : {npuvp::DmaDirection::read, npuvp::DmaDirection::write})
-                    for (int ch = 0; ch < pe.dma->channels(dir); ++ch)
-                        stages += pe.dma->channel(dir, ch).grants();
-                for (npuvp::StageWorker* w : pe.fetch_store->workers()) stages += w->stages_done();
-                stages += pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
-            }
+    const npuvp::Platform::WorkCounts work = platform.work_counts();
+    std::uint64_t tiles = work.tiles;
+    const std::uint64_t stages = work.stage_events, pes = work.pes, commands = work.commands;
     // MNIST is simple commands (one token each), not composite tiles.
     if (tiles == 0) tiles = commands;
     print_result({{"elab_s", str(elab)},

@@ -332,6 +332,27 @@ std::vector<std::string> Platform::add_traces(sc_core::sc_trace_file* tf,
     return traced;
 }
 
+Platform::WorkCounts Platform::work_counts() const {
+    WorkCounts counts;
+    for (const SipNodes& sip : m_sips)
+        for (const CubeNodes& cube : sip.cubes)
+            for (const PeNodes& pe : cube.pes) {
+                counts.tiles += pe.scheduler->tiles_fed();
+                counts.commands += pe.scheduler->completions().size();
+                if (!pe.scheduler->completions().empty()) ++counts.pes;
+                // DMA stages: one channel grant each (the DMA workers keep no
+                // stage count of their own); the others count their stages.
+                for (auto dir : {DmaDirection::read, DmaDirection::write})
+                    for (int ch = 0; ch < pe.dma->channels(dir); ++ch)
+                        counts.stage_events += pe.dma->channel(dir, ch).grants();
+                for (StageWorker* w : pe.fetch_store->workers())
+                    counts.stage_events += w->stages_done();
+                counts.stage_events +=
+                    pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
+            }
+    return counts;
+}
+
 RoutedNode& Platform::memory_target(std::uint64_t pa) {
     const AddressLocation at = m_resolver.locate(pa);
     CubeNodes& c = cube(at.sip, at.cube);

@@ -110,6 +110,14 @@ public:
     const std::vector<SipNodes>& sips() const { return m_sips; }
     CubeNodes& cube(int sip, int cube) { return m_sips.at(sip).cubes.at(cube); }
     PeNodes& pe(int sip, int cube, int pe) { return this->cube(sip, cube).pes.at(pe); }
+    // Work the pipeline did so far, for speed figures (docs/speed.md):
+    // tiles fed, stage events (one per engine stage done: DMA channel grants
+    // + FETCH, STORE, GEMM, MATH stages), commands completed, PEs that ran one.
+    struct WorkCounts {
+        std::uint64_t tiles = 0, stage_events = 0, commands = 0, pes = 0;
+    };
+    WorkCounts work_counts() const;
+
     const AddressResolver& resolver() const { return m_resolver; }
     RunStatus& status() { return m_status; }
     const RunStatus& status() const { return m_status; }

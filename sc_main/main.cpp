@@ -1,6 +1,7 @@
 // npuvp: the virtual platform's command-line program (docs/cli.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -175,13 +176,15 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf) {
 // wall time), updated about every quarter second; elsewhere it runs in one
 // go. Running in slices changes no simulated time: sc_start(t) stops between
 // events and resumes where it stopped.
-void simulate(const WorkloadRun* run) {
+// Returns the wall seconds the simulation took (for the speed line).
+double simulate(const WorkloadRun* run) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
     if (!isatty(2)) {
         sc_core::sc_start();
-        return;
+        return std::chrono::duration<double>(clock::now() - start).count();
     }
-    using clock = std::chrono::steady_clock;
-    const auto begin = clock::now();
+    const auto begin = start;
     auto last = begin;
     sc_core::sc_time slice(1, sc_core::SC_US);
     // Before the first sc_start there is no pending activity to ask about.
@@ -204,6 +207,21 @@ void simulate(const WorkloadRun* run) {
         std::fflush(stderr);
     }
     if (last != begin) std::fprintf(stderr, "\r%*s\r", 90, "");
+    return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+// Simulation speed: what was simulated per second of wall time. Wall-clock
+// figures vary run to run, so they go only to this line, never to a trace.
+void print_speed(const Platform& platform, double wall_s, std::uint64_t deltas, std::ostream& out) {
+    const Platform::WorkCounts work = platform.work_counts();
+    const double wall = std::max(wall_s, 1e-9);
+    out << "speed    " << std::fixed << std::setprecision(3) << wall_s << " s wall for "
+        << format_ns(sc_core::sc_time_stamp().value()) << " ns simulated; "
+        << work.stage_events << " stage events (" << std::setprecision(2)
+        << static_cast<double>(work.stage_events) / wall / 1e6 << " M/s), " << work.tiles
+        << " tiles (" << static_cast<double>(work.tiles) / wall / 1e6 << " M/s), " << deltas
+        << " delta cycles\n";
+    out.unsetf(std::ios::floatfield);
 }
 
 int run(int argc, char* argv[]) {
@@ -254,7 +272,9 @@ int run(int argc, char* argv[]) {
     if (options.workload) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
-        simulate(&run);
+        const std::uint64_t deltas0 = sc_core::sc_delta_count();
+        const double wall_s = simulate(&run);
+        const std::uint64_t deltas = sc_core::sc_delta_count() - deltas0;
         close_vcd(options, vcd);
         if (options.summary) {
             std::ofstream summary(*options.summary, std::ios::binary | std::ios::trunc);
@@ -277,6 +297,7 @@ int run(int argc, char* argv[]) {
             return exit_run_failed;
         }
         run.print(std::cout);
+        print_speed(platform, wall_s, deltas, std::cout);
         const obs::RunView view = obs::build_view(run, platform, recorded);
         const std::string name = workload.name.empty() ? *options.workload : workload.name;
         const Report report = build_report(run, platform, view, name);
@@ -329,10 +350,15 @@ int run(int argc, char* argv[]) {
 }  // namespace
 }  // namespace npuvp
 
+namespace {
+// The kernel prints its banner on stdout unless told not to, and it may do so
+// before sc_main runs; the summary is what an architect reads, so keep stdout
+// for it. Set at static initialisation, before the kernel's main().
+const int quiet_kernel_banner = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+}  // namespace
+
 int sc_main(int argc, char* argv[]) {
-    // The kernel prints its banner on stdout at sc_start unless told not to;
-    // the summary is what an architect reads, so keep stdout for it.
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    (void)quiet_kernel_banner;
     sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
     try {
         return npuvp::run(argc, argv);

@@ -25,9 +25,13 @@ std::string line_with(const std::string& text, const std::string& prefix) {
     return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
 }
 
-// The printed run up to the outputs' own lines.
+// The printed run up to the outputs' own lines, without the speed line (wall
+// clock: it differs between any two runs).
 std::string schedule_part(const std::string& out) {
-    return out.substr(0, out.find("\ncritical path"));
+    std::string part = out.substr(0, out.find("\ncritical path"));
+    const std::size_t speed = part.find("\nspeed    ");
+    if (speed != std::string::npos) part.erase(speed, part.find('\n', speed + 1) - speed);
+    return part;
 }
 
 }  // namespace
@@ -70,4 +74,23 @@ BOOST_AUTO_TEST_CASE(probe_ignores_outputs_with_a_note) {
     const RunResult r = run_npuvp("--probe-bytes 4096 --timeline cli_outputs_probe.json");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK(r.out.find("ignored for the probe") != std::string::npos);
+}
+
+// The speed line counts the work the run did; the counts (not the wall
+// figures) are fixed by the workload. gemm_bias_relu: 512^3 in 128^3 tiles =
+// 4 x 4 output tiles x 4 K-steps = 64 tiles. Every tile is DMA_READ, FETCH,
+// GEMM (3 stage events); the 16 last-K tiles add MATH bias_add, MATH relu,
+// STORE, DMA_WRITE (4 more): 64 * 3 + 16 * 4 = 256 stage events.
+BOOST_AUTO_TEST_CASE(speed_line_counts_the_runs_work) {
+    const RunResult r = run_npuvp("--workload " + workload("gemm_bias_relu"));
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string speed = line_with(r.out, "speed    ");
+    BOOST_TEST_MESSAGE(speed);
+    // The simulated time is the run's end: the makespan line's figure.
+    const std::string makespan = line_with(r.out, "makespan ");
+    BOOST_REQUIRE(!makespan.empty());
+    const std::string ns = makespan.substr(9, makespan.find(" ns") - 9);
+    BOOST_CHECK(speed.find(" s wall for " + ns + " ns simulated; ") != std::string::npos);
+    BOOST_CHECK(speed.find("; 256 stage events (") != std::string::npos);
+    BOOST_CHECK(speed.find("), 64 tiles (") != std::string::npos);
 }
