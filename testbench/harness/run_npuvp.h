@@ -34,6 +34,14 @@ inline RunResult run_npuvp(const std::string& args) {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
+// npuvp's output without its speed line (docs/cli.md): the one line that
+// holds wall-clock figures, so it differs between any two runs.
+inline std::string without_speed_line(std::string out) {
+    const std::size_t at = out.find("\nspeed    ");
+    if (at != std::string::npos) out.erase(at, out.find('\n', at + 1) - at);
+    return out;
+}
+
 inline std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream s;

@@ -25,13 +25,9 @@ std::string line_with(const std::string& text, const std::string& prefix) {
     return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
 }
 
-// The printed run up to the outputs' own lines, without the speed line (wall
-// clock: it differs between any two runs).
+// The printed run up to the outputs' own lines, without the speed line.
 std::string schedule_part(const std::string& out) {
-    std::string part = out.substr(0, out.find("\ncritical path"));
-    const std::size_t speed = part.find("\nspeed    ");
-    if (speed != std::string::npos) part.erase(speed, part.find('\n', speed + 1) - speed);
-    return part;
+    return npuvp::test::without_speed_line(out.substr(0, out.find("\ncritical path")));
 }
 
 }  // namespace
