@@ -27,6 +27,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -196,10 +197,36 @@ SC_MODULE(PingPong) {
     }
 };
 
-int run_kernel_case(std::uint64_t iters) {
+// The same with two SC_METHODs (no stacks, no context switch): the limit for
+// npuvp's stage workers, which are methods (docs/speed.md). `iters` round
+// trips = 2·iters method activations.
+SC_MODULE(PingPongMethod) {
+    std::uint64_t iters = 0, done = 0;
+    sc_core::sc_event to_a, to_b;
+    void a() {
+        if (done++ < iters) to_b.notify(sc_core::SC_ZERO_TIME);
+    }
+    void b() { to_a.notify(sc_core::SC_ZERO_TIME); }
+    SC_CTOR(PingPongMethod) {
+        SC_METHOD(a);
+        sensitive << to_a;
+        SC_METHOD(b);
+        sensitive << to_b;
+        dont_initialize();
+    }
+};
+
+int run_kernel_case(std::uint64_t iters, bool methods) {
     const auto t0 = clock_type::now();
-    PingPong pp("pingpong");
-    pp.iters = iters;
+    std::unique_ptr<PingPong> threads_pp;
+    std::unique_ptr<PingPongMethod> methods_pp;
+    if (methods) {
+        methods_pp = std::make_unique<PingPongMethod>("pingpong");
+        methods_pp->iters = iters;
+    } else {
+        threads_pp = std::make_unique<PingPong>("pingpong");
+        threads_pp->iters = iters;
+    }
     const double elab = seconds_since(t0);
     // The kernel's initialisation (end of elaboration, every process started
     // on its own stack, the t = 0 delta cycles), timed on its own: it costs
@@ -322,6 +349,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("scale_64", "one", 512, 512, 512, 0);
         gemm("scale_512", "one", 1024, 1024, 1024, 0);
         gemm("kernel", "kernel", 100000, 0, 0, 0);
+        gemm("kernel_m", "kernel_method", 100000, 0, 0, 0);
     } else {
         gemm("pe1_gemm", "one", 2048, 2048, 2048, 1);         // 16·16·16 = 4096 tokens
         gemm("pe8_gemm", "eight", 2048, 2048, 2048, 8);       // 8 x 4096
@@ -332,6 +360,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("scale_100k", "one", 5120, 6400, 6400, 0);       // 40·50·50 = 100 000
         gemm("scale_1m", "one", 12800, 12800, 12800, 0);      // 100·100·100 = 1 000 000
         gemm("kernel", "kernel", 5000000, 0, 0, 0);
+        gemm("kernel_m", "kernel_method", 5000000, 0, 0, 0);
     }
 
     const std::string tmp = "/tmp/npuvp_bench." + std::to_string(getpid());
@@ -413,9 +442,10 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
               << "stg/tok" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
               << "RSS MiB" << std::setw(16) << "makespan us" << "\n";
     const Case* kernel = nullptr;
+    const Case* kernel_m = nullptr;
     for (const Case& c : cases) {
-        if (c.what == "kernel") {
-            kernel = &c;
+        if (c.what == "kernel" || c.what == "kernel_method") {
+            (c.what == "kernel" ? kernel : kernel_m) = &c;
             continue;
         }
         std::cout << std::left << std::setw(11) << c.name << std::right;
@@ -442,6 +472,15 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                   << fixed(kernel->r.at("wall_s"), 3) << " s = " << sci(switches_per_s)
                   << " switches/s (" << fixed(1e9 / switches_per_s, 1) << " ns each), RSS "
                   << fixed(kernel->rss_mib, 1) << " MiB\n";
+    }
+
+    double activations_per_s = 0;
+    if (kernel_m && kernel_m->ok) {
+        activations_per_s = kernel_m->r.at("switches") / kernel_m->r.at("wall_s");
+        std::cout << "kernel_m   2 SC_METHODs ping-ponging on sc_events: "
+                  << std::uint64_t(kernel_m->r.at("switches")) << " activations in "
+                  << fixed(kernel_m->r.at("wall_s"), 3) << " s = " << sci(activations_per_s)
+                  << " activations/s (" << fixed(1e9 / activations_per_s, 1) << " ns each)\n";
     }
 
     // ---- ratios
@@ -474,7 +513,11 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                       << " stage events/s = " << fixed(100.0 * stage_rate / switches_per_s, 2)
                       << "% of the kernel's switches/s; wall per token = "
                       << fixed(c.r.at("wall_s") / c.r.at("tokens") * switches_per_s, 1)
-                      << " kernel context switches' worth\n";
+                      << " kernel context switches' worth";
+            if (activations_per_s > 0)
+                std::cout << " = " << fixed(c.r.at("wall_s") / c.r.at("tokens") * activations_per_s, 1)
+                          << " method activations' worth";
+            std::cout << "\n";
         }
     }
     return all_ok ? 0 : 1;
@@ -518,7 +561,8 @@ int sc_main(int argc, char* argv[]) {
     }
     try {
         if (what.empty()) return run_parent(smoke, baseline, script, repeats > 0 ? repeats : smoke ? 1 : 3);
-        if (what == "kernel") return run_kernel_case(m);
+        if (what == "kernel" || what == "kernel_method")
+            return run_kernel_case(m, what == "kernel_method");
         if (what == "routes") return run_routes_case();
         return run_model_case(what, m, k, n);
     } catch (const std::exception& e) {
