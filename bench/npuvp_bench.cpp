@@ -507,7 +507,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     if (switches_per_s > 0) {
         std::cout << "\nagainst the raw kernel (" << sci(switches_per_s) << " switches/s):\n";
         for (const Case& c : cases) {
-            if (!c.ok || c.what == "kernel") continue;
+            if (!c.ok || c.what == "kernel" || c.what == "kernel_method") continue;
             const double stage_rate = c.r.at("stages") / c.r.at("wall_s");
             std::cout << "  " << std::left << std::setw(10) << c.name << std::right
                       << " stage events/s = " << fixed(100.0 * stage_rate / switches_per_s, 2)
