@@ -26,6 +26,7 @@
 #include "platform/workload_run.h"
 #include "sc_main/cli.h"
 #include "sc_main/compare.h"
+#include "sc_main/sweep.h"
 
 namespace npuvp {
 namespace {
@@ -271,6 +272,7 @@ int finish(int code, const std::string& error = "") {
 }
 
 int run(int argc, char* argv[]) {
+    if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
     note_summary_request(argc, argv);
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
