@@ -174,9 +174,13 @@ struct Dot {
 
 void write_plot(std::ostream& out, const Table& t, const std::string& title, std::size_t xc,
                 std::size_t yc, const std::vector<Dot>& dots, const std::vector<std::string>& series,
-                const std::vector<std::size_t>& front) {
+                const std::vector<std::size_t>& front, bool lines) {
     using obs::xml_text;
-    constexpr double W = 980, H = 620, L = 90, R = 700, T = 50, B = 550;
+    // The legend's width follows its longest label (about 7 px a character).
+    std::size_t longest = 20;
+    for (const std::string& s : series) longest = std::max(longest, s.size());
+    constexpr double H = 620, L = 90, R = 700, T = 50, B = 550;
+    const double W = R + 50 + 7.0 * static_cast<double>(std::min<std::size_t>(longest, 120));
     double xmin = dots.front().x, xmax = xmin, ymin = dots.front().y, ymax = ymin;
     for (const Dot& d : dots) {
         xmin = std::min(xmin, d.x);
@@ -212,7 +216,7 @@ void write_plot(std::ostream& out, const Table& t, const std::string& title, std
 
     // One line per series (points sharing every other parameter), by x.
     out << "<g class=\"series\" fill=\"none\" stroke-width=\"1.5\">\n";
-    for (std::size_t s = 0; s < series.size(); ++s) {
+    for (std::size_t s = 0; lines && s < series.size(); ++s) {
         std::vector<const Dot*> line;
         for (const Dot& d : dots)
             if (d.series == s) line.push_back(&d);
@@ -295,7 +299,9 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
         for (const std::string& m : o.maximize) {
             if (m != o.x && m != o.y) bad("--maximize " + m + ": not a plotted column (--x / --y)");
         }
-        // Series: the values of the parameters other than x.
+        // Series, when x is a parameter: the points that share the values of
+        // the other parameters, one line each. Two results: one cloud.
+        const bool x_is_param = xc <= t.params;
         std::vector<std::string> series;
         std::map<std::string, std::size_t> series_index;
         std::vector<Dot> dots;
@@ -305,9 +311,9 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
             const auto x = as_number(row[xc]), y = as_number(row[yc]);
             if (!x || !y) continue;
             std::string key;
-            for (std::size_t p = 1; p <= t.params; ++p)
+            for (std::size_t p = 1; x_is_param && p <= t.params; ++p)
                 if (p != xc && p != yc) key += (key.empty() ? "" : ", ") + t.columns[p] + "=" + row[p];
-            if (key.empty()) key = "all points";
+            if (key.empty()) key = x_is_param ? "all points" : "ok points";
             const auto [it, fresh] = series_index.insert({key, series.size()});
             if (fresh) series.push_back(key);
             dots.push_back({r, *x, *y, it->second});
@@ -336,7 +342,7 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
                     << o.y << " " << t.rows[dots[k].row][yc] << "\n";
         }
         const std::string title = plan.name + ": " + o.y + " vs " + o.x;
-        write_file_atomically(o.plot, [&](std::ostream& f) { write_plot(f, t, title, xc, yc, dots, series, front); });
+        write_file_atomically(o.plot, [&](std::ostream& f) { write_plot(f, t, title, xc, yc, dots, series, front, x_is_param); });
         out << "plot    " << o.plot << " (" << dots.size() << " points)\n";
     }
     return t.failed || t.not_done ? exit_run_failed : exit_ok;

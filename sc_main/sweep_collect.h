@@ -1,8 +1,9 @@
 // `npuvp sweep collect DIR`: the points' summaries merged into one CSV, one
 // row per point in plan order (parameters, then results; docs/sweep.md
 // "Results CSV"), and, when asked, an SVG plot of one column against another
-// — every ok point, joined into one line per combination of the other
-// parameters — optionally with the Pareto front of the two plotted columns.
+// — every ok point; against a parameter, joined into one line per
+// combination of the other parameters — optionally with the Pareto front of
+// the two plotted columns.
 // Only deterministic figures go into the CSV (no wall-clock speed), so the
 // same sweep gives the same bytes whichever backend ran it.
 #pragma once

@@ -543,7 +543,10 @@ BOOST_AUTO_TEST_CASE(sweep_collect_plots_and_pareto_front) {
     BOOST_CHECK_MESSAGE(r.out.find("Pareto front of makespan_ns (min) and util_dma_read (min): " +
                                    std::to_string(front.size()) + " points") != std::string::npos, r.out);
     for (const std::string& id : front) BOOST_CHECK_MESSAGE(r.out.find("  " + id + "  ") != std::string::npos, id);
-    BOOST_CHECK_EQUAL(count(slurp(dir + "/p.svg"), "<circle class=\"front\""), front.size());
+    const std::string pareto_svg = slurp(dir + "/p.svg");
+    BOOST_CHECK_EQUAL(count(pareto_svg, "<circle class=\"front\""), front.size());
+    BOOST_CHECK_EQUAL(count(pareto_svg, "<circle class=\"point\""), 12u);
+    BOOST_CHECK_EQUAL(count(pareto_svg, "<polyline stroke=\"#"), 0u);  // two results: no series lines
     // A column that does not exist is named with the ones that do.
     r = run_npuvp("sweep collect " + dir + "/out --plot " + dir + "/q.svg --x bw --y makespan_ns");
     BOOST_CHECK_EQUAL(r.code, 2);
