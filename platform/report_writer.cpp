@@ -92,25 +92,13 @@ std::vector<Report::Step> critical_path(const obs::RunView& view) {
     return chain;
 }
 
-Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
-                    const std::string& workload_name) {
-    Report r;
-    r.workload = workload_name;
-    r.makespan_ps = run.makespan_ps();
-    std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
-    for (const auto& s : view.engines) ++slices[{s.group, s.lane}];
-    for (const EngineBusy& e : run.engines()) {
-        Report::Engine x{e.pe, e.engine, e.busy_ps, 0, 0.0};
-        const auto it = slices.find({e.pe, e.engine});
-        if (it != slices.end()) x.slices = it->second;
-        x.utilisation = r.makespan_ps ? static_cast<double>(e.busy_ps) / static_cast<double>(r.makespan_ps) : 0.0;
-        r.engines.push_back(x);
-    }
-
+std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platform& platform,
+                                             std::uint64_t makespan_ps) {
+    std::vector<Report::Traffic> traffic;
     auto add = [&](const std::string& kind, const std::string& name, std::uint64_t bytes,
                    std::uint64_t busy, std::uint64_t transfers, double peak) {
-        r.traffic.push_back({kind, name, bytes, busy, transfers, gbs(bytes, busy),
-                             gbs(bytes, r.makespan_ps), peak});
+        traffic.push_back({kind, name, bytes, busy, transfers, gbs(bytes, busy),
+                           gbs(bytes, makespan_ps), peak});
     };
     // DMA per launched PE (in the run's PE order), read and write direction.
     const PeDmaConfig& dma = platform.config().cube.pe_template.dma;
@@ -145,6 +133,25 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
                 add("memory", t->node_id_ref(), port.bytes(), port.busy_ps(), port.transfers(), port.bw_gbs());
             }
         }
+    return traffic;
+}
+
+Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
+                    const std::string& workload_name) {
+    Report r;
+    r.workload = workload_name;
+    r.makespan_ps = run.makespan_ps();
+    std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
+    for (const auto& s : view.engines) ++slices[{s.group, s.lane}];
+    for (const EngineBusy& e : run.engines()) {
+        Report::Engine x{e.pe, e.engine, e.busy_ps, 0, 0.0};
+        const auto it = slices.find({e.pe, e.engine});
+        if (it != slices.end()) x.slices = it->second;
+        x.utilisation = r.makespan_ps ? static_cast<double>(e.busy_ps) / static_cast<double>(r.makespan_ps) : 0.0;
+        r.engines.push_back(x);
+    }
+
+    r.traffic = measure_traffic(run, platform, r.makespan_ps);
 
     const auto waits = run.waits_by_cause();
     for (std::size_t i = 1; i < wait_cause_count; ++i)

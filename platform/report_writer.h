@@ -60,6 +60,12 @@ struct Report {
     std::vector<Request> requests;
 };
 
+// Bytes moved per PE DMA direction (launched PEs, in run order), per fabric
+// link and per memory target port, each with bytes > 0 (Report::traffic).
+// Reads the platform's counters only: valid after any run, finished or not.
+std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platform& platform,
+                                             std::uint64_t makespan_ps);
+
 Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
                     const std::string& workload_name);
 

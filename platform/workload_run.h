@@ -63,11 +63,6 @@ public:
     std::vector<std::uint64_t> waits_by_cause() const;
     const IoCpu* host() const { return m_host; }
 
-    // The machine-readable summary (docs/cli.md, "Summary JSON").
-    void write_summary(std::ostream& out, const std::string& topology,
-                       const std::string& workload, const std::vector<std::string>& sets,
-                       const std::string& status, const std::string& error) const;
-
     void print(std::ostream& out) const;
 
 private:

@@ -15,6 +15,7 @@ namespace {
 
 const char* cli_usage() {
     return "usage: npuvp [options]\n"
+           "       npuvp sweep run|collect|point|task ...   (design-space sweeps: npuvp sweep --help)\n"
            "\n"
            "Runs the npuvp virtual platform on a topology and prints its summary.\n"
            "\n"

@@ -1,8 +1,5 @@
 #include "sc_main/compare.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,7 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-extern char** environ;
+#include "sc_main/self_exec.h"
 
 namespace npuvp {
 namespace {
@@ -35,27 +32,6 @@ std::string stem(const std::string& path) {
     std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     const std::size_t dot = name.rfind('.');
     return dot == std::string::npos ? name : name.substr(0, dot);
-}
-
-// Runs npuvp with `args`, its output to `log`; returns its exit code.
-int spawn(const std::vector<std::string>& args, const std::string& log) {
-    std::vector<char*> argv;
-    std::string self = "/proc/self/exe";
-    argv.push_back(self.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) return -1;
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 std::string first_error(const std::string& log) {
@@ -104,7 +80,8 @@ int run_compare(const CliOptions& options, std::ostream& out) {
         const std::string summary = std::string(dir) + "/v" + std::to_string(i) + ".json";
         const std::string log = std::string(dir) + "/v" + std::to_string(i) + ".log";
         v.args.insert(v.args.end(), {"--summary", summary});
-        v.code = spawn(v.args, log);
+        const ChildExit child = run_self(v.args, log);
+        v.code = child.started && !child.signal ? child.code : -1;
         try {
             const YAML::Node s = YAML::LoadFile(summary);  // JSON is YAML
             v.makespan_ns = s["makespan_ns"].as<double>();

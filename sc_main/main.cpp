@@ -12,11 +12,14 @@
 
 #include <systemc>
 
+#include "platform/atomic_file.h"
 #include "platform/config_error.h"
 #include "platform/gtkw_writer.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
 #include "platform/report_writer.h"
+#include "platform/run_summary.h"
+#include "platform/sim_speed.h"
 #include "platform/svg_writer.h"
 #include "platform/timeline_writer.h"
 #include "platform/topology_loader.h"
@@ -24,6 +27,7 @@
 #include "platform/workload_run.h"
 #include "sc_main/cli.h"
 #include "sc_main/compare.h"
+#include "sc_main/sweep.h"
 
 namespace npuvp {
 namespace {
@@ -175,16 +179,17 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf) {
 // (simulated time, share of known commands done, kernel events per second of
 // wall time), updated about every quarter second; elsewhere it runs in one
 // go. Running in slices changes no simulated time: sc_start(t) stops between
-// events and resumes where it stopped.
-// Returns the wall seconds the simulation took (for the speed line).
-double simulate(const WorkloadRun* run) {
+// events and resumes where it stopped. Returns the wall-clock speed.
+SimSpeed simulate(const WorkloadRun* run) {
     using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
+    SimStopwatch watch;
+    watch.start();
     if (!isatty(2)) {
         sc_core::sc_start();
-        return std::chrono::duration<double>(clock::now() - start).count();
+        watch.stop();
+        return watch.speed();
     }
-    const auto begin = start;
+    const auto begin = clock::now();
     auto last = begin;
     sc_core::sc_time slice(1, sc_core::SC_US);
     // Before the first sc_start there is no pending activity to ask about.
@@ -195,7 +200,7 @@ double simulate(const WorkloadRun* run) {
         if (since_print < 0.05) slice = slice * 2;  // cheap slices: take bigger ones
         if (since_print < 0.25) continue;
         last = now;
-        const double wall = std::chrono::duration<double>(now - begin).count();
+        const double wall = watch.elapsed_s();
         std::fprintf(stderr, "\r[npuvp] t = %.3f us", sc_core::sc_time_stamp().to_seconds() * 1e6);
         if (run && run->known_commands())
             std::fprintf(stderr, ", commands %llu / %llu (%.0f%%)",
@@ -207,26 +212,85 @@ double simulate(const WorkloadRun* run) {
         std::fflush(stderr);
     }
     if (last != begin) std::fprintf(stderr, "\r%*s\r", 90, "");
-    return std::chrono::duration<double>(clock::now() - start).count();
+    watch.stop();
+    return watch.speed();
 }
 
 // Simulation speed: what was simulated per second of wall time. Wall-clock
-// figures vary run to run, so they go only to this line, never to a trace.
-void print_speed(const Platform& platform, double wall_s, std::uint64_t deltas, std::ostream& out) {
-    const Platform::WorkCounts work = platform.work_counts();
-    const double wall = std::max(wall_s, 1e-9);
-    out << "speed    " << std::fixed << std::setprecision(3) << wall_s << " s wall for "
-        << format_ns(sc_core::sc_time_stamp().value()) << " ns simulated; "
-        << work.stage_events << " stage events (" << std::setprecision(2)
-        << static_cast<double>(work.stage_events) / wall / 1e6 << " M/s), " << work.tiles
-        << " tiles (" << static_cast<double>(work.tiles) / wall / 1e6 << " M/s), " << deltas
-        << " delta cycles\n";
+// figures vary run to run, so they go only to this line and the summary's
+// `speed`, never to a trace.
+void print_speed(const SimSpeed& speed, std::ostream& out) {
+    out << "speed    " << std::fixed << std::setprecision(3) << speed.wall_s << " s wall for "
+        << format_ns(speed.sim_ps) << " ns simulated; " << speed.stage_events
+        << " stage events (" << std::setprecision(2) << speed.stage_events_per_s() / 1e6
+        << " M/s), " << speed.tiles << " tiles (" << speed.tiles_per_s() / 1e6 << " M/s), "
+        << speed.delta_cycles << " delta cycles\n";
     out.unsetf(std::ios::floatfield);
 }
 
+// The --summary file of this process (docs/cli.md "Summary JSON"). Its path
+// and inputs are read from the raw arguments before anything can fail, so a
+// run rejected for bad input still leaves a summary saying why; it is written
+// once: by run() at its end, or by sc_main's handler when run() throws.
+struct PendingSummary {
+    std::optional<std::string> path;
+    RunSummary data;
+};
+
+PendingSummary& pending_summary() {
+    static PendingSummary pending;
+    return pending;
+}
+
+void note_summary_request(int argc, char* argv[]) {
+    PendingSummary& p = pending_summary();
+    p.data.inputs.topology = std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml";
+    for (int i = 1; i + 1 < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--summary") p.path = argv[++i];
+        else if (arg == "--topology") p.data.inputs.topology = argv[++i];
+        else if (arg == "--workload") p.data.inputs.workload = argv[++i];
+        else if (arg == "--set") p.data.inputs.sets.push_back(argv[++i]);
+    }
+}
+
+}  // namespace
+
+// Writes the pending summary, if one was asked for, with this outcome.
+// Returns false (after saying so on stderr) when the file cannot be written.
+bool write_pending_summary(int exit_code, const std::string& error) {
+    PendingSummary& p = pending_summary();
+    if (!p.path) return true;
+    const std::string path = *p.path;
+    p.path.reset();  // once, whatever happens next
+    p.data.exit_code = exit_code;
+    p.data.status = summary_status(exit_code);
+    p.data.error = error;
+    try {
+        write_file_atomically(path, [&](std::ostream& o) { write_summary_json(o, p.data); });
+    } catch (const std::exception& e) {
+        std::cerr << "npuvp: error: --summary: " << e.what() << "\n";
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+// Ends run() with `code`: the summary records it (a summary that cannot be
+// written turns success into bad input, exit 2).
+int finish(int code, const std::string& error = "") {
+    if (!write_pending_summary(code, error) && code == exit_ok) return exit_bad_input;
+    return code;
+}
+
 int run(int argc, char* argv[]) {
+    if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
+    note_summary_request(argc, argv);
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
+    if (!options.workload || !options.compare.empty() || options.list || !options.routes.empty())
+        pending_summary().path.reset();  // a summary is of a --workload run
     if (options.help) {
         std::cout << cli_usage();
         return exit_ok;
@@ -272,21 +336,13 @@ int run(int argc, char* argv[]) {
     if (options.workload) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
-        const std::uint64_t deltas0 = sc_core::sc_delta_count();
-        const double wall_s = simulate(&run);
-        const std::uint64_t deltas = sc_core::sc_delta_count() - deltas0;
+        SimSpeed speed = simulate(&run);
+        const Platform::WorkCounts work = platform.work_counts();
+        speed.stage_events = work.stage_events;
+        speed.tiles = work.tiles;
         close_vcd(options, vcd);
-        if (options.summary) {
-            std::ofstream summary(*options.summary, std::ios::binary | std::ios::trunc);
-            const bool ok = run.finished();
-            run.write_summary(summary, options.topology, *options.workload, options.set_texts,
-                              ok ? "ok" : "failed",
-                              ok ? "" : platform.status().failed() ? platform.status().error()
-                                                                   : run.diagnosis());
-            if (!summary)
-                throw ConfigError({"command line", 0, 0, ""},
-                                  "--summary: cannot write '" + *options.summary + "'");
-        }
+        pending_summary().data.take_results(run, platform);
+        pending_summary().data.speed = speed;
         if (!run.finished()) {
             run.print(std::cout);
             std::cerr << "npuvp: run failed";
@@ -294,10 +350,11 @@ int run(int argc, char* argv[]) {
                 std::cerr << " (the simulation ran out of events with work outstanding or a "
                              "failed request)";
             std::cerr << ":\n" << run.diagnosis();
-            return exit_run_failed;
+            return finish(exit_run_failed, platform.status().failed() ? platform.status().error()
+                                                                       : run.diagnosis());
         }
         run.print(std::cout);
-        print_speed(platform, wall_s, deltas, std::cout);
+        print_speed(speed, std::cout);
         const obs::RunView view = obs::build_view(run, platform, recorded);
         const std::string name = workload.name.empty() ? *options.workload : workload.name;
         const Report report = build_report(run, platform, view, name);
@@ -339,12 +396,13 @@ int run(int argc, char* argv[]) {
     if (options.trace) {
         trace_file.flush();
         if (!trace_file) {
-            std::cerr << "npuvp: error: writing the trace to '" << *options.trace << "' failed\n";
-            return exit_run_failed;
+            const std::string error = "writing the trace to '" + *options.trace + "' failed";
+            std::cerr << "npuvp: error: " << error << "\n";
+            return finish(exit_run_failed, error);
         }
         std::cout << "trace    " << trace.events() << " events -> " << *options.trace << "\n";
     }
-    return exit_ok;
+    return finish(exit_ok);
 }
 
 }  // namespace
@@ -364,15 +422,19 @@ int sc_main(int argc, char* argv[]) {
         return npuvp::run(argc, argv);
     } catch (const npuvp::ConfigError& e) {
         std::cerr << "npuvp: error: " << e.what() << "\n";
+        npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
         return npuvp::exit_bad_input;
     } catch (const std::invalid_argument& e) {
         std::cerr << "npuvp: error: " << e.what() << "\n";
+        npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
         return npuvp::exit_bad_input;
     } catch (const std::logic_error& e) {
         std::cerr << "npuvp: internal error: " << e.what() << "\n";
+        npuvp::write_pending_summary(npuvp::exit_internal, e.what());
         return npuvp::exit_internal;
     } catch (const std::exception& e) {
         std::cerr << "npuvp: run failed: " << e.what() << "\n";
+        npuvp::write_pending_summary(npuvp::exit_run_failed, e.what());
         return npuvp::exit_run_failed;
     }
 }

@@ -1,0 +1,351 @@
+#include "sc_main/sweep_collect.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "platform/atomic_file.h"
+#include "platform/config_error.h"
+#include "platform/timeline_writer.h"
+#include "sc_main/cli.h"
+#include "sc_main/sweep_plan.h"
+
+namespace npuvp {
+namespace {
+
+// Result columns taken from each point's summary (docs/sweep.md "Results CSV").
+const char* const kTotals[] = {"dma_read_bytes", "dma_write_bytes", "link_bytes",
+                               "memory_bytes",   "dma_read_gbs",    "dma_write_gbs"};
+const char* const kCauses[] = {"context", "dependency", "resource", "bank"};
+
+struct Table {
+    std::vector<std::string> columns;
+    std::vector<std::vector<std::string>> rows;  // one per point, plan order
+    std::size_t params = 0;                      // columns 1 .. params are parameters
+    std::size_t ok = 0, failed = 0, not_done = 0;
+};
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string fixed6(double v) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.6f", v);
+    return buffer;
+}
+
+Table build_table(const std::string& dir, const SweepPlan& plan) {
+    Table t;
+    t.columns.push_back("id");
+    for (const SweepParam& p : plan.params) t.columns.push_back(p.name);
+    t.params = plan.params.size();
+    t.columns.insert(t.columns.end(), {"status", "exit_code", "makespan_ns"});
+    for (const char* c : kTotals) t.columns.push_back(c);
+    for (const char* c : kCauses) t.columns.push_back(std::string("wait_") + c + "_ns");
+    const std::size_t fixed_columns = t.columns.size();
+
+    // Engines: mean utilisation over the launched PEs, one column per engine
+    // in the order first seen (plan order, then summary order).
+    std::vector<std::string> engines;
+    std::vector<std::map<std::string, std::string>> util(plan.points.size());
+    std::vector<std::vector<std::string>> body(plan.points.size());
+    std::vector<std::string> errors(plan.points.size());
+    for (const SweepPoint& pt : plan.points) {
+        std::vector<std::string>& row = body[pt.index];
+        row.push_back(pt.id);
+        row.insert(row.end(), pt.values.begin(), pt.values.end());
+        const PointResult r = read_point_result(dir, pt.id);
+        if (!r.done) {
+            ++t.not_done;
+            row.push_back("not_done");
+            row.resize(fixed_columns);
+            continue;
+        }
+        row.push_back(r.status);
+        row.push_back(std::to_string(r.exit_code));
+        errors[pt.index] = r.error;
+        if (r.status != "ok") {
+            ++t.failed;
+            row.resize(fixed_columns);  // no results from a run that did not finish
+            continue;
+        }
+        YAML::Node s;
+        try {
+            s = YAML::LoadFile(point_dir(dir, pt.id) + "/summary.json");
+            row.push_back(s["makespan_ns"].Scalar());
+            for (const char* c : kTotals) row.push_back(s["totals"][c].Scalar());
+            for (const char* c : kCauses) row.push_back(s["waits_ns"][c].Scalar());
+            std::map<std::string, std::pair<double, int>> sums;
+            for (const auto& e : s["engines"]) {
+                const std::string name = e["engine"].as<std::string>();
+                if (std::find(engines.begin(), engines.end(), name) == engines.end()) engines.push_back(name);
+                sums[name].first += e["utilisation"].as<double>();
+                sums[name].second += 1;
+            }
+            for (const auto& [name, sum] : sums) util[pt.index][name] = fixed6(sum.first / sum.second);
+            ++t.ok;
+        } catch (const std::exception& e) {
+            row.resize(t.params + 1);
+            row.push_back("failed");
+            row.push_back(std::to_string(r.exit_code));
+            errors[pt.index] = "the summary of an ok point is unreadable: " + std::string(e.what());
+            row.resize(fixed_columns);
+            ++t.failed;
+        }
+    }
+    for (const std::string& e : engines) t.columns.push_back("util_" + lower(e));
+    t.columns.push_back("error");
+    for (const SweepPoint& pt : plan.points) {
+        std::vector<std::string>& row = body[pt.index];
+        for (const std::string& e : engines) {
+            const auto it = util[pt.index].find(e);
+            row.push_back(it == util[pt.index].end() ? "" : it->second);
+        }
+        row.push_back(errors[pt.index]);
+        t.rows.push_back(row);
+    }
+    return t;
+}
+
+std::string csv_cell(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+// ------------------------------------------------------------ plot
+
+std::optional<double> as_number(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+std::string num(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2f", v);
+    return buffer;
+}
+
+std::string label(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", v);
+    return buffer;
+}
+
+// An axis from lo to hi with 1, 2 or 5 x 10^k steps, about six ticks.
+struct Scale {
+    double lo, hi, step;
+    Scale(double min, double max) {
+        if (max <= min) {
+            const double pad = min == 0 ? 1.0 : std::fabs(min) * 0.1;
+            min -= pad;
+            max += pad;
+        }
+        const double raw = (max - min) / 6.0;
+        const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+        step = mag * (raw <= mag ? 1 : raw <= 2 * mag ? 2 : raw <= 5 * mag ? 5 : 10);
+        lo = std::floor(min / step) * step;
+        hi = std::ceil(max / step) * step;
+    }
+    double at(double v, double from, double to) const { return from + (v - lo) / (hi - lo) * (to - from); }
+};
+
+const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+struct Dot {
+    std::size_t row;
+    double x, y;
+    std::size_t series;
+};
+
+void write_plot(std::ostream& out, const Table& t, const std::string& title, std::size_t xc,
+                std::size_t yc, const std::vector<Dot>& dots, const std::vector<std::string>& series,
+                const std::vector<std::size_t>& front, bool lines) {
+    using obs::xml_text;
+    // The legend's width follows its longest label (about 7 px a character).
+    std::size_t longest = 20;
+    for (const std::string& s : series) longest = std::max(longest, s.size());
+    constexpr double H = 620, L = 90, R = 700, T = 50, B = 550;
+    const double W = R + 50 + 7.0 * static_cast<double>(std::min<std::size_t>(longest, 120));
+    double xmin = dots.front().x, xmax = xmin, ymin = dots.front().y, ymax = ymin;
+    for (const Dot& d : dots) {
+        xmin = std::min(xmin, d.x);
+        xmax = std::max(xmax, d.x);
+        ymin = std::min(ymin, d.y);
+        ymax = std::max(ymax, d.y);
+    }
+    const Scale sx(xmin, xmax), sy(ymin, ymax);
+    out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+        << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        << "<text x=\"" << L << "\" y=\"28\" font-size=\"16\">" << xml_text(title) << "</text>\n";
+    // Grid, ticks and axis labels.
+    out << "<g class=\"axes\" stroke=\"#dddddd\">\n";
+    for (double v = sx.lo; v <= sx.hi + sx.step / 2; v += sx.step)
+        out << "<line x1=\"" << num(sx.at(v, L, R)) << "\" y1=\"" << T << "\" x2=\"" << num(sx.at(v, L, R))
+            << "\" y2=\"" << B << "\"/>\n";
+    for (double v = sy.lo; v <= sy.hi + sy.step / 2; v += sy.step)
+        out << "<line x1=\"" << L << "\" y1=\"" << num(sy.at(v, B, T)) << "\" x2=\"" << R << "\" y2=\""
+            << num(sy.at(v, B, T)) << "\"/>\n";
+    out << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << R - L << "\" height=\"" << B - T
+        << "\" fill=\"none\" stroke=\"#333333\"/>\n</g>\n<g class=\"ticks\" fill=\"#333333\">\n";
+    for (double v = sx.lo; v <= sx.hi + sx.step / 2; v += sx.step)
+        out << "<text x=\"" << num(sx.at(v, L, R)) << "\" y=\"" << B + 16 << "\" text-anchor=\"middle\">"
+            << label(std::fabs(v) < sx.step * 1e-9 ? 0.0 : v) << "</text>\n";
+    for (double v = sy.lo; v <= sy.hi + sy.step / 2; v += sy.step)
+        out << "<text x=\"" << L - 6 << "\" y=\"" << num(sy.at(v, B, T) + 4) << "\" text-anchor=\"end\">"
+            << label(std::fabs(v) < sy.step * 1e-9 ? 0.0 : v) << "</text>\n";
+    out << "<text x=\"" << (L + R) / 2 << "\" y=\"" << B + 40 << "\" text-anchor=\"middle\" font-size=\"14\">"
+        << xml_text(t.columns[xc]) << "</text>\n"
+        << "<text x=\"22\" y=\"" << (T + B) / 2 << "\" text-anchor=\"middle\" font-size=\"14\" transform=\"rotate(-90 22 "
+        << (T + B) / 2 << ")\">" << xml_text(t.columns[yc]) << "</text>\n</g>\n";
+
+    // One line per series (points sharing every other parameter), by x.
+    out << "<g class=\"series\" fill=\"none\" stroke-width=\"1.5\">\n";
+    for (std::size_t s = 0; lines && s < series.size(); ++s) {
+        std::vector<const Dot*> line;
+        for (const Dot& d : dots)
+            if (d.series == s) line.push_back(&d);
+        if (line.size() < 2) continue;
+        std::stable_sort(line.begin(), line.end(), [](const Dot* a, const Dot* b) { return a->x < b->x; });
+        out << "<polyline stroke=\"" << kPalette[s % 10] << "\" points=\"";
+        for (std::size_t k = 0; k < line.size(); ++k)
+            out << (k ? " " : "") << num(sx.at(line[k]->x, L, R)) << "," << num(sy.at(line[k]->y, B, T));
+        out << "\"/>\n";
+    }
+    out << "</g>\n<g class=\"points\">\n";
+    for (const Dot& d : dots)
+        out << "<circle class=\"point\" cx=\"" << num(sx.at(d.x, L, R)) << "\" cy=\"" << num(sy.at(d.y, B, T))
+            << "\" r=\"4\" fill=\"" << kPalette[d.series % 10] << "\"><title>" << xml_text(t.rows[d.row][0])
+            << ": " << xml_text(t.columns[xc]) << " " << xml_text(t.rows[d.row][xc]) << ", "
+            << xml_text(t.columns[yc]) << " " << xml_text(t.rows[d.row][yc]) << "</title></circle>\n";
+    out << "</g>\n";
+    if (!front.empty()) {
+        out << "<g class=\"pareto\" fill=\"none\" stroke=\"black\">\n<polyline stroke-width=\"2\" "
+               "stroke-dasharray=\"6 3\" points=\"";
+        for (std::size_t k = 0; k < front.size(); ++k)
+            out << (k ? " " : "") << num(sx.at(dots[front[k]].x, L, R)) << "," << num(sy.at(dots[front[k]].y, B, T));
+        out << "\"/>\n";
+        for (std::size_t k : front)
+            out << "<circle class=\"front\" cx=\"" << num(sx.at(dots[k].x, L, R)) << "\" cy=\""
+                << num(sy.at(dots[k].y, B, T)) << "\" r=\"8\" stroke-width=\"2\"><title>Pareto: "
+                << xml_text(t.rows[dots[k].row][0]) << "</title></circle>\n";
+        out << "</g>\n";
+    }
+    // Legend.
+    out << "<g class=\"legend\">\n";
+    double y = T + 6;
+    const std::size_t shown = std::min<std::size_t>(series.size(), 24);
+    for (std::size_t s = 0; s < shown; ++s, y += 18)
+        out << "<circle cx=\"" << R + 24 << "\" cy=\"" << num(y) << "\" r=\"5\" fill=\"" << kPalette[s % 10]
+            << "\"/><text x=\"" << R + 36 << "\" y=\"" << num(y + 4) << "\">" << xml_text(series[s]) << "</text>\n";
+    if (series.size() > shown)
+        out << "<text x=\"" << R + 16 << "\" y=\"" << num(y + 4) << "\">… and " << series.size() - shown
+            << " more</text>\n", y += 18;
+    if (!front.empty())
+        out << "<circle cx=\"" << R + 24 << "\" cy=\"" << num(y) << "\" r=\"8\" fill=\"none\" stroke=\"black\" "
+               "stroke-width=\"2\"/><text x=\"" << R + 36 << "\" y=\"" << num(y + 4) << "\">Pareto front ("
+            << front.size() << " points)</text>\n";
+    out << "</g>\n</svg>\n";
+}
+
+[[noreturn]] void bad(const std::string& message) {
+    throw ConfigError(SourceLoc{"command line", 0, 0, ""}, "sweep collect: " + message);
+}
+
+}  // namespace
+
+int run_collect(const CollectOptions& o, std::ostream& out) {
+    const SweepPlan plan = read_sweep_dir(o.dir);
+    const Table t = build_table(o.dir, plan);
+    const std::string csv = o.csv.empty() ? o.dir + "/results.csv" : o.csv;
+    write_file_atomically(csv, [&](std::ostream& f) {
+        auto write_row = [&](const std::vector<std::string>& row) {
+            for (std::size_t c = 0; c < row.size(); ++c) f << (c ? "," : "") << csv_cell(row[c]);
+            f << "\n";
+        };
+        write_row(t.columns);
+        for (const auto& row : t.rows) write_row(row);
+    });
+    out << "results " << csv << " (" << t.rows.size() << " points: " << t.ok << " ok, " << t.failed
+        << " failed, " << t.not_done << " not done)\n";
+
+    if (!o.plot.empty()) {
+        auto column = [&](const std::string& name) {
+            const auto it = std::find(t.columns.begin(), t.columns.end(), name);
+            if (it == t.columns.end() || name == "id" || name == "error" || name == "status") {
+                std::string known;
+                for (const std::string& c : t.columns)
+                    if (c != "id" && c != "error" && c != "status") known += (known.empty() ? "" : ", ") + c;
+                bad("no numeric column '" + name + "' (columns: " + known + ")");
+            }
+            return static_cast<std::size_t>(it - t.columns.begin());
+        };
+        const std::size_t xc = column(o.x), yc = column(o.y);
+        for (const std::string& m : o.maximize) {
+            if (m != o.x && m != o.y) bad("--maximize " + m + ": not a plotted column (--x / --y)");
+        }
+        // Series, when x is a parameter: the points that share the values of
+        // the other parameters, one line each. Two results: one cloud.
+        const bool x_is_param = xc <= t.params;
+        std::vector<std::string> series;
+        std::map<std::string, std::size_t> series_index;
+        std::vector<Dot> dots;
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+            const auto& row = t.rows[r];
+            if (row[t.params + 1] != "ok") continue;
+            const auto x = as_number(row[xc]), y = as_number(row[yc]);
+            if (!x || !y) continue;
+            std::string key;
+            for (std::size_t p = 1; x_is_param && p <= t.params; ++p)
+                if (p != xc && p != yc) key += (key.empty() ? "" : ", ") + t.columns[p] + "=" + row[p];
+            if (key.empty()) key = x_is_param ? "all points" : "ok points";
+            const auto [it, fresh] = series_index.insert({key, series.size()});
+            if (fresh) series.push_back(key);
+            dots.push_back({r, *x, *y, it->second});
+        }
+        if (dots.empty()) bad("no ok point has numbers in both '" + o.x + "' and '" + o.y + "'");
+        std::vector<std::size_t> front;
+        if (o.pareto) {
+            const double fx = std::count(o.maximize.begin(), o.maximize.end(), o.x) ? -1 : 1;
+            const double fy = std::count(o.maximize.begin(), o.maximize.end(), o.y) ? -1 : 1;
+            for (std::size_t i = 0; i < dots.size(); ++i) {
+                bool dominated = false;
+                for (std::size_t j = 0; j < dots.size() && !dominated; ++j) {
+                    const double ax = fx * dots[j].x, ay = fy * dots[j].y;
+                    const double bx = fx * dots[i].x, by = fy * dots[i].y;
+                    dominated = ax <= bx && ay <= by && (ax < bx || ay < by);
+                }
+                if (!dominated) front.push_back(i);
+            }
+            std::stable_sort(front.begin(), front.end(), [&](std::size_t a, std::size_t b) {
+                return dots[a].x < dots[b].x || (dots[a].x == dots[b].x && dots[a].y < dots[b].y);
+            });
+            out << "Pareto front of " << o.x << " (" << (fx > 0 ? "min" : "max") << ") and " << o.y << " ("
+                << (fy > 0 ? "min" : "max") << "): " << front.size() << " points\n";
+            for (std::size_t k : front)
+                out << "  " << t.rows[dots[k].row][0] << "  " << o.x << " " << t.rows[dots[k].row][xc] << ", "
+                    << o.y << " " << t.rows[dots[k].row][yc] << "\n";
+        }
+        const std::string title = plan.name + ": " + o.y + " vs " + o.x;
+        write_file_atomically(o.plot, [&](std::ostream& f) { write_plot(f, t, title, xc, yc, dots, series, front, x_is_param); });
+        out << "plot    " << o.plot << " (" << dots.size() << " points)\n";
+    }
+    return t.failed || t.not_done ? exit_run_failed : exit_ok;
+}
+
+}  // namespace npuvp
