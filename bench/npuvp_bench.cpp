@@ -11,8 +11,6 @@
 // memory (wait4 rusage). The SimPy baseline (baseline_simpy/pe_pipeline.py)
 // runs the one-PE and eight-PE cases in the same run; the `kernel` case is a
 // raw SystemC ping-pong, the physical limit of this machine's kernel.
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,9 +39,9 @@
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
 #include "modules/pe/pe_routes.h"
+#include "sc_main/self_exec.h"
 #include "tlm_sockets/route.h"
 
-extern char** environ;
 
 namespace {
 
@@ -289,21 +287,8 @@ std::string slurp(const std::string& path) {
 // the child's peak resident set (KiB).
 int spawn(const std::string& program, const std::vector<std::string>& args,
           const std::string& log, long* maxrss_kib) {
-    std::vector<std::string> copy{program};
-    copy.insert(copy.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    const int rc = program.find('/') == std::string::npos
-                       ? posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ)
-                       : posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) return -1;
+    const pid_t pid = npuvp::start_process(program, args, log);
+    if (pid < 0) return -1;
     int status = 0;
     struct rusage usage {};
     if (wait4(pid, &status, 0, &usage) < 0) return -1;

@@ -19,10 +19,11 @@ std::string ChildExit::describe() const {
     return "exit " + std::to_string(code);
 }
 
-pid_t start_self(const std::vector<std::string>& args, const std::string& log) {
-    std::vector<std::string> copy = args;
-    std::string self = "/proc/self/exe";
-    std::vector<char*> argv{self.data()};
+pid_t start_process(const std::string& program, const std::vector<std::string>& args,
+                    const std::string& log) {
+    std::vector<std::string> copy{program};
+    copy.insert(copy.end(), args.begin(), args.end());
+    std::vector<char*> argv;
     for (std::string& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
     posix_spawn_file_actions_t actions;
@@ -30,9 +31,15 @@ pid_t start_self(const std::vector<std::string>& args, const std::string& log) {
     posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+    const int rc = program.find('/') == std::string::npos
+                       ? posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ)
+                       : posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     return rc == 0 ? pid : -1;
+}
+
+pid_t start_self(const std::vector<std::string>& args, const std::string& log) {
+    return start_process("/proc/self/exe", args, log);
 }
 
 namespace {

@@ -20,8 +20,13 @@ struct ChildExit {
     std::string describe() const;
 };
 
-// Starts `npuvp args...` with stdout and stderr to `log` (created or
-// truncated); returns its pid, or -1 when it cannot be started.
+// Starts `program args...` with stdout and stderr to `log` (created or
+// truncated); a program name without '/' is looked up on PATH. Returns its
+// pid, or -1 when it cannot be started.
+pid_t start_process(const std::string& program, const std::vector<std::string>& args,
+                    const std::string& log);
+
+// start_process() of this very binary (/proc/self/exe).
 pid_t start_self(const std::vector<std::string>& args, const std::string& log);
 
 // Waits for a child started by start_self().
