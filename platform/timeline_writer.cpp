@@ -301,8 +301,13 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
                 << ",\"dur\":" << ps_as_us(n.end_ps - n.start_ps) << ",\"args\":{\"cmd\":" << n.cmd
                 << "}}";
     }
-    // Flows: a token's consecutive stages, then dependency waits.
+    // Flows: a token's consecutive stages, then dependency waits. An arrow
+    // leaves from the last picosecond of its source slice (the "s" binds to
+    // the slice that encloses it in both Perfetto and chrome://tracing, and
+    // chrome://tracing draws the arrow from the "s" time): it reads "A ends,
+    // then B starts".
     std::uint64_t flow_id = 1;
+    auto last_ps = [](std::uint64_t start, std::uint64_t end) { return end > start ? end - 1 : start; };
     auto flow = [&](const char* cat, const std::string& name, const std::string& g0,
                     const std::string& l0, std::uint64_t t0, const std::string& g1,
                     const std::string& l1, std::uint64_t t1) {
@@ -324,7 +329,8 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
             });
             for (std::size_t i = 1; i < path.size(); ++i)
                 flow("token", path[i]->label, path[i - 1]->group, path[i - 1]->lane,
-                     path[i - 1]->start_ps, path[i]->group, path[i]->lane, path[i]->start_ps);
+                     last_ps(path[i - 1]->start_ps, path[i - 1]->end_ps), path[i]->group,
+                     path[i]->lane, path[i]->start_ps);
         }
     }
     for (const auto& c : view.commands) {
@@ -332,7 +338,7 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
         for (const auto& b : view.commands) {
             if (b.pe != c.pe || static_cast<std::int64_t>(b.seq) != c.gated_by) continue;
             flow("wait", c.gated_cause + ": " + c.id + " waits for " + b.id, b.pe, b.lane,
-                 b.started_ps, c.pe, c.lane, c.started_ps);
+                 last_ps(b.started_ps, b.finished_ps), c.pe, c.lane, c.started_ps);
             break;
         }
     }

@@ -18,6 +18,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <sstream>
@@ -131,6 +132,46 @@ std::string xml_problem(const std::string& doc, std::map<std::string, int>& coun
     return "";
 }
 
+// A trace-event time ("12.345678" µs, six decimals) back in integer ps.
+std::uint64_t us_text_as_ps(const std::string& text) {
+    const std::size_t dot = text.find('.');
+    BOOST_REQUIRE(dot != std::string::npos && text.size() - dot == 7);
+    return std::stoull(text.substr(0, dot)) * 1000000u + std::stoull(text.substr(dot + 1));
+}
+
+// Every arrow of a timeline binds to slices the way Perfetto and
+// chrome://tracing bind it: its "s" inside an "X" slice of the same pid/tid,
+// on that slice's last picosecond; its "f" ("bp":"e") on the first
+// picosecond of an "X" slice of its pid/tid. Returns the arrows checked.
+int check_arrows_bind(const YAML::Node& events) {
+    struct Slice {
+        std::uint64_t start, end;
+    };
+    std::map<std::pair<int, int>, std::vector<Slice>> slices;
+    for (const YAML::Node& e : events)
+        if (e["ph"].as<std::string>() == "X") {
+            const std::uint64_t ts = us_text_as_ps(e["ts"].as<std::string>());
+            slices[{e["pid"].as<int>(), e["tid"].as<int>()}].push_back(
+                {ts, ts + us_text_as_ps(e["dur"].as<std::string>())});
+        }
+    int arrows = 0;
+    for (const YAML::Node& e : events) {
+        const std::string ph = e["ph"].as<std::string>();
+        if (ph != "s" && ph != "f") continue;
+        const std::uint64_t t = us_text_as_ps(e["ts"].as<std::string>());
+        bool bound = false;
+        for (const Slice& x : slices[{e["pid"].as<int>(), e["tid"].as<int>()}]) {
+            if (ph == "s") bound = bound || (x.end > x.start && t == x.end - 1);
+            else bound = bound || t == x.start;
+        }
+        BOOST_CHECK_MESSAGE(bound, ph << " of arrow " << e["id"].as<std::string>() << " at " << t
+                                      << " ps is not on its slice's edge");
+        if (ph == "f") BOOST_CHECK_EQUAL(e["bp"].as<std::string>(), "e");
+        if (ph == "s") ++arrows;
+    }
+    return arrows;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(timeline_is_trace_event_json_matching_engine_pairs) {
@@ -188,6 +229,7 @@ BOOST_AUTO_TEST_CASE(timeline_is_trace_event_json_matching_engine_pairs) {
     // 4-stage pipeline has three arrows.
     for (const auto& [id, n] : flow_ids) BOOST_CHECK_MESSAGE(n == 11, "flow " << id);
     BOOST_CHECK_EQUAL(phases["s"], static_cast<int>(intervals.size()) - 64);
+    BOOST_CHECK_EQUAL(check_arrows_bind(events), phases["s"]);
     BOOST_CHECK_GT(phases["C"], 0);
     // One command slice (the composite) besides the engine slices.
     BOOST_CHECK_EQUAL(phases["X"], static_cast<int>(intervals.size()) + 1);
@@ -224,6 +266,30 @@ BOOST_AUTO_TEST_CASE(timeline_counters_follow_tcm_and_inbox_fill) {
     BOOST_CHECK_LE(*std::max_element(gemm.begin(), gemm.end()), 2);
     BOOST_CHECK_GE(*std::min_element(gemm.begin(), gemm.end()), 0);
     BOOST_CHECK_EQUAL(gemm.back(), 0);
+}
+
+// The wait arrow of simple_commands.yaml (schedule in the header): ld_b was
+// held by ld_a (cause context), so one arrow leaves ld_a's command slice on
+// `ctx dma` at its last picosecond, 777667 - 1 = 777666 ps, and lands on
+// ld_b's start, 778667 ps, on the same lane.
+BOOST_AUTO_TEST_CASE(timeline_wait_arrow_leaves_where_the_blocker_ends) {
+    Sim sim("simple_commands");
+    const obs::RunView view = sim.start();
+    std::ostringstream text;
+    write_timeline(text, view);
+    const YAML::Node events = YAML::Load(text.str())["traceEvents"];
+    std::vector<YAML::Node> arrow;
+    for (const YAML::Node& e : events)
+        if ((e["ph"].as<std::string>() == "s" || e["ph"].as<std::string>() == "f") &&
+            e["cat"].as<std::string>() == "wait")
+            arrow.push_back(e);
+    BOOST_REQUIRE_EQUAL(arrow.size(), 2u);
+    BOOST_CHECK_EQUAL(arrow[0]["ph"].as<std::string>(), "s");
+    BOOST_CHECK_EQUAL(arrow[0]["name"].as<std::string>(), "context: ld_b waits for ld_a");
+    BOOST_CHECK_EQUAL(arrow[0]["ts"].as<std::string>(), "0.777666");
+    BOOST_CHECK_EQUAL(arrow[1]["ts"].as<std::string>(), "0.778667");
+    BOOST_CHECK_EQUAL(arrow[0]["tid"].as<int>(), arrow[1]["tid"].as<int>());
+    BOOST_CHECK_EQUAL(check_arrows_bind(events), 1);
 }
 
 BOOST_AUTO_TEST_CASE(svg_is_well_formed_with_one_box_per_operation) {
