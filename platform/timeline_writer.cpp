@@ -169,19 +169,22 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             slice.end_ps = e.t_ps;
             view.engines.push_back(slice);
         } else if (e.ev == "request_start" || e.ev == "fanout_start") {
+            // A request pairs by its sequence number; a fan-out by its
+            // request id (a kernel launch's fanout_start carries the fan-out
+            // number in cmd, its fanout_complete -1).
             node_open[{e.node + (e.ev == "request_start" ? "|requests" : "|fanouts|" + e.detail),
-                       e.cmd}] = &e;
+                       e.ev == "request_start" ? e.cmd : -1}] = &e;
         } else if (e.ev == "request_complete" || e.ev == "fanout_complete") {
             const bool req = e.ev == "request_complete";
             const auto it = node_open.find(
-                {e.node + (req ? "|requests" : "|fanouts|" + e.detail), e.cmd});
+                {e.node + (req ? "|requests" : "|fanouts|" + e.detail), req ? e.cmd : -1});
             if (it == node_open.end()) continue;
             NodeSpan span;
             span.group = e.node;
             span.lane = req ? "requests" : "fanouts";
             span.label = e.detail.empty() ? it->second->detail : e.detail;
             if (!e.stage.empty()) span.label += " (" + e.stage + ")";
-            span.cmd = e.cmd;
+            span.cmd = it->second->cmd;
             span.start_ps = it->second->t_ps;
             span.end_ps = e.t_ps;
             view.nodes.push_back(span);

@@ -393,6 +393,16 @@ BOOST_AUTO_TEST_CASE(report_lists_host_request_latency) {
         BOOST_CHECK_EQUAL(r.requests[i].latency_ps,
                           (requests[i].completed - requests[i].issued).value());
     }
-    // The host's requests and M_CPU's fan-outs are lanes of the timeline too.
-    BOOST_CHECK_GE(view.nodes.size(), requests.size());
+    // The host's requests and M_CPU's fan-outs are lanes of the timeline too:
+    // default.yaml has one cube, so every request (memory write, MMU map,
+    // kernel launch, memory read) is one span on IO_CPU and one fan-out on
+    // sip0.cube0's M_CPU, each labelled "<id> (<kind>)".
+    std::map<std::string, int> spans;
+    for (const auto& n : view.nodes) ++spans[n.group + " " + n.lane + " " + n.label];
+    for (const auto& q : requests) {
+        const std::string label = q.request->id + " (" + to_string(q.request->kind) + ")";
+        BOOST_CHECK_MESSAGE(spans["sip0.io_cpu requests " + label] == 1, label);
+        BOOST_CHECK_MESSAGE(spans["sip0.cube0.m_cpu fanouts " + label] == 1, label);
+    }
+    BOOST_CHECK_EQUAL(view.nodes.size(), 2 * requests.size());
 }
