@@ -97,6 +97,11 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
     Report r;
     r.workload = workload_name;
     r.makespan_ps = run.makespan_ps();
+    if (view.failed) {
+        r.status = "failed";
+        r.failure = view.failure;
+        r.makespan_ps = view.stopped_ps;
+    }
     std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
     for (const auto& s : view.engines) ++slices[{s.group, s.lane}];
     for (const EngineBusy& e : run.engines()) {
@@ -187,6 +192,7 @@ void print_report(std::ostream& out, const Report& r) {
 
 void write_report_json(std::ostream& out, const Report& r) {
     out << "{\n  \"schema\": \"npuvp.report/1\",\n  \"workload\": " << json_string(r.workload)
+        << ",\n  \"status\": " << json_string(r.status) << ",\n  \"failure\": " << json_string(r.failure)
         << ",\n  \"makespan_ns\": " << ps_as_ns(r.makespan_ps) << ",\n  \"engines\": [";
     for (std::size_t i = 0; i < r.engines.size(); ++i) {
         const auto& e = r.engines[i];
@@ -228,8 +234,18 @@ void write_report_json(std::ostream& out, const Report& r) {
 }
 
 void write_report_markdown(std::ostream& out, const Report& r) {
-    out << "# npuvp report: " << r.workload << "\n\nMakespan: **" << ps_as_ns(r.makespan_ps)
-        << " ns**\n\n## Engines\n\n| PE | engine | busy ns | utilisation | slices |\n| --- | --- | ---: | ---: | ---: |\n";
+    out << "# npuvp report: " << r.workload << "\n\n";
+    if (r.status == "failed") {
+        out << "**Run failed**, stopped at **" << ps_as_ns(r.makespan_ps)
+            << " ns**; everything below covers what ran until then.\n\n";
+        std::istringstream lines(r.failure);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty()) out << "- " << md_cell(line) << "\n";
+        out << "\n";
+    } else {
+        out << "Makespan: **" << ps_as_ns(r.makespan_ps) << " ns**\n\n";
+    }
+    out << "## Engines\n\n| PE | engine | busy ns | utilisation | slices |\n| --- | --- | ---: | ---: | ---: |\n";
     for (const auto& e : r.engines)
         out << "| " << e.pe << " | " << e.engine << " | " << ps_as_ns(e.busy_ps) << " | "
             << fixed(e.utilisation * 100.0, 1) << " % | " << e.slices << " |\n";

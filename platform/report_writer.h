@@ -17,6 +17,12 @@ namespace npuvp {
 
 struct Report {
     std::string workload;
+    // "ok", or "failed" for a run that did not finish (RunView::failed): then
+    // `failure` is the diagnosis, makespan_ps is when the run stopped
+    // (utilisation is over the time it ran), and the critical path and
+    // engine times cover what completed by then.
+    std::string status = "ok";
+    std::string failure;
     std::uint64_t makespan_ps = 0;
 
     struct Engine {

@@ -36,8 +36,10 @@
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/trace_reader.h"
+#include "testbench/harness/xml_check.h"
 
 using namespace npuvp;
+using npuvp::test::xml_problem;
 
 namespace {
 
@@ -65,71 +67,12 @@ struct Sim {
     }
 };
 
-// Tag balance of an XML document without a parser: every start tag closed in
-// order, comments / declarations skipped, attribute values quoted, no stray
-// '<' or '&' in text.
-std::string xml_problem(const std::string& doc, std::map<std::string, int>& counts) {
-    std::vector<std::string> stack;
-    std::size_t i = 0;
-    while (i < doc.size()) {
-        if (doc[i] == '&') {
-            const std::size_t semi = doc.find(';', i);
-            if (semi == std::string::npos || semi - i > 6) return "bare & at " + std::to_string(i);
-            i = semi + 1;
-            continue;
-        }
-        if (doc[i] != '<') {
-            if (doc[i] == '>') return "stray > at " + std::to_string(i);
-            ++i;
-            continue;
-        }
-        if (doc.compare(i, 4, "<!--") == 0) {
-            i = doc.find("-->", i);
-            if (i == std::string::npos) return "open comment";
-            i += 3;
-            continue;
-        }
-        if (doc.compare(i, 2, "<?") == 0) {
-            i = doc.find("?>", i);
-            if (i == std::string::npos) return "open declaration";
-            i += 2;
-            continue;
-        }
-        // Find the tag's end, honouring quoted attribute values.
-        std::size_t j = i + 1;
-        char quote = 0;
-        for (; j < doc.size(); ++j) {
-            if (quote) {
-                if (doc[j] == quote) quote = 0;
-                else if (doc[j] == '<') return "< inside an attribute at " + std::to_string(j);
-            } else if (doc[j] == '"' || doc[j] == '\'') {
-                quote = doc[j];
-            } else if (doc[j] == '>') {
-                break;
-            } else if (doc[j] == '<') {
-                return "< inside a tag at " + std::to_string(j);
-            }
-        }
-        if (j >= doc.size()) return "unterminated tag";
-        std::string tag = doc.substr(i + 1, j - i - 1);
-        i = j + 1;
-        if (tag.empty()) return "empty tag";
-        if (tag[0] == '/') {
-            const std::string name = tag.substr(1);
-            if (stack.empty() || stack.back() != name)
-                return "</" + name + "> closes " + (stack.empty() ? "nothing" : stack.back());
-            stack.pop_back();
-            continue;
-        }
-        const bool self = tag.back() == '/';
-        const std::string name = tag.substr(0, tag.find_first_of(" \t\n/"));
-        if (name == "rect" && tag.find("class=\"op\"") != std::string::npos) ++counts["op"];
-        if (name == "rect" && tag.find("class=\"wait\"") != std::string::npos) ++counts["wait"];
-        if (!self) stack.push_back(name);
-        if (stack.empty() && !self) return "no root";
-    }
-    if (!stack.empty()) return "unclosed <" + stack.back() + ">";
-    return "";
+// The events of one kind in a recorded log.
+std::vector<RecordedEvent> events_named(const std::vector<RecordedEvent>& log, const std::string& ev) {
+    std::vector<RecordedEvent> out;
+    for (const auto& e : log)
+        if (e.ev == ev) out.push_back(e);
+    return out;
 }
 
 // A trace-event time ("12.345678" µs, six decimals) back in integer ps.
@@ -405,4 +348,129 @@ BOOST_AUTO_TEST_CASE(report_lists_host_request_latency) {
         BOOST_CHECK_MESSAGE(spans["sip0.cube0.m_cpu fanouts " + label] == 1, label);
     }
     BOOST_CHECK_EQUAL(view.nodes.size(), 2 * requests.size());
+}
+
+// A failed run's outputs show what ran until the stop. mmu_fault.yaml on
+// default.yaml: pe0's only command, ld (dma_read of a VA nothing maps), is
+// dispatched to DMA_READ and PE_MMU faults on its first access; the platform
+// records the fault and the simulation stops there (SPEC §8). So: nothing
+// completed; ld is in flight, started when PE_SCHEDULER dispatched it (its
+// sub_command_dispatched event) and open until the stop = the fault's time;
+// the diagnosis names the fault and the stuck kernel. Every output says so.
+BOOST_AUTO_TEST_CASE(failed_run_outputs_show_what_ran_until_the_stop) {
+    Sim sim("mmu_fault");
+    sc_core::sc_start();
+    BOOST_REQUIRE(!sim.run.finished());
+    BOOST_REQUIRE(sim.platform.status().failed());
+    const std::uint64_t stop = sim.platform.status().time().value();
+    const auto dispatched = events_named(sim.log, "sub_command_dispatched");
+    BOOST_REQUIRE_EQUAL(dispatched.size(), 1u);
+    BOOST_REQUIRE_LT(dispatched[0].t_ps, stop);
+
+    const obs::RunView view = obs::build_view(sim.run, sim.platform, sim.log);
+    BOOST_CHECK(view.failed);
+    BOOST_CHECK_EQUAL(view.stopped_ps, stop);
+    BOOST_CHECK(view.failure == sim.run.diagnosis());
+    BOOST_CHECK(view.failure.find("MMU fault") != std::string::npos);
+    BOOST_CHECK(view.commands.empty());
+    BOOST_CHECK(view.engines.empty());
+    BOOST_REQUIRE_EQUAL(view.unfinished.size(), 1u);
+    const obs::CommandSpan& ld = view.unfinished[0];
+    BOOST_CHECK_EQUAL(ld.id, "ld");
+    BOOST_CHECK_EQUAL(ld.lane, "dma");
+    BOOST_CHECK(ld.started);
+    BOOST_CHECK_EQUAL(ld.started_ps, dispatched[0].t_ps);
+    BOOST_CHECK_EQUAL(ld.finished_ps, stop);
+    BOOST_CHECK_EQUAL(ld.tiles, 1u);
+    BOOST_CHECK_EQUAL(ld.tiles_done, 0u);
+
+    // Timeline: ld as an unfinished slice up to the stop, and the stop marked.
+    std::ostringstream text;
+    write_timeline(text, view);
+    const YAML::Node events = YAML::Load(text.str())["traceEvents"];
+    int unfinished = 0, instants = 0;
+    for (const YAML::Node& e : events) {
+        const std::string ph = e["ph"].as<std::string>();
+        if (ph == "X") {
+            BOOST_CHECK_EQUAL(e["cat"].as<std::string>(), "unfinished");
+            BOOST_CHECK_EQUAL(e["name"].as<std::string>(), "ld (unfinished)");
+            BOOST_CHECK_EQUAL(e["ts"].as<std::string>(), obs::ps_as_us(dispatched[0].t_ps));
+            BOOST_CHECK_EQUAL(e["dur"].as<std::string>(), obs::ps_as_us(stop - dispatched[0].t_ps));
+            BOOST_CHECK(e["args"]["unfinished"].as<bool>());
+            ++unfinished;
+        } else if (ph == "i") {
+            BOOST_CHECK_EQUAL(e["name"].as<std::string>(), "run failed");
+            BOOST_CHECK_EQUAL(e["s"].as<std::string>(), "g");
+            BOOST_CHECK_EQUAL(e["ts"].as<std::string>(), obs::ps_as_us(stop));
+            BOOST_CHECK(e["args"]["diagnosis"].as<std::string>() == view.failure);
+            ++instants;
+        }
+    }
+    BOOST_CHECK_EQUAL(unfinished, 1);
+    BOOST_CHECK_EQUAL(instants, 1);
+
+    // SVG: one dashed box, the stop line, the diagnosis.
+    std::ostringstream svg;
+    write_svg(svg, view, "mmu_fault");
+    std::map<std::string, int> counts;
+    const std::string problem = xml_problem(svg.str(), counts);
+    BOOST_CHECK_MESSAGE(problem.empty(), problem);
+    BOOST_CHECK_EQUAL(counts["op"], 0);
+    BOOST_CHECK_EQUAL(counts["unfinished"], 1);
+    BOOST_CHECK(svg.str().find("class=\"stop\"") != std::string::npos);
+    BOOST_CHECK(svg.str().find("MMU fault: command ld accesses unmapped virtual address") != std::string::npos);
+
+    // Report: failed, over the time it ran.
+    const Report r = build_report(sim.run, sim.platform, view, "mmu_fault");
+    BOOST_CHECK_EQUAL(r.status, "failed");
+    BOOST_CHECK(r.failure == view.failure);
+    BOOST_CHECK_EQUAL(r.makespan_ps, stop);
+    BOOST_CHECK(r.critical_path.empty());
+    std::ostringstream json, md;
+    write_report(json, r, "r.json");
+    write_report(md, r, "r.md");
+    const YAML::Node doc = YAML::Load(json.str());
+    BOOST_CHECK_EQUAL(doc["status"].as<std::string>(), "failed");
+    BOOST_CHECK(doc["failure"].as<std::string>() == view.failure);
+    BOOST_CHECK_EQUAL(doc["makespan_ns"].as<std::string>(), obs::ps_as_ns(stop));
+    BOOST_CHECK(md.str().find("**Run failed**, stopped at **" + obs::ps_as_ns(stop) + " ns**") !=
+                std::string::npos);
+
+    // An engine interval that started and never completed is open up to the
+    // stop too (this run's fault comes before DMA_READ starts; add one).
+    std::vector<RecordedEvent> log = sim.log;
+    RecordedEvent start;
+    start.t_ps = dispatched[0].t_ps;
+    start.ev = "engine_start";
+    start.node = "sip0.cube0.pe0.pe_dma";
+    start.cmd = 0;
+    start.tile = 0;
+    start.stage = "DMA_READ";
+    start.bytes = 4096;
+    log.push_back(start);
+    const obs::RunView with_open = obs::build_view(sim.run, sim.platform, log);
+    BOOST_REQUIRE_EQUAL(with_open.open_engines.size(), 1u);
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].group, "sip0.cube0.pe0");
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].lane, "DMA_READ");
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].label, "ld");
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].start_ps, dispatched[0].t_ps);
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].end_ps, stop);
+    BOOST_CHECK_EQUAL(with_open.unpaired, 1u);
+}
+
+// A finished run is not marked: no failure, the stop is the makespan,
+// nothing is left open.
+BOOST_AUTO_TEST_CASE(finished_run_is_not_marked_failed) {
+    Sim sim("simple_commands");
+    const obs::RunView view = sim.start();
+    BOOST_CHECK(!view.failed);
+    BOOST_CHECK(view.failure.empty());
+    BOOST_CHECK_EQUAL(view.stopped_ps, view.makespan_ps);
+    BOOST_CHECK(view.unfinished.empty() && view.open_engines.empty() && view.open_nodes.empty());
+    const Report r = build_report(sim.run, sim.platform, view, "simple_commands");
+    BOOST_CHECK_EQUAL(r.status, "ok");
+    std::ostringstream text;
+    write_timeline(text, view);
+    BOOST_CHECK(text.str().find("unfinished") == std::string::npos);
+    BOOST_CHECK(text.str().find("run failed") == std::string::npos);
 }
