@@ -187,6 +187,8 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             span.label = e.detail.empty() ? it->second->detail : e.detail;
             if (!e.stage.empty()) span.label += " (" + e.stage + ")";
             span.cmd = it->second->cmd;
+            span.id = e.detail.empty() ? it->second->detail : e.detail;
+            span.kind = e.stage;
             span.start_ps = it->second->t_ps;
             span.end_ps = e.t_ps;
             view.nodes.push_back(span);
@@ -205,6 +207,34 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
         }
     }
     for (const auto& [key, starts] : open) view.unpaired += starts.size();
+
+    for (const std::string& id : pes)
+        if (const PeNodes* pe = find_pe(platform, id); pe && pe->cpu)
+            for (const auto& k : pe->cpu->runs()) view.kernel_starts.push_back({id, k.start.value()});
+    for (const SipNodes& sip : platform.sips())
+        for (const CubeNodes& cube : sip.cubes)
+            if (cube.m_cpu)
+                for (const auto& f : cube.m_cpu->fanouts())
+                    view.fanouts.push_back({cube.m_cpu->node_id_ref(), f.request->id,
+                                            to_string(f.request->kind), f.start.value(), f.end.value()});
+    if (const IoCpu* host = run.host()) {
+        for (const auto& q : host->requests()) {
+            RunView::Request r;
+            r.node = host->node_id_ref();
+            r.id = q.request->id;
+            r.kind = to_string(q.request->kind);
+            r.issued_ps = q.started ? q.issued.value() : 0;
+            r.completed_ps = q.done ? q.completed.value() : 0;
+            r.done = q.done;
+            // IoCpu::ready: the listed requests, or else the previous one.
+            std::vector<std::uint32_t> after = q.request->after;
+            if (!q.request->explicit_after && q.request->index > 0) after = {q.request->index - 1};
+            for (std::uint32_t i : after)
+                for (const auto& other : host->requests())
+                    if (other.request->index == i) r.after.push_back(other.request->id);
+            view.requests.push_back(r);
+        }
+    }
 
     // A failed run: mark it, and keep what was still open at the stop.
     view.failed = !run.finished();
@@ -260,6 +290,8 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             span.lane = e->ev == "request_start" ? "requests" : "fanouts";
             span.label = e->detail;
             if (!e->stage.empty()) span.label += " (" + e->stage + ")";
+            span.id = e->detail;
+            span.kind = e->stage;
             span.cmd = e->cmd;
             span.start_ps = e->t_ps;
             span.end_ps = stop;

@@ -58,6 +58,7 @@ struct CommandSpan {
 // fan-out on M_CPU.
 struct NodeSpan {
     std::string group, lane, label;
+    std::string id, kind;  // the host request's id and kind
     std::int64_t cmd = -1;
     std::uint64_t start_ps = 0, end_ps = 0;
 };
@@ -82,6 +83,31 @@ struct RunView {
     };
     std::vector<Named> counters;
     std::uint64_t unpaired = 0;  // engine_start without engine_complete (a failed run)
+
+    // Host workloads, for the critical path across IO_CPU, M_CPU and the
+    // PEs: every request as the host saw it (IoCpu's records, in workload
+    // order).
+    struct Request {
+        std::string node, id, kind;
+        std::uint64_t issued_ps = 0, completed_ps = 0;
+        bool done = false;
+        std::vector<std::string> after;  // ids of the requests it was sent after
+    };
+    std::vector<Request> requests;
+    // M_CPU's fan-outs (its records: node, request id and kind, start ..
+    // response sent) and every kernel's start on a launched PE (PE_CPU's
+    // records), read from the model so the printed report has them without
+    // recorded events.
+    struct Fanout {
+        std::string node, id, kind;
+        std::uint64_t start_ps = 0, end_ps = 0;
+    };
+    std::vector<Fanout> fanouts;
+    struct KernelStart {
+        std::string pe;
+        std::uint64_t t_ps;
+    };
+    std::vector<KernelStart> kernel_starts;  // per PE in run order
 
     // A run that did not finish (a fault, a host request that failed or timed
     // out, work left when the events ran out): the outputs show what ran up

@@ -474,3 +474,77 @@ BOOST_AUTO_TEST_CASE(finished_run_is_not_marked_failed) {
     BOOST_CHECK(text.str().find("unfinished") == std::string::npos);
     BOOST_CHECK(text.str().find("run failed") == std::string::npos);
 }
+
+// The critical path of a host workload crosses IO_CPU, M_CPU and the PEs.
+// A hand-built workload on default.yaml: the host writes 4 KiB, then
+// launches a one-command kernel (a 64 KiB dma_read of PA 0, in pe0's HBM
+// slice) on pe0 and pe1. By docs/workload.md "Ordering" the write is sent at
+// t = 0 and the launch when the write has completed; the run ends when the
+// launch's response reaches IO_CPU. So the path is: w (whole request) -issue->
+// go on IO_CPU until M_CPU starts the fan-out -request-> M_CPU until the
+// kernel starts on the PE whose ld finishes last -launch-> that ld
+// -response-> M_CPU until its fan-out completes -response-> IO_CPU until go
+// completes. Each boundary is checked against the trace event that marks it.
+BOOST_AUTO_TEST_CASE(critical_path_crosses_io_cpu_m_cpu_and_the_slowest_pe) {
+    const TopologyConfig topo = test::load_shipped("default");
+    const WorkloadConfig wl = load_workload_text(R"(name: host_chain
+kernels:
+  k:
+    - dma_read: { id: ld, bytes: 65536, addr: { pa: 0x0 } }
+host:
+  - memory_write:  { id: w, pa: 0x0, bytes: 4096 }
+  - kernel_launch: { id: go, kernel: k, cubes: [sip0.cube0], target_pe: [0, 1] }
+)",
+                                                 "host_chain.yaml", topo);
+    std::ostringstream trace_text;
+    std::vector<RecordedEvent> log;
+    TraceSink trace{&trace_text};
+    Platform platform(topo, trace);
+    WorkloadRun run(platform, wl);
+    trace.record_to(&log);
+    sc_core::sc_start();
+    BOOST_REQUIRE(run.finished());
+
+    // The marks, from the trace.
+    auto at = [&](const std::string& ev, const std::string& node, const std::string& detail) {
+        for (const auto& e : log)
+            if (e.ev == ev && e.node == node && (detail.empty() || e.detail == detail)) return e.t_ps;
+        BOOST_FAIL("no " << ev << " on " << node << " " << detail);
+        return std::uint64_t{0};
+    };
+    const std::string io = "sip0.io_cpu", m_cpu = "sip0.cube0.m_cpu";
+    const std::uint64_t done0 = at("command_complete", "sip0.cube0.pe0.pe_scheduler", "ld");
+    const std::uint64_t done1 = at("command_complete", "sip0.cube0.pe1.pe_scheduler", "ld");
+    BOOST_REQUIRE_NE(done0, done1);  // one PE is the slower, and the path goes through it
+    const std::string pe = done0 > done1 ? "sip0.cube0.pe0" : "sip0.cube0.pe1";
+
+    const obs::RunView view = obs::build_view(run, platform, log);
+    const Report r = build_report(run, platform, view, "host_chain");
+    struct Want {
+        std::string node, id, context, via;
+        std::uint64_t started, finished;
+    };
+    const std::vector<Want> want{
+        {io, "w", "request", "", 0, at("request_complete", io, "w")},
+        {io, "go", "request", "issue", at("request_complete", io, "w"), at("fanout_start", m_cpu, "go")},
+        {m_cpu, "go", "fan-out", "request", at("fanout_start", m_cpu, "go"), at("kernel_start", pe + ".pe_cpu", "k")},
+        {pe, "ld", "dma", "launch", at("sub_command_dispatched", pe + ".pe_scheduler", "ld"),
+         std::max(done0, done1)},
+        {m_cpu, "go", "fan-out", "response", std::max(done0, done1), at("fanout_complete", m_cpu, "go")},
+        {io, "go", "request", "response", at("fanout_complete", m_cpu, "go"), at("request_complete", io, "go")},
+    };
+    BOOST_REQUIRE_EQUAL(r.critical_path.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const Report::Step& s = r.critical_path[i];
+        BOOST_TEST_CONTEXT("step " << i) {
+            BOOST_CHECK_EQUAL(s.pe, want[i].node);
+            BOOST_CHECK_EQUAL(s.id, want[i].id);
+            BOOST_CHECK_EQUAL(s.context, want[i].context);
+            BOOST_CHECK_EQUAL(s.via, want[i].via);
+            BOOST_CHECK_EQUAL(s.started_ps, want[i].started);
+            BOOST_CHECK_EQUAL(s.finished_ps, want[i].finished);
+            if (i) BOOST_CHECK_EQUAL(s.gap_ps, want[i].started - want[i - 1].finished);
+        }
+    }
+    BOOST_CHECK_EQUAL(r.critical_path.back().finished_ps, r.makespan_ps);
+}
