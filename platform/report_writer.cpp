@@ -1,5 +1,6 @@
 #include "platform/report_writer.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -43,52 +44,148 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-std::vector<Report::Step> critical_path(const obs::RunView& view) {
-    std::vector<Report::Step> chain;
-    const auto& cmds = view.commands;
-    if (cmds.empty()) return chain;
+namespace {
+
+// The chain inside one PE (see Report::Step): from the command that finishes
+// last among `cmds` back through what held each one, first to last, with the
+// way each was held ("" for the first).
+std::vector<std::pair<const obs::CommandSpan*, std::string>> pe_chain(
+    const std::vector<const obs::CommandSpan*>& cmds) {
+    std::vector<std::pair<const obs::CommandSpan*, std::string>> rev;
+    if (cmds.empty()) return rev;
     std::size_t cur = 0;
     for (std::size_t i = 1; i < cmds.size(); ++i)
-        if (cmds[i].finished_ps >= cmds[cur].finished_ps) cur = i;
+        if (cmds[i]->finished_ps >= cmds[cur]->finished_ps) cur = i;
     std::set<std::size_t> seen;
-    std::string via_next;  // how the step after `cur` was held
-    std::vector<std::pair<std::size_t, std::string>> rev;  // (command, via into it)
     for (;;) {
         seen.insert(cur);
-        const obs::CommandSpan& c = cmds[cur];
+        const obs::CommandSpan& c = *cmds[cur];
         std::size_t pred = cmds.size();
         std::string via;
         if (c.gated_by >= 0) {
             for (std::size_t i = 0; i < cmds.size(); ++i)
-                if (cmds[i].pe == c.pe && static_cast<std::int64_t>(cmds[i].seq) == c.gated_by) pred = i;
+                if (cmds[i]->pe == c.pe && static_cast<std::int64_t>(cmds[i]->seq) == c.gated_by) pred = i;
             via = c.gated_cause.empty() ? "wait" : c.gated_cause;
         }
         if (pred == cmds.size()) {
             // Not held by the scheduler: PE_CPU issued it after the latest
             // command of its PE that had completed by then (a program wait).
             for (std::size_t i = 0; i < cmds.size(); ++i) {
-                if (i == cur || cmds[i].pe != c.pe || cmds[i].finished_ps > c.submitted_ps) continue;
-                if (pred == cmds.size() || cmds[i].finished_ps > cmds[pred].finished_ps ||
-                    (cmds[i].finished_ps == cmds[pred].finished_ps && cmds[i].seq > cmds[pred].seq))
+                if (i == cur || cmds[i]->pe != c.pe || cmds[i]->finished_ps > c.submitted_ps) continue;
+                if (pred == cmds.size() || cmds[i]->finished_ps > cmds[pred]->finished_ps ||
+                    (cmds[i]->finished_ps == cmds[pred]->finished_ps && cmds[i]->seq > cmds[pred]->seq))
                     pred = i;
             }
             via = "issue";
         }
         if (pred == cmds.size() || seen.count(pred)) {
-            rev.push_back({cur, ""});
+            rev.push_back({cmds[cur], ""});
             break;
         }
-        rev.push_back({cur, via});
+        rev.push_back({cmds[cur], via});
         cur = pred;
     }
-    for (auto it = rev.rbegin(); it != rev.rend(); ++it) {
-        const obs::CommandSpan& c = cmds[it->first];
-        Report::Step s{c.pe, c.id, c.kind, c.lane, it->second, c.submitted_ps, c.started_ps,
-                       c.finished_ps, 0};
-        if (!chain.empty())
-            s.gap_ps = c.started_ps > chain.back().finished_ps ? c.started_ps - chain.back().finished_ps : 0;
-        chain.push_back(s);
+    return {rev.rbegin(), rev.rend()};
+}
+
+Report::Step command_step(const obs::CommandSpan& c, const std::string& via) {
+    return {c.pe, c.id, c.kind, c.lane, via, c.submitted_ps, c.started_ps, c.finished_ps, 0};
+}
+
+// Host workloads: the chain of requests that ends at the last one to
+// complete, each sent after the one before it (its `after`, or the previous
+// request) completed. A kernel launch on the chain opens into its segments:
+// IO_CPU until M_CPU starts the fan-out, M_CPU until the kernel starts on the
+// PE that finishes last, that PE's command chain, M_CPU until its fan-out
+// completes, IO_CPU until the response is in. Other requests are one step.
+std::vector<Report::Step> host_path(const obs::RunView& view) {
+    std::vector<Report::Step> out;
+    const auto& reqs = view.requests;
+    std::size_t cur = reqs.size();
+    for (std::size_t i = 0; i < reqs.size(); ++i)
+        if (reqs[i].done && (cur == reqs.size() || reqs[i].completed_ps >= reqs[cur].completed_ps)) cur = i;
+    if (cur == reqs.size()) return out;
+    std::vector<std::size_t> chain;
+    for (std::set<std::size_t> seen; cur < reqs.size() && seen.insert(cur).second;) {
+        chain.push_back(cur);
+        std::size_t pred = reqs.size();
+        for (const std::string& id : reqs[cur].after)
+            for (std::size_t i = 0; i < reqs.size(); ++i)
+                if (reqs[i].id == id && reqs[i].done &&
+                    (pred == reqs.size() || reqs[i].completed_ps > reqs[pred].completed_ps))
+                    pred = i;
+        cur = pred;
     }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const obs::RunView::Request& r = reqs[*it];
+        const std::string via = out.empty() ? "" : "issue";
+        auto io_step = [&](const std::string& how, std::uint64_t from, std::uint64_t to) {
+            out.push_back({r.node, r.id, r.kind, "request", how, r.issued_ps, from, to, 0});
+        };
+        // The fan-out that completed last (a launch may span cubes).
+        const obs::RunView::Fanout* fan = nullptr;
+        for (const auto& f : view.fanouts)
+            if (f.id == r.id && f.start_ps >= r.issued_ps && f.end_ps <= r.completed_ps &&
+                (!fan || f.end_ps > fan->end_ps))
+                fan = &f;
+        // On the fan-out's cube, the PE whose last command in it finished last.
+        std::vector<const obs::CommandSpan*> cmds;
+        if (fan && r.kind == "kernel_launch") {
+            const std::string cube = fan->node.substr(0, fan->node.rfind('.') + 1);  // "sip0.cube0."
+            std::string pe;
+            std::uint64_t last = 0;
+            for (const auto& c : view.commands)
+                if (c.pe.compare(0, cube.size(), cube) == 0 && c.submitted_ps >= fan->start_ps &&
+                    c.finished_ps <= fan->end_ps && (pe.empty() || c.finished_ps > last)) {
+                    pe = c.pe;
+                    last = c.finished_ps;
+                }
+            for (const auto& c : view.commands)
+                if (c.pe == pe && c.submitted_ps >= fan->start_ps && c.finished_ps <= fan->end_ps)
+                    cmds.push_back(&c);
+        }
+        if (cmds.empty()) {
+            io_step(via, r.issued_ps, r.completed_ps);
+            continue;
+        }
+        const std::string& pe = cmds.front()->pe;
+        std::uint64_t kernel = cmds.front()->submitted_ps;
+        for (const auto& k : view.kernel_starts)
+            if (k.pe == pe && k.t_ps >= fan->start_ps && k.t_ps <= kernel) {
+                kernel = k.t_ps;
+                break;
+            }
+        io_step(via, r.issued_ps, fan->start_ps);
+        out.push_back({fan->node, r.id, r.kind, "fan-out", "request", fan->start_ps, fan->start_ps, kernel, 0});
+        const auto steps = pe_chain(cmds);
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            out.push_back(command_step(*steps[i].first, i ? steps[i].second : "launch"));
+        out.push_back({fan->node, r.id, r.kind, "fan-out", "response", fan->start_ps,
+                       steps.back().first->finished_ps, fan->end_ps, 0});
+        io_step("response", fan->end_ps, r.completed_ps);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<Report::Step> critical_path(const obs::RunView& view) {
+    std::uint64_t pe_last = 0, host_last = 0;
+    for (const auto& c : view.commands) pe_last = std::max(pe_last, c.finished_ps);
+    for (const auto& r : view.requests)
+        if (r.done) host_last = std::max(host_last, r.completed_ps);
+    std::vector<Report::Step> chain;
+    if (host_last > 0 && host_last >= pe_last) {
+        chain = host_path(view);
+    } else {
+        std::vector<const obs::CommandSpan*> cmds;
+        for (const auto& c : view.commands) cmds.push_back(&c);
+        for (const auto& [c, via] : pe_chain(cmds)) chain.push_back(command_step(*c, via));
+    }
+    for (std::size_t i = 1; i < chain.size(); ++i)
+        chain[i].gap_ps = chain[i].started_ps > chain[i - 1].finished_ps
+                              ? chain[i].started_ps - chain[i - 1].finished_ps
+                              : 0;
     return chain;
 }
 
@@ -141,6 +238,11 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
     Report r;
     r.workload = workload_name;
     r.makespan_ps = run.makespan_ps();
+    if (view.failed) {
+        r.status = "failed";
+        r.failure = view.failure;
+        r.makespan_ps = view.stopped_ps;
+    }
     std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
     for (const auto& s : view.engines) ++slices[{s.group, s.lane}];
     for (const EngineBusy& e : run.engines()) {
@@ -186,14 +288,15 @@ void print_report(std::ostream& out, const Report& r) {
     for (const auto& s : r.critical_path) {
         if (!s.via.empty())
             out << "    | " << s.via << " wait, " << ps_as_ns(s.gap_ps) << " ns\n";
-        out << "  " << std::left << std::setw(18) << s.pe << std::setw(12) << s.id << std::setw(11)
-            << s.kind << std::setw(7) << s.context << std::right << std::setw(14)
+        out << "  " << std::left << std::setw(18) << s.pe << std::setw(12) << s.id << std::setw(14)
+            << s.kind << std::setw(8) << s.context << std::right << std::setw(14)
             << ps_as_ns(s.started_ps) << " .. " << ps_as_ns(s.finished_ps) << " ns\n";
     }
 }
 
 void write_report_json(std::ostream& out, const Report& r) {
     out << "{\n  \"schema\": \"npuvp.report/1\",\n  \"workload\": " << json_string(r.workload)
+        << ",\n  \"status\": " << json_string(r.status) << ",\n  \"failure\": " << json_string(r.failure)
         << ",\n  \"makespan_ns\": " << ps_as_ns(r.makespan_ps) << ",\n  \"engines\": [";
     for (std::size_t i = 0; i < r.engines.size(); ++i) {
         const auto& e = r.engines[i];
@@ -235,8 +338,18 @@ void write_report_json(std::ostream& out, const Report& r) {
 }
 
 void write_report_markdown(std::ostream& out, const Report& r) {
-    out << "# npuvp report: " << r.workload << "\n\nMakespan: **" << ps_as_ns(r.makespan_ps)
-        << " ns**\n\n## Engines\n\n| PE | engine | busy ns | utilisation | slices |\n| --- | --- | ---: | ---: | ---: |\n";
+    out << "# npuvp report: " << r.workload << "\n\n";
+    if (r.status == "failed") {
+        out << "**Run failed**, stopped at **" << ps_as_ns(r.makespan_ps)
+            << " ns**; everything below covers what ran until then.\n\n";
+        std::istringstream lines(r.failure);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty()) out << "- " << md_cell(line) << "\n";
+        out << "\n";
+    } else {
+        out << "Makespan: **" << ps_as_ns(r.makespan_ps) << " ns**\n\n";
+    }
+    out << "## Engines\n\n| PE | engine | busy ns | utilisation | slices |\n| --- | --- | ---: | ---: | ---: |\n";
     for (const auto& e : r.engines)
         out << "| " << e.pe << " | " << e.engine << " | " << ps_as_ns(e.busy_ps) << " | "
             << fixed(e.utilisation * 100.0, 1) << " % | " << e.slices << " |\n";

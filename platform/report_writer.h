@@ -17,6 +17,12 @@ namespace npuvp {
 
 struct Report {
     std::string workload;
+    // "ok", or "failed" for a run that did not finish (RunView::failed): then
+    // `failure` is the diagnosis, makespan_ps is when the run stopped
+    // (utilisation is over the time it ran), and the critical path and
+    // engine times cover what completed by then.
+    std::string status = "ok";
+    std::string failure;
     std::uint64_t makespan_ps = 0;
 
     struct Engine {
@@ -46,8 +52,16 @@ struct Report {
     // held after its predecessor finished: `via` = the wait cause recorded by
     // PE_SCHEDULER (gated_by), "issue" when PE_CPU issued it only after the
     // predecessor completed (a program wait), "" for the first step.
+    // Host workloads whose last request ends the run: the chain of requests
+    // (`pe` = the IO_CPU node, context "request"; "issue" = sent when the one
+    // before completed); a kernel launch on it opens into IO_CPU until M_CPU
+    // starts the fan-out, M_CPU (context "fan-out", via "request") until the
+    // kernel starts on the PE that finishes last, that PE's commands (the
+    // first via "launch"), M_CPU until the fan-out completes and IO_CPU until
+    // the response is in (both via "response"). Started / finished are the
+    // segment's ends; submitted is the request's or fan-out's start.
     struct Step {
-        std::string pe, id, kind, context, via;
+        std::string pe, id, kind, context, via;  // pe: the PE, or the IO_CPU / M_CPU node
         std::uint64_t submitted_ps = 0, started_ps = 0, finished_ps = 0;
         std::uint64_t gap_ps = 0;  // predecessor finished -> this started
     };
@@ -70,7 +84,7 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
                     const std::string& workload_name);
 
 // The critical path of a run view (see Report::Step), ending at the command
-// that finishes last.
+// or host request that finishes last.
 std::vector<Report::Step> critical_path(const obs::RunView& view);
 
 void print_report(std::ostream& out, const Report& report);   // text, after WorkloadRun::print

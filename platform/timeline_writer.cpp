@@ -110,6 +110,8 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
     std::vector<std::string> pes;
     for (const CommandResult& c : run.commands())
         if (std::find(pes.begin(), pes.end(), c.pe) == pes.end()) pes.push_back(c.pe);
+    for (const EngineBusy& e : run.engines())  // launched PEs that completed nothing
+        if (std::find(pes.begin(), pes.end(), e.pe) == pes.end()) pes.push_back(e.pe);
     for (const std::string& id : pes) {
         const PeNodes* pe = find_pe(platform, id);
         if (pe == nullptr || pe->scheduler == nullptr) continue;
@@ -169,19 +171,24 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             slice.end_ps = e.t_ps;
             view.engines.push_back(slice);
         } else if (e.ev == "request_start" || e.ev == "fanout_start") {
+            // A request pairs by its sequence number; a fan-out by its
+            // request id (a kernel launch's fanout_start carries the fan-out
+            // number in cmd, its fanout_complete -1).
             node_open[{e.node + (e.ev == "request_start" ? "|requests" : "|fanouts|" + e.detail),
-                       e.cmd}] = &e;
+                       e.ev == "request_start" ? e.cmd : -1}] = &e;
         } else if (e.ev == "request_complete" || e.ev == "fanout_complete") {
             const bool req = e.ev == "request_complete";
             const auto it = node_open.find(
-                {e.node + (req ? "|requests" : "|fanouts|" + e.detail), e.cmd});
+                {e.node + (req ? "|requests" : "|fanouts|" + e.detail), req ? e.cmd : -1});
             if (it == node_open.end()) continue;
             NodeSpan span;
             span.group = e.node;
             span.lane = req ? "requests" : "fanouts";
             span.label = e.detail.empty() ? it->second->detail : e.detail;
             if (!e.stage.empty()) span.label += " (" + e.stage + ")";
-            span.cmd = e.cmd;
+            span.cmd = it->second->cmd;
+            span.id = e.detail.empty() ? it->second->detail : e.detail;
+            span.kind = e.stage;
             span.start_ps = it->second->t_ps;
             span.end_ps = e.t_ps;
             view.nodes.push_back(span);
@@ -200,6 +207,97 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
         }
     }
     for (const auto& [key, starts] : open) view.unpaired += starts.size();
+
+    for (const std::string& id : pes)
+        if (const PeNodes* pe = find_pe(platform, id); pe && pe->cpu)
+            for (const auto& k : pe->cpu->runs()) view.kernel_starts.push_back({id, k.start.value()});
+    for (const SipNodes& sip : platform.sips())
+        for (const CubeNodes& cube : sip.cubes)
+            if (cube.m_cpu)
+                for (const auto& f : cube.m_cpu->fanouts())
+                    view.fanouts.push_back({cube.m_cpu->node_id_ref(), f.request->id,
+                                            to_string(f.request->kind), f.start.value(), f.end.value()});
+    if (const IoCpu* host = run.host()) {
+        for (const auto& q : host->requests()) {
+            RunView::Request r;
+            r.node = host->node_id_ref();
+            r.id = q.request->id;
+            r.kind = to_string(q.request->kind);
+            r.issued_ps = q.started ? q.issued.value() : 0;
+            r.completed_ps = q.done ? q.completed.value() : 0;
+            r.done = q.done;
+            // IoCpu::ready: the listed requests, or else the previous one.
+            std::vector<std::uint32_t> after = q.request->after;
+            if (!q.request->explicit_after && q.request->index > 0) after = {q.request->index - 1};
+            for (std::uint32_t i : after)
+                for (const auto& other : host->requests())
+                    if (other.request->index == i) r.after.push_back(other.request->id);
+            view.requests.push_back(r);
+        }
+    }
+
+    // A failed run: mark it, and keep what was still open at the stop.
+    view.failed = !run.finished();
+    view.stopped_ps = view.makespan_ps;
+    if (view.failed) {
+        view.failure = run.diagnosis();
+        std::uint64_t stop = std::max<std::uint64_t>(view.makespan_ps, sc_core::sc_time_stamp().value());
+        if (!events.empty()) stop = std::max(stop, events.back().t_ps);
+        view.stopped_ps = stop;
+        for (const auto& [key, starts] : open)
+            for (const RecordedEvent* e : starts) {
+                EngineSlice slice;
+                slice.group = group_of(e->node);
+                slice.lane = e->stage;
+                slice.label = label(slice.group, e->cmd, e->tile);
+                slice.cmd = e->cmd;
+                slice.tile = e->tile;
+                slice.bytes = e->bytes;
+                slice.start_ps = e->t_ps;
+                slice.end_ps = stop;
+                view.open_engines.push_back(slice);
+            }
+        for (const std::string& id : pes) {
+            const PeNodes* pe = find_pe(platform, id);
+            if (pe == nullptr || pe->scheduler == nullptr) continue;
+            const std::size_t first = view.unfinished.size();
+            for (const PipelineContext* ctx : pe->scheduler->inflight()) {
+                CommandSpan s;
+                s.pe = id;
+                s.id = ctx->command->id;
+                s.kind = to_string(ctx->command->kind);
+                s.lane = ctx->context() == ExecContext::none ? "other" : to_string(ctx->context());
+                s.seq = ctx->seq;
+                s.tiles = ctx->total_tiles;
+                s.tiles_done = ctx->completed_tiles;
+                s.started = ctx->dispatched;
+                s.submitted_ps = ctx->submitted.value();
+                s.started_ps = ctx->dispatched ? ctx->started.value() : stop;
+                s.finished_ps = stop;
+                for (std::size_t i = 0; i < wait_cause_count; ++i) s.waited_ps[i] = ctx->waited[i].value();
+                if (!ctx->dispatched && ctx->wait_cause != WaitCause::none)  // the wait still open
+                    s.waited_ps[static_cast<std::size_t>(ctx->wait_cause)] += stop - ctx->wait_since.value();
+                if (ctx->gated_cause != WaitCause::none) s.gated_cause = to_string(ctx->gated_cause);
+                s.gated_by = ctx->gated_by ? static_cast<std::int64_t>(ctx->gated_by->seq) : -1;
+                view.unfinished.push_back(s);
+            }
+            std::sort(view.unfinished.begin() + static_cast<std::ptrdiff_t>(first), view.unfinished.end(),
+                      [](const CommandSpan& a, const CommandSpan& b) { return a.seq < b.seq; });
+        }
+        for (const auto& [key, e] : node_open) {
+            NodeSpan span;
+            span.group = e->node;
+            span.lane = e->ev == "request_start" ? "requests" : "fanouts";
+            span.label = e->detail;
+            if (!e->stage.empty()) span.label += " (" + e->stage + ")";
+            span.id = e->detail;
+            span.kind = e->stage;
+            span.cmd = e->cmd;
+            span.start_ps = e->t_ps;
+            span.end_ps = stop;
+            view.open_nodes.push_back(span);
+        }
+    }
     std::sort(view.engines.begin(), view.engines.end(), [](const EngineSlice& a, const EngineSlice& b) {
         const int ra = lane_rank(a.lane), rb = lane_rank(b.lane);
         return std::tie(a.group, ra, a.lane, a.start_ps, a.end_ps, a.cmd, a.tile) <
@@ -241,6 +339,9 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
     for (const auto& s : view.engines) lanes.insert({s.group, s.lane});
     for (const auto& c : view.commands) lanes.insert({c.pe, c.lane});
     for (const auto& n : view.nodes) lanes.insert({n.group, n.lane});
+    for (const auto& s : view.open_engines) lanes.insert({s.group, s.lane});
+    for (const auto& c : view.unfinished) lanes.insert({c.pe, c.lane});
+    for (const auto& n : view.open_nodes) lanes.insert({n.group, n.lane});
     for (const auto& c : view.tiles_in_flight) groups.insert(c.group);
     for (const auto& c : view.counters) groups.insert(c.count.group);
     for (const auto& l : lanes) groups.insert(l.first);
@@ -301,8 +402,45 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
                 << ",\"dur\":" << ps_as_us(n.end_ps - n.start_ps) << ",\"args\":{\"cmd\":" << n.cmd
                 << "}}";
     }
-    // Flows: a token's consecutive stages, then dependency waits.
+    // A failed run: what was open at the stop, as a slice up to the stop
+    // (cat "unfinished", name suffixed "(unfinished)"), and a global instant
+    // marking the stop with the diagnosis.
+    auto unfinished = [&](const std::string& name, const std::string& group, const std::string& lane,
+                          std::uint64_t t0) -> std::ostream& {
+        return begin() << "{\"ph\":\"X\",\"cat\":\"unfinished\",\"name\":"
+                       << json_string(name + " (unfinished)") << ",\"pid\":" << ids.pid.at(group)
+                       << ",\"tid\":" << ids.tid.at({group, lane}) << ",\"ts\":" << ps_as_us(t0)
+                       << ",\"dur\":" << ps_as_us(view.stopped_ps - std::min(t0, view.stopped_ps))
+                       << ",\"args\":{\"unfinished\":true";
+    };
+    for (const auto& s : view.open_engines)
+        unfinished(s.label, s.group, s.lane, s.start_ps)
+            << ",\"cmd\":" << s.cmd << ",\"tile\":" << s.tile << ",\"stage\":" << json_string(s.lane)
+            << ",\"bytes\":" << s.bytes << "}}";
+    for (const auto& c : view.unfinished) {
+        std::uint64_t waited = 0;
+        for (std::size_t i = 1; i < wait_cause_count; ++i) waited += c.waited_ps[i];
+        unfinished(c.started ? c.id : c.id + " waiting", c.pe, c.lane,
+                   c.started ? c.started_ps : c.submitted_ps)
+            << ",\"cmd\":" << c.seq << ",\"kind\":" << json_string(c.kind) << ",\"tiles\":" << c.tiles
+            << ",\"tiles_done\":" << c.tiles_done << ",\"submitted_ns\":" << obs::ps_as_ns(c.submitted_ps)
+            << ",\"waited_ns\":" << obs::ps_as_ns(waited) << ",\"cause\":" << json_string(c.main_cause())
+            << "}}";
+    }
+    for (const auto& n : view.open_nodes)
+        unfinished(n.label, n.group, n.lane, n.start_ps) << ",\"cmd\":" << n.cmd << "}}";
+    if (view.failed && !ids.pid.empty()) {
+        begin() << "{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"run\",\"name\":\"run failed\",\"pid\":"
+                << ids.pid.begin()->second << ",\"tid\":0,\"ts\":" << ps_as_us(view.stopped_ps)
+                << ",\"args\":{\"diagnosis\":" << json_string(view.failure) << "}}";
+    }
+    // Flows: a token's consecutive stages, then dependency waits. An arrow
+    // leaves from the last picosecond of its source slice (the "s" binds to
+    // the slice that encloses it in both Perfetto and chrome://tracing, and
+    // chrome://tracing draws the arrow from the "s" time): it reads "A ends,
+    // then B starts".
     std::uint64_t flow_id = 1;
+    auto last_ps = [](std::uint64_t start, std::uint64_t end) { return end > start ? end - 1 : start; };
     auto flow = [&](const char* cat, const std::string& name, const std::string& g0,
                     const std::string& l0, std::uint64_t t0, const std::string& g1,
                     const std::string& l1, std::uint64_t t1) {
@@ -324,18 +462,28 @@ void write_timeline(std::ostream& out, const obs::RunView& view) {
             });
             for (std::size_t i = 1; i < path.size(); ++i)
                 flow("token", path[i]->label, path[i - 1]->group, path[i - 1]->lane,
-                     path[i - 1]->start_ps, path[i]->group, path[i]->lane, path[i]->start_ps);
+                     last_ps(path[i - 1]->start_ps, path[i - 1]->end_ps), path[i]->group,
+                     path[i]->lane, path[i]->start_ps);
         }
     }
-    for (const auto& c : view.commands) {
-        if (c.gated_by < 0) continue;
-        for (const auto& b : view.commands) {
-            if (b.pe != c.pe || static_cast<std::int64_t>(b.seq) != c.gated_by) continue;
+    // (A command in flight at a failed run's stop counts too: its slice
+    // begins at its start, or at its submission while it still waits.)
+    auto wait_arrows = [&](const std::vector<obs::CommandSpan>& waiters) {
+        for (const auto& c : waiters) {
+            if (c.gated_by < 0) continue;
+            const obs::CommandSpan* blocker = nullptr;
+            for (const auto* list : {&view.commands, &view.unfinished})
+                for (const auto& b : *list)
+                    if (!blocker && b.pe == c.pe && static_cast<std::int64_t>(b.seq) == c.gated_by) blocker = &b;
+            if (!blocker) continue;
+            const auto& b = *blocker;
             flow("wait", c.gated_cause + ": " + c.id + " waits for " + b.id, b.pe, b.lane,
-                 b.started_ps, c.pe, c.lane, c.started_ps);
-            break;
+                 last_ps(b.started ? b.started_ps : b.submitted_ps, b.finished_ps), c.pe, c.lane,
+                 c.started ? c.started_ps : c.submitted_ps);
         }
-    }
+    };
+    wait_arrows(view.commands);
+    wait_arrows(view.unfinished);
     // Counters: tiles in flight per PE.
     for (const auto& c : view.tiles_in_flight) {
         begin() << "{\"ph\":\"C\",\"name\":\"tiles in flight\",\"pid\":" << ids.pid.at(c.group)

@@ -4,7 +4,8 @@
 // Chrome trace-event timeline (`--timeline FILE`) that Perfetto and
 // chrome://tracing open.
 //
-// Everything here reads a finished run: the events recorded in memory
+// Everything here reads a run after sc_start returned (finished or failed):
+// the events recorded in memory
 // (TraceSink::record_to) and the PE schedulers' completion records. Nothing
 // touches the simulation, so writing an output changes no simulated time.
 // Output order is fixed by sorting on ids and times, never on pointers.
@@ -45,6 +46,10 @@ struct CommandSpan {
     std::uint64_t waited_ps[wait_cause_count] = {};
     std::string gated_cause;  // the cause it waited for last ("" when it never waited)
     std::int64_t gated_by = -1;  // seq of the command it waited for last, or -1
+    // Only for a command still in flight when a run failed (RunView::unfinished):
+    // whether it had started, and the tiles done of `tiles`.
+    bool started = true;
+    std::uint64_t tiles_done = 0;
     // The cause that took the longest share of its wait ("" when it did not wait).
     std::string main_cause() const;
 };
@@ -53,6 +58,7 @@ struct CommandSpan {
 // fan-out on M_CPU.
 struct NodeSpan {
     std::string group, lane, label;
+    std::string id, kind;  // the host request's id and kind
     std::int64_t cmd = -1;
     std::uint64_t start_ps = 0, end_ps = 0;
 };
@@ -77,6 +83,46 @@ struct RunView {
     };
     std::vector<Named> counters;
     std::uint64_t unpaired = 0;  // engine_start without engine_complete (a failed run)
+
+    // Host workloads, for the critical path across IO_CPU, M_CPU and the
+    // PEs: every request as the host saw it (IoCpu's records, in workload
+    // order).
+    struct Request {
+        std::string node, id, kind;
+        std::uint64_t issued_ps = 0, completed_ps = 0;
+        bool done = false;
+        std::vector<std::string> after;  // ids of the requests it was sent after
+    };
+    std::vector<Request> requests;
+    // M_CPU's fan-outs (its records: node, request id and kind, start ..
+    // response sent) and every kernel's start on a launched PE (PE_CPU's
+    // records), read from the model so the printed report has them without
+    // recorded events.
+    struct Fanout {
+        std::string node, id, kind;
+        std::uint64_t start_ps = 0, end_ps = 0;
+    };
+    std::vector<Fanout> fanouts;
+    struct KernelStart {
+        std::string pe;
+        std::uint64_t t_ps;
+    };
+    std::vector<KernelStart> kernel_starts;  // per PE in run order
+
+    // A run that did not finish (a fault, a host request that failed or timed
+    // out, work left when the events ran out): the outputs show what ran up
+    // to the stop and mark the run as failed.
+    bool failed = false;
+    std::string failure;           // WorkloadRun::diagnosis(), one line per cause
+    std::uint64_t stopped_ps = 0;  // when the simulation stopped (= makespan_ps for a finished run)
+    // What was still open at the stop, each ending at stopped_ps: engine
+    // intervals that started and never completed, commands in flight at
+    // PE_SCHEDULER (finished_ps = stopped_ps; a command still waiting has
+    // started_ps = stopped_ps and its wait so far in waited_ps), host
+    // requests and fan-outs that never completed.
+    std::vector<EngineSlice> open_engines;
+    std::vector<CommandSpan> unfinished;
+    std::vector<NodeSpan> open_nodes;
 };
 
 RunView build_view(const WorkloadRun& run, const Platform& platform,

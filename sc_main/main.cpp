@@ -284,6 +284,34 @@ int finish(int code, const std::string& error = "") {
     return code;
 }
 
+// The report (printed when `print`) and the files of --timeline, --svg and
+// --report, from the events recorded in memory; for a failed run, of what ran
+// up to the stop, marked as failed.
+void write_outputs(const CliOptions& options, const WorkloadRun& run, const Platform& platform,
+                   const std::vector<RecordedEvent>& recorded, const std::string& name, bool print) {
+    const obs::RunView view = obs::build_view(run, platform, recorded);
+    const Report report = build_report(run, platform, view, name);
+    if (print) print_report(std::cout, report);
+    auto write = [](const std::string& flag, const std::string& path, auto&& body) {
+        std::ofstream file(path, std::ios::binary | std::ios::trunc);
+        if (!file)
+            throw ConfigError({"command line", 0, 0, ""},
+                              flag + ": cannot open '" + path + "' for writing");
+        body(file);
+        file.flush();
+        if (!file)
+            throw std::runtime_error(flag + ": writing '" + path + "' failed");
+        std::cout << std::left << std::setw(9) << flag.substr(2) << path << "\n";
+    };
+    if (options.timeline)
+        write("--timeline", *options.timeline, [&](std::ostream& o) { write_timeline(o, view); });
+    if (options.svg)
+        write("--svg", *options.svg, [&](std::ostream& o) { write_svg(o, view, name); });
+    if (options.report)
+        write("--report", *options.report,
+              [&](std::ostream& o) { write_report(o, report, *options.report); });
+}
+
 int run(int argc, char* argv[]) {
     if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
     note_summary_request(argc, argv);
@@ -343,8 +371,11 @@ int run(int argc, char* argv[]) {
         close_vcd(options, vcd);
         pending_summary().data.take_results(run, platform);
         pending_summary().data.speed = speed;
+        const std::string name = workload.name.empty() ? *options.workload : workload.name;
         if (!run.finished()) {
             run.print(std::cout);
+            // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
+            if (outputs) write_outputs(options, run, platform, recorded, name, false);
             std::cerr << "npuvp: run failed";
             if (!platform.status().failed())
                 std::cerr << " (the simulation ran out of events with work outstanding or a "
@@ -355,29 +386,7 @@ int run(int argc, char* argv[]) {
         }
         run.print(std::cout);
         print_speed(speed, std::cout);
-        const obs::RunView view = obs::build_view(run, platform, recorded);
-        const std::string name = workload.name.empty() ? *options.workload : workload.name;
-        const Report report = build_report(run, platform, view, name);
-        print_report(std::cout, report);
-        auto write = [](const std::string& flag, const std::string& path, auto&& body) {
-            std::ofstream file(path, std::ios::binary | std::ios::trunc);
-            if (!file)
-                throw ConfigError({"command line", 0, 0, ""},
-                                  flag + ": cannot open '" + path + "' for writing");
-            body(file);
-            file.flush();
-            if (!file)
-                throw std::runtime_error(flag + ": writing '" + path + "' failed");
-            std::cout << std::left << std::setw(9) << flag.substr(2) << path << "\n";
-        };
-        if (options.timeline)
-            write("--timeline", *options.timeline,
-                  [&](std::ostream& o) { write_timeline(o, view); });
-        if (options.svg)
-            write("--svg", *options.svg, [&](std::ostream& o) { write_svg(o, view, name); });
-        if (options.report)
-            write("--report", *options.report,
-                  [&](std::ostream& o) { write_report(o, report, *options.report); });
+        write_outputs(options, run, platform, recorded, name, true);
     } else {
         if (outputs)
             std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "

@@ -172,6 +172,8 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
 void MCpu::mmu_msg_fanout(const CubeRequestMsg& msg) {
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const HostRequest& r = *msg.request;
+    m_trace.emit({start.value(), "fanout_start", &node_id_ref(), -1, -1, to_string(r.kind), nullptr,
+                  -1, nullptr, &r.id});
     Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     sc_core::sc_time latest = start;
     // seed 001 D7: PE_MMU is terminal and answers nothing; wait for each

@@ -18,6 +18,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <sstream>
@@ -35,8 +36,10 @@
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/trace_reader.h"
+#include "testbench/harness/xml_check.h"
 
 using namespace npuvp;
+using npuvp::test::xml_problem;
 
 namespace {
 
@@ -64,71 +67,52 @@ struct Sim {
     }
 };
 
-// Tag balance of an XML document without a parser: every start tag closed in
-// order, comments / declarations skipped, attribute values quoted, no stray
-// '<' or '&' in text.
-std::string xml_problem(const std::string& doc, std::map<std::string, int>& counts) {
-    std::vector<std::string> stack;
-    std::size_t i = 0;
-    while (i < doc.size()) {
-        if (doc[i] == '&') {
-            const std::size_t semi = doc.find(';', i);
-            if (semi == std::string::npos || semi - i > 6) return "bare & at " + std::to_string(i);
-            i = semi + 1;
-            continue;
+// The events of one kind in a recorded log.
+std::vector<RecordedEvent> events_named(const std::vector<RecordedEvent>& log, const std::string& ev) {
+    std::vector<RecordedEvent> out;
+    for (const auto& e : log)
+        if (e.ev == ev) out.push_back(e);
+    return out;
+}
+
+// A trace-event time ("12.345678" µs, six decimals) back in integer ps.
+std::uint64_t us_text_as_ps(const std::string& text) {
+    const std::size_t dot = text.find('.');
+    BOOST_REQUIRE(dot != std::string::npos && text.size() - dot == 7);
+    return std::stoull(text.substr(0, dot)) * 1000000u + std::stoull(text.substr(dot + 1));
+}
+
+// Every arrow of a timeline binds to slices the way Perfetto and
+// chrome://tracing bind it: its "s" inside an "X" slice of the same pid/tid,
+// on that slice's last picosecond; its "f" ("bp":"e") on the first
+// picosecond of an "X" slice of its pid/tid. Returns the arrows checked.
+int check_arrows_bind(const YAML::Node& events) {
+    struct Slice {
+        std::uint64_t start, end;
+    };
+    std::map<std::pair<int, int>, std::vector<Slice>> slices;
+    for (const YAML::Node& e : events)
+        if (e["ph"].as<std::string>() == "X") {
+            const std::uint64_t ts = us_text_as_ps(e["ts"].as<std::string>());
+            slices[{e["pid"].as<int>(), e["tid"].as<int>()}].push_back(
+                {ts, ts + us_text_as_ps(e["dur"].as<std::string>())});
         }
-        if (doc[i] != '<') {
-            if (doc[i] == '>') return "stray > at " + std::to_string(i);
-            ++i;
-            continue;
+    int arrows = 0;
+    for (const YAML::Node& e : events) {
+        const std::string ph = e["ph"].as<std::string>();
+        if (ph != "s" && ph != "f") continue;
+        const std::uint64_t t = us_text_as_ps(e["ts"].as<std::string>());
+        bool bound = false;
+        for (const Slice& x : slices[{e["pid"].as<int>(), e["tid"].as<int>()}]) {
+            if (ph == "s") bound = bound || (x.end > x.start && t == x.end - 1);
+            else bound = bound || t == x.start;
         }
-        if (doc.compare(i, 4, "<!--") == 0) {
-            i = doc.find("-->", i);
-            if (i == std::string::npos) return "open comment";
-            i += 3;
-            continue;
-        }
-        if (doc.compare(i, 2, "<?") == 0) {
-            i = doc.find("?>", i);
-            if (i == std::string::npos) return "open declaration";
-            i += 2;
-            continue;
-        }
-        // Find the tag's end, honouring quoted attribute values.
-        std::size_t j = i + 1;
-        char quote = 0;
-        for (; j < doc.size(); ++j) {
-            if (quote) {
-                if (doc[j] == quote) quote = 0;
-                else if (doc[j] == '<') return "< inside an attribute at " + std::to_string(j);
-            } else if (doc[j] == '"' || doc[j] == '\'') {
-                quote = doc[j];
-            } else if (doc[j] == '>') {
-                break;
-            } else if (doc[j] == '<') {
-                return "< inside a tag at " + std::to_string(j);
-            }
-        }
-        if (j >= doc.size()) return "unterminated tag";
-        std::string tag = doc.substr(i + 1, j - i - 1);
-        i = j + 1;
-        if (tag.empty()) return "empty tag";
-        if (tag[0] == '/') {
-            const std::string name = tag.substr(1);
-            if (stack.empty() || stack.back() != name)
-                return "</" + name + "> closes " + (stack.empty() ? "nothing" : stack.back());
-            stack.pop_back();
-            continue;
-        }
-        const bool self = tag.back() == '/';
-        const std::string name = tag.substr(0, tag.find_first_of(" \t\n/"));
-        if (name == "rect" && tag.find("class=\"op\"") != std::string::npos) ++counts["op"];
-        if (name == "rect" && tag.find("class=\"wait\"") != std::string::npos) ++counts["wait"];
-        if (!self) stack.push_back(name);
-        if (stack.empty() && !self) return "no root";
+        BOOST_CHECK_MESSAGE(bound, ph << " of arrow " << e["id"].as<std::string>() << " at " << t
+                                      << " ps is not on its slice's edge");
+        if (ph == "f") BOOST_CHECK_EQUAL(e["bp"].as<std::string>(), "e");
+        if (ph == "s") ++arrows;
     }
-    if (!stack.empty()) return "unclosed <" + stack.back() + ">";
-    return "";
+    return arrows;
 }
 
 }  // namespace
@@ -188,6 +172,7 @@ BOOST_AUTO_TEST_CASE(timeline_is_trace_event_json_matching_engine_pairs) {
     // 4-stage pipeline has three arrows.
     for (const auto& [id, n] : flow_ids) BOOST_CHECK_MESSAGE(n == 11, "flow " << id);
     BOOST_CHECK_EQUAL(phases["s"], static_cast<int>(intervals.size()) - 64);
+    BOOST_CHECK_EQUAL(check_arrows_bind(events), phases["s"]);
     BOOST_CHECK_GT(phases["C"], 0);
     // One command slice (the composite) besides the engine slices.
     BOOST_CHECK_EQUAL(phases["X"], static_cast<int>(intervals.size()) + 1);
@@ -224,6 +209,30 @@ BOOST_AUTO_TEST_CASE(timeline_counters_follow_tcm_and_inbox_fill) {
     BOOST_CHECK_LE(*std::max_element(gemm.begin(), gemm.end()), 2);
     BOOST_CHECK_GE(*std::min_element(gemm.begin(), gemm.end()), 0);
     BOOST_CHECK_EQUAL(gemm.back(), 0);
+}
+
+// The wait arrow of simple_commands.yaml (schedule in the header): ld_b was
+// held by ld_a (cause context), so one arrow leaves ld_a's command slice on
+// `ctx dma` at its last picosecond, 777667 - 1 = 777666 ps, and lands on
+// ld_b's start, 778667 ps, on the same lane.
+BOOST_AUTO_TEST_CASE(timeline_wait_arrow_leaves_where_the_blocker_ends) {
+    Sim sim("simple_commands");
+    const obs::RunView view = sim.start();
+    std::ostringstream text;
+    write_timeline(text, view);
+    const YAML::Node events = YAML::Load(text.str())["traceEvents"];
+    std::vector<YAML::Node> arrow;
+    for (const YAML::Node& e : events)
+        if ((e["ph"].as<std::string>() == "s" || e["ph"].as<std::string>() == "f") &&
+            e["cat"].as<std::string>() == "wait")
+            arrow.push_back(e);
+    BOOST_REQUIRE_EQUAL(arrow.size(), 2u);
+    BOOST_CHECK_EQUAL(arrow[0]["ph"].as<std::string>(), "s");
+    BOOST_CHECK_EQUAL(arrow[0]["name"].as<std::string>(), "context: ld_b waits for ld_a");
+    BOOST_CHECK_EQUAL(arrow[0]["ts"].as<std::string>(), "0.777666");
+    BOOST_CHECK_EQUAL(arrow[1]["ts"].as<std::string>(), "0.778667");
+    BOOST_CHECK_EQUAL(arrow[0]["tid"].as<int>(), arrow[1]["tid"].as<int>());
+    BOOST_CHECK_EQUAL(check_arrows_bind(events), 1);
 }
 
 BOOST_AUTO_TEST_CASE(svg_is_well_formed_with_one_box_per_operation) {
@@ -327,6 +336,215 @@ BOOST_AUTO_TEST_CASE(report_lists_host_request_latency) {
         BOOST_CHECK_EQUAL(r.requests[i].latency_ps,
                           (requests[i].completed - requests[i].issued).value());
     }
-    // The host's requests and M_CPU's fan-outs are lanes of the timeline too.
-    BOOST_CHECK_GE(view.nodes.size(), requests.size());
+    // The host's requests and M_CPU's fan-outs are lanes of the timeline too:
+    // default.yaml has one cube, so every request (memory write, MMU map,
+    // kernel launch, memory read) is one span on IO_CPU and one fan-out on
+    // sip0.cube0's M_CPU, each labelled "<id> (<kind>)".
+    std::map<std::string, int> spans;
+    for (const auto& n : view.nodes) ++spans[n.group + " " + n.lane + " " + n.label];
+    for (const auto& q : requests) {
+        const std::string label = q.request->id + " (" + to_string(q.request->kind) + ")";
+        BOOST_CHECK_MESSAGE(spans["sip0.io_cpu requests " + label] == 1, label);
+        BOOST_CHECK_MESSAGE(spans["sip0.cube0.m_cpu fanouts " + label] == 1, label);
+    }
+    BOOST_CHECK_EQUAL(view.nodes.size(), 2 * requests.size());
+}
+
+// A failed run's outputs show what ran until the stop. mmu_fault.yaml on
+// default.yaml: pe0's only command, ld (dma_read of a VA nothing maps), is
+// dispatched to DMA_READ and PE_MMU faults on its first access; the platform
+// records the fault and the simulation stops there (SPEC §8). So: nothing
+// completed; ld is in flight, started when PE_SCHEDULER dispatched it (its
+// sub_command_dispatched event) and open until the stop = the fault's time;
+// the diagnosis names the fault and the stuck kernel. Every output says so.
+BOOST_AUTO_TEST_CASE(failed_run_outputs_show_what_ran_until_the_stop) {
+    Sim sim("mmu_fault");
+    sc_core::sc_start();
+    BOOST_REQUIRE(!sim.run.finished());
+    BOOST_REQUIRE(sim.platform.status().failed());
+    const std::uint64_t stop = sim.platform.status().time().value();
+    const auto dispatched = events_named(sim.log, "sub_command_dispatched");
+    BOOST_REQUIRE_EQUAL(dispatched.size(), 1u);
+    BOOST_REQUIRE_LT(dispatched[0].t_ps, stop);
+
+    const obs::RunView view = obs::build_view(sim.run, sim.platform, sim.log);
+    BOOST_CHECK(view.failed);
+    BOOST_CHECK_EQUAL(view.stopped_ps, stop);
+    BOOST_CHECK(view.failure == sim.run.diagnosis());
+    BOOST_CHECK(view.failure.find("MMU fault") != std::string::npos);
+    BOOST_CHECK(view.commands.empty());
+    BOOST_CHECK(view.engines.empty());
+    BOOST_REQUIRE_EQUAL(view.unfinished.size(), 1u);
+    const obs::CommandSpan& ld = view.unfinished[0];
+    BOOST_CHECK_EQUAL(ld.id, "ld");
+    BOOST_CHECK_EQUAL(ld.lane, "dma");
+    BOOST_CHECK(ld.started);
+    BOOST_CHECK_EQUAL(ld.started_ps, dispatched[0].t_ps);
+    BOOST_CHECK_EQUAL(ld.finished_ps, stop);
+    BOOST_CHECK_EQUAL(ld.tiles, 1u);
+    BOOST_CHECK_EQUAL(ld.tiles_done, 0u);
+
+    // Timeline: ld as an unfinished slice up to the stop, and the stop marked.
+    std::ostringstream text;
+    write_timeline(text, view);
+    const YAML::Node events = YAML::Load(text.str())["traceEvents"];
+    int unfinished = 0, instants = 0;
+    for (const YAML::Node& e : events) {
+        const std::string ph = e["ph"].as<std::string>();
+        if (ph == "X") {
+            BOOST_CHECK_EQUAL(e["cat"].as<std::string>(), "unfinished");
+            BOOST_CHECK_EQUAL(e["name"].as<std::string>(), "ld (unfinished)");
+            BOOST_CHECK_EQUAL(e["ts"].as<std::string>(), obs::ps_as_us(dispatched[0].t_ps));
+            BOOST_CHECK_EQUAL(e["dur"].as<std::string>(), obs::ps_as_us(stop - dispatched[0].t_ps));
+            BOOST_CHECK(e["args"]["unfinished"].as<bool>());
+            ++unfinished;
+        } else if (ph == "i") {
+            BOOST_CHECK_EQUAL(e["name"].as<std::string>(), "run failed");
+            BOOST_CHECK_EQUAL(e["s"].as<std::string>(), "g");
+            BOOST_CHECK_EQUAL(e["ts"].as<std::string>(), obs::ps_as_us(stop));
+            BOOST_CHECK(e["args"]["diagnosis"].as<std::string>() == view.failure);
+            ++instants;
+        }
+    }
+    BOOST_CHECK_EQUAL(unfinished, 1);
+    BOOST_CHECK_EQUAL(instants, 1);
+
+    // SVG: one dashed box, the stop line, the diagnosis.
+    std::ostringstream svg;
+    write_svg(svg, view, "mmu_fault");
+    std::map<std::string, int> counts;
+    const std::string problem = xml_problem(svg.str(), counts);
+    BOOST_CHECK_MESSAGE(problem.empty(), problem);
+    BOOST_CHECK_EQUAL(counts["op"], 0);
+    BOOST_CHECK_EQUAL(counts["unfinished"], 1);
+    BOOST_CHECK(svg.str().find("class=\"stop\"") != std::string::npos);
+    BOOST_CHECK(svg.str().find("MMU fault: command ld accesses unmapped virtual address") != std::string::npos);
+
+    // Report: failed, over the time it ran.
+    const Report r = build_report(sim.run, sim.platform, view, "mmu_fault");
+    BOOST_CHECK_EQUAL(r.status, "failed");
+    BOOST_CHECK(r.failure == view.failure);
+    BOOST_CHECK_EQUAL(r.makespan_ps, stop);
+    BOOST_CHECK(r.critical_path.empty());
+    std::ostringstream json, md;
+    write_report(json, r, "r.json");
+    write_report(md, r, "r.md");
+    const YAML::Node doc = YAML::Load(json.str());
+    BOOST_CHECK_EQUAL(doc["status"].as<std::string>(), "failed");
+    BOOST_CHECK(doc["failure"].as<std::string>() == view.failure);
+    BOOST_CHECK_EQUAL(doc["makespan_ns"].as<std::string>(), obs::ps_as_ns(stop));
+    BOOST_CHECK(md.str().find("**Run failed**, stopped at **" + obs::ps_as_ns(stop) + " ns**") !=
+                std::string::npos);
+
+    // An engine interval that started and never completed is open up to the
+    // stop too (this run's fault comes before DMA_READ starts; add one).
+    std::vector<RecordedEvent> log = sim.log;
+    RecordedEvent start;
+    start.t_ps = dispatched[0].t_ps;
+    start.ev = "engine_start";
+    start.node = "sip0.cube0.pe0.pe_dma";
+    start.cmd = 0;
+    start.tile = 0;
+    start.stage = "DMA_READ";
+    start.bytes = 4096;
+    log.push_back(start);
+    const obs::RunView with_open = obs::build_view(sim.run, sim.platform, log);
+    BOOST_REQUIRE_EQUAL(with_open.open_engines.size(), 1u);
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].group, "sip0.cube0.pe0");
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].lane, "DMA_READ");
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].label, "ld");
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].start_ps, dispatched[0].t_ps);
+    BOOST_CHECK_EQUAL(with_open.open_engines[0].end_ps, stop);
+    BOOST_CHECK_EQUAL(with_open.unpaired, 1u);
+}
+
+// A finished run is not marked: no failure, the stop is the makespan,
+// nothing is left open.
+BOOST_AUTO_TEST_CASE(finished_run_is_not_marked_failed) {
+    Sim sim("simple_commands");
+    const obs::RunView view = sim.start();
+    BOOST_CHECK(!view.failed);
+    BOOST_CHECK(view.failure.empty());
+    BOOST_CHECK_EQUAL(view.stopped_ps, view.makespan_ps);
+    BOOST_CHECK(view.unfinished.empty() && view.open_engines.empty() && view.open_nodes.empty());
+    const Report r = build_report(sim.run, sim.platform, view, "simple_commands");
+    BOOST_CHECK_EQUAL(r.status, "ok");
+    std::ostringstream text;
+    write_timeline(text, view);
+    BOOST_CHECK(text.str().find("unfinished") == std::string::npos);
+    BOOST_CHECK(text.str().find("run failed") == std::string::npos);
+}
+
+// The critical path of a host workload crosses IO_CPU, M_CPU and the PEs.
+// A hand-built workload on default.yaml: the host writes 4 KiB, then
+// launches a one-command kernel (a 64 KiB dma_read of PA 0, in pe0's HBM
+// slice) on pe0 and pe1. By docs/workload.md "Ordering" the write is sent at
+// t = 0 and the launch when the write has completed; the run ends when the
+// launch's response reaches IO_CPU. So the path is: w (whole request) -issue->
+// go on IO_CPU until M_CPU starts the fan-out -request-> M_CPU until the
+// kernel starts on the PE whose ld finishes last -launch-> that ld
+// -response-> M_CPU until its fan-out completes -response-> IO_CPU until go
+// completes. Each boundary is checked against the trace event that marks it.
+BOOST_AUTO_TEST_CASE(critical_path_crosses_io_cpu_m_cpu_and_the_slowest_pe) {
+    const TopologyConfig topo = test::load_shipped("default");
+    const WorkloadConfig wl = load_workload_text(R"(name: host_chain
+kernels:
+  k:
+    - dma_read: { id: ld, bytes: 65536, addr: { pa: 0x0 } }
+host:
+  - memory_write:  { id: w, pa: 0x0, bytes: 4096 }
+  - kernel_launch: { id: go, kernel: k, cubes: [sip0.cube0], target_pe: [0, 1] }
+)",
+                                                 "host_chain.yaml", topo);
+    std::ostringstream trace_text;
+    std::vector<RecordedEvent> log;
+    TraceSink trace{&trace_text};
+    Platform platform(topo, trace);
+    WorkloadRun run(platform, wl);
+    trace.record_to(&log);
+    sc_core::sc_start();
+    BOOST_REQUIRE(run.finished());
+
+    // The marks, from the trace.
+    auto at = [&](const std::string& ev, const std::string& node, const std::string& detail) {
+        for (const auto& e : log)
+            if (e.ev == ev && e.node == node && (detail.empty() || e.detail == detail)) return e.t_ps;
+        BOOST_FAIL("no " << ev << " on " << node << " " << detail);
+        return std::uint64_t{0};
+    };
+    const std::string io = "sip0.io_cpu", m_cpu = "sip0.cube0.m_cpu";
+    const std::uint64_t done0 = at("command_complete", "sip0.cube0.pe0.pe_scheduler", "ld");
+    const std::uint64_t done1 = at("command_complete", "sip0.cube0.pe1.pe_scheduler", "ld");
+    BOOST_REQUIRE_NE(done0, done1);  // one PE is the slower, and the path goes through it
+    const std::string pe = done0 > done1 ? "sip0.cube0.pe0" : "sip0.cube0.pe1";
+
+    const obs::RunView view = obs::build_view(run, platform, log);
+    const Report r = build_report(run, platform, view, "host_chain");
+    struct Want {
+        std::string node, id, context, via;
+        std::uint64_t started, finished;
+    };
+    const std::vector<Want> want{
+        {io, "w", "request", "", 0, at("request_complete", io, "w")},
+        {io, "go", "request", "issue", at("request_complete", io, "w"), at("fanout_start", m_cpu, "go")},
+        {m_cpu, "go", "fan-out", "request", at("fanout_start", m_cpu, "go"), at("kernel_start", pe + ".pe_cpu", "k")},
+        {pe, "ld", "dma", "launch", at("sub_command_dispatched", pe + ".pe_scheduler", "ld"),
+         std::max(done0, done1)},
+        {m_cpu, "go", "fan-out", "response", std::max(done0, done1), at("fanout_complete", m_cpu, "go")},
+        {io, "go", "request", "response", at("fanout_complete", m_cpu, "go"), at("request_complete", io, "go")},
+    };
+    BOOST_REQUIRE_EQUAL(r.critical_path.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const Report::Step& s = r.critical_path[i];
+        BOOST_TEST_CONTEXT("step " << i) {
+            BOOST_CHECK_EQUAL(s.pe, want[i].node);
+            BOOST_CHECK_EQUAL(s.id, want[i].id);
+            BOOST_CHECK_EQUAL(s.context, want[i].context);
+            BOOST_CHECK_EQUAL(s.via, want[i].via);
+            BOOST_CHECK_EQUAL(s.started_ps, want[i].started);
+            BOOST_CHECK_EQUAL(s.finished_ps, want[i].finished);
+            if (i) BOOST_CHECK_EQUAL(s.gap_ps, want[i].started - want[i - 1].finished);
+        }
+    }
+    BOOST_CHECK_EQUAL(r.critical_path.back().finished_ps, r.makespan_ps);
 }
