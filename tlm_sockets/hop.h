@@ -26,7 +26,11 @@ inline std::uint64_t bytes_per_s(double bw_gbs) {
 
 inline ps_t serialisation_ps(std::uint64_t bytes, std::uint64_t per_s) {
     if (bytes == 0 || per_s == 0) return 0;
-    const unsigned __int128 scaled = static_cast<unsigned __int128>(bytes) * 1000000000000ull;
+    constexpr std::uint64_t ps_per_s = 1000000000000ull;
+    // Up to 18 MB the product fits 64 bits (the common case: one 64-bit
+    // division); beyond, 128-bit arithmetic gives the same exact result.
+    if (bytes <= (UINT64_MAX - per_s) / ps_per_s) return (bytes * ps_per_s + per_s - 1) / per_s;
+    const unsigned __int128 scaled = static_cast<unsigned __int128>(bytes) * ps_per_s;
     return static_cast<ps_t>((scaled + per_s - 1) / per_s);
 }
 

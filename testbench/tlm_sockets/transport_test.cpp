@@ -357,6 +357,12 @@ BOOST_AUTO_TEST_CASE(serialisation_rounds_up_to_whole_ps) {
     BOOST_TEST(serialisation_ps(1000, 100.0) == 10000u);
     BOOST_TEST(serialisation_ps(0, 100.0) == 0u);
     BOOST_TEST(serialisation_ps(1000, 0.0) == 0u);
+    // Both sides of the 64-bit fast path (bytes * 1e12 fits 64 bits up to
+    // ~18.4 MB): 18 MB at 3 GB/s = 6 ms exactly; 20 MB at 3 GB/s =
+    // 6 666 666.666.. ns -> 6 666 666 667 ps; 1 TB at 1 GB/s = 1000 s.
+    BOOST_TEST(serialisation_ps(18000000, 3.0) == 6000000000ull);
+    BOOST_TEST(serialisation_ps(20000000, 3.0) == 6666666667ull);
+    BOOST_TEST(serialisation_ps(1000000000000ull, 1.0) == 1000000000000000ull);
 }
 
 BOOST_AUTO_TEST_CASE(base_protocol_payload_and_response) {
