@@ -34,15 +34,19 @@ public:
 
 protected:
     void process(TileToken& token) override {
-        const sc_core::sc_time compute = duration(m_cycles(token.stage()));
         m_slot->lock();
         const sc_core::sc_time start = sc_core::sc_time_stamp();
         trace_engine(true, token);
-        sc_core::wait(compute);
+        compute(token.stage());
         record_busy(start);
         trace_engine(false, token);
         m_slot->unlock();
     }
+
+    // The stage's work, done while holding the slot: a C++ model waits its
+    // cycle count at the engine clock; an RTL engine (impl: rtl.*,
+    // docs/rtl.md) clocks its Verilated RTL until the RTL says it is done.
+    virtual void compute(const Stage& stage) { sc_core::wait(duration(m_cycles(stage))); }
 
 private:
     sc_core::sc_port<sc_core::sc_mutex_if>& m_slot;
