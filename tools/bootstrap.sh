@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave
-          python3 python3-simpy3)  # python3-simpy3: bench/ SimPy baseline
+          python3 python3-simpy3  # python3-simpy3: bench/ SimPy baseline
+          verilator)              # rtl/: RTL co-simulation (docs/rtl.md)
 
 missing=()
 for p in "${packages[@]}"; do
