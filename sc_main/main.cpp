@@ -16,6 +16,7 @@
 #include "platform/platform.h"
 #include "platform/probe.h"
 #include "platform/report_writer.h"
+#include "platform/rtl_support.h"
 #include "platform/svg_writer.h"
 #include "platform/timeline_writer.h"
 #include "platform/topology_loader.h"
@@ -251,11 +252,21 @@ int run(int argc, char* argv[]) {
     for (const auto& [from, to] : options.routes) print_route(platform, from, to, std::cout);
     if (options.list || !options.routes.empty()) return exit_ok;
 
+    // --vcd-rtl: the RTL blocks' own waveforms, written while the run goes.
+    std::unique_ptr<RtlWaves> rtl_waves;
+    if (options.vcd_rtl) rtl_waves = open_rtl_waves(*options.vcd_rtl, rtl_blocks(platform));
+    auto close_vcd_rtl = [&] {
+        if (!rtl_waves) return;
+        rtl_waves.reset();
+        std::cout << "vcd-rtl  " << *options.vcd_rtl << "\n";
+    };
+
     if (options.workload) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         simulate(&run);
         close_vcd(options, vcd);
+        close_vcd_rtl();
         if (options.summary) {
             std::ofstream summary(*options.summary, std::ios::binary | std::ios::trunc);
             const bool ok = run.finished();
@@ -308,6 +319,7 @@ int run(int argc, char* argv[]) {
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         simulate(nullptr);
         close_vcd(options, vcd);
+        close_vcd_rtl();
         if (!probe.finished()) {
             std::cerr << "npuvp: run failed: the simulation ran out of events at "
                       << sc_core::sc_time_stamp() << " before the probe finished\n";
