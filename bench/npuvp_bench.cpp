@@ -10,7 +10,9 @@
 // `npuvp --compare` does, reads the child's RESULT line and its peak resident
 // memory (wait4 rusage). The SimPy baseline (baseline_simpy/pe_pipeline.py)
 // runs the one-PE and eight-PE cases in the same run; the `kernel` case is a
-// raw SystemC ping-pong, the physical limit of this machine's kernel.
+// raw SystemC ping-pong, the physical limit of this machine's kernel. With
+// the RTL co-simulation built, `rtl_gemm` / `rtl_cpp` measure RTL cycles per
+// second and the slowdown against the C++ model (docs/rtl.md).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +37,7 @@
 #include "platform/config_error.h"
 #include "platform/impl_registry.h"
 #include "platform/platform.h"
+#include "platform/rtl_support.h"
 #include "platform/topology_loader.h"
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
@@ -146,6 +149,55 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
                   {"deltas", str(sc_core::sc_delta_count() - deltas0)},
                   {"pes", str(pes)},
                   {"makespan_ps", str(run.makespan_ps())}});
+    return 0;
+}
+
+// RTL co-simulation (docs/rtl.md): the GEMM on pe0 of rtl_gemm.yaml, with
+// the Verilated array (`rtl`) or the C++ model configured like it
+// (`rtl_cpp`). Reports the RTL cycles clocked, for cycles per second.
+int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+    const std::string src = NPUVP_SOURCE_DIR;
+    const auto t0 = clock_type::now();
+    std::vector<npuvp::Override> overrides;
+    if (what == "rtl_cpp")
+        overrides.push_back(
+            npuvp::parse_override("cube.pe_template.components.pe_gemm.impl=builtin.pe_gemm"));
+    const npuvp::TopologyConfig topo = npuvp::load_topology_file(
+        src + "/configs/topologies/rtl_gemm.yaml", overrides, npuvp::builtin_registry());
+    const npuvp::WorkloadConfig workload =
+        npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
+    npuvp::TraceSink trace;
+    npuvp::Platform platform(topo, trace);
+    npuvp::WorkloadRun run(platform, workload);
+    const double elab = seconds_since(t0);
+    const auto ti = clock_type::now();
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    const double init = seconds_since(ti);
+    const std::uint64_t deltas0 = sc_core::sc_delta_count();
+    const auto t1 = clock_type::now();
+    sc_core::sc_start();
+    const double wall = seconds_since(t1);
+    if (!run.finished()) {
+        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
+        return 3;
+    }
+    const npuvp::PeNodes& pe = platform.sips()[0].cubes[0].pes[0];
+    std::uint64_t stages = pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
+    for (npuvp::StageWorker* w : pe.fetch_store->workers()) stages += w->stages_done();
+    for (auto dir : {npuvp::DmaDirection::read, npuvp::DmaDirection::write})
+        for (int ch = 0; ch < pe.dma->channels(dir); ++ch) stages += pe.dma->channel(dir, ch).grants();
+    std::uint64_t rtl_cycles = 0;
+    for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
+    print_result({{"elab_s", str(elab)},
+                  {"init_s", str(init)},
+                  {"wall_s", str(wall)},
+                  {"tokens", str(pe.scheduler->tiles_fed())},
+                  {"stages", str(stages)},
+                  {"deltas", str(sc_core::sc_delta_count() - deltas0)},
+                  {"pes", str(1)},
+                  {"makespan_ps", str(run.makespan_ps())},
+                  {"gemm_stages", str(pe.gemm->worker().stages_done())},
+                  {"rtl_cycles", str(rtl_cycles)}});
     return 0;
 }
 
@@ -313,6 +365,36 @@ std::string sci(double v) {
     return o.str();
 }
 
+// RTL co-simulation speed (docs/speed.md, docs/rtl.md): RTL cycles per
+// second of wall time, and the slowdown against the C++ model on the same
+// work (the same topology with builtin.pe_gemm).
+void print_rtl(const std::vector<Case>& cases) {
+    const Case *rtl = nullptr, *cpp = nullptr;
+    for (const Case& c : cases) {
+        if (c.what == "rtl" && c.ok) rtl = &c;
+        if (c.what == "rtl_cpp" && c.ok) cpp = &c;
+    }
+    if (!rtl) return;
+    const double cycles = rtl->r.at("rtl_cycles"), wall = rtl->r.at("wall_s");
+    std::cout << "\nRTL co-simulation (rtl_gemm.yaml, pe0, " << rtl->m << "x" << rtl->k << "x"
+              << rtl->n << " in 128^3 tiles, 8 x 8 RTL array at 1 GHz):\n"
+              << "  rtl_gemm   " << std::uint64_t(cycles) << " RTL cycles in "
+              << std::uint64_t(rtl->r.at("gemm_stages")) << " GEMM stages, wall "
+              << fixed(wall, 3) << " s = " << sci(cycles / wall) << " RTL cycles/s ("
+              << fixed(wall / cycles * 1e9, 1) << " ns of wall time per cycle)\n";
+    if (cpp) {
+        const double cwall = cpp->r.at("wall_s");
+        const double mk = rtl->r.at("makespan_ps"), cmk = cpp->r.at("makespan_ps");
+        std::cout << "  rtl_cpp    the same run with builtin.pe_gemm: wall " << fixed(cwall, 4)
+                  << " s; co-simulation is " << fixed(wall / cwall, 0)
+                  << "x slower; makespan " << fixed(mk / 1e6, 6) << " us (RTL) vs "
+                  << fixed(cmk / 1e6, 6) << " us (C++): "
+                  << (mk == cmk ? std::string("identical")
+                                : "differ by " + fixed((mk - cmk) / 1e3, 3) + " ns")
+                  << "\n";
+    }
+}
+
 int run_parent(bool smoke, bool baseline, const std::string& baseline_script, int repeats) {
     // Sizes: tokens = ceil(M/128)·ceil(N/128)·ceil(K/128).
     std::vector<Case> cases;
@@ -335,6 +417,10 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("scale_512", "one", 1024, 1024, 1024, 0);
         gemm("kernel", "kernel", 100000, 0, 0, 0);
         gemm("kernel_m", "kernel_method", 100000, 0, 0, 0);
+        if (npuvp::rtl_built()) {
+            gemm("rtl_gemm", "rtl", 128, 128, 128, 0);      // 1 token, 32 784 RTL cycles
+            gemm("rtl_cpp", "rtl_cpp", 128, 128, 128, 0);
+        }
     } else {
         gemm("pe1_gemm", "one", 2048, 2048, 2048, 1);         // 16·16·16 = 4096 tokens
         gemm("pe8_gemm", "eight", 2048, 2048, 2048, 8);       // 8 x 4096
@@ -346,6 +432,11 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("scale_1m", "one", 12800, 12800, 12800, 0);      // 100·100·100 = 1 000 000
         gemm("kernel", "kernel", 5000000, 0, 0, 0);
         gemm("kernel_m", "kernel_method", 5000000, 0, 0, 0);
+        if (npuvp::rtl_built()) {
+            // gemm_bias_relu's 512^3 (bias_add only): 64 tokens, 2 098 176 RTL cycles.
+            gemm("rtl_gemm", "rtl", 512, 512, 512, 0);
+            gemm("rtl_cpp", "rtl_cpp", 512, 512, 512, 0);
+        }
     }
 
     const std::string tmp = "/tmp/npuvp_bench." + std::to_string(getpid());
@@ -433,6 +524,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             (c.what == "kernel" ? kernel : kernel_m) = &c;
             continue;
         }
+        if (c.what.rfind("rtl", 0) == 0) continue;  // print_rtl
         std::cout << std::left << std::setw(11) << c.name << std::right;
         if (!c.ok) {
             std::cout << "  FAILED\n";
@@ -492,7 +584,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     if (switches_per_s > 0) {
         std::cout << "\nagainst the raw kernel (" << sci(switches_per_s) << " switches/s):\n";
         for (const Case& c : cases) {
-            if (!c.ok || c.what == "kernel" || c.what == "kernel_method") continue;
+            if (!c.ok || c.what == "kernel" || c.what == "kernel_method" || c.what.rfind("rtl", 0) == 0)
+                continue;
             const double stage_rate = c.r.at("stages") / c.r.at("wall_s");
             std::cout << "  " << std::left << std::setw(10) << c.name << std::right
                       << " stage events/s = " << fixed(100.0 * stage_rate / switches_per_s, 2)
@@ -505,6 +598,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             std::cout << "\n";
         }
     }
+    print_rtl(cases);
     return all_ok ? 0 : 1;
 }
 
@@ -549,6 +643,7 @@ int sc_main(int argc, char* argv[]) {
         if (what == "kernel" || what == "kernel_method")
             return run_kernel_case(m, what == "kernel_method");
         if (what == "routes") return run_routes_case();
+        if (what == "rtl" || what == "rtl_cpp") return run_rtl_case(what, m, k, n);
         return run_model_case(what, m, k, n);
     } catch (const std::exception& e) {
         std::cerr << "npuvp_bench: error: " << e.what() << "\n";

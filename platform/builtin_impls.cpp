@@ -7,6 +7,7 @@
 #include "modules/pe/pe_ipcq.h"
 #include "modules/pe/pe_scheduler.h"
 #include "platform/platform.h"
+#include "platform/rtl_support.h"
 
 namespace npuvp {
 namespace {
@@ -74,6 +75,7 @@ ImplRegistry make_builtin_registry() {
                 [](Name n, Ctx c) {
                     return new PeIpcq(n, c.topo.cube.pe_template.ipcq, c.trace, c.status);
                 });
+    add_rtl_impls(r);  // rtl.* (docs/rtl.md), when built with Verilator
     return r;
 }
 

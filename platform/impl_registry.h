@@ -31,6 +31,35 @@ public:
 
     bool knows_kind(const std::string& kind) const { return m_factories.count(kind) != 0; }
 
+    // A check an impl makes on the whole validated topology beyond its kind's
+    // schema (rtl.pe_gemm: the array size its RTL was built with). It throws
+    // ConfigError at where(key path), the location of the offending value.
+    using Where = std::function<SourceLoc(const std::string& key_path)>;
+    using Check = std::function<void(const TopologyConfig&, const Where&)>;
+    void add_check(const std::string& kind, const std::string& impl, Check check) {
+        m_checks[kind][impl] = std::move(check);
+    }
+    void check(const std::string& kind, const std::string& impl, const TopologyConfig& topo,
+               const Where& where) const {
+        auto kit = m_checks.find(kind);
+        if (kit == m_checks.end()) return;
+        auto iit = kit->second.find(impl);
+        if (iit != kit->second.end()) iit->second(topo, where);
+    }
+
+    // An impl this build of npuvp leaves out, and why (rtl.* without
+    // Verilator), so that naming it is an error that says so.
+    void add_unavailable(const std::string& kind, const std::string& impl,
+                         const std::string& reason) {
+        m_unavailable[kind][impl] = reason;
+    }
+    const std::string* unavailable(const std::string& kind, const std::string& impl) const {
+        auto kit = m_unavailable.find(kind);
+        if (kit == m_unavailable.end()) return nullptr;
+        auto iit = kit->second.find(impl);
+        return iit == kit->second.end() ? nullptr : &iit->second;
+    }
+
     bool knows(const std::string& kind, const std::string& impl) const {
         auto it = m_factories.find(kind);
         return it != m_factories.end() && it->second.count(impl) != 0;
@@ -71,6 +100,8 @@ public:
 
 private:
     std::map<std::string, std::map<std::string, std::any>> m_factories;
+    std::map<std::string, std::map<std::string, Check>> m_checks;
+    std::map<std::string, std::map<std::string, std::string>> m_unavailable;
 };
 
 // The registry with every builtin.* factory (platform/builtin_impls.cpp).

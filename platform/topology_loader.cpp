@@ -206,6 +206,7 @@ private:
     void read_component(const std::string& kind, const std::string& impl, const Item& attrs,
                         PeTemplateConfig& tmpl);
     void check_fit(const TopologyConfig& config) const;
+    void check_impls(const TopologyConfig& config) const;
 
     std::string m_source;
     const ImplRegistry& m_impls;
@@ -415,6 +416,8 @@ void Loader::apply(YAML::Node& root, const Override& override_) {
 void Loader::check_impl(const std::string& kind, const std::string& impl,
                         const SourceLoc& loc) const {
     if (m_impls.knows(kind, impl)) return;
+    if (const std::string* reason = m_impls.unavailable(kind, impl))
+        throw ConfigError(loc, "impl '" + impl + "' is not in this build of npuvp: " + *reason);
     const std::vector<std::string> known = m_impls.impls_of(kind);
     throw ConfigError(loc, "unknown impl '" + impl + "' for kind '" + kind + "' (" +
                                (known.empty() ? "no impl of this kind is registered"
@@ -722,6 +725,26 @@ void Loader::check_fit(const TopologyConfig& config) const {
     }
 }
 
+// What an impl checks beyond its kind's schema (ImplRegistry::add_check),
+// for every block of the topology.
+void Loader::check_impls(const TopologyConfig& config) const {
+    const PeTemplateConfig& t = config.cube.pe_template;
+    const std::pair<const char*, const std::string*> blocks[] = {
+        {"io_cpu", &config.system.io_cpu.impl}, {"m_cpu", &config.cube.m_cpu.impl},
+        {"noc", &config.cube.noc.impl},         {"hbm_ctrl", &config.cube.hbm_ctrl.impl},
+        {"shared_sram", &config.cube.shared_sram.impl},
+        {"pe_cpu", &t.cpu.impl},                {"pe_scheduler", &t.scheduler.impl},
+        {"pe_dma", &t.dma.impl},                {"pe_fetch_store", &t.fetch_store.impl},
+        {"pe_gemm", &t.gemm.impl},              {"pe_math", &t.math.impl},
+        {"pe_tcm", &t.tcm.impl},                {"pe_mmu", &t.mmu.impl},
+        {"pe_ipcq", &t.ipcq.impl}};
+    const ImplRegistry::Where where = [this](const std::string& path) {
+        auto it = m_locs.find(path);
+        return it != m_locs.end() ? it->second : SourceLoc{m_source, 0, 0, path};
+    };
+    for (const auto& [kind, impl] : blocks) m_impls.check(kind, *impl, config, where);
+}
+
 TopologyConfig Loader::load(const YAML::Node& root) {
     Item top_item;
     top_item.node.reset(root);
@@ -737,6 +760,7 @@ TopologyConfig Loader::load(const YAML::Node& root) {
     read_system(top.required("system"), config.system);
     read_cube(top.required("cube"), config.cube);
     check_fit(config);
+    check_impls(config);
     return config;
 }
 

@@ -36,6 +36,8 @@ const char* cli_usage() {
            "                        save file FILE.gtkw beside it\n"
            "  --vcd-filter GLOB     trace only nodes whose id matches GLOB (repeatable),\n"
            "                        e.g. 'sip0.cube0.pe0*'\n"
+           "  --vcd-rtl FILE        write the RTL blocks' internal signals (impl: rtl.*,\n"
+           "                        Verilator tracing; VCD, ps time base as --vcd)\n"
            "  --compare W1 W2 ...   run each workload as a variant (same topology and\n"
            "                        --set) and print makespans and per-context busy /\n"
            "                        wait side by side\n"
@@ -76,6 +78,11 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
                 bad("--vcd: the file name must end in .vcd, got '" + *options.vcd + "'");
         } else if (arg == "--vcd-filter") {
             options.vcd_filter.push_back(value(i, arg));
+        } else if (arg == "--vcd-rtl") {
+            options.vcd_rtl = value(i, arg);
+            if (options.vcd_rtl->size() < 5 ||
+                options.vcd_rtl->substr(options.vcd_rtl->size() - 4) != ".vcd")
+                bad("--vcd-rtl: the file name must end in .vcd, got '" + *options.vcd_rtl + "'");
         } else if (arg == "--summary") {
             options.summary = value(i, arg);
         } else if (arg == "--compare") {

@@ -18,6 +18,7 @@
 #include "platform/platform.h"
 #include "platform/probe.h"
 #include "platform/report_writer.h"
+#include "platform/rtl_support.h"
 #include "platform/run_summary.h"
 #include "platform/sim_speed.h"
 #include "platform/svg_writer.h"
@@ -361,6 +362,15 @@ int run(int argc, char* argv[]) {
     for (const auto& [from, to] : options.routes) print_route(platform, from, to, std::cout);
     if (options.list || !options.routes.empty()) return exit_ok;
 
+    // --vcd-rtl: the RTL blocks' own waveforms, written while the run goes.
+    std::unique_ptr<RtlWaves> rtl_waves;
+    if (options.vcd_rtl) rtl_waves = open_rtl_waves(*options.vcd_rtl, rtl_blocks(platform));
+    auto close_vcd_rtl = [&] {
+        if (!rtl_waves) return;
+        rtl_waves.reset();
+        std::cout << "vcd-rtl  " << *options.vcd_rtl << "\n";
+    };
+
     if (options.workload) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
@@ -369,6 +379,7 @@ int run(int argc, char* argv[]) {
         speed.stage_events = work.stage_events;
         speed.tiles = work.tiles;
         close_vcd(options, vcd);
+        close_vcd_rtl();
         pending_summary().data.take_results(run, platform);
         pending_summary().data.speed = speed;
         const std::string name = workload.name.empty() ? *options.workload : workload.name;
@@ -395,6 +406,7 @@ int run(int argc, char* argv[]) {
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         simulate(nullptr);
         close_vcd(options, vcd);
+        close_vcd_rtl();
         if (!probe.finished()) {
             std::cerr << "npuvp: run failed: the simulation ran out of events at "
                       << sc_core::sc_time_stamp() << " before the probe finished\n";

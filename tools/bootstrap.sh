@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave
           python3 python3-simpy3  # python3-simpy3: bench/ SimPy baseline
-          parallel slurm-wlm munge)  # `npuvp sweep` backends (docs/sweep.md) and their tests
+          parallel slurm-wlm munge   # `npuvp sweep` backends (docs/sweep.md) and their tests
+          verilator)              # rtl/: RTL co-simulation (docs/rtl.md)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -33,10 +33,13 @@ public:
     }
 
     // A method (docs/speed.md): the slot is granted in request order, the
-    // compute time is known at the grant.
+    // compute time is known at the grant. An engine that overrides compute()
+    // to block mid-stage (an RTL model clocked until it says done) runs as a
+    // thread instead: it overrides this to return false.
     bool method_mode() const override { return true; }
 
 protected:
+    // Method mode.
     FifoResource* stage_resource(const TileToken&) override {
         if (!m_fifo_slot) {
             // Bound by the platform to the PE's FifoResource; an sc_mutex
@@ -57,6 +60,22 @@ protected:
         record_busy(stage_start());
         trace_engine(false, token);
     }
+
+    // Thread mode: the same stage around a blocking compute().
+    void process(TileToken& token) override {
+        m_slot->lock();
+        const sc_core::sc_time start = sc_core::sc_time_stamp();
+        trace_engine(true, token);
+        compute(token.stage());
+        record_busy(start);
+        trace_engine(false, token);
+        m_slot->unlock();
+    }
+
+    // The stage's work, done while holding the slot: a C++ model waits its
+    // cycle count at the engine clock; an RTL engine (impl: rtl.*,
+    // docs/rtl.md) clocks its Verilated RTL until the RTL says it is done.
+    virtual void compute(const Stage& stage) { sc_core::wait(duration(m_cycles(stage))); }
 
 private:
     sc_core::sc_port<sc_core::sc_mutex_if>& m_slot;

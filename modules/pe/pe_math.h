@@ -8,10 +8,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "modules/common/config.h"
+#include "modules/common/rtl_block.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/compute_worker.h"
@@ -26,14 +28,13 @@ public:
     // Ports: the compute slot shared with PE_GEMM (seed 000 §D4)
     sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
 
+    // builtin.pe_math: the timing formula above.
     PeMath(const sc_core::sc_module_name& name, const PeMathConfig& config, TraceSink& trace,
            RunStatus& status)
-        : RoutedNode(name),
-          config(config),
-          accel_slot("accel_slot"),
-          m_worker(node_id_ref(), StageType::math, accel_slot, config.freq_ghz,
-                   [this](const Stage& s) { return cycles(s.elements, s.op); }, trace, status) {
-        spawn_worker(m_worker, "worker");
+        : PeMath(name, config) {
+        adopt_worker(std::make_unique<ComputeWorker>(
+            node_id_ref(), StageType::math, accel_slot, config.freq_ghz,
+            [this](const Stage& s) { return cycles(s.elements, s.op); }, trace, status));
     }
     const char* kind() const override { return "pe_math"; }
 
@@ -46,10 +47,24 @@ public:
                    std::ceil(static_cast<double>(elements) * it->second / config.lanes)) +
                config.fill_cycles;
     }
-    StageWorker& worker() { return m_worker; }
+    StageWorker& worker() { return *m_worker; }
+
+    // The block's Verilated RTL when the engine is one (an RTL MATH block,
+    // docs/rtl.md); nullptr for the C++ model.
+    virtual RtlBlock* rtl() { return nullptr; }
+
+protected:
+    // Another implementation of the engine brings its own ComputeWorker (see
+    // PeGemm): it calls adopt_worker() once, from its constructor.
+    PeMath(const sc_core::sc_module_name& name, const PeMathConfig& config)
+        : RoutedNode(name), config(config), accel_slot("accel_slot") {}
+    void adopt_worker(std::unique_ptr<ComputeWorker> worker) {
+        m_worker = std::move(worker);
+        spawn_worker(*m_worker, "worker");
+    }
 
 private:
-    ComputeWorker m_worker;
+    std::unique_ptr<ComputeWorker> m_worker;
 };
 
 }  // namespace npuvp

@@ -1,0 +1,70 @@
+# RTL co-simulation (docs/rtl.md), included by the top-level CMakeLists.txt
+# after npuvp_core exists. With NPUVP_RTL on, the Verilog in rtl/ is
+# Verilated in SystemC mode (Debian's verilator, its verilate() CMake
+# function) straight into npuvp_core, with its wrappers; with it off,
+# rtl/rtl_off.cpp stands in and rtl.* impls are reported as not built.
+#
+# A new Verilog block is one more verilate() call here plus its wrapper's
+# sources (docs/rtl.md, "Adapter contract").
+find_package(verilator QUIET HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
+option(NPUVP_RTL "RTL co-simulation through Verilator (rtl.* impls, --vcd-rtl)" ${verilator_FOUND})
+set(NPUVP_RTL_GEMM_ROWS 8 CACHE STRING "PE rows of the RTL GEMM array (rtl.pe_gemm)")
+set(NPUVP_RTL_GEMM_COLS 8 CACHE STRING "PE columns of the RTL GEMM array (rtl.pe_gemm)")
+set(NPUVP_RTL_GEMM_DIM_W 16 CACHE STRING "Width of the RTL GEMM array's m, k, n ports")
+
+if(NPUVP_RTL)
+  if(NOT verilator_FOUND)
+    message(FATAL_ERROR "NPUVP_RTL is ON but Verilator was not found "
+                        "(Debian: apt-get install verilator; or -DNPUVP_RTL=OFF)")
+  endif()
+  message(STATUS "npuvp: RTL co-simulation on (Verilator ${verilator_VERSION}, "
+                 "GEMM array ${NPUVP_RTL_GEMM_ROWS} x ${NPUVP_RTL_GEMM_COLS})")
+  set(NPUVP_RTL_GEMM_PARAMS -GROWS=${NPUVP_RTL_GEMM_ROWS} -GCOLS=${NPUVP_RTL_GEMM_COLS}
+                            -GDIM_W=${NPUVP_RTL_GEMM_DIM_W})
+  # --timescale: one RTL time unit is the kernel's resolution, 1 ps
+  # (Verilator checks that the two agree). -Wall: the same lint as rtl_lint.
+  # Generated code is Verilator's, not ours: no warnings from it (-w), and
+  # with -g GCC would note for every big evaluation function that it gave up
+  # tracking variables; it need not try.
+  set(NPUVP_RTL_GENERATED_FLAGS -w)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND NPUVP_RTL_GENERATED_FLAGS -fno-var-tracking-assignments)
+  endif()
+  if(NPUVP_SANITIZE)
+    # Verilator's trace buffer (verilated_trace_imp.h, inlined into the
+    # generated trace code) stores 64-bit values at 32-bit alignment, which
+    # x86 allows and UBSan's alignment check reports. Verilator's code, not
+    # ours: every other check stays on.
+    list(APPEND NPUVP_RTL_GENERATED_FLAGS -fno-sanitize=alignment)
+  endif()
+  verilate(npuvp_core SYSTEMC TRACE
+           PREFIX Vnpuvp_gemm_array
+           SOURCES ${CMAKE_SOURCE_DIR}/rtl/npuvp_gemm_array.sv
+           VERILATOR_ARGS -Wall --timescale 1ps/1ps ${NPUVP_RTL_GEMM_PARAMS}
+           OPT_FAST -O2 ${NPUVP_RTL_GENERATED_FLAGS}
+           OPT_SLOW -O1 ${NPUVP_RTL_GENERATED_FLAGS}
+           OPT_GLOBAL -O2 ${NPUVP_RTL_GENERATED_FLAGS})
+  target_sources(npuvp_core PRIVATE
+    ${CMAKE_SOURCE_DIR}/rtl/gemm_rtl_driver.cpp
+    ${CMAKE_SOURCE_DIR}/rtl/rtl_pe_gemm.cpp
+    ${CMAKE_SOURCE_DIR}/rtl/rtl_impls.cpp
+    ${CMAKE_SOURCE_DIR}/rtl/rtl_waves.cpp)
+  if(NPUVP_SANITIZE)
+    # GCC's UBSan (-fsanitize=null) reports every access to Verilator's
+    # thread_local context (Verilated::t_s, reached through the TLS wrapper
+    # from a file that does not define it) as "member access within null
+    # pointer" in an optimised build: a false positive of GCC's null check
+    # on thread_local objects. Only the file that calls Verilator's tracing
+    # API (Verilated::traceEverOn, VerilatedVcdSc) meets it.
+    set_source_files_properties(${CMAKE_SOURCE_DIR}/rtl/rtl_waves.cpp PROPERTIES
+                                COMPILE_OPTIONS -fno-sanitize=null)
+  endif()
+  # Only gemm_rtl_driver.cpp reads them (GemmRtlDriver::rows(), cols()).
+  target_compile_definitions(npuvp_core PRIVATE
+    NPUVP_RTL_GEMM_ROWS=${NPUVP_RTL_GEMM_ROWS}
+    NPUVP_RTL_GEMM_COLS=${NPUVP_RTL_GEMM_COLS}
+    NPUVP_RTL_GEMM_DIM_W=${NPUVP_RTL_GEMM_DIM_W})
+else()
+  message(STATUS "npuvp: RTL co-simulation off (NPUVP_RTL=OFF)")
+  target_sources(npuvp_core PRIVATE ${CMAKE_SOURCE_DIR}/rtl/rtl_off.cpp)
+endif()

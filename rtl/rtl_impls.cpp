@@ -1,0 +1,49 @@
+// The rtl.* factories (docs/rtl.md): a Verilog block swapped in for a
+// block's C++ model by naming another impl, plus what each checks of the
+// topology at load time. Adding a block is one more add() here.
+#include <cmath>
+#include <string>
+
+#include "platform/config_error.h"
+#include "platform/impl_registry.h"
+#include "platform/rtl_support.h"
+#include "rtl/rtl_pe_gemm.h"
+
+namespace npuvp {
+
+bool rtl_built() { return true; }
+
+void add_rtl_impls(ImplRegistry& registry) {
+    registry.add<PeGemm>(
+        "pe_gemm", "rtl.pe_gemm",
+        [](const sc_core::sc_module_name& name, const NodeContext& ctx) {
+            return std::make_unique<RtlPeGemm>(name, ctx.topo.cube.pe_template.gemm, ctx.trace,
+                                               ctx.status);
+        });
+    // The array's size is a Verilog parameter, fixed when npuvp is built:
+    // the topology must say the same, so that what it says is what runs.
+    registry.add_check(
+        "pe_gemm", "rtl.pe_gemm", [](const TopologyConfig& topo, const ImplRegistry::Where& where) {
+            const PeTemplateConfig& t = topo.cube.pe_template;
+            const std::string attrs =
+                "cube.pe_template.components." + t.names.at("pe_gemm") + ".attrs.";
+            const std::string size = std::to_string(GemmRtlDriver::rows()) + " x " +
+                                     std::to_string(GemmRtlDriver::cols());
+            const auto must_be = [&](const char* key, int want, int got) {
+                if (want != got)
+                    throw ConfigError(
+                        where(attrs + key),
+                        "rtl.pe_gemm is the " + size +
+                            " RTL array (Verilog parameters ROWS, COLS, set when npuvp is built: "
+                            "NPUVP_RTL_GEMM_ROWS, NPUVP_RTL_GEMM_COLS); " + key + " must be " +
+                            std::to_string(want) + " (got " + std::to_string(got) + ")");
+            };
+            must_be("rows", GemmRtlDriver::rows(), t.gemm.rows);
+            must_be("cols", GemmRtlDriver::cols(), t.gemm.cols);
+            if (RtlPeGemm::clock_period(t.gemm.freq_ghz).value() < 2)
+                throw ConfigError(where(attrs + "freq_ghz"),
+                                  "the RTL clock needs a period of at least 2 ps (freq_ghz <= 666)");
+        });
+}
+
+}  // namespace npuvp
