@@ -1,21 +1,32 @@
 # RTL co-simulation (docs/rtl.md), included by the top-level CMakeLists.txt
-# after npuvp_core exists. With NPUVP_RTL on, the Verilog in rtl/ is
-# Verilated in SystemC mode (Debian's verilator, its verilate() CMake
-# function) straight into npuvp_core, with its wrappers; with it off,
+# after npuvp_core exists. When it is built (NPUVP_RTL_BUILT), the Verilog in
+# rtl/ is Verilated in SystemC mode (Debian's verilator, its verilate() CMake
+# function) straight into npuvp_core, with its wrappers; otherwise
 # rtl/rtl_off.cpp stands in and rtl.* impls are reported as not built.
 #
 # A new Verilog block is one more verilate() call here plus its wrapper's
 # sources (docs/rtl.md, "Adapter contract").
 find_package(verilator QUIET HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
-option(NPUVP_RTL "RTL co-simulation through Verilator (rtl.* impls, --vcd-rtl)" ${verilator_FOUND})
+# AUTO is decided at every configure, so installing Verilator later and
+# running cmake again turns the co-simulation on.
+set(NPUVP_RTL AUTO CACHE STRING
+    "RTL co-simulation through Verilator (rtl.* impls, --vcd-rtl): AUTO (when Verilator is found), ON or OFF")
+set_property(CACHE NPUVP_RTL PROPERTY STRINGS AUTO ON OFF)
+if(NPUVP_RTL STREQUAL "AUTO")
+  set(NPUVP_RTL_BUILT ${verilator_FOUND})
+elseif(NPUVP_RTL)
+  set(NPUVP_RTL_BUILT ON)
+else()
+  set(NPUVP_RTL_BUILT OFF)
+endif()
 set(NPUVP_RTL_GEMM_ROWS 8 CACHE STRING "PE rows of the RTL GEMM array (rtl.pe_gemm)")
 set(NPUVP_RTL_GEMM_COLS 8 CACHE STRING "PE columns of the RTL GEMM array (rtl.pe_gemm)")
 set(NPUVP_RTL_GEMM_DIM_W 16 CACHE STRING "Width of the RTL GEMM array's m, k, n ports")
 
-if(NPUVP_RTL)
+if(NPUVP_RTL_BUILT)
   if(NOT verilator_FOUND)
     message(FATAL_ERROR "NPUVP_RTL is ON but Verilator was not found "
-                        "(Debian: apt-get install verilator; or -DNPUVP_RTL=OFF)")
+                        "(Debian: apt-get install verilator; or -DNPUVP_RTL=AUTO / OFF)")
   endif()
   message(STATUS "npuvp: RTL co-simulation on (Verilator ${verilator_VERSION}, "
                  "GEMM array ${NPUVP_RTL_GEMM_ROWS} x ${NPUVP_RTL_GEMM_COLS})")
@@ -65,6 +76,10 @@ if(NPUVP_RTL)
     NPUVP_RTL_GEMM_COLS=${NPUVP_RTL_GEMM_COLS}
     NPUVP_RTL_GEMM_DIM_W=${NPUVP_RTL_GEMM_DIM_W})
 else()
-  message(STATUS "npuvp: RTL co-simulation off (NPUVP_RTL=OFF)")
+  if(verilator_FOUND)
+    message(STATUS "npuvp: RTL co-simulation off (NPUVP_RTL=${NPUVP_RTL})")
+  else()
+    message(STATUS "npuvp: RTL co-simulation off (Verilator not found; Debian: apt-get install verilator)")
+  endif()
   target_sources(npuvp_core PRIVATE ${CMAKE_SOURCE_DIR}/rtl/rtl_off.cpp)
 endif()

@@ -1,4 +1,5 @@
-// Stands in for rtl/ when npuvp is built without Verilator (NPUVP_RTL=OFF):
+// Stands in for rtl/ when npuvp is built without Verilator (NPUVP_RTL=OFF, or
+// AUTO with no Verilator found):
 // naming an rtl.* impl or --vcd-rtl is a clear error, not an unknown name.
 #include "platform/config_error.h"
 #include "platform/impl_registry.h"
@@ -8,8 +9,8 @@ namespace npuvp {
 
 namespace {
 const char* const kWhy =
-    "it was built without Verilator (NPUVP_RTL=OFF; install Debian's verilator package, "
-    "then run cmake again; docs/rtl.md)";
+    "it was built without Verilator (install Debian's verilator package and configure again "
+    "with NPUVP_RTL=AUTO or ON; docs/rtl.md)";
 }
 
 void add_rtl_impls(ImplRegistry& registry) {
