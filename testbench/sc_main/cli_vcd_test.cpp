@@ -11,45 +11,11 @@
 #include <vector>
 
 #include "testbench/harness/run_npuvp.h"
+#include "testbench/harness/vcd_reader.h"
 
 using namespace npuvp::test;
 
 namespace {
-
-// Value changes of one VCD variable, by full dotted name without its range.
-std::vector<std::pair<std::uint64_t, char>> vcd_changes(const std::string& vcd,
-                                                        const std::string& wanted) {
-    std::istringstream in(vcd);
-    std::vector<std::string> scope;
-    std::string id, word;
-    while (in >> word && word != "$enddefinitions") {
-        if (word == "$scope") {
-            std::string kind, name;
-            in >> kind >> name;
-            scope.push_back(name);
-        } else if (word == "$upscope") {
-            scope.pop_back();
-        } else if (word == "$var") {
-            std::string type, code, name;
-            int width;
-            in >> type >> width >> code >> name;
-            std::string path;
-            for (const auto& s : scope) path += s + ".";
-            if (path + name == wanted) id = code;
-        }
-    }
-    BOOST_REQUIRE_MESSAGE(!id.empty(), "no VCD variable " << wanted);
-    std::vector<std::pair<std::uint64_t, char>> changes;
-    std::uint64_t now = 0;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        if (line[0] == '#') now = std::stoull(line.substr(1));
-        else if ((line[0] == '0' || line[0] == '1') && line.substr(1) == id)
-            changes.emplace_back(now, line[0]);
-    }
-    return changes;
-}
 
 // The busy edges the trace implies for one node and stage: intervals from
 // engine_start to engine_complete, merged where one ends as the next starts
@@ -97,7 +63,7 @@ BOOST_AUTO_TEST_CASE(vcd_is_accepted_by_gtkwave_and_matches_the_trace) {
     for (const char* node : {"sip0.cube0.pe0.pe_gemm", "sip0.cube0.pe0.pe_math"}) {
         const auto edges = trace_edges(trace, node);
         BOOST_REQUIRE_GT(edges.size(), 2u);
-        auto changes = vcd_changes(vcd, std::string("SystemC.") + node + ".busy");
+        auto changes = vcd_scalar_changes(vcd, std::string("SystemC.") + node + ".busy");
         // The initial dump at #0 sets 0; it is not an edge.
         if (!changes.empty() && changes.front() == std::make_pair<std::uint64_t, char>(0, '0'))
             changes.erase(changes.begin());
