@@ -96,6 +96,28 @@ std::string str(T v) {
     return o.str();
 }
 
+// Runs the elaborated model to its end: the kernel's initialisation (end of
+// elaboration, every process started on its own stack, the t = 0 delta
+// cycles) timed on its own, since it costs per process, not per token; then
+// the simulation, with the delta cycles it took.
+struct Timing {
+    double init_s = 0, wall_s = 0;
+    std::uint64_t deltas = 0;
+};
+
+Timing simulate_timed() {
+    Timing t;
+    const auto ti = clock_type::now();
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    t.init_s = seconds_since(ti);
+    const std::uint64_t deltas0 = sc_core::sc_delta_count();
+    const auto t1 = clock_type::now();
+    sc_core::sc_start();
+    t.wall_s = seconds_since(t1);
+    t.deltas = sc_core::sc_delta_count() - deltas0;
+    return t;
+}
+
 int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
     const std::string src = NPUVP_SOURCE_DIR;
     const auto t0 = clock_type::now();
@@ -122,16 +144,7 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
     npuvp::WorkloadRun run(platform, workload);
     const double elab = seconds_since(t0);
 
-    // The kernel's initialisation (end of elaboration, every process started
-    // on its own stack, the t = 0 delta cycles), timed on its own: it costs
-    // per process, not per token.
-    const auto ti = clock_type::now();
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    const double init = seconds_since(ti);
-    const std::uint64_t deltas0 = sc_core::sc_delta_count();
-    const auto t1 = clock_type::now();
-    sc_core::sc_start();
-    const double wall = seconds_since(t1);
+    const Timing t = simulate_timed();
     if (!run.finished()) {
         std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
         return 3;
@@ -142,11 +155,11 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
     // MNIST is simple commands (one token each), not composite tiles.
     if (tiles == 0) tiles = commands;
     print_result({{"elab_s", str(elab)},
-                  {"init_s", str(init)},
-                  {"wall_s", str(wall)},
+                  {"init_s", str(t.init_s)},
+                  {"wall_s", str(t.wall_s)},
                   {"tokens", str(tiles)},
                   {"stages", str(stages)},
-                  {"deltas", str(sc_core::sc_delta_count() - deltas0)},
+                  {"deltas", str(t.deltas)},
                   {"pes", str(pes)},
                   {"makespan_ps", str(run.makespan_ps())}});
     return 0;
@@ -170,30 +183,21 @@ int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std:
     npuvp::Platform platform(topo, trace);
     npuvp::WorkloadRun run(platform, workload);
     const double elab = seconds_since(t0);
-    const auto ti = clock_type::now();
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    const double init = seconds_since(ti);
-    const std::uint64_t deltas0 = sc_core::sc_delta_count();
-    const auto t1 = clock_type::now();
-    sc_core::sc_start();
-    const double wall = seconds_since(t1);
+    const Timing t = simulate_timed();
     if (!run.finished()) {
         std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
         return 3;
     }
     const npuvp::PeNodes& pe = platform.sips()[0].cubes[0].pes[0];
-    std::uint64_t stages = pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
-    for (npuvp::StageWorker* w : pe.fetch_store->workers()) stages += w->stages_done();
-    for (auto dir : {npuvp::DmaDirection::read, npuvp::DmaDirection::write})
-        for (int ch = 0; ch < pe.dma->channels(dir); ++ch) stages += pe.dma->channel(dir, ch).grants();
+    const npuvp::Platform::WorkCounts work = platform.work_counts();
     std::uint64_t rtl_cycles = 0;
     for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
     print_result({{"elab_s", str(elab)},
-                  {"init_s", str(init)},
-                  {"wall_s", str(wall)},
-                  {"tokens", str(pe.scheduler->tiles_fed())},
-                  {"stages", str(stages)},
-                  {"deltas", str(sc_core::sc_delta_count() - deltas0)},
+                  {"init_s", str(t.init_s)},
+                  {"wall_s", str(t.wall_s)},
+                  {"tokens", str(work.tiles)},
+                  {"stages", str(work.stage_events)},
+                  {"deltas", str(t.deltas)},
                   {"pes", str(1)},
                   {"makespan_ps", str(run.makespan_ps())},
                   {"gemm_stages", str(pe.gemm->worker().stages_done())},
@@ -278,21 +282,12 @@ int run_kernel_case(std::uint64_t iters, bool methods) {
         threads_pp->iters = iters;
     }
     const double elab = seconds_since(t0);
-    // The kernel's initialisation (end of elaboration, every process started
-    // on its own stack, the t = 0 delta cycles), timed on its own: it costs
-    // per process, not per token.
-    const auto ti = clock_type::now();
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    const double init = seconds_since(ti);
-    const std::uint64_t deltas0 = sc_core::sc_delta_count();
-    const auto t1 = clock_type::now();
-    sc_core::sc_start();
-    const double wall = seconds_since(t1);
+    const Timing t = simulate_timed();
     print_result({{"elab_s", str(elab)},
-                  {"init_s", str(init)},
-                  {"wall_s", str(wall)},
+                  {"init_s", str(t.init_s)},
+                  {"wall_s", str(t.wall_s)},
                   {"switches", str(2 * iters)},
-                  {"deltas", str(sc_core::sc_delta_count() - deltas0)}});
+                  {"deltas", str(t.deltas)}});
     return 0;
 }
 
