@@ -146,6 +146,21 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             name += " #" + std::to_string(tile);
         return name;
     };
+    // One engine interval, named from either end's event `e` (a start and
+    // its complete share node, stage, cmd and tile).
+    auto engine_slice = [&](const RecordedEvent& e, std::int64_t bytes, std::uint64_t start_ps,
+                            std::uint64_t end_ps) {
+        EngineSlice slice;
+        slice.group = group_of(e.node);
+        slice.lane = e.stage;
+        slice.label = label(slice.group, e.cmd, e.tile);
+        slice.cmd = e.cmd;
+        slice.tile = e.tile;
+        slice.bytes = bytes;
+        slice.start_ps = start_ps;
+        slice.end_ps = end_ps;
+        return slice;
+    };
 
     // Engine intervals: pair start and complete FIFO per (node, stage, cmd, tile).
     using Key = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
@@ -160,16 +175,7 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             if (it == open.end() || it->second.empty()) continue;
             const RecordedEvent& s = *it->second.front();
             it->second.pop_front();
-            EngineSlice slice;
-            slice.group = group_of(e.node);
-            slice.lane = e.stage;
-            slice.label = label(slice.group, e.cmd, e.tile);
-            slice.cmd = e.cmd;
-            slice.tile = e.tile;
-            slice.bytes = s.bytes >= 0 ? s.bytes : e.bytes;
-            slice.start_ps = s.t_ps;
-            slice.end_ps = e.t_ps;
-            view.engines.push_back(slice);
+            view.engines.push_back(engine_slice(e, s.bytes >= 0 ? s.bytes : e.bytes, s.t_ps, e.t_ps));
         } else if (e.ev == "request_start" || e.ev == "fanout_start") {
             // A request pairs by its sequence number; a fan-out by its
             // request id (a kernel launch's fanout_start carries the fan-out
@@ -245,18 +251,8 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
         if (!events.empty()) stop = std::max(stop, events.back().t_ps);
         view.stopped_ps = stop;
         for (const auto& [key, starts] : open)
-            for (const RecordedEvent* e : starts) {
-                EngineSlice slice;
-                slice.group = group_of(e->node);
-                slice.lane = e->stage;
-                slice.label = label(slice.group, e->cmd, e->tile);
-                slice.cmd = e->cmd;
-                slice.tile = e->tile;
-                slice.bytes = e->bytes;
-                slice.start_ps = e->t_ps;
-                slice.end_ps = stop;
-                view.open_engines.push_back(slice);
-            }
+            for (const RecordedEvent* e : starts)
+                view.open_engines.push_back(engine_slice(*e, e->bytes, e->t_ps, stop));
         for (const std::string& id : pes) {
             const PeNodes* pe = find_pe(platform, id);
             if (pe == nullptr || pe->scheduler == nullptr) continue;
