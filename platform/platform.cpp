@@ -219,7 +219,7 @@ public:
         LastWindow& last = m_last[slot];
         if (last.route && pa - last.lo < last.size) return *last.route;
         const AddressLocation at = m_platform.resolver().locate(pa);
-        RoutedNode& target = m_platform.memory_target(pa);
+        RoutedNode& target = m_platform.memory_target(at);
         const Key key{dir == DmaDirection::read, channel, &target};
         auto it = m_dma.find(key);
         const Route& route =
@@ -353,8 +353,9 @@ Platform::WorkCounts Platform::work_counts() const {
     return counts;
 }
 
-RoutedNode& Platform::memory_target(std::uint64_t pa) {
-    const AddressLocation at = m_resolver.locate(pa);
+RoutedNode& Platform::memory_target(std::uint64_t pa) { return memory_target(m_resolver.locate(pa)); }
+
+RoutedNode& Platform::memory_target(const AddressLocation& at) {
     CubeNodes& c = cube(at.sip, at.cube);
     if (at.slice < 0) return *c.shared_sram;
     return *c.hbm.at(at.slice);

@@ -125,6 +125,7 @@ public:
     // The memory target (HBM slice or shared SRAM) holding `pa`; throws
     // std::out_of_range naming the address when it is outside every window.
     RoutedNode& memory_target(std::uint64_t pa);
+    RoutedNode& memory_target(const AddressLocation& at);  // pa already located
 
     // Every node, sorted by node id.
     const std::vector<RoutedNode*>& nodes() const { return m_nodes; }
