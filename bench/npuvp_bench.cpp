@@ -159,6 +159,7 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
                   {"wall_s", str(t.wall_s)},
                   {"tokens", str(tiles)},
                   {"stages", str(stages)},
+                  {"activations", str(work.activations)},
                   {"deltas", str(t.deltas)},
                   {"pes", str(pes)},
                   {"makespan_ps", str(run.makespan_ps())}});
@@ -510,7 +511,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     std::cout << std::left << std::setw(11) << "case" << std::right << std::setw(4) << "PEs"
               << std::setw(9) << "tokens" << std::setw(9) << "elab s" << std::setw(9) << "init s" << std::setw(10) << "wall s"
               << std::setw(12) << "tokens/s" << std::setw(12) << "stages/s" << std::setw(9)
-              << "stg/tok" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
+              << "stg/tok" << std::setw(9) << "act/stg" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
               << "RSS MiB" << std::setw(16) << "makespan us" << "\n";
     const Case* kernel = nullptr;
     const Case* kernel_m = nullptr;
@@ -532,6 +533,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                   << std::setw(12) << sci(tokens / wall) << std::setw(12)
                   << sci(c.r.at("stages") / wall) << std::setw(9)
                   << fixed(c.r.at("stages") / tokens, 2) << std::setw(9)
+                  << fixed(c.r.at("activations") / c.r.at("stages"), 2) << std::setw(9)
                   << fixed(c.r.at("deltas") / tokens, 2) << std::setw(10)
                   << fixed(wall / tokens * 1e6, 3) << std::setw(9) << fixed(c.rss_mib, 1)
                   << std::setw(16) << fixed(c.r.at("makespan_ps") / 1e6, 3) << "\n";

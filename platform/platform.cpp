@@ -27,6 +27,16 @@ public:
 
 std::string indexed(const char* prefix, int index) { return prefix + std::to_string(index); }
 
+// Every stage worker of a PE, in a fixed order.
+std::vector<StageWorker*> pe_workers(const PeNodes& pe) {
+    std::vector<StageWorker*> workers = pe.dma->workers();
+    for (StageWorker* w : pe.fetch_store->workers()) workers.push_back(w);
+    workers.push_back(&pe.gemm->worker());
+    workers.push_back(&pe.math->worker());
+    workers.push_back(&pe.ipcq->receiver());
+    return workers;
+}
+
 }  // namespace
 
 Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegistry& impls)
@@ -260,12 +270,7 @@ void Platform::attach_pe(CubeNodes& cube, PeNodes& pe) {
     pe.fetch_store->attach(routes, *pe.scheduler);
     pe.scheduler->attach(pe.inboxes, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
     pe.cpu->attach(routes, *pe.scheduler, *pe.dma, pe.gemm->worker(), pe.math->worker());
-    std::vector<StageWorker*> workers = pe.dma->workers();
-    for (StageWorker* w : pe.fetch_store->workers()) workers.push_back(w);
-    workers.push_back(&pe.gemm->worker());
-    workers.push_back(&pe.math->worker());
-    workers.push_back(&pe.ipcq->receiver());
-    for (StageWorker* w : workers) w->connect(pe.inboxes);
+    for (StageWorker* w : pe_workers(pe)) w->connect(pe.inboxes);
     // The routes every PE uses, computed now rather than at the first transfer.
     routes.to_scheduler();
     routes.fetch();
@@ -349,6 +354,8 @@ Platform::WorkCounts Platform::work_counts() const {
                     counts.stage_events += w->stages_done();
                 counts.stage_events +=
                     pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
+                counts.activations += pe.scheduler->activations();
+                for (StageWorker* w : pe_workers(pe)) counts.activations += w->activations();
             }
     return counts;
 }

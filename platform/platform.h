@@ -115,6 +115,9 @@ public:
     // + FETCH, STORE, GEMM, MATH stages), commands completed, PEs that ran one.
     struct WorkCounts {
         std::uint64_t tiles = 0, stage_events = 0, commands = 0, pes = 0;
+        // Activations of the PE pipeline's method processes: stage workers in
+        // method mode, the feed loop, the completion process (docs/speed.md).
+        std::uint64_t activations = 0;
     };
     WorkCounts work_counts() const;
 

@@ -187,8 +187,9 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
     ch.active = true;
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
-    m_trace.emit({sc_core::sc_time_stamp().value(), "engine_start", &node_id_ref(), cmd, tile,
-                  stage, nullptr, static_cast<std::int64_t>(bytes), &target});
+    if (m_trace.enabled())
+        m_trace.emit({sc_core::sc_time_stamp().value(), "engine_start", &node_id_ref(), cmd, tile,
+                      stage, nullptr, static_cast<std::int64_t>(bytes), &target});
     ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
     ch.txn.ext().tile_id = tile;
     ch.txn.prepare(kind, route, address, bytes);

@@ -190,6 +190,7 @@ void PeScheduler::dispatch(PipelineContext& ctx) {
 }
 
 void PeScheduler::feed_step() {
+    ++m_activations;
     for (;;) {
         switch (m_feed_phase) {
         case FeedPhase::next_command: {
@@ -243,8 +244,9 @@ void PeScheduler::feed_step() {
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
-            m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
-                          nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
+            if (m_trace.enabled())
+                m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1,
+                              -1, nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
             sc_core::next_trigger(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
             m_feed_phase = FeedPhase::overhead;
             return;
@@ -289,10 +291,11 @@ void PeScheduler::tile_completed(TileToken& token) {
         m_tcm_freed.notify(sc_core::SC_ZERO_TIME);
         m_reserved_in_use = m_reserved.in_use();
         --m_tiles_in_flight;
-        m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
-                      nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
+        if (m_trace.enabled())
+            m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
+                          nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
     }
-    if (ctx.command->kind == CommandKind::composite)
+    if (ctx.command->kind == CommandKind::composite && m_trace.enabled())
         m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),
                       static_cast<std::int64_t>(ctx.seq),
                       static_cast<std::int64_t>(token.plan.tile_id)});
@@ -305,6 +308,7 @@ void PeScheduler::tile_completed(TileToken& token) {
 }
 
 void PeScheduler::record_completions() {
+    ++m_activations;
     // seed 000 §D2: only PE_SCHEDULER writes completion state, and within it
     // only this process.
     if (sc_core::sc_get_current_process_handle() != m_completion_process) {

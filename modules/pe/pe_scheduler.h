@@ -74,6 +74,9 @@ public:
     const std::vector<PipelineContext*>& inflight() const { return m_inflight; }
     std::uint64_t reserved_peak() const { return m_reserved_peak; }
     std::uint64_t tiles_fed() const { return m_tiles_fed; }
+    // Activations of the feed loop and of the completion process (both
+    // SC_METHODs; docs/speed.md).
+    std::uint64_t activations() const { return m_activations; }
     const ReservedTcm& reserved() const { return m_reserved; }
 
     // VCD: tiles in flight, reserved-TCM bytes in use, and per context
@@ -143,6 +146,7 @@ private:
     std::uint64_t m_home_pa = 0;
     std::uint64_t m_next_seq = 0;
     std::uint64_t m_tiles_fed = 0;
+    std::uint64_t m_activations = 0;
     std::uint64_t m_reserved_peak = 0;
     // VCD shadow state
     std::int32_t m_tiles_in_flight = 0;

@@ -71,6 +71,7 @@ void StageWorker::run() {
 void StageWorker::step() {
     using sc_core::next_trigger;
     using sc_core::sc_time_stamp;
+    ++m_activations;
     for (;;) {
         switch (m_phase) {
         case Phase::idle: {
@@ -208,6 +209,7 @@ void StageWorker::trace_engine(bool start, const TileToken& token, std::int64_t 
     m_active = start;
     m_cmd = m_active ? static_cast<std::int32_t>(token.ctx->seq) : -1;
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
+    if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit({sc_core::sc_time_stamp().value(), ev, &m_owner_id,
                   static_cast<std::int64_t>(token.ctx->seq),
                   static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type),

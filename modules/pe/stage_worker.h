@@ -66,8 +66,9 @@ public:
 
 private:
     void emit() {
-        m_trace.emit({sc_core::sc_time_stamp().value(), "inbox_fill", &m_owner, -1, -1,
-                      m_label.c_str(), nullptr, m_fill});
+        if (m_trace.enabled())
+            m_trace.emit({sc_core::sc_time_stamp().value(), "inbox_fill", &m_owner, -1, -1,
+                          m_label.c_str(), nullptr, m_fill});
     }
 
     int m_fill = 0;
@@ -99,6 +100,9 @@ public:
     // Statistics: busy time (grant of its resource to done) and stages done.
     sc_core::sc_time busy() const { return m_busy; }
     std::uint64_t stages_done() const { return m_stages; }
+    // Method mode: how many times the kernel ran step() (each a process
+    // activation; docs/speed.md). A thread-mode worker counts 0.
+    std::uint64_t activations() const { return m_activations; }
 
     // Shadow state for the VCD: busy, and the command / tile it works on (-1 idle).
     void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
@@ -167,6 +171,7 @@ private:
     const StageInboxes* m_inboxes = nullptr;
     sc_core::sc_time m_busy;
     std::uint64_t m_stages = 0;
+    std::uint64_t m_activations = 0;
     // engine_start / engine_complete keep these in step with the trace.
     mutable bool m_active = false;
     mutable std::int32_t m_cmd = -1;

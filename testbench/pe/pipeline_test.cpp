@@ -527,6 +527,35 @@ launch:
     BOOST_CHECK_EQUAL(sim->run.makespan_ps(), 2033001u);
 }
 
+BOOST_AUTO_TEST_CASE(one_tile_costs_two_activations_per_stage) {
+    // docs/speed.md: a method-mode stage is one activation when its token
+    // arrives and one when its busy time ends (no wait for a free resource,
+    // no full output inbox here). The same one-tile composite as above:
+    //   every method process runs once at initialisation: per PE, 6 stage
+    //   workers (DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH; the IPCQ
+    //   receiver is a thread and is not counted) + the feed loop = 7;
+    //   PE0: 5 stages x 2 = 10; the feed loop wakes for the command and at
+    //   the end of its 1 ns overhead = 2; the completion process (not run at
+    //   initialisation) once = 1.
+    std::unique_ptr<Sim> sim(sim_text(R"(
+name: one_tile
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, dtype: { in: bf16, out: bf16 }, wait: true }
+launch:
+  - { kernel: k, pes: [0] }
+)"));
+    sim->start();
+    BOOST_REQUIRE(sim->run.finished());
+    std::uint64_t pes = 0;
+    for (const SipNodes& sip : sim->platform.sips())
+        for (const CubeNodes& cube : sip.cubes) pes += cube.pes.size();
+    const Platform::WorkCounts work = sim->platform.work_counts();
+    BOOST_CHECK_EQUAL(work.tiles, 1u);
+    BOOST_CHECK_EQUAL(work.stage_events, 5u);
+    BOOST_CHECK_EQUAL(work.activations, pes * 7 + 10 + 2 + 1);
+}
+
 BOOST_AUTO_TEST_CASE(simple_commands_finish_times_by_hand) {
     // simple_commands.yaml; each simple command: PE_CPU +2, link 0, scheduler +1.
     //   ld_a: issued 2, dispatched 3; DMA_READ 32768 B: 604 + 170.667
