@@ -126,6 +126,16 @@ launch:
   - { kernel: k, pes: [0] }
 )";
 
+// One 128^3 bf16 tile on pe0, no epilogue, wait: true.
+const char* const one_tile_yaml = R"(
+name: one_tile
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, dtype: { in: bf16, out: bf16 }, wait: true }
+launch:
+  - { kernel: k, pes: [0] }
+)";
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(overlap_dma_read_of_next_tile_runs_during_compute) {
@@ -500,14 +510,7 @@ BOOST_AUTO_TEST_CASE(composite_gemm_end_to_end_makespan_by_hand) {
     //   STORE 0 + 2 + 16 (32768/2048) + 1 -> 1258.334 ns
     //   DMA_WRITE 32768 B: 604 + 170.667  -> 2033.001 ns
     //   completion (delta cycles only)    -> 2033.001 ns = makespan
-    std::unique_ptr<Sim> sim(sim_text(R"(
-name: one_tile
-kernels:
-  k:
-    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, dtype: { in: bf16, out: bf16 }, wait: true }
-launch:
-  - { kernel: k, pes: [0] }
-)"));
+    std::unique_ptr<Sim> sim(sim_text(one_tile_yaml));
     sim->start();
     BOOST_REQUIRE(sim->run.finished());
     const auto& all = sim->intervals;
@@ -537,14 +540,7 @@ BOOST_AUTO_TEST_CASE(one_tile_costs_two_activations_per_stage) {
     //   PE0: 5 stages x 2 = 10; the feed loop wakes for the command and at
     //   the end of its 1 ns overhead = 2; the completion process (not run at
     //   initialisation) once = 1.
-    std::unique_ptr<Sim> sim(sim_text(R"(
-name: one_tile
-kernels:
-  k:
-    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, dtype: { in: bf16, out: bf16 }, wait: true }
-launch:
-  - { kernel: k, pes: [0] }
-)"));
+    std::unique_ptr<Sim> sim(sim_text(one_tile_yaml));
     sim->start();
     BOOST_REQUIRE(sim->run.finished());
     std::uint64_t pes = 0;
