@@ -17,17 +17,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
 
 #include "platform/config_defaults.h"
 #include "platform/impl_registry.h"
+#include "platform/yaml_document.h"
 
 namespace npuvp {
 namespace {
@@ -47,26 +46,6 @@ std::vector<std::string> math_ops() {
     std::vector<std::string> ops;
     for (const auto& entry : dflt::kPeMathOpCost) ops.emplace_back(entry.op);
     return ops;
-}
-
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-    return out;
-}
-
-std::string child_path(const std::string& parent, const std::string& key) {
-    return parent.empty() ? key : parent + "." + key;
-}
-
-std::string describe(const YAML::Node& node) {
-    switch (node.Type()) {
-        case YAML::NodeType::Null: return "null";
-        case YAML::NodeType::Sequence: return "a list";
-        case YAML::NodeType::Map: return "a map";
-        case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
-        default: return "nothing";
-    }
 }
 
 bool is_identifier(const std::string& name) {
@@ -786,39 +765,18 @@ Override parse_override(const std::string& arg) {
 
 TopologyConfig load_topology_file(const std::string& path, const std::vector<Override>& overrides,
                                   const ImplRegistry& impls) {
-    std::ifstream in(path);
-    if (!in)
-        throw ConfigError(SourceLoc{path, 0, 0, ""},
-                          std::string("cannot open file: ") + std::strerror(errno));
-    std::stringstream text;
-    text << in.rdbuf();
-    return load_topology_text(text.str(), path, overrides, impls);
+    return load_topology_text(read_input_file(path), path, overrides, impls);
 }
 
 TopologyConfig load_topology_text(const std::string& text, const std::string& source_name,
                                   const std::vector<Override>& overrides,
                                   const ImplRegistry& impls) {
-    YAML::Node root;
-    try {
-        root.reset(YAML::Load(text));
-    } catch (const YAML::ParserException& e) {
-        throw ConfigError(SourceLoc{source_name, e.mark.line + 1, e.mark.column + 1, ""},
-                          "malformed YAML: " + e.msg);
-    }
-    if (!root.IsDefined() || root.IsNull())
-        throw ConfigError(SourceLoc{source_name, 0, 0, ""}, "empty document");
-    if (!root.IsMap())
-        throw ConfigError(SourceLoc{source_name, root.Mark().line + 1, root.Mark().column + 1, ""},
-                          "the document must be a map of topology keys, got " + describe(root));
-
+    YAML::Node root = parse_map_document(text, source_name, "topology keys");
     Loader loader(source_name, impls);
-    try {
+    return translate_yaml_errors(source_name, [&] {
         for (const auto& override_ : overrides) loader.apply(root, override_);
         return loader.load(root);
-    } catch (const YAML::Exception& e) {
-        // Not expected after parsing; kept so that no yaml-cpp error escapes untranslated.
-        throw ConfigError(SourceLoc{source_name, e.mark.line + 1, e.mark.column + 1, ""}, e.msg);
-    }
+    });
 }
 
 // ---------------------------------------------------------------- dump

@@ -13,16 +13,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
+
+#include "platform/yaml_document.h"
 
 namespace npuvp {
 namespace {
@@ -68,28 +68,8 @@ const std::vector<std::pair<std::string, std::uint32_t>>& dtypes() {
     return table;
 }
 
-std::string join(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-    return out;
-}
-
-std::string child_path(const std::string& parent, const std::string& key) {
-    return parent.empty() ? key : parent + "." + key;
-}
-
 std::string index_path(const std::string& parent, std::size_t index) {
     return parent + "[" + std::to_string(index) + "]";
-}
-
-std::string describe(const YAML::Node& node) {
-    switch (node.Type()) {
-        case YAML::NodeType::Null: return "null";
-        case YAML::NodeType::Sequence: return "a list";
-        case YAML::NodeType::Map: return "a map";
-        case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
-        default: return "nothing";
-    }
 }
 
 bool is_command_id(const std::string& id) {
@@ -1217,36 +1197,14 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
 // ---------------------------------------------------------------- public API
 
 WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {
-    std::ifstream in(path);
-    if (!in)
-        throw ConfigError(SourceLoc{path, 0, 0, ""},
-                          std::string("cannot open file: ") + std::strerror(errno));
-    std::stringstream text;
-    text << in.rdbuf();
-    return load_workload_text(text.str(), path, topo);
+    return load_workload_text(read_input_file(path), path, topo);
 }
 
 WorkloadConfig load_workload_text(const std::string& text, const std::string& source_name,
                                   const TopologyConfig& topo) {
-    YAML::Node root;
-    try {
-        root.reset(YAML::Load(text));
-    } catch (const YAML::ParserException& e) {
-        throw ConfigError(SourceLoc{source_name, e.mark.line + 1, e.mark.column + 1, ""},
-                          "malformed YAML: " + e.msg);
-    }
-    if (!root.IsDefined() || root.IsNull())
-        throw ConfigError(SourceLoc{source_name, 0, 0, ""}, "empty document");
-    if (!root.IsMap())
-        throw ConfigError(SourceLoc{source_name, root.Mark().line + 1, root.Mark().column + 1, ""},
-                          "the document must be a map of workload keys, got " + describe(root));
+    const YAML::Node root = parse_map_document(text, source_name, "workload keys");
     Loader loader(source_name, topo);
-    try {
-        return loader.load(root);
-    } catch (const YAML::Exception& e) {
-        // Not expected after parsing; kept so that no yaml-cpp error escapes untranslated.
-        throw ConfigError(SourceLoc{source_name, e.mark.line + 1, e.mark.column + 1, ""}, e.msg);
-    }
+    return translate_yaml_errors(source_name, [&] { return loader.load(root); });
 }
 
 }  // namespace npuvp

@@ -21,6 +21,7 @@
 #include "platform/atomic_file.h"
 #include "platform/config_error.h"
 #include "platform/topology_loader.h"
+#include "platform/yaml_document.h"
 
 namespace npuvp {
 namespace {
@@ -52,7 +53,7 @@ public:
             if (!allowed.count(k)) {
                 std::string list;
                 for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-                fail(kv.first, join(path, k), "unknown key (known: " + list + ")");
+                fail(kv.first, child_path(path, k), "unknown key (known: " + list + ")");
             }
         }
     }
@@ -69,10 +70,6 @@ public:
         if (text.empty() || *end != '\0' || !std::isfinite(v))
             fail(node, path, "expected a number, got '" + text + "'");
         return v;
-    }
-
-    static std::string join(const std::string& path, const std::string& key) {
-        return path.empty() ? key : path + "." + key;
     }
 
     const std::string& file() const { return m_file; }
@@ -440,20 +437,8 @@ std::string sweep_point_id(const std::vector<SweepParam>& params,
 
 SweepPlan load_sweep_file(const std::string& path) {
     SweepReader r(path);
-    YAML::Node root;
-    {
-        std::ifstream in(path);
-        if (!in) throw ConfigError(SourceLoc{path, 0, 0, ""}, "cannot open the sweep file");
-        std::stringstream text;
-        text << in.rdbuf();
-        try {
-            root = YAML::Load(text.str());
-        } catch (const YAML::ParserException& e) {
-            throw ConfigError(SourceLoc{path, e.mark.line + 1, e.mark.column + 1, ""},
-                              "malformed YAML: " + e.msg);
-        }
-    }
-    if (!root.IsMap()) throw ConfigError(SourceLoc{path, 1, 1, ""}, "a sweep file is a map (name, topology, workload, set, axes, constraints)");
+    const YAML::Node root = parse_map_document(
+        read_input_file(path), path, "sweep keys (name, topology, workload, set, axes, constraints)");
     r.check_keys(root, "", {"name", "topology", "workload", "set", "axes", "constraints"});
 
     SweepPlan plan;

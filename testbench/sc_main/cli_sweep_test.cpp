@@ -315,6 +315,22 @@ BOOST_AUTO_TEST_CASE(sweep_file_errors_name_file_line_and_key) {
     const RunResult r = run_npuvp("sweep run " + file + " --out " + dir + "/outm");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find(file + ":4:5: workload: cannot find file 'nowhere.yaml'") != std::string::npos, r.out);
+    // The document itself: not a map, empty, not there (read as the
+    // topology and workload files are, platform/yaml_document.h).
+    const std::vector<Case> documents = {
+        {"- topology\n", ":1:1: the document must be a map of sweep keys"},
+        {"# nothing\n", ": empty document"},
+    };
+    for (std::size_t i = 0; i < documents.size(); ++i) {
+        const std::string doc = dir + "/doc" + std::to_string(i) + ".yaml";
+        write(doc, documents[i].body);
+        const RunResult d = run_npuvp("sweep run " + doc + " --out " + dir + "/outd");
+        BOOST_CHECK_EQUAL(d.code, 2);
+        BOOST_CHECK_MESSAGE(d.out.find(doc + documents[i].expect) != std::string::npos, d.out);
+    }
+    const RunResult none = run_npuvp("sweep run " + dir + "/none.yaml --out " + dir + "/outn");
+    BOOST_CHECK_EQUAL(none.code, 2);
+    BOOST_CHECK_MESSAGE(none.out.find(dir + "/none.yaml: cannot open file") != std::string::npos, none.out);
 }
 
 // ---------------------------------------------------------------- backends
