@@ -7,8 +7,11 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
+#include "modules/common/rtl_block.h"
 #include "modules/pe/stage_worker.h"
+#include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
@@ -82,6 +85,34 @@ private:
     double m_freq_ghz;
     std::function<std::uint64_t(const Stage&)> m_cycles;
     FifoResource* m_fifo_slot = nullptr;
+};
+
+// The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot port and
+// the engine's one ComputeWorker. The builtin engine makes a ComputeWorker
+// with its timing formula; another implementation (rtl.pe_gemm, docs/rtl.md)
+// brings its own, so that it holds accel_slot, traces and counts busy time
+// exactly as the builtin does. Each calls adopt_worker() once, from its
+// constructor.
+class ComputeEngine : public RoutedNode {
+public:
+    // Ports: the compute slot GEMM and MATH share (seed 000 §D4)
+    sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
+
+    StageWorker& worker() { return *m_worker; }
+    // The block's Verilated RTL when the engine is one (docs/rtl.md);
+    // nullptr for the C++ model.
+    virtual RtlBlock* rtl() { return nullptr; }
+
+protected:
+    explicit ComputeEngine(const sc_core::sc_module_name& name)
+        : RoutedNode(name), accel_slot("accel_slot") {}
+    void adopt_worker(std::unique_ptr<ComputeWorker> worker) {
+        m_worker = std::move(worker);
+        spawn_worker(*m_worker, "worker");
+    }
+
+private:
+    std::unique_ptr<ComputeWorker> m_worker;
 };
 
 }  // namespace npuvp

@@ -9,20 +9,16 @@
 #include <memory>
 
 #include "modules/common/config.h"
-#include "modules/common/rtl_block.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/compute_worker.h"
-#include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
-class PeGemm : public RoutedNode {
+class PeGemm : public ComputeEngine {
 public:
     // Parameters
     const PeGemmConfig& config;
-    // Ports: the compute slot shared with PE_MATH (seed 000 §D4)
-    sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
 
     // builtin.pe_gemm: the timing formula above.
     PeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config, TraceSink& trace,
@@ -38,26 +34,11 @@ public:
         const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
         return ceil_div(m, config.rows) * ceil_div(n, config.cols) * k + config.fill_cycles;
     }
-    StageWorker& worker() { return *m_worker; }
-
-    // The block's Verilated RTL when the engine is one (impl: rtl.*,
-    // docs/rtl.md); nullptr for the C++ model.
-    virtual RtlBlock* rtl() { return nullptr; }
 
 protected:
-    // Another implementation of the engine (rtl.pe_gemm) brings its own
-    // worker, a ComputeWorker, so that it holds accel_slot, traces and counts
-    // busy time exactly as the builtin does; it calls adopt_worker() once,
-    // from its constructor.
+    // For another implementation (rtl.pe_gemm), which adopts its own worker.
     PeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config)
-        : RoutedNode(name), config(config), accel_slot("accel_slot") {}
-    void adopt_worker(std::unique_ptr<ComputeWorker> worker) {
-        m_worker = std::move(worker);
-        spawn_worker(*m_worker, "worker");
-    }
-
-private:
-    std::unique_ptr<ComputeWorker> m_worker;
+        : ComputeEngine(name), config(config) {}
 };
 
 }  // namespace npuvp

@@ -13,20 +13,16 @@
 #include <string>
 
 #include "modules/common/config.h"
-#include "modules/common/rtl_block.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/compute_worker.h"
-#include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
-class PeMath : public RoutedNode {
+class PeMath : public ComputeEngine {
 public:
     // Parameters
     const PeMathConfig& config;
-    // Ports: the compute slot shared with PE_GEMM (seed 000 §D4)
-    sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
 
     // builtin.pe_math: the timing formula above.
     PeMath(const sc_core::sc_module_name& name, const PeMathConfig& config, TraceSink& trace,
@@ -47,24 +43,11 @@ public:
                    std::ceil(static_cast<double>(elements) * it->second / config.lanes)) +
                config.fill_cycles;
     }
-    StageWorker& worker() { return *m_worker; }
-
-    // The block's Verilated RTL when the engine is one (an RTL MATH block,
-    // docs/rtl.md); nullptr for the C++ model.
-    virtual RtlBlock* rtl() { return nullptr; }
 
 protected:
-    // Another implementation of the engine brings its own ComputeWorker (see
-    // PeGemm): it calls adopt_worker() once, from its constructor.
+    // For another implementation (an RTL MATH block), which adopts its own worker.
     PeMath(const sc_core::sc_module_name& name, const PeMathConfig& config)
-        : RoutedNode(name), config(config), accel_slot("accel_slot") {}
-    void adopt_worker(std::unique_ptr<ComputeWorker> worker) {
-        m_worker = std::move(worker);
-        spawn_worker(*m_worker, "worker");
-    }
-
-private:
-    std::unique_ptr<ComputeWorker> m_worker;
+        : ComputeEngine(name), config(config) {}
 };
 
 }  // namespace npuvp
