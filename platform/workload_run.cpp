@@ -5,15 +5,10 @@
 #include <sstream>
 
 #include "platform/config_error.h"
+#include "platform/timeline_writer.h"
 
 namespace npuvp {
 namespace {
-
-std::string format_ns(std::uint64_t ps) {
-    std::ostringstream out;
-    out << ps / 1000 << '.' << std::setw(3) << std::setfill('0') << ps % 1000;
-    return out.str();
-}
 
 std::string pe_id(const PeNodes& pe) { return pe.container->name(); }
 
@@ -78,7 +73,7 @@ bool WorkloadRun::finished() const {
 std::string WorkloadRun::diagnosis() const {
     std::ostringstream out;
     if (m_platform.status().failed())
-        out << m_platform.status().error() << " (at " << format_ns(m_platform.status().time().value())
+        out << m_platform.status().error() << " (at " << obs::ps_as_ns(m_platform.status().time().value())
             << " ns)\n";
     if (m_host) {
         for (const auto& r : m_host->requests()) {
@@ -180,7 +175,7 @@ void WorkloadRun::print(std::ostream& out) const {
     const std::uint64_t makespan = makespan_ps();
     out << "\nworkload " << (m_workload.name.empty() ? m_workload.source : m_workload.name)
         << ": " << m_launched.size() << " PE" << (m_launched.size() == 1 ? "" : "s")
-        << "\nmakespan " << format_ns(makespan) << " ns\n\n";
+        << "\nmakespan " << obs::ps_as_ns(makespan) << " ns\n\n";
 
     if (m_host) {
         out << std::left << std::setw(10) << "request" << std::setw(15) << "kind" << std::right
@@ -197,10 +192,10 @@ void WorkloadRun::print(std::ostream& out) const {
             };
             out << std::left << std::setw(10) << r.request->id << std::setw(15)
                 << to_string(r.request->kind) << std::right << std::setw(14)
-                << (r.started ? format_ns(r.issued.value()) : "-") << std::setw(14)
-                << (r.done ? format_ns(r.completed.value()) : "-") << std::setw(14)
-                << (r.done ? format_ns((r.completed - r.issued).value()) : "-") << std::setw(14)
-                << (launch ? format_ns(r.target_start_ps) : "-") << std::setw(13)
+                << (r.started ? obs::ps_as_ns(r.issued.value()) : "-") << std::setw(14)
+                << (r.done ? obs::ps_as_ns(r.completed.value()) : "-") << std::setw(14)
+                << (r.done ? obs::ps_as_ns((r.completed - r.issued).value()) : "-") << std::setw(14)
+                << (launch ? obs::ps_as_ns(r.target_start_ps) : "-") << std::setw(13)
                 << (launch ? fixed(r.result.pe_exec_ns) : "-") << std::setw(13)
                 << (launch ? fixed(r.result.dma_ns) : "-") << std::setw(13)
                 << (launch ? fixed(r.result.compute_ns) : "-") << std::setw(13)
@@ -219,13 +214,13 @@ void WorkloadRun::print(std::ostream& out) const {
         for (std::size_t i = 1; i < wait_cause_count; ++i)
             if (c.waited_ps[i])
                 causes += (causes.empty() ? "" : ", ") + std::string(to_string(static_cast<WaitCause>(i))) +
-                          " " + format_ns(c.waited_ps[i]);
+                          " " + obs::ps_as_ns(c.waited_ps[i]);
         out << std::left << std::setw(18) << c.pe << std::setw(12) << c.command->id
             << std::setw(11) << to_string(c.command->kind) << std::setw(6)
             << to_string(c.command->context) << std::right << std::setw(7) << c.tiles
-            << std::setw(15) << format_ns(c.submitted_ps) << std::setw(15)
-            << format_ns(c.started_ps) << std::setw(15) << format_ns(c.finished_ps)
-            << std::setw(13) << format_ns(c.started_ps - c.submitted_ps) << "  "
+            << std::setw(15) << obs::ps_as_ns(c.submitted_ps) << std::setw(15)
+            << obs::ps_as_ns(c.started_ps) << std::setw(15) << obs::ps_as_ns(c.finished_ps)
+            << std::setw(13) << obs::ps_as_ns(c.started_ps - c.submitted_ps) << "  "
             << (causes.empty() ? "-" : causes) << "\n";
     }
 
@@ -238,13 +233,13 @@ void WorkloadRun::print(std::ostream& out) const {
         out << std::left << std::setw(18) << ctx[i].pe;
         for (std::size_t c = 0; c < exec_context_count; ++c)
             out << std::right << std::setw(30)
-                << format_ns(ctx[i + c].busy_ps) + " / " + format_ns(ctx[i + c].wait_ps);
+                << obs::ps_as_ns(ctx[i + c].busy_ps) + " / " + obs::ps_as_ns(ctx[i + c].wait_ps);
         out << "\n";
     }
     const auto waits = waits_by_cause();
     out << "waits by cause:";
     for (std::size_t i = 1; i < wait_cause_count; ++i)
-        out << " " << to_string(static_cast<WaitCause>(i)) << " " << format_ns(waits[i]) << " ns"
+        out << " " << to_string(static_cast<WaitCause>(i)) << " " << obs::ps_as_ns(waits[i]) << " ns"
             << (i + 1 < wait_cause_count ? "," : "");
     out << "\n";
 
@@ -259,7 +254,7 @@ void WorkloadRun::print(std::ostream& out) const {
         for (std::size_t j = 0; j < engines_per_pe; ++j) {
             const std::uint64_t b = busy[i + j].busy_ps;
             std::ostringstream cell;
-            cell << format_ns(b) << " (" << std::setw(3)
+            cell << obs::ps_as_ns(b) << " (" << std::setw(3)
                  << (makespan ? (b * 100 + makespan / 2) / makespan : 0) << "%)";
             out << std::right << std::setw(20) << cell.str();
         }

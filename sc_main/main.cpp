@@ -33,12 +33,6 @@
 namespace npuvp {
 namespace {
 
-std::string format_ns(std::uint64_t ps) {
-    std::ostringstream out;
-    out << ps / 1000 << '.' << std::setw(3) << std::setfill('0') << ps % 1000;
-    return out.str();
-}
-
 std::string format_bw(double gbs) {
     if (gbs <= 0.0) return "unlimited";
     std::ostringstream out;
@@ -74,7 +68,7 @@ void print_list(const Platform& platform, std::ostream& out) {
         for (const auto& link : platform.links()) {
             if (link->from != node) continue;
             out << "    -> " << link->to->node_id_ref() << "  " << link->kind << ", "
-                << format_ns(link->hop->latency_ps()) << " ns, "
+                << obs::ps_as_ns(link->hop->latency_ps()) << " ns, "
                 << format_bw(link->hop->bw_gbs()) << "\n";
         }
     }
@@ -84,14 +78,14 @@ void print_route(Platform& platform, const std::string& from, const std::string&
                  std::ostream& out) {
     const Route& route = platform.route(from, to);
     out << "route " << from << " -> " << to << ": " << route.path.size() - 1 << " links, "
-        << route.steps.size() << " hops, latency " << format_ns(route.latency_ps)
+        << route.steps.size() << " hops, latency " << obs::ps_as_ns(route.latency_ps)
         << " ns, narrowest " << format_bw(route.min_bw_gbs) << "\n";
     for (const RouteStep& step : route.steps) {
         const std::string by = step.at < route.path.size()
                                    ? route.path[step.at].node->node_id_ref()
                                    : route.path.front().node->node_id_ref() + " (tail)";
         out << "    " << std::left << std::setw(64) << step.hop->name() << std::right
-            << std::setw(10) << format_ns(step.hop->latency_ps()) << " ns  "
+            << std::setw(10) << obs::ps_as_ns(step.hop->latency_ps()) << " ns  "
             << std::setw(16) << format_bw(step.hop->bw_gbs()) << "  by " << by << "\n";
     }
 }
@@ -112,13 +106,13 @@ void print_probe(const Probe& probe, std::ostream& out) {
     };
     for (const ProbeResult& r : probe.results()) {
         out << std::left << std::setw(20) << r.pe << std::right << std::setw(14)
-            << format_ns(r.control_ps) << std::setw(14)
-            << format_ns(r.hbm_done_ps - r.hbm_start_ps) << std::setw(12)
+            << obs::ps_as_ns(r.control_ps) << std::setw(14)
+            << obs::ps_as_ns(r.hbm_done_ps - r.hbm_start_ps) << std::setw(12)
             << gbs(r.hbm_start_ps, r.hbm_done_ps) << std::setw(14)
-            << format_ns(r.sram_done_ps - r.sram_start_ps) << std::setw(12)
+            << obs::ps_as_ns(r.sram_done_ps - r.sram_start_ps) << std::setw(12)
             << gbs(r.sram_start_ps, r.sram_done_ps) << "\n";
     }
-    out << "\nmakespan " << format_ns(probe.makespan_ps()) << " ns\n";
+    out << "\nmakespan " << obs::ps_as_ns(probe.makespan_ps()) << " ns\n";
 }
 
 // Opens the VCD and registers the platform's shadow signals (before sc_start).
@@ -222,7 +216,7 @@ SimSpeed simulate(const WorkloadRun* run) {
 // `speed`, never to a trace.
 void print_speed(const SimSpeed& speed, std::ostream& out) {
     out << "speed    " << std::fixed << std::setprecision(3) << speed.wall_s << " s wall for "
-        << format_ns(speed.sim_ps) << " ns simulated; " << speed.stage_events
+        << obs::ps_as_ns(speed.sim_ps) << " ns simulated; " << speed.stage_events
         << " stage events (" << std::setprecision(2) << speed.stage_events_per_s() / 1e6
         << " M/s), " << speed.tiles << " tiles (" << speed.tiles_per_s() / 1e6 << " M/s), "
         << speed.delta_cycles << " delta cycles\n";
