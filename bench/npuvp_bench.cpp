@@ -26,6 +26,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -118,6 +119,41 @@ Timing simulate_timed() {
     return t;
 }
 
+// Builds the platform for `topo` and `workload` (tracing off: the sink is
+// not attached, as in an ordinary run), runs it to its end and prints its
+// RESULT line; `t0` is when loading began (the elaboration time starts
+// there). `more` adds case-specific fields after the run.
+using Fields = std::map<std::string, std::string>;
+int simulate_case(const npuvp::TopologyConfig& topo, const npuvp::WorkloadConfig& workload,
+                  clock_type::time_point t0,
+                  const std::function<void(const npuvp::Platform&, Fields&)>& more = {}) {
+    npuvp::TraceSink trace;
+    npuvp::Platform platform(topo, trace);
+    npuvp::WorkloadRun run(platform, workload);
+    const double elab = seconds_since(t0);
+
+    const Timing t = simulate_timed();
+    if (!run.finished()) {
+        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
+        return 3;
+    }
+    const npuvp::Platform::WorkCounts work = platform.work_counts();
+    // MNIST is simple commands (one token each), not composite tiles.
+    const std::uint64_t tokens = work.tiles ? work.tiles : work.commands;
+    Fields fields{{"elab_s", str(elab)},
+                  {"init_s", str(t.init_s)},
+                  {"wall_s", str(t.wall_s)},
+                  {"tokens", str(tokens)},
+                  {"stages", str(work.stage_events)},
+                  {"activations", str(work.activations)},
+                  {"deltas", str(t.deltas)},
+                  {"pes", str(work.pes)},
+                  {"makespan_ps", str(run.makespan_ps())}};
+    if (more) more(platform, fields);
+    print_result(fields);
+    return 0;
+}
+
 int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
     const std::string src = NPUVP_SOURCE_DIR;
     const auto t0 = clock_type::now();
@@ -139,31 +175,7 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
                                                   : Placement::all64,
                                 m, k, n),
                   "bench", topo);
-    npuvp::TraceSink trace;  // not attached: tracing off, as in an ordinary run
-    npuvp::Platform platform(topo, trace);
-    npuvp::WorkloadRun run(platform, workload);
-    const double elab = seconds_since(t0);
-
-    const Timing t = simulate_timed();
-    if (!run.finished()) {
-        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
-        return 3;
-    }
-    const npuvp::Platform::WorkCounts work = platform.work_counts();
-    std::uint64_t tiles = work.tiles;
-    const std::uint64_t stages = work.stage_events, pes = work.pes, commands = work.commands;
-    // MNIST is simple commands (one token each), not composite tiles.
-    if (tiles == 0) tiles = commands;
-    print_result({{"elab_s", str(elab)},
-                  {"init_s", str(t.init_s)},
-                  {"wall_s", str(t.wall_s)},
-                  {"tokens", str(tiles)},
-                  {"stages", str(stages)},
-                  {"activations", str(work.activations)},
-                  {"deltas", str(t.deltas)},
-                  {"pes", str(pes)},
-                  {"makespan_ps", str(run.makespan_ps())}});
-    return 0;
+    return simulate_case(topo, workload, t0);
 }
 
 // RTL co-simulation (docs/rtl.md): the GEMM on pe0 of rtl_gemm.yaml, with
@@ -180,30 +192,13 @@ int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std:
         src + "/configs/topologies/rtl_gemm.yaml", overrides, npuvp::builtin_registry());
     const npuvp::WorkloadConfig workload =
         npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
-    npuvp::TraceSink trace;
-    npuvp::Platform platform(topo, trace);
-    npuvp::WorkloadRun run(platform, workload);
-    const double elab = seconds_since(t0);
-    const Timing t = simulate_timed();
-    if (!run.finished()) {
-        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
-        return 3;
-    }
-    const npuvp::PeNodes& pe = platform.sips()[0].cubes[0].pes[0];
-    const npuvp::Platform::WorkCounts work = platform.work_counts();
-    std::uint64_t rtl_cycles = 0;
-    for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
-    print_result({{"elab_s", str(elab)},
-                  {"init_s", str(t.init_s)},
-                  {"wall_s", str(t.wall_s)},
-                  {"tokens", str(work.tiles)},
-                  {"stages", str(work.stage_events)},
-                  {"deltas", str(t.deltas)},
-                  {"pes", str(1)},
-                  {"makespan_ps", str(run.makespan_ps())},
-                  {"gemm_stages", str(pe.gemm->worker().stages_done())},
-                  {"rtl_cycles", str(rtl_cycles)}});
-    return 0;
+    return simulate_case(topo, workload, t0, [](const npuvp::Platform& platform, Fields& fields) {
+        const npuvp::PeNodes& pe = platform.sips()[0].cubes[0].pes[0];
+        std::uint64_t rtl_cycles = 0;
+        for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
+        fields["gemm_stages"] = str(pe.gemm->worker().stages_done());
+        fields["rtl_cycles"] = str(rtl_cycles);
+    });
 }
 
 // The T1 routes of pe0 on the default topology, one hop a line, in the order
