@@ -24,9 +24,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
-#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>

@@ -50,11 +50,9 @@ public:
         if (!map.IsMap()) fail(map, path, "expected a map");
         for (const auto& kv : map) {
             const std::string k = kv.first.Scalar();
-            if (!allowed.count(k)) {
-                std::string list;
-                for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-                fail(kv.first, child_path(path, k), "unknown key (known: " + list + ")");
-            }
+            if (!allowed.count(k))
+                fail(kv.first, child_path(path, k),
+                     "unknown key (known: " + join({allowed.begin(), allowed.end()}) + ")");
         }
     }
 
