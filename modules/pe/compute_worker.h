@@ -87,10 +87,10 @@ private:
 };
 
 // The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot port and
-// the engine's one ComputeWorker. The builtin engine makes a ComputeWorker
-// with its timing formula; another implementation (rtl.pe_gemm, docs/rtl.md)
-// brings a BlockingComputeWorker, so that it holds accel_slot, traces and
-// counts busy time exactly as the builtin does. Each calls adopt_worker() once, from its
+// the engine's one worker. The builtin engine makes a ComputeWorker with its
+// timing formula; another implementation (rtl.pe_gemm, docs/rtl.md) brings a
+// BlockingComputeWorker, so that it holds accel_slot, traces and counts busy
+// time exactly as the builtin does. Each calls adopt_worker() once, from its
 // constructor.
 class ComputeEngine : public RoutedNode, public BusyTime {
 public:
