@@ -1,20 +1,16 @@
 #include "platform/platform.h"
 
-#include "modules/pe/pe_ipcq.h"
-#include "modules/pe/pe_scheduler.h"
-
 #include <algorithm>
-#include <cctype>
-#include <fnmatch.h>
-#include <tuple>
 #include <deque>
+#include <fnmatch.h>
 #include <functional>
 #include <stdexcept>
+#include <tuple>
 
 namespace npuvp {
 namespace {
 
-// A level of the hierarchy (sip0, sip0.cube0, sip0.cube0.pe3, ...). Its
+// A level of the hierarchy (sip0, sip0.cube0, sip0.cube0.hbm_ctrl). Its
 // children are built inside its constructor so that SystemC names them
 // under it.
 class Container : public sc_core::sc_module {
