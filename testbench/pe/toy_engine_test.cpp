@@ -10,6 +10,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <systemc>
@@ -62,14 +63,16 @@ private:
         FifoResource* stage_resource(const TileToken&) override {
             return m_engine.slot.operator->();
         }
+        // The trace's `bytes` field carries the stage's ns, to tell stages apart.
         bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-            time = sc_core::sc_time(static_cast<double>(token.stage().elements), sc_core::SC_NS);
-            trace_engine(true, token);
+            const std::uint64_t ns = token.stage().elements;
+            trace_engine(true, token, static_cast<std::int64_t>(ns));
+            time = sc_core::sc_time::from_value(ns * 1000);
             return true;
         }
         void end_stage(TileToken& token) override {
+            trace_engine(false, token, static_cast<std::int64_t>(token.stage().elements));
             record_busy(stage_start());
-            trace_engine(false, token);
         }
 
     private:
@@ -98,7 +101,8 @@ Stage toy_stage(StageType type, std::uint64_t ns) {
 // Owns what the Pe module owns for its engines (the eight inboxes, the slot)
 // and binds the toy engines' ports, then feeds two tokens at t = 0.
 struct Harness : sc_core::sc_module {
-    TraceSink trace;
+    std::ostringstream trace_text;
+    TraceSink trace{&trace_text};
     RunStatus status;
     FifoResource accel_slot{"accel_slot", 1};
     std::array<std::unique_ptr<TokenFifo>, stage_type_count> fifos;
@@ -171,4 +175,14 @@ BOOST_AUTO_TEST_CASE(toy_method_engines_chain_and_share_a_slot_in_request_order)
     // Three grants of the slot; second waited 15 -> 18 for it.
     BOOST_CHECK_EQUAL(h.accel_slot.grants(), 3u);
     BOOST_CHECK_EQUAL(h.accel_slot.total_wait().value(), 3 * kNs);
+    // One engine_start and one engine_complete per stage, through the base's
+    // trace_engine() (the trace event names every engine uses).
+    std::istringstream lines(h.trace_text.str());
+    int starts = 0, completes = 0;
+    for (std::string line; std::getline(lines, line);) {
+        starts += line.find("\"engine_start\"") != std::string::npos;
+        completes += line.find("\"engine_complete\"") != std::string::npos;
+    }
+    BOOST_CHECK_EQUAL(starts, 3);
+    BOOST_CHECK_EQUAL(completes, 3);
 }
