@@ -130,7 +130,10 @@ protected:
     RunStatus& status() { return m_status; }
     const std::string& owner_id() const { return m_owner_id; }
 
-    // For the two bases' loops.
+private:
+    // The chaining, for the two bases' loops only (friends), not for engines.
+    friend class MethodStageWorker;
+    friend class ThreadStageWorker;
     TokenFifo& inbox(StageType type) const { return *(*m_inboxes)[static_cast<std::size_t>(type)]; }
     void take(TileToken& token);
     // After a stage: whether the token's next stage stays here (consecutive
@@ -140,8 +143,6 @@ protected:
     Next advance(TileToken& token);
     bool failed() const { return m_status.failed(); }
     void note_activation() { ++m_activations; }
-
-private:
     void hand_off(TileToken& token);
 
     const std::string& m_owner_id;
