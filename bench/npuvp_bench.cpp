@@ -193,10 +193,10 @@ int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std:
     const npuvp::WorkloadConfig workload =
         npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
     return simulate_case(topo, workload, t0, [](const npuvp::Platform& platform, Fields& fields) {
-        const npuvp::PeNodes& pe = platform.sips()[0].cubes[0].pes[0];
+        const npuvp::Pe& pe = *platform.sips()[0].cubes[0].pes[0];
         std::uint64_t rtl_cycles = 0;
         for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
-        fields["gemm_stages"] = str(pe.gemm->worker().stages_done());
+        fields["gemm_stages"] = str(pe.gemm().worker().stages_done());
         fields["rtl_cycles"] = str(rtl_cycles);
     });
 }
@@ -209,7 +209,7 @@ int run_routes_case() {
         npuvp::builtin_registry());
     npuvp::TraceSink trace;
     npuvp::Platform platform(topo, trace);
-    npuvp::PeRoutes& routes = *platform.sips()[0].cubes[0].pes[0].routes;
+    npuvp::PeRoutes& routes = *platform.sips()[0].cubes[0].routes[0];
     auto dump = [](const char* name, const npuvp::Route& r) {
         std::cout << name << ": latency_ps=" << r.latency_ps << " min_bw_gbs=" << r.min_bw_gbs << "\n";
         for (const npuvp::RouteStep& s : r.steps)

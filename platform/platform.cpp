@@ -1,20 +1,16 @@
 #include "platform/platform.h"
 
-#include "modules/pe/pe_ipcq.h"
-#include "modules/pe/pe_scheduler.h"
-
 #include <algorithm>
-#include <cctype>
-#include <fnmatch.h>
-#include <tuple>
 #include <deque>
+#include <fnmatch.h>
 #include <functional>
 #include <stdexcept>
+#include <tuple>
 
 namespace npuvp {
 namespace {
 
-// A level of the hierarchy (sip0, sip0.cube0, sip0.cube0.pe3, ...). Its
+// A level of the hierarchy (sip0, sip0.cube0, sip0.cube0.hbm_ctrl). Its
 // children are built inside its constructor so that SystemC names them
 // under it.
 class Container : public sc_core::sc_module {
@@ -26,16 +22,6 @@ public:
 };
 
 std::string indexed(const char* prefix, int index) { return prefix + std::to_string(index); }
-
-// Every stage worker of a PE, in a fixed order.
-std::vector<StageWorker*> pe_workers(const PeNodes& pe) {
-    std::vector<StageWorker*> workers = pe.dma->workers();
-    for (StageWorker* w : pe.fetch_store->workers()) workers.push_back(w);
-    workers.push_back(&pe.gemm->worker());
-    workers.push_back(&pe.math->worker());
-    workers.push_back(&pe.ipcq->receiver());
-    return workers;
-}
 
 }  // namespace
 
@@ -133,61 +119,13 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
         m_owned.push_back(std::move(ucie));
     }
 
-    cube.pes.resize(pes);
     for (int x = 0; x < pes; ++x) {
-        PeNodes& pe = cube.pes[x];
-        pe.index = x;
-        auto container = std::make_unique<Container>(indexed("pe", x).c_str(),
-                                                     [&] { build_pe(cube, pe); });
-        pe.container = container.get();
-        m_owned.push_back(std::move(container));
-    }
-}
-
-void Platform::build_pe(CubeNodes& cube, PeNodes& pe) {
-    const PeTemplateConfig& t = m_topo.cube.pe_template;
-    NodeContext ctx{m_topo, {cube.sip, cube.cube, pe.index, -1}, m_trace, m_status};
-    const NodeInfo internal{cube.sip, cube.global, pe.index, -1};
-    const NodeInfo attached{cube.sip, cube.global, pe.index, pe.index};
-
-    // Builds one template component; its node id inside the PE is its key in
-    // pe_template.components.
-    auto make = [&](const char* kind, const std::string& impl, auto*& slot, const NodeInfo& info) {
-        using Module = std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>;
-        auto module = m_impls.create<Module>(kind, impl,
-                                             sc_core::sc_module_name(t.names.at(kind).c_str()), ctx);
-        slot = module.get();
-        register_node(*module, info);
-        m_owned.push_back(std::move(module));
-    };
-    make("pe_cpu", t.cpu.impl, pe.cpu, attached);
-    make("pe_scheduler", t.scheduler.impl, pe.scheduler, internal);
-    make("pe_dma", t.dma.impl, pe.dma, attached);
-    make("pe_fetch_store", t.fetch_store.impl, pe.fetch_store, internal);
-    make("pe_gemm", t.gemm.impl, pe.gemm, internal);
-    make("pe_math", t.math.impl, pe.math, internal);
-    make("pe_tcm", t.tcm.impl, pe.tcm, internal);
-    make("pe_mmu", t.mmu.impl, pe.mmu, attached);
-    make("pe_ipcq", t.ipcq.impl, pe.ipcq, attached);
-
-    // seed 000 §D4: one compute slot shared by PE_GEMM and PE_MATH.
-    auto slot = std::make_unique<FifoResource>("accel_slot", 1);
-    pe.accel_slot = slot.get();
-    pe.gemm->accel_slot.bind(*slot);
-    pe.math->accel_slot.bind(*slot);
-    m_owned.push_back(std::move(slot));
-
-    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
-    // (The PE container is still being built: its id comes from a child's.)
-    const std::string pe_id = pe.cpu->node_id().substr(0, pe.cpu->node_id().rfind('.'));
-    for (std::size_t i = 0; i < stage_type_count; ++i) {
-        std::string inbox_name = to_string(static_cast<StageType>(i));
-        for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        auto inbox = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(),
-                                                    t.scheduler.inbox_depth,
-                                                    pe_id, m_trace);
-        pe.inboxes[i] = inbox.get();
-        m_owned.push_back(std::move(inbox));
+        NodeContext pe_ctx{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
+        auto pe = std::make_unique<Pe>(indexed("pe", x).c_str(), pe_ctx, m_impls);
+        for (const Pe::Block& block : pe->blocks())
+            register_node(*block.node, {sip.sip, cube.global, x, block.attached ? x : -1});
+        cube.pes.push_back(pe.get());
+        m_owned.push_back(std::move(pe));
     }
 }
 
@@ -198,13 +136,13 @@ namespace {
 // strings, so a transfer costs a map lookup.
 class PlatformPeRoutes final : public PeRoutes {
 public:
-    PlatformPeRoutes(Platform& platform, CubeNodes& cube, PeNodes& pe)
+    PlatformPeRoutes(Platform& platform, CubeNodes& cube, Pe& pe)
         : m_platform(platform), m_cube(cube), m_pe(pe) {}
 
     const Route& between(RoutedNode& from, RoutedNode& to) override {
         return m_platform.route(from, to);
     }
-    const Route& to_scheduler() override { return m_platform.route(*m_pe.cpu, *m_pe.scheduler); }
+    const Route& to_scheduler() override { return m_platform.route(m_pe.cpu(), m_pe.scheduler()); }
     // Fetch, store and comm routes are asked for on every stage: looked up
     // once, then a pointer (no key string built per stage).
     const Route& fetch() override {
@@ -218,7 +156,7 @@ public:
     const Route& comm(int peer) override {
         if (m_comm.empty()) m_comm.resize(m_cube.pes.size(), nullptr);
         const Route*& route = m_comm.at(static_cast<std::size_t>(peer));
-        if (!route) route = &m_platform.comm_route(m_pe, m_cube.pes.at(peer));
+        if (!route) route = &m_platform.comm_route(m_pe, *m_cube.pes.at(peer));
         return *route;
     }
     const Route& dma(DmaDirection dir, int channel, std::uint64_t pa) override {
@@ -246,7 +184,7 @@ private:
     using Key = std::tuple<bool, int, const RoutedNode*>;
     Platform& m_platform;
     CubeNodes& m_cube;
-    PeNodes& m_pe;
+    Pe& m_pe;
     std::map<Key, const Route*> m_dma;  // lookup only, never iterated
     struct LastWindow {
         std::uint64_t lo = 0, size = 0;
@@ -260,25 +198,22 @@ private:
 
 }  // namespace
 
-void Platform::attach_pe(CubeNodes& cube, PeNodes& pe) {
+void Platform::attach_pe(CubeNodes& cube, Pe& pe) {
     m_pe_routes.push_back(std::make_unique<PlatformPeRoutes>(*this, cube, pe));
     PeRoutes& routes = *m_pe_routes.back();
-    pe.routes = &routes;
-    std::vector<PeIpcq*> ipcqs;
-    for (PeNodes& p : cube.pes) ipcqs.push_back(p.ipcq);
-    pe.dma->attach(routes, *pe.mmu, ipcqs);
-    pe.fetch_store->attach(routes, *pe.scheduler);
-    pe.scheduler->attach(pe.inboxes, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
-    pe.cpu->attach(routes, *pe.scheduler, *pe.dma, pe.gemm->worker(), pe.math->worker());
-    for (StageWorker* w : pe_workers(pe)) w->connect(pe.inboxes);
+    pe.routes.bind(routes);
+    cube.routes.push_back(&routes);
+    for (Pe* peer : cube.pes) pe.dma().peers.bind(peer->ipcq());
+    const std::uint64_t home = m_resolver.hbm_base(cube.sip, cube.cube, pe.index());
+    pe.scheduler().set_home_pa(home);
     // The routes every PE uses, computed now rather than at the first transfer.
     routes.to_scheduler();
     routes.fetch();
     routes.store();
-    for (int ch = 0; ch < pe.dma->channels(DmaDirection::read); ++ch)
-        routes.dma(DmaDirection::read, ch, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
-    for (int ch = 0; ch < pe.dma->channels(DmaDirection::write); ++ch)
-        routes.dma(DmaDirection::write, ch, m_resolver.hbm_base(cube.sip, cube.cube, pe.index));
+    for (int ch = 0; ch < pe.dma().channels(DmaDirection::read); ++ch)
+        routes.dma(DmaDirection::read, ch, home);
+    for (int ch = 0; ch < pe.dma().channels(DmaDirection::write); ++ch)
+        routes.dma(DmaDirection::write, ch, home);
 }
 
 std::vector<std::string> Platform::add_traces(sc_core::sc_trace_file* tf,
@@ -290,49 +225,13 @@ std::vector<std::string> Platform::add_traces(sc_core::sc_trace_file* tf,
         return false;
     };
     std::vector<std::string> traced;  // node ids, in elaboration order
-    auto note = [&](const std::string& id) { traced.push_back(id); };
     for (const SipNodes& sip : m_sips)
         for (const CubeNodes& cube : sip.cubes) {
             if (wanted(cube.m_cpu->node_id_ref())) {
                 cube.m_cpu->add_traces(tf);
-                note(cube.m_cpu->node_id_ref());
+                traced.push_back(cube.m_cpu->node_id_ref());
             }
-            for (const PeNodes& pe : cube.pes) {
-                const std::string pe_id = pe.container->name();
-                if (wanted(pe.dma->node_id_ref())) {
-                    pe.dma->add_traces(tf);
-                    note(pe.dma->node_id_ref());
-                }
-                if (wanted(pe.fetch_store->node_id_ref())) {
-                    const auto w = pe.fetch_store->workers();
-                    w[0]->add_traces(tf, pe.fetch_store->node_id_ref() + ".fetch");
-                    w[1]->add_traces(tf, pe.fetch_store->node_id_ref() + ".store");
-                    note(pe.fetch_store->node_id_ref());
-                }
-                if (wanted(pe.gemm->node_id_ref())) {
-                    pe.gemm->worker().add_traces(tf, pe.gemm->node_id_ref());
-                    note(pe.gemm->node_id_ref());
-                }
-                if (wanted(pe.math->node_id_ref())) {
-                    pe.math->worker().add_traces(tf, pe.math->node_id_ref());
-                    note(pe.math->node_id_ref());
-                }
-                if (wanted(pe.ipcq->node_id_ref())) {
-                    pe.ipcq->receiver().add_traces(tf, pe.ipcq->node_id_ref() + ".recv");
-                    note(pe.ipcq->node_id_ref());
-                }
-                if (wanted(pe.scheduler->node_id_ref())) {
-                    pe.scheduler->add_traces(tf);
-                    note(pe.scheduler->node_id_ref());
-                }
-                if (wanted(pe_id)) {
-                    pe.accel_slot->add_traces(tf, pe_id + ".accel_slot");
-                    for (std::size_t i = 0; i < stage_type_count; ++i)
-                        sc_core::sc_trace(tf, static_cast<const CountingFifo*>(pe.inboxes[i])->fill(),
-                                          std::string(pe.inboxes[i]->name()) + ".fill");
-                    note(pe_id);
-                }
-            }
+            for (const Pe* pe : cube.pes) pe->add_traces(tf, wanted, traced);
         }
     return traced;
 }
@@ -341,21 +240,13 @@ Platform::WorkCounts Platform::work_counts() const {
     WorkCounts counts;
     for (const SipNodes& sip : m_sips)
         for (const CubeNodes& cube : sip.cubes)
-            for (const PeNodes& pe : cube.pes) {
-                counts.tiles += pe.scheduler->tiles_fed();
-                counts.commands += pe.scheduler->completions().size();
-                if (!pe.scheduler->completions().empty()) ++counts.pes;
-                // DMA stages: one channel grant each (the DMA workers keep no
-                // stage count of their own); the others count their stages.
-                for (auto dir : {DmaDirection::read, DmaDirection::write})
-                    for (int ch = 0; ch < pe.dma->channels(dir); ++ch)
-                        counts.stage_events += pe.dma->channel(dir, ch).grants();
-                for (StageWorker* w : pe.fetch_store->workers())
-                    counts.stage_events += w->stages_done();
-                counts.stage_events +=
-                    pe.gemm->worker().stages_done() + pe.math->worker().stages_done();
-                counts.activations += pe.scheduler->activations();
-                for (StageWorker* w : pe_workers(pe)) counts.activations += w->activations();
+            for (const Pe* pe : cube.pes) {
+                const Pe::Work work = pe->work();
+                counts.tiles += work.tiles;
+                counts.commands += work.commands;
+                if (work.commands != 0) ++counts.pes;
+                counts.stage_events += work.stage_events;
+                counts.activations += work.activations;
             }
     return counts;
 }
@@ -368,35 +259,35 @@ RoutedNode& Platform::memory_target(const AddressLocation& at) {
     return *c.hbm.at(at.slice);
 }
 
-const Route& Platform::fetch_route(PeNodes& pe) {
-    const std::string key = "fetch:" + pe.fetch_store->node_id_ref();
+const Route& Platform::fetch_route(Pe& pe) {
+    const std::string key = "fetch:" + pe.fetch_store().node_id_ref();
     auto it = m_routes.find(key);
     if (it != m_routes.end()) return *it->second;
     // Request path fetch_store -> tcm; the data comes back over tcm -> fetch_store:
     // TCM read port, then that link, both applied where the data leaves: the TCM.
     auto route = std::make_unique<Route>();
-    route->path = {{pe.fetch_store, link(*pe.fetch_store, *pe.tcm)->out_port}, {pe.tcm, -1}};
-    route->steps = {{&pe.tcm->read_port(), 1}, {link(*pe.tcm, *pe.fetch_store)->hop.get(), 1}};
+    route->path = {{&pe.fetch_store(), link(pe.fetch_store(), pe.tcm())->out_port}, {&pe.tcm(), -1}};
+    route->steps = {{&pe.tcm().read_port(), 1}, {link(pe.tcm(), pe.fetch_store())->hop.get(), 1}};
     route->finalise();
     return *(m_routes[key] = std::move(route));
 }
 
-const Route& Platform::store_route(PeNodes& pe) {
-    const std::string key = "store:" + pe.fetch_store->node_id_ref();
+const Route& Platform::store_route(Pe& pe) {
+    const std::string key = "store:" + pe.fetch_store().node_id_ref();
     auto it = m_routes.find(key);
     if (it != m_routes.end()) return *it->second;
     auto route = std::make_unique<Route>();
-    route->path = {{pe.fetch_store, link(*pe.fetch_store, *pe.tcm)->out_port}, {pe.tcm, -1}};
-    route->steps = {{link(*pe.fetch_store, *pe.tcm)->hop.get(), 0}, {&pe.tcm->write_port(), 1}};
+    route->path = {{&pe.fetch_store(), link(pe.fetch_store(), pe.tcm())->out_port}, {&pe.tcm(), -1}};
+    route->steps = {{link(pe.fetch_store(), pe.tcm())->hop.get(), 0}, {&pe.tcm().write_port(), 1}};
     route->finalise();
     return *(m_routes[key] = std::move(route));
 }
 
-const Route& Platform::comm_route(PeNodes& pe, PeNodes& peer) {
-    const std::string key = "comm:" + pe.dma->node_id_ref() + "->" + peer.ipcq->node_id_ref();
+const Route& Platform::comm_route(Pe& pe, Pe& peer) {
+    const std::string key = "comm:" + pe.dma().node_id_ref() + "->" + peer.ipcq().node_id_ref();
     auto it = m_routes.find(key);
     if (it != m_routes.end()) return *it->second;
-    return make_route(key, node_path(*pe.dma, *peer.ipcq), {&pe.dma->comm_hop()}, {});
+    return make_route(key, node_path(pe.dma(), peer.ipcq()), {&pe.dma().comm_hop()}, {});
 }
 
 Link& Platform::add_link(RoutedNode& from, RoutedNode& to, const std::string& kind,
@@ -425,40 +316,20 @@ void Platform::wire() {
     const double ns_per_mm = m_topo.wire.ns_per_mm;
     const double attach_ns = cfg.noc.attach.latency_ns;
     const double attach_bw = cfg.noc.attach.bw_gbs.value_or(0.0);
-    const PeLinksConfig& pl = cfg.pe_template.links;
 
     for (SipNodes& sip : m_sips) {
         for (CubeNodes& cube : sip.cubes) {
             Noc& noc = *cube.noc;
             for (const Noc::Link& l : noc.links())
                 add_link(noc.router(l.from), noc.router(l.to), "mesh", l.latency_ns, l.bw_gbs);
-            for (PeNodes& pe : cube.pes) {
-                RoutedNode& router = noc.router(pe.index);
-                add_duplex(*pe.dma, router, "attach", attach_ns, attach_bw);
-                add_duplex(*pe.cpu, router, "attach", attach_ns, attach_bw);
-                add_duplex(*pe.mmu, router, "attach", attach_ns, attach_bw);
-                add_duplex(*pe.ipcq, router, "attach", attach_ns, attach_bw);
-                add_duplex(*cube.hbm[pe.index], router, "attach", attach_ns, attach_bw);
-
+            for (Pe* pe : cube.pes) {
+                RoutedNode& router = noc.router(pe->index());
+                for (RoutedNode* node : pe->attached_nodes())
+                    add_duplex(*node, router, "attach", attach_ns, attach_bw);
+                add_duplex(*cube.hbm[pe->index()], router, "attach", attach_ns, attach_bw);
                 // seed 000 §D8: the template's directed intra-PE edges.
-                auto edge = [&](RoutedNode& a, RoutedNode& b, double mm, double bw = 0.0) {
-                    add_link(a, b, "pe", mm * ns_per_mm, bw);
-                };
-                edge(*pe.cpu, *pe.scheduler, pl.cpu_to_scheduler_mm);
-                edge(*pe.scheduler, *pe.dma, pl.scheduler_to_dma_mm);
-                edge(*pe.scheduler, *pe.fetch_store, pl.scheduler_to_fetch_store_mm);
-                edge(*pe.scheduler, *pe.gemm, pl.scheduler_to_gemm_mm);
-                edge(*pe.scheduler, *pe.math, pl.scheduler_to_math_mm);
-                edge(*pe.dma, *pe.fetch_store, pl.dma_to_fetch_store_mm);
-                edge(*pe.fetch_store, *pe.gemm, pl.fetch_store_to_gemm_mm);
-                edge(*pe.fetch_store, *pe.math, pl.fetch_store_to_math_mm);
-                edge(*pe.gemm, *pe.fetch_store, pl.gemm_to_fetch_store_mm);
-                edge(*pe.gemm, *pe.math, pl.gemm_to_math_mm);
-                edge(*pe.math, *pe.fetch_store, pl.math_to_fetch_store_mm);
-                edge(*pe.fetch_store, *pe.dma, pl.fetch_store_to_dma_mm);
-                // The fetch/store <-> TCM link, each direction its own hop.
-                edge(*pe.fetch_store, *pe.tcm, 0.0, pl.fetch_store_to_tcm_bw_gbs);
-                edge(*pe.tcm, *pe.fetch_store, 0.0, pl.fetch_store_to_tcm_bw_gbs);
+                for (const Pe::Edge& e : pe->edges())
+                    add_link(*e.from, *e.to, "pe", e.mm * ns_per_mm, e.bw_gbs);
             }
             add_duplex(*cube.m_cpu, noc.router(cfg.m_cpu.router), "attach", attach_ns, attach_bw);
             add_duplex(*cube.shared_sram, noc.router(cfg.shared_sram.router), "attach", attach_ns,
@@ -479,7 +350,7 @@ void Platform::wire() {
         sip.io_cpu->attach(*this);
         for (CubeNodes& cube : sip.cubes) {
             cube.m_cpu->attach(*this);
-            for (PeNodes& pe : cube.pes) attach_pe(cube, pe);
+            for (Pe* pe : cube.pes) attach_pe(cube, *pe);
         }
     }
 }
@@ -660,8 +531,8 @@ RoutedNode& Platform::node(NodeRole role, int sip, int cube, int pe) {
     switch (role) {
     case NodeRole::io_cpu: return *m_sips.at(sip).io_cpu;
     case NodeRole::m_cpu: return *this->cube(sip, cube).m_cpu;
-    case NodeRole::pe_cpu: return *this->pe(sip, cube, pe).cpu;
-    case NodeRole::pe_mmu: return *this->pe(sip, cube, pe).mmu;
+    case NodeRole::pe_cpu: return this->pe(sip, cube, pe).cpu();
+    case NodeRole::pe_mmu: return this->pe(sip, cube, pe).mmu();
     case NodeRole::hbm_slice: return *this->cube(sip, cube).hbm.at(pe);
     }
     throw std::logic_error("unknown node role");
@@ -675,20 +546,20 @@ const Route& Platform::route(const std::string& from, const std::string& to) {
     return route(*a, *b);
 }
 
-const Route& Platform::dma_route(PeNodes& pe, DmaDirection dir, int channel, RoutedNode& target) {
+const Route& Platform::dma_route(Pe& pe, DmaDirection dir, int channel, RoutedNode& target) {
     const bool read = dir == DmaDirection::read;
     const std::string key = std::string(read ? "dma.rd" : "dma.wr") + std::to_string(channel) +
-                            ":" + pe.dma->node_id_ref() + "->" + target.node_id_ref();
+                            ":" + pe.dma().node_id_ref() + "->" + target.node_id_ref();
     auto it = m_routes.find(key);
     if (it != m_routes.end()) return *it->second;
-    const std::vector<RoutedNode*> nodes = node_path(*pe.dma, target);
+    const std::vector<RoutedNode*> nodes = node_path(pe.dma(), target);
     if (nodes.empty())
-        throw std::invalid_argument("no DMA route from " + pe.dma->node_id() + " to " +
+        throw std::invalid_argument("no DMA route from " + pe.dma().node_id() + " to " +
                                     target.node_id());
-    Hop* channel_hop = &pe.dma->channel_hop(dir, channel);
+    Hop* channel_hop = &pe.dma().channel_hop(dir, channel);
     // The data of a read comes back from the target: reverse-direction links.
-    if (read) return make_route(key, nodes, {channel_hop}, {&pe.tcm->write_port()}, true);
-    return make_route(key, nodes, {&pe.tcm->read_port(), channel_hop}, {});
+    if (read) return make_route(key, nodes, {channel_hop}, {&pe.tcm().write_port()}, true);
+    return make_route(key, nodes, {&pe.tcm().read_port(), channel_hop}, {});
 }
 
 }  // namespace npuvp

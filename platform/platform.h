@@ -34,40 +34,14 @@
 #include "modules/cube/memory_target.h"
 #include "modules/cube/noc.h"
 #include "modules/cube/ucie_port.h"
-#include "modules/pe/pe_cpu.h"
-#include "modules/pe/pe_dma.h"
-#include "modules/pe/pe_fetch_store.h"
-#include "modules/pe/pe_gemm.h"
-#include "modules/pe/pe_ipcq.h"
-#include "modules/pe/pe_math.h"
+#include "modules/pe/pe.h"
 #include "modules/pe/pe_routes.h"
-#include "modules/pe/stage_worker.h"
-#include "modules/pe/pe_mmu.h"
-#include "modules/pe/pe_scheduler.h"
-#include "modules/pe/pe_tcm.h"
 #include "modules/system/io_cpu.h"
 #include "platform/address_resolver.h"
 #include "platform/impl_registry.h"
 #include "tlm_sockets/route.h"
 
 namespace npuvp {
-
-struct PeNodes {
-    int index = 0;
-    sc_core::sc_module* container = nullptr;
-    PeCpu* cpu = nullptr;
-    PeScheduler* scheduler = nullptr;
-    PeDma* dma = nullptr;
-    PeFetchStore* fetch_store = nullptr;
-    PeGemm* gemm = nullptr;
-    PeMath* math = nullptr;
-    PeTcm* tcm = nullptr;
-    PeMmu* mmu = nullptr;
-    PeIpcq* ipcq = nullptr;
-    FifoResource* accel_slot = nullptr;
-    StageInboxes inboxes{};   // the PE's stage inboxes (sc_fifo, depth inbox_depth)
-    PeRoutes* routes = nullptr;
-};
 
 struct CubeNodes {
     int sip = 0;
@@ -79,7 +53,8 @@ struct CubeNodes {
     std::vector<MemoryTarget*> hbm;  // hbm_ctrl.pe{X}
     MemoryTarget* shared_sram = nullptr;
     UciePort* ucie = nullptr;        // only when the SIP has more than one cube
-    std::vector<PeNodes> pes;
+    std::vector<Pe*> pes;            // pe{X}, by index
+    std::vector<PeRoutes*> routes;   // what each PE's `routes` port is bound to, by index
 };
 
 struct SipNodes {
@@ -109,7 +84,7 @@ public:
     const TopologyConfig& config() const { return m_topo; }
     const std::vector<SipNodes>& sips() const { return m_sips; }
     CubeNodes& cube(int sip, int cube) { return m_sips.at(sip).cubes.at(cube); }
-    PeNodes& pe(int sip, int cube, int pe) { return this->cube(sip, cube).pes.at(pe); }
+    Pe& pe(int sip, int cube, int pe) { return *this->cube(sip, cube).pes.at(pe); }
     // Work the pipeline did so far, for speed figures (docs/speed.md):
     // tiles fed, stage events (one per engine stage done: DMA channel grants
     // + FETCH, STORE, GEMM, MATH stages), commands completed, PEs that ran one.
@@ -156,14 +131,14 @@ public:
     // T2 DMA routes of one PE channel to / from a memory target:
     //   read : channel -> NoC -> target port -> TCM write port
     //   write: TCM read port -> channel -> NoC -> target port
-    const Route& dma_route(PeNodes& pe, DmaDirection dir, int channel, RoutedNode& target);
+    const Route& dma_route(Pe& pe, DmaDirection dir, int channel, RoutedNode& target);
 
     // T2 on-PE routes: FETCH (TCM read port -> fetch link) and STORE (store
     // link -> TCM write port), over the fetch_store <-> pe_tcm link pair.
-    const Route& fetch_route(PeNodes& pe);
-    const Route& store_route(PeNodes& pe);
+    const Route& fetch_route(Pe& pe);
+    const Route& store_route(Pe& pe);
     // The vc_comm route of a PE's DMA to the IPCQ of another PE of its cube.
-    const Route& comm_route(PeNodes& pe, PeNodes& peer);
+    const Route& comm_route(Pe& pe, Pe& peer);
 
     // VCD (SPEC §7): adds the shadow signals of every node whose id matches
     // one of `globs` (fnmatch; all when empty) and of every PE whose id
@@ -187,9 +162,8 @@ private:
 
     void build();
     void build_cube(SipNodes& sip, CubeNodes& cube);
-    void build_pe(CubeNodes& cube, PeNodes& pe);
     void wire();
-    void attach_pe(CubeNodes& cube, PeNodes& pe);
+    void attach_pe(CubeNodes& cube, Pe& pe);
     Link& add_link(RoutedNode& from, RoutedNode& to, const std::string& kind, double latency_ns,
                    double bw_gbs);
     void add_duplex(RoutedNode& a, RoutedNode& b, const std::string& kind, double latency_ns,

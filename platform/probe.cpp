@@ -10,12 +10,12 @@ Probe::Probe(const sc_core::sc_module_name& name, Platform& platform, std::uint6
     for (const SipNodes& sip : platform.sips())
         for (const CubeNodes& c : sip.cubes) {
             CubeNodes& cube = platform.cube(c.sip, c.cube);
-            for (PeNodes& pe : cube.pes) {
-                m_legs.push_back({&pe, cube.m_cpu, &platform.route(*cube.m_cpu, *pe.cpu),
-                                  &platform.dma_route(pe, DmaDirection::read, 0, *cube.hbm[pe.index]),
-                                  &platform.dma_route(pe, DmaDirection::read, 0, *cube.shared_sram),
-                                  cube.hbm[pe.index]->base(), cube.shared_sram->base()});
-                m_results.push_back({pe.container->name()});
+            for (Pe* pe : cube.pes) {
+                m_legs.push_back({pe, cube.m_cpu, &platform.route(*cube.m_cpu, pe->cpu()),
+                                  &platform.dma_route(*pe, DmaDirection::read, 0, *cube.hbm[pe->index()]),
+                                  &platform.dma_route(*pe, DmaDirection::read, 0, *cube.shared_sram),
+                                  cube.hbm[pe->index()]->base(), cube.shared_sram->base()});
+                m_results.push_back({pe->name()});
             }
         }
     SC_THREAD(run);
@@ -31,7 +31,7 @@ void Probe::run() {
         txn.prepare(MsgKind::control, *leg.control, 0, 0);
         const sc_core::sc_time arrival = sc_core::sc_time_stamp() + leg.m_cpu->transport(txn);
         m_results[i].control_ps = arrival.value();
-        m_trace.emit({arrival.value(), "control_delivered", &leg.pe->cpu->node_id_ref(),
+        m_trace.emit({arrival.value(), "control_delivered", &leg.pe->cpu().node_id_ref(),
                       static_cast<std::int64_t>(i), -1, nullptr, nullptr, 0,
                       &leg.m_cpu->node_id_ref()});
     }
@@ -50,7 +50,7 @@ void Probe::read_all(bool from_sram) {
             const Leg& leg = m_legs[i];
             const std::uint64_t start = sc_core::sc_time_stamp().value();
             const sc_core::sc_time done =
-                leg.pe->dma->transfer(DmaDirection::read, 0, from_sram ? *leg.sram : *leg.hbm,
+                leg.pe->dma().transfer(DmaDirection::read, 0, from_sram ? *leg.sram : *leg.hbm,
                                       from_sram ? leg.sram_pa : leg.hbm_pa, m_bytes,
                                  static_cast<std::int64_t>(i + (from_sram ? 2 : 1) * 1000));
             auto& r = m_results[i];

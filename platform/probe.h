@@ -45,7 +45,7 @@ private:
     TraceSink& m_trace;
     std::vector<ProbeResult> m_results;
     struct Leg {
-        PeNodes* pe;
+        Pe* pe;
         MCpu* m_cpu;
         const Route* control;  // M_CPU -> PE_CPU
         const Route* hbm;      // DMA_READ channel 0 from the PE's own HBM slice

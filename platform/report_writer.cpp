@@ -205,13 +205,13 @@ std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platf
     for (const std::string& id : pes)
         for (const SipNodes& sip : platform.sips())
             for (const CubeNodes& cube : sip.cubes)
-                for (const PeNodes& pe : cube.pes) {
-                    if (pe.container == nullptr || id != pe.container->name() || pe.dma == nullptr) continue;
-                    const std::uint64_t rb = pe.dma->bytes_moved(DmaDirection::read);
-                    const std::uint64_t wb = pe.dma->bytes_moved(DmaDirection::write);
-                    if (rb) add("dma", id + ".pe_dma read", rb, pe.dma->busy_time(DmaDirection::read).value(), 0,
+                for (const Pe* pe : cube.pes) {
+                    if (id != pe->name()) continue;
+                    const std::uint64_t rb = pe->dma().bytes_moved(DmaDirection::read);
+                    const std::uint64_t wb = pe->dma().bytes_moved(DmaDirection::write);
+                    if (rb) add("dma", id + ".pe_dma read", rb, pe->dma().busy_time(DmaDirection::read).value(), 0,
                                 dma.bw_gbs * dma.rd_engines);
-                    if (wb) add("dma", id + ".pe_dma write", wb, pe.dma->busy_time(DmaDirection::write).value(), 0,
+                    if (wb) add("dma", id + ".pe_dma write", wb, pe->dma().busy_time(DmaDirection::write).value(), 0,
                                 dma.bw_gbs * dma.wr_engines);
                 }
     for (const auto& link : platform.links()) {

@@ -27,10 +27,8 @@ inline std::vector<RtlBlock*> rtl_blocks(const Platform& platform) {
     std::vector<RtlBlock*> blocks;
     for (const SipNodes& sip : platform.sips())
         for (const CubeNodes& cube : sip.cubes)
-            for (const PeNodes& pe : cube.pes) {
-                if (RtlBlock* b = pe.gemm->rtl()) blocks.push_back(b);
-                if (RtlBlock* b = pe.math->rtl()) blocks.push_back(b);
-            }
+            for (const Pe* pe : cube.pes)
+                for (RtlBlock* b : pe->rtl_blocks()) blocks.push_back(b);
     return blocks;
 }
 

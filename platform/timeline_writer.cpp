@@ -24,11 +24,11 @@ std::string group_of(const std::string& node) {
     return node;
 }
 
-const PeNodes* find_pe(const Platform& platform, const std::string& id) {
+const Pe* find_pe(const Platform& platform, const std::string& id) {
     for (const SipNodes& sip : platform.sips())
         for (const CubeNodes& cube : sip.cubes)
-            for (const PeNodes& pe : cube.pes)
-                if (pe.container != nullptr && id == pe.container->name()) return &pe;
+            for (const Pe* pe : cube.pes)
+                if (id == pe->name()) return pe;
     return nullptr;
 }
 
@@ -113,9 +113,9 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
     for (const EngineBusy& e : run.engines())  // launched PEs that completed nothing
         if (std::find(pes.begin(), pes.end(), e.pe) == pes.end()) pes.push_back(e.pe);
     for (const std::string& id : pes) {
-        const PeNodes* pe = find_pe(platform, id);
-        if (pe == nullptr || pe->scheduler == nullptr) continue;
-        for (const auto& r : pe->scheduler->completions()) {
+        const Pe* pe = find_pe(platform, id);
+        if (pe == nullptr) continue;
+        for (const auto& r : pe->scheduler().completions()) {
             CommandSpan s;
             s.pe = id;
             s.id = r.command->id;
@@ -215,8 +215,8 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
     for (const auto& [key, starts] : open) view.unpaired += starts.size();
 
     for (const std::string& id : pes)
-        if (const PeNodes* pe = find_pe(platform, id); pe && pe->cpu)
-            for (const auto& k : pe->cpu->runs()) view.kernel_starts.push_back({id, k.start.value()});
+        if (const Pe* pe = find_pe(platform, id))
+            for (const auto& k : pe->cpu().runs()) view.kernel_starts.push_back({id, k.start.value()});
     for (const SipNodes& sip : platform.sips())
         for (const CubeNodes& cube : sip.cubes)
             if (cube.m_cpu)
@@ -254,10 +254,10 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
             for (const RecordedEvent* e : starts)
                 view.open_engines.push_back(engine_slice(*e, e->bytes, e->t_ps, stop));
         for (const std::string& id : pes) {
-            const PeNodes* pe = find_pe(platform, id);
-            if (pe == nullptr || pe->scheduler == nullptr) continue;
+            const Pe* pe = find_pe(platform, id);
+            if (pe == nullptr) continue;
             const std::size_t first = view.unfinished.size();
-            for (const PipelineContext* ctx : pe->scheduler->inflight()) {
+            for (const InflightCommand* ctx : pe->scheduler().inflight()) {
                 CommandSpan s;
                 s.pe = id;
                 s.id = ctx->command->id;

@@ -10,14 +10,14 @@
 namespace npuvp {
 namespace {
 
-std::string pe_id(const PeNodes& pe) { return pe.container->name(); }
+std::string pe_id(const Pe& pe) { return pe.name(); }
 
 }  // namespace
 
 WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
     : m_platform(platform), m_workload(workload) {
     for (const MmuMapping& map : workload.mmu)
-        for (int p : map.pes) platform.pe(map.sip, map.cube, p).mmu->map(map.va, map.pa, map.bytes);
+        for (int p : map.pes) platform.pe(map.sip, map.cube, p).mmu().map(map.va, map.pa, map.bytes);
     std::vector<bool> seen(platform.sips().size() * platform.config().system.cubes_per_sip *
                                platform.config().pes_per_cube());
     auto note_pe = [&](int sip, int cube, int p) {
@@ -30,12 +30,12 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
     for (const Launch& launch : workload.launches) {
         const Kernel& kernel = workload.kernels.at(launch.kernel);
         for (int p : launch.pes) {
-            PeNodes& pe = platform.pe(launch.sip, launch.cube, p);
-            if (pe.cpu->kernel() != nullptr || !pe.cpu->runs().empty())
+            Pe& pe = platform.pe(launch.sip, launch.cube, p);
+            if (pe.cpu().kernel() != nullptr || !pe.cpu().runs().empty())
                 throw ConfigError(launch.loc, pe_id(pe) + " is launched twice (kernels '" +
-                                                  pe.cpu->kernel()->name + "' and '" +
+                                                  pe.cpu().kernel()->name + "' and '" +
                                                   kernel.name + "')");
-            pe.cpu->launch(kernel);
+            pe.cpu().launch(kernel);
             note_pe(launch.sip, launch.cube, p);
             m_known_commands += kernel.commands.size();
         }
@@ -56,7 +56,7 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
 
 std::uint64_t WorkloadRun::completed_commands() const {
     std::uint64_t done = 0;
-    for (const PeNodes* pe : m_launched) done += pe->scheduler->completions().size();
+    for (const Pe* pe : m_launched) done += pe->scheduler().completions().size();
     return done;
 }
 
@@ -67,7 +67,7 @@ bool WorkloadRun::finished() const {
             if (!r.done || !r.success) return false;
     }
     return std::all_of(m_launched.begin(), m_launched.end(),
-                       [](const PeNodes* pe) { return pe->cpu->finished(); });
+                       [](const Pe* pe) { return pe->cpu().finished(); });
 }
 
 std::string WorkloadRun::diagnosis() const {
@@ -89,20 +89,20 @@ std::string WorkloadRun::diagnosis() const {
             out << "\n";
         }
     }
-    for (const PeNodes* pe : m_launched) {
-        if (pe->cpu->finished() || pe->cpu->kernel() == nullptr) continue;
-        const Kernel& kernel = *pe->cpu->kernel();
+    for (const Pe* pe : m_launched) {
+        if (pe->cpu().finished() || pe->cpu().kernel() == nullptr) continue;
+        const Kernel& kernel = *pe->cpu().kernel();
         out << pe_id(*pe) << ": kernel '" << kernel.name << "' did not finish; ";
-        const std::uint32_t at = pe->cpu->position();
+        const std::uint32_t at = pe->cpu().position();
         if (at < kernel.commands.size())
             out << "PE_CPU is at command " << at << " '" << kernel.commands[at].id << "' ("
                 << to_string(kernel.commands[at].kind) << ")";
         else
             out << "PE_CPU issued every command";
         out << "; in flight:";
-        const auto& inflight = pe->scheduler->inflight();
+        const auto& inflight = pe->scheduler().inflight();
         if (inflight.empty()) out << " none";
-        for (const PipelineContext* ctx : inflight)
+        for (const InflightCommand* ctx : inflight)
             out << " '" << ctx->command->id << "' (" << to_string(ctx->command->kind) << ", "
                 << ctx->completed_tiles << "/" << ctx->total_tiles << " tiles)";
         out << "\n";
@@ -112,8 +112,8 @@ std::string WorkloadRun::diagnosis() const {
 
 std::uint64_t WorkloadRun::makespan_ps() const {
     std::uint64_t makespan = 0;
-    for (const PeNodes* pe : m_launched)
-        makespan = std::max<std::uint64_t>(makespan, pe->cpu->finish_time().value());
+    for (const Pe* pe : m_launched)
+        makespan = std::max<std::uint64_t>(makespan, pe->cpu().finish_time().value());
     if (m_host)
         for (const auto& r : m_host->requests())
             if (r.done) makespan = std::max<std::uint64_t>(makespan, r.completed.value());
@@ -122,8 +122,8 @@ std::uint64_t WorkloadRun::makespan_ps() const {
 
 std::vector<CommandResult> WorkloadRun::commands() const {
     std::vector<CommandResult> out;
-    for (const PeNodes* pe : m_launched)
-        for (const auto& r : pe->scheduler->completions()) {
+    for (const Pe* pe : m_launched)
+        for (const auto& r : pe->scheduler().completions()) {
             CommandResult c{pe_id(*pe), r.command, r.tiles, r.submitted.value(), r.started.value(),
                             r.finished.value(), {}};
             for (std::size_t i = 0; i < wait_cause_count; ++i) c.waited_ps[i] = r.waited[i].value();
@@ -134,11 +134,11 @@ std::vector<CommandResult> WorkloadRun::commands() const {
 
 std::vector<ContextTotals> WorkloadRun::contexts() const {
     std::vector<ContextTotals> out;
-    for (const PeNodes* pe : m_launched) {
+    for (const Pe* pe : m_launched) {
         const std::size_t first = out.size();
         for (std::size_t c = 0; c < exec_context_count; ++c)
             out.push_back({pe_id(*pe), static_cast<ExecContext>(c), 0, 0});
-        for (const auto& r : pe->scheduler->completions()) {
+        for (const auto& r : pe->scheduler().completions()) {
             if (r.command->context == ExecContext::none) continue;
             ContextTotals& t = out[first + static_cast<std::size_t>(r.command->context)];
             t.busy_ps += (r.finished - r.started).value();
@@ -157,16 +157,9 @@ std::vector<std::uint64_t> WorkloadRun::waits_by_cause() const {
 
 std::vector<EngineBusy> WorkloadRun::engines() const {
     std::vector<EngineBusy> out;
-    for (PeNodes* pe : m_launched) {
+    for (Pe* pe : m_launched) {
         const std::string id = pe_id(*pe);
-        out.push_back({id, "DMA_READ", pe->dma->busy_time(DmaDirection::read).value()});
-        out.push_back({id, "DMA_WRITE", pe->dma->busy_time(DmaDirection::write).value()});
-        const auto fs = pe->fetch_store->workers();
-        out.push_back({id, "FETCH", fs[0]->busy().value()});
-        out.push_back({id, "STORE", fs[1]->busy().value()});
-        out.push_back({id, "GEMM", pe->gemm->worker().busy().value()});
-        out.push_back({id, "MATH", pe->math->worker().busy().value()});
-        out.push_back({id, "IPCQ_SEND", pe->dma->comm_busy_time().value()});
+        for (const Pe::EngineBusy& e : pe->engine_busy()) out.push_back({id, e.engine, e.busy.value()});
     }
     return out;
 }

@@ -68,7 +68,7 @@ public:
 private:
     Platform& m_platform;
     const WorkloadConfig& m_workload;
-    std::vector<PeNodes*> m_launched;  // in launch order, then PE index (direct and host)
+    std::vector<Pe*> m_launched;  // in launch order, then PE index (direct and host)
     IoCpu* m_host = nullptr;           // the host entry, when the workload has host requests
     std::uint64_t m_known_commands = 0;
 };

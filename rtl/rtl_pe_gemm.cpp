@@ -6,18 +6,16 @@
 namespace npuvp {
 namespace {
 
-// The ComputeWorker of rtl.pe_gemm: everything but the compute time is the
-// builtin's (modules/pe/compute_worker.h).
-class RtlGemmWorker final : public ComputeWorker {
+// The worker of rtl.pe_gemm: it clocks the Verilated model until the RTL says
+// done, so it blocks in the middle of a stage and runs as a thread
+// (docs/speed.md); the slot, trace and busy accounting are the builtin's
+// (modules/pe/compute_worker.h).
+class RtlGemmWorker final : public BlockingComputeWorker {
 public:
-    RtlGemmWorker(const std::string& owner_id, sc_core::sc_port<sc_core::sc_mutex_if>& slot,
-                  double freq_ghz, GemmRtlDriver& driver, TraceSink& trace, RunStatus& status)
-        : ComputeWorker(owner_id, StageType::gemm, slot, freq_ghz, nullptr, trace, status),
+    RtlGemmWorker(const std::string& owner_id, AccelSlotPort& slot, GemmRtlDriver& driver,
+                  TraceSink& trace, RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::gemm, slot, trace, status),
           m_driver(driver) {}
-
-    // It clocks the Verilated model until the RTL says done: it blocks in the
-    // middle of a stage, so it runs as a thread (docs/speed.md).
-    bool method_mode() const override { return false; }
 
 protected:
     void compute(const Stage& stage) override {
@@ -52,8 +50,8 @@ sc_core::sc_time RtlPeGemm::clock_period(double freq_ghz) {
 RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
                      TraceSink& trace, RunStatus& status)
     : PeGemm(name, config), m_driver("rtl", clock_period(config.freq_ghz)) {
-    adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), accel_slot, config.freq_ghz,
-                                                 m_driver, trace, status));
+    adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), accel_slot, m_driver, trace,
+                                                 status));
 }
 
 }  // namespace npuvp

@@ -3,7 +3,7 @@
 // as the rest of the machine's C++ models.
 //
 // It takes the same tile tokens as builtin.pe_gemm from the same inbox and
-// holds accel_slot the same way — its worker is a ComputeWorker, so the slot,
+// holds accel_slot the same way — its worker is a BlockingComputeWorker, so the slot,
 // engine_start / engine_complete, busy time and the VCD shadow signals are
 // the builtin's code — but its compute time is the RTL's: the worker runs the
 // tile's m×k×n command through the array, clocked at the PE's gemm freq_ghz,

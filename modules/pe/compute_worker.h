@@ -1,7 +1,8 @@
-// The stage worker of a compute engine (PE_GEMM, PE_MATH; seed 000 §D4): it
-// holds the PE's accel_slot, shared by GEMM and MATH and granted in request
-// order, for the whole compute time of a stage, so at most one compute op
-// runs in a PE at a time. Busy time runs from the grant to done (T3).
+// The stage workers of a compute engine (PE_GEMM, PE_MATH; seed 000 §D4):
+// each holds the PE's accel_slot, shared by GEMM and MATH and granted in
+// request order, for the whole compute time of a stage, so at most one
+// compute op runs in a PE at a time. Busy time runs from the grant to done
+// (T3).
 #pragma once
 
 #include <cmath>
@@ -15,47 +16,36 @@
 
 namespace npuvp {
 
-class ComputeWorker : public StageWorker {
+// Time of `cycles` at `freq_ghz`, in whole ps (rounded up).
+inline sc_core::sc_time cycles_to_time(std::uint64_t cycles, double freq_ghz) {
+    const double ps = static_cast<double>(cycles) * 1000.0 / freq_ghz;
+    const double nearest = std::round(ps);
+    // An exact quotient (1 GHz, 1.25 GHz ...) stays exact; anything else rounds up.
+    return sc_core::sc_time::from_value(static_cast<std::uint64_t>(
+        std::fabs(ps - nearest) < 1e-6 ? nearest : std::ceil(ps)));
+}
+
+// The PE's compute slot as its engines see it: a FifoResource (request
+// order, SPEC §1), bound by the Pe module.
+using AccelSlotPort = sc_core::sc_port<FifoResource>;
+
+// The builtin engines' worker: a method (docs/speed.md); the slot is granted
+// in request order and the compute time is known at the grant.
+class ComputeWorker : public MethodStageWorker {
 public:
     // `cycles` gives a stage's cycle count; the engine runs at `freq_ghz`.
-    ComputeWorker(const std::string& owner_id, StageType type, sc_core::sc_port<sc_core::sc_mutex_if>& slot,
+    ComputeWorker(const std::string& owner_id, StageType type, AccelSlotPort& slot,
                   double freq_ghz, std::function<std::uint64_t(const Stage&)> cycles,
                   TraceSink& trace, RunStatus& status)
-        : StageWorker(owner_id, type, trace, status),
+        : MethodStageWorker(owner_id, type, trace, status),
           m_slot(slot),
           m_freq_ghz(freq_ghz),
           m_cycles(std::move(cycles)) {}
 
-    // Time of `cycles` at the engine clock, in whole ps (rounded up).
-    sc_core::sc_time duration(std::uint64_t cycles) const {
-        const double ps = static_cast<double>(cycles) * 1000.0 / m_freq_ghz;
-        const double nearest = std::round(ps);
-        // An exact quotient (1 GHz, 1.25 GHz ...) stays exact; anything else rounds up.
-        return sc_core::sc_time::from_value(static_cast<std::uint64_t>(
-            std::fabs(ps - nearest) < 1e-6 ? nearest : std::ceil(ps)));
-    }
-
-    // A method (docs/speed.md): the slot is granted in request order, the
-    // compute time is known at the grant. An engine that overrides compute()
-    // to block mid-stage (an RTL model clocked until it says done) runs as a
-    // thread instead: it overrides this to return false.
-    bool method_mode() const override { return true; }
-
 protected:
-    // Method mode.
-    FifoResource* stage_resource(const TileToken&) override {
-        if (!m_fifo_slot) {
-            // Bound by the platform to the PE's FifoResource; an sc_mutex
-            // would not keep request order (SPEC §1).
-            m_fifo_slot = dynamic_cast<FifoResource*>(m_slot.get_interface());
-            if (!m_fifo_slot)
-                SC_REPORT_FATAL("npuvp/invariant",
-                                (owner_id() + ": accel_slot is not bound to a FifoResource").c_str());
-        }
-        return m_fifo_slot;
-    }
+    FifoResource* stage_resource(const TileToken&) override { return m_slot.operator->(); }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        time = duration(m_cycles(token.stage()));
+        time = cycles_to_time(m_cycles(token.stage()), m_freq_ghz);
         trace_engine(true, token);
         return true;
     }
@@ -64,8 +54,23 @@ protected:
         trace_engine(false, token);
     }
 
-    // Thread mode: the same stage around a blocking compute().
-    void process(TileToken& token) override {
+private:
+    AccelSlotPort& m_slot;
+    double m_freq_ghz;
+    std::function<std::uint64_t(const Stage&)> m_cycles;
+};
+
+// The worker of a compute engine that blocks while it computes (an RTL
+// engine clocked until its RTL says done, docs/rtl.md): a thread that holds
+// the slot around compute(), with the builtin's trace and busy accounting.
+class BlockingComputeWorker : public ThreadStageWorker {
+public:
+    BlockingComputeWorker(const std::string& owner_id, StageType type, AccelSlotPort& slot,
+                          TraceSink& trace, RunStatus& status)
+        : ThreadStageWorker(owner_id, type, trace, status), m_slot(slot) {}
+
+protected:
+    void process(TileToken& token) final {
         m_slot->lock();
         const sc_core::sc_time start = sc_core::sc_time_stamp();
         trace_engine(true, token);
@@ -74,31 +79,28 @@ protected:
         trace_engine(false, token);
         m_slot->unlock();
     }
-
-    // The stage's work, done while holding the slot: a C++ model waits its
-    // cycle count at the engine clock; an RTL engine (impl: rtl.*,
-    // docs/rtl.md) clocks its Verilated RTL until the RTL says it is done.
-    virtual void compute(const Stage& stage) { sc_core::wait(duration(m_cycles(stage))); }
+    // The stage's work, done while holding the slot; may wait.
+    virtual void compute(const Stage& stage) = 0;
 
 private:
-    sc_core::sc_port<sc_core::sc_mutex_if>& m_slot;
-    double m_freq_ghz;
-    std::function<std::uint64_t(const Stage&)> m_cycles;
-    FifoResource* m_fifo_slot = nullptr;
+    AccelSlotPort& m_slot;
 };
 
 // The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot port and
-// the engine's one ComputeWorker. The builtin engine makes a ComputeWorker
-// with its timing formula; another implementation (rtl.pe_gemm, docs/rtl.md)
-// brings its own, so that it holds accel_slot, traces and counts busy time
-// exactly as the builtin does. Each calls adopt_worker() once, from its
+// the engine's one worker. The builtin engine makes a ComputeWorker with its
+// timing formula; another implementation (rtl.pe_gemm, docs/rtl.md) brings a
+// BlockingComputeWorker, so that it holds accel_slot, traces and counts busy
+// time exactly as the builtin does. Each calls adopt_worker() once, from its
 // constructor.
-class ComputeEngine : public RoutedNode {
+class ComputeEngine : public RoutedNode, public BusyTime {
 public:
     // Ports: the compute slot GEMM and MATH share (seed 000 §D4)
-    sc_core::sc_port<sc_core::sc_mutex_if> accel_slot;
+    AccelSlotPort accel_slot;
 
     StageWorker& worker() { return *m_worker; }
+    const StageWorker& worker() const { return *m_worker; }
+    // BusyTime (a kernel response's compute_ns)
+    sc_core::sc_time total_busy() const override { return m_worker->busy(); }
     // The block's Verilated RTL when the engine is one (docs/rtl.md);
     // nullptr for the C++ model.
     virtual RtlBlock* rtl() { return nullptr; }
@@ -106,13 +108,13 @@ public:
 protected:
     explicit ComputeEngine(const sc_core::sc_module_name& name)
         : RoutedNode(name), accel_slot("accel_slot") {}
-    void adopt_worker(std::unique_ptr<ComputeWorker> worker) {
+    void adopt_worker(std::unique_ptr<StageWorker> worker) {
         m_worker = std::move(worker);
-        spawn_worker(*m_worker, "worker");
+        m_worker->spawn("worker");
     }
 
 private:
-    std::unique_ptr<ComputeWorker> m_worker;
+    std::unique_ptr<StageWorker> m_worker;
 };
 
 }  // namespace npuvp

@@ -75,35 +75,35 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> ContextScheduler::bank_runs
     return runs;
 }
 
-void ContextScheduler::finish(PipelineContext& ctx) {
-    m_running.erase(std::remove(m_running.begin(), m_running.end(), &ctx), m_running.end());
+void ContextScheduler::finish(InflightCommand& cmd) {
+    m_running.erase(std::remove(m_running.begin(), m_running.end(), &cmd), m_running.end());
 }
 
-const PipelineContext* ContextScheduler::running_in(ExecContext context) const {
-    for (const PipelineContext* r : m_running)
+const InflightCommand* ContextScheduler::running_in(ExecContext context) const {
+    for (const InflightCommand* r : m_running)
         if (r->context() == context) return r;
     return nullptr;
 }
 
-std::optional<std::string> ContextScheduler::over_limit(const PipelineContext* extra) const {
+std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* extra) const {
     std::map<std::uint32_t, std::array<std::uint64_t, exec_context_count>> sums;
     bool dma = false;
-    std::vector<const PipelineContext*> set(m_running.begin(), m_running.end());
+    std::vector<const InflightCommand*> set(m_running.begin(), m_running.end());
     if (extra) set.push_back(extra);
-    for (const PipelineContext* ctx : set) {
-        if (ctx->context() == ExecContext::none) continue;
-        dma = dma || ctx->context() == ExecContext::dma;
-        for (const auto& [bank, run] : ctx->bank_runs)
-            sums[bank][static_cast<std::size_t>(ctx->context())] += run;
+    for (const InflightCommand* cmd : set) {
+        if (cmd->context() == ExecContext::none) continue;
+        dma = dma || cmd->context() == ExecContext::dma;
+        for (const auto& [bank, run] : cmd->bank_runs)
+            sums[bank][static_cast<std::size_t>(cmd->context())] += run;
     }
     if (!dma) return std::nullopt;  // only a DMA can starve (seed 002)
     for (const auto& [bank, by] : sums) {
         const std::uint64_t total = by[0] + by[1] + by[2];
         if (by[2] == 0 || total < static_cast<std::uint64_t>(m_scheduler.bank_limit)) continue;
         std::string names;
-        for (const PipelineContext* ctx : set)
-            for (const auto& br : ctx->bank_runs)
-                if (br.first == bank) names += (names.empty() ? "" : ", ") + ctx->command->id;
+        for (const InflightCommand* cmd : set)
+            for (const auto& br : cmd->bank_runs)
+                if (br.first == bank) names += (names.empty() ? "" : ", ") + cmd->command->id;
         return "bank " + std::to_string(bank) + ": main " + std::to_string(by[0]) + " + sub " +
                std::to_string(by[1]) + " + DMA " + std::to_string(by[2]) + " = " +
                std::to_string(total) + " >= " + std::to_string(m_scheduler.bank_limit) + " (" +
@@ -112,12 +112,12 @@ std::optional<std::string> ContextScheduler::over_limit(const PipelineContext* e
     return std::nullopt;
 }
 
-WaitInfo ContextScheduler::blocked(const PipelineContext& x,
-                                   const std::vector<PipelineContext*>& inflight,
-                                   const std::vector<PipelineContext*>& waiting_before) const {
+WaitInfo ContextScheduler::blocked(const InflightCommand& x,
+                                   const std::vector<InflightCommand*>& inflight,
+                                   const std::vector<InflightCommand*>& waiting_before) const {
     const Command& cx = *x.command;
     // 1. Memory hazards against every earlier command still in flight.
-    for (const PipelineContext* y : inflight) {
+    for (const InflightCommand* y : inflight) {
         if (y == &x || y->command->index >= cx.index) continue;
         const Command& cy = *y->command;
         const char* kind = "RAW";
@@ -129,16 +129,16 @@ WaitInfo ContextScheduler::blocked(const PipelineContext& x,
                     std::string(kind) + " on " + range_text(*r) + " with " + cy.id, y};
     }
     // 2. The context: in order, one at a time.
-    for (const PipelineContext* w : waiting_before)
+    for (const InflightCommand* w : waiting_before)
         if (w->context() == x.context())
             return {WaitCause::context,
                     std::string(to_string(x.context())) + " in order behind " + w->command->id, w};
-    if (const PipelineContext* r = running_in(x.context()))
+    if (const InflightCommand* r = running_in(x.context()))
         return {WaitCause::context,
                 std::string(to_string(x.context())) + " busy with " + r->command->id, r};
     // 3. Scheduling resources.
     for (const std::string& res : cx.resources)
-        for (const PipelineContext* r : m_running)
+        for (const InflightCommand* r : m_running)
             if (std::find(r->command->resources.begin(), r->command->resources.end(), res) !=
                 r->command->resources.end())
                 return {WaitCause::resource, res + " held by " + r->command->id, r};
@@ -148,13 +148,13 @@ WaitInfo ContextScheduler::blocked(const PipelineContext& x,
     return {};
 }
 
-std::optional<std::string> ContextScheduler::violation(const PipelineContext& x) const {
+std::optional<std::string> ContextScheduler::violation(const InflightCommand& x) const {
     if (x.bank_runs.empty()) return std::nullopt;
     return over_limit(&x);
 }
 
-bool ContextScheduler::sub_stalled(const PipelineContext& sub) const {
-    for (const PipelineContext* m : m_running) {
+bool ContextScheduler::sub_stalled(const InflightCommand& sub) const {
+    for (const InflightCommand* m : m_running) {
         if (m->context() != ExecContext::main) continue;
         for (const auto& a : m->bank_runs)
             for (const auto& b : sub.bank_runs)

@@ -29,18 +29,16 @@ namespace npuvp {
 struct WaitInfo {
     WaitCause cause = WaitCause::none;
     std::string detail;  // e.g. "RAW on tcm [0x0, +0x640) with ld_x"
-    const PipelineContext* blocker = nullptr;  // the command waited for, if one
+    const InflightCommand* blocker = nullptr;  // the command waited for, if one
 };
 
-// What a sub-context engine asks while it runs (main starves sub).
-class BankMonitor {
+// What a sub-context engine asks while it runs (main starves sub); the
+// interface of PE_FETCH_STORE's `banks` port.
+class BankMonitor : public virtual sc_core::sc_interface {
 public:
-    virtual bool sub_stalled(const PipelineContext& sub) const = 0;
+    virtual bool sub_stalled(const InflightCommand& sub) const = 0;
     // Notified whenever the set of running commands changes.
     virtual const sc_core::sc_event& bank_event() const = 0;
-
-protected:
-    ~BankMonitor() = default;
 };
 
 class ContextScheduler {
@@ -56,30 +54,30 @@ public:
     // Why `x` cannot start now, or cause none. `inflight` is every command
     // submitted and not complete; `waiting_before` the commands still
     // waiting that come before `x`.
-    WaitInfo blocked(const PipelineContext& x, const std::vector<PipelineContext*>& inflight,
-                     const std::vector<PipelineContext*>& waiting_before) const;
+    WaitInfo blocked(const InflightCommand& x, const std::vector<InflightCommand*>& inflight,
+                     const std::vector<InflightCommand*>& waiting_before) const;
 
     // Under `detect`: the bank violation starting `x` would cause, if any.
-    std::optional<std::string> violation(const PipelineContext& x) const;
+    std::optional<std::string> violation(const InflightCommand& x) const;
 
-    void start(PipelineContext& ctx) { m_running.push_back(&ctx); }
-    void finish(PipelineContext& ctx);
-    const std::vector<PipelineContext*>& running() const { return m_running; }
-    const PipelineContext* running_in(ExecContext context) const;
+    void start(InflightCommand& cmd) { m_running.push_back(&cmd); }
+    void finish(InflightCommand& cmd);
+    const std::vector<InflightCommand*>& running() const { return m_running; }
+    const InflightCommand* running_in(ExecContext context) const;
 
     // Main starves sub (seed 002): a running sub command makes no progress
     // while a running main command uses one of its banks.
-    bool sub_stalled(const PipelineContext& sub) const;
+    bool sub_stalled(const InflightCommand& sub) const;
 
 private:
     // Sum per bank over `set` (+ `extra`), split by context, with whether a
     // DMA is among them; the first bank at or over the limit, if any.
-    std::optional<std::string> over_limit(const PipelineContext* extra) const;
+    std::optional<std::string> over_limit(const InflightCommand* extra) const;
 
     const PeSchedulerConfig& m_scheduler;
     const PeTcmConfig& m_tcm;
     const PeDmaConfig& m_dma;
-    std::vector<PipelineContext*> m_running;
+    std::vector<InflightCommand*> m_running;
 };
 
 }  // namespace npuvp

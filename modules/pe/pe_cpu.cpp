@@ -1,23 +1,18 @@
 #include "modules/pe/pe_cpu.h"
 
-#include "modules/pe/pe_dma.h"
-#include "modules/pe/pe_scheduler.h"
 
 namespace npuvp {
 
 PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace)
-    : RoutedNode(name), config(config), m_trace(trace) {
+    : RoutedNode(name),
+      config(config),
+      routes("routes"),
+      scheduler("scheduler"),
+      dma("dma"),
+      compute("compute"),
+      m_trace(trace) {
     SC_HAS_PROCESS(PeCpu);
     SC_THREAD(run);
-}
-
-void PeCpu::attach(PeRoutes& routes, PeScheduler& scheduler, const PeDma& dma,
-                   const StageWorker& gemm, const StageWorker& math) {
-    m_routes = &routes;
-    m_scheduler = &scheduler;
-    m_dma = &dma;
-    m_gemm = &gemm;
-    m_math = &math;
 }
 
 void PeCpu::launch(const Kernel& kernel) { m_direct.push_back(&kernel); }
@@ -34,15 +29,16 @@ void PeCpu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core:
 }
 
 void PeCpu::wait_complete(std::uint32_t index) {
-    while (!m_scheduler->complete(index)) sc_core::wait(m_scheduler->completion_event());
+    while (!scheduler->complete(index)) sc_core::wait(scheduler->completion_event());
 }
 
-sc_core::sc_time PeCpu::dma_busy() const {
-    return m_dma->busy_time(DmaDirection::read) + m_dma->busy_time(DmaDirection::write) +
-           m_dma->comm_busy_time();
-}
+sc_core::sc_time PeCpu::dma_busy() const { return dma->total_busy(); }
 
-sc_core::sc_time PeCpu::compute_busy() const { return m_gemm->busy() + m_math->busy(); }
+sc_core::sc_time PeCpu::compute_busy() const {
+    sc_core::sc_time busy;
+    for (int i = 0; i < compute.size(); ++i) busy += compute[i]->total_busy();
+    return busy;
+}
 
 void PeCpu::run() {
     for (const Kernel* kernel : m_direct) {
@@ -70,17 +66,17 @@ void PeCpu::run() {
         m_response.result.dma_ns = static_cast<double>((dma_busy() - dma0).value()) / 1000.0;
         m_response.result.compute_ns = static_cast<double>((compute_busy() - compute0).value()) / 1000.0;
         m_txn.ext().body = &m_response;
-        m_txn.prepare(MsgKind::response, m_routes->between(*this, *launch.reply_to), 0, 0);
+        m_txn.prepare(MsgKind::response, routes->between(*this, *launch.reply_to), 0, 0);
         transport(m_txn);
     }
 }
 
 void PeCpu::run_kernel(const Kernel& kernel) {
-    m_scheduler->prepare(kernel);
+    scheduler->prepare(kernel);
     m_trace.emit({sc_core::sc_time_stamp().value(), "kernel_start", &node_id_ref(), -1, -1, nullptr,
                   nullptr, -1, nullptr, &kernel.name});
     const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
-    const Route& to_scheduler = m_routes->to_scheduler();
+    const Route& to_scheduler = routes->to_scheduler();
     for (const Command& command : kernel.commands) {
         m_position = command.index;
         if (command.kind == CommandKind::wait) {

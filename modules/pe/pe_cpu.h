@@ -19,20 +19,25 @@
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "modules/pe/pe_routes.h"
+#include "modules/pe/pe_scheduler.h"
+#include "modules/pe/stage_worker.h"
 #include "modules/system/messages.h"
 #include "tlm_sockets/npu_extension.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
-class PeScheduler;
-class PeDma;
-class StageWorker;
-
 class PeCpu : public RoutedNode {
 public:
     // Parameters
     const PeCpuConfig& config;
+
+    // Ports
+    sc_core::sc_port<PeRoutes> routes;                // to the scheduler, the reply to M_CPU
+    sc_core::sc_port<CommandCompletion> scheduler;    // where its commands complete
+    // The engines whose busy time a response reports: dma_ns and compute_ns.
+    sc_core::sc_port<BusyTime> dma;
+    sc_core::sc_port<BusyTime, 0> compute;            // PE_GEMM, PE_MATH
 
     struct KernelRun {
         const Kernel* kernel;
@@ -45,10 +50,6 @@ public:
     PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace);
     const char* kind() const override { return "pe_cpu"; }
 
-    // Elaboration: routes, the PE's scheduler, and the engines whose busy time
-    // a response reports.
-    void attach(PeRoutes& routes, PeScheduler& scheduler, const PeDma& dma,
-                const StageWorker& gemm, const StageWorker& math);
     // Elaboration: a kernel this PE runs from t = 0 (before any host launch).
     void launch(const Kernel& kernel);
 
@@ -74,11 +75,6 @@ private:
     sc_core::sc_time compute_busy() const;
 
     TraceSink& m_trace;
-    PeRoutes* m_routes = nullptr;
-    PeScheduler* m_scheduler = nullptr;
-    const PeDma* m_dma = nullptr;
-    const StageWorker* m_gemm = nullptr;
-    const StageWorker* m_math = nullptr;
     std::vector<const Kernel*> m_direct;
     bool m_direct_done = false;
     TimedInbox<const LaunchMsg*> m_launches;

@@ -22,70 +22,80 @@ struct PeDma::Channel {
     std::int32_t tile = -1;
 };
 
-// A stage worker bound to one channel: DMA_READ, DMA_WRITE or IPCQ_SEND.
-class PeDma::Worker : public StageWorker {
+// The IPCQ_SEND worker of the vc_comm channel: a thread, since it may wait
+// for the peer's ring credit in the middle of its stage.
+class PeDma::CommWorker : public ThreadStageWorker {
 public:
-    Worker(PeDma& dma, StageType type, Channel& channel, TraceSink& trace, RunStatus& status)
-        : StageWorker(dma.node_id_ref(), type, trace, status), m_dma(dma), m_channel(channel) {}
+    CommWorker(PeDma& dma, Channel& channel, TraceSink& trace, RunStatus& status)
+        : ThreadStageWorker(dma.node_id_ref(), StageType::ipcq_send, trace, status),
+          m_dma(dma),
+          m_channel(channel) {}
 
 protected:
     void process(TileToken& token) override {
         const Stage& stage = token.stage();
-        const PipelineContext& ctx = *token.ctx;
-        const auto cmd = static_cast<std::int64_t>(ctx.seq);
+        const InflightCommand& cmd = *token.cmd;
+        const auto seq = static_cast<std::int64_t>(cmd.seq);
         const auto tile = static_cast<std::int64_t>(token.plan.tile_id);
-        if (type() == StageType::ipcq_send) {
-            const int peer = ctx.command->peer;
-            PeIpcq& ring = *m_dma.m_ipcqs.at(peer);
-            if (ring.footprint(stage.bytes) > ring.capacity()) {
-                status().fail(owner_id(), "command " + ctx.command->id + ": ipcq_send of " +
-                                              std::to_string(stage.bytes) +
-                                              " bytes can never fit the peer's ring of " +
-                                              std::to_string(ring.capacity()) + " bytes");
-                return;
-            }
-            ring.reserve(stage.bytes);  // credit: waiting for ring space is not busy time
-            m_dma.run_on(m_channel, "IPCQ_SEND", MsgKind::ipcq_send, m_dma.m_routes->comm(peer), 0,
-                         stage.bytes, cmd, tile);
-            ring.deliver(stage.bytes);
+        const int peer = cmd.command->peer;
+        IpcqRing& ring = m_dma.ipcq_of(peer);
+        if (ring.footprint(stage.bytes) > ring.capacity()) {
+            status().fail(owner_id(), "command " + cmd.command->id + ": ipcq_send of " +
+                                          std::to_string(stage.bytes) +
+                                          " bytes can never fit the peer's ring of " +
+                                          std::to_string(ring.capacity()) + " bytes");
             return;
         }
-        SC_REPORT_ERROR("npuvp/invariant", (owner_id() + ": DMA read/write runs as a method").c_str());
+        ring.reserve(stage.bytes);  // credit: waiting for ring space is not busy time
+        m_dma.run_on(m_channel, "IPCQ_SEND", MsgKind::ipcq_send, m_dma.routes->comm(peer), 0,
+                     stage.bytes, seq, tile);
+        ring.deliver(stage.bytes);
     }
 
-    // DMA_READ / DMA_WRITE run as methods (docs/speed.md); IPCQ_SEND, which
-    // may wait for ring credit mid-stage, as a thread (process() above).
-    bool method_mode() const override { return type() != StageType::ipcq_send; }
+private:
+    PeDma& m_dma;
+    Channel& m_channel;
+};
 
+// The worker of one DMA_READ or DMA_WRITE channel: a method (docs/speed.md).
+class PeDma::TransferWorker : public MethodStageWorker {
+public:
+    TransferWorker(PeDma& dma, StageType type, int index, Channel& channel, TraceSink& trace,
+                   RunStatus& status)
+        : MethodStageWorker(dma.node_id_ref(), type, trace, status),
+          m_index(index),
+          m_dma(dma),
+          m_channel(channel) {}
+
+protected:
     // A virtual address costs the MMU's translate time before the channel
     // is asked for.
     sc_core::sc_time pre_delay(const TileToken& token) override {
-        const PipelineContext& ctx = *token.ctx;
-        const MemAddress& addr = type() == StageType::dma_read ? ctx.read_addr : ctx.write_addr;
-        return addr.is_va ? sc_core::sc_time::from_value(ns_to_ps(m_dma.m_mmu->config.translate_ns))
-                          : sc_core::SC_ZERO_TIME;
+        const InflightCommand& cmd = *token.cmd;
+        const MemAddress& addr = type() == StageType::dma_read ? cmd.read_addr : cmd.write_addr;
+        return addr.is_va ? m_dma.mmu->translate_time() : sc_core::SC_ZERO_TIME;
     }
     bool prepare_stage(TileToken& token) override {
-        const PipelineContext& ctx = *token.ctx;
+        const InflightCommand& cmd = *token.cmd;
         const bool read = type() == StageType::dma_read;
-        const MemAddress& addr = read ? ctx.read_addr : ctx.write_addr;
+        const MemAddress& addr = read ? cmd.read_addr : cmd.write_addr;
         m_pa = addr.value;
         if (addr.is_va) {
-            const auto translated = m_dma.m_mmu->translate(addr.value);
+            const auto translated = m_dma.mmu->translate(addr.value);
             if (!translated) {
                 char va[32];
                 std::snprintf(va, sizeof va, "0x%llx", static_cast<unsigned long long>(addr.value));
-                status().fail(owner_id(), std::string("MMU fault: command ") + ctx.command->id +
+                status().fail(owner_id(), std::string("MMU fault: command ") + cmd.command->id +
                                               " accesses unmapped virtual address " + va);
                 return false;
             }
             m_pa = *translated;
         }
         try {
-            m_route = &m_dma.m_routes->dma(read ? DmaDirection::read : DmaDirection::write,
-                                           m_index, m_pa);
+            m_route = &m_dma.routes->dma(read ? DmaDirection::read : DmaDirection::write,
+                                         m_index, m_pa);
         } catch (const std::out_of_range& e) {
-            status().fail(owner_id(), "command " + ctx.command->id + ": " + e.what());
+            status().fail(owner_id(), "command " + cmd.command->id + ": " + e.what());
             return false;
         }
         return true;
@@ -95,16 +105,14 @@ protected:
         const bool read = type() == StageType::dma_read;
         time = m_dma.begin_on(m_channel, to_string(type()),
                               read ? MsgKind::dma_read : MsgKind::dma_write, *m_route, m_pa,
-                              token.stage().bytes, static_cast<std::int64_t>(token.ctx->seq),
+                              token.stage().bytes, static_cast<std::int64_t>(token.cmd->seq),
                               static_cast<std::int64_t>(token.plan.tile_id));
         return true;
     }
     void end_stage(TileToken&) override { m_dma.end_on(m_channel, to_string(type()), stage_start()); }
 
-public:
-    int m_index = 0;
-
 private:
+    int m_index;
     PeDma& m_dma;
     Channel& m_channel;
     std::uint64_t m_pa = 0;          // prepare_stage() -> begin_stage()
@@ -113,30 +121,36 @@ private:
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
              RunStatus& status)
-    : RoutedNode(name), config(config), m_trace(trace), m_status(status) {
+    : RoutedNode(name),
+      config(config),
+      routes("routes"),
+      mmu("mmu"),
+      peers("peers"),
+      m_trace(trace),
+      m_status(status) {
     auto make = [&](std::vector<std::unique_ptr<Channel>>& channels, int count, const char* prefix,
                     StageType type) {
         for (int i = 0; i < count; ++i) {
             const std::string id = prefix + std::to_string(i);
             channels.push_back(std::make_unique<Channel>(node_id_ref(), id.c_str(), config));
-            m_workers.push_back(std::make_unique<Worker>(*this, type, *channels.back(), trace, status));
-            m_workers.back()->m_index = i;
-            spawn_worker(*m_workers.back(), (id + "_worker").c_str());
+            m_workers.push_back(
+                std::make_unique<TransferWorker>(*this, type, i, *channels.back(), trace, status));
+            m_workers.back()->spawn((id + "_worker").c_str());
         }
     };
     make(m_read, config.rd_engines, "rd", StageType::dma_read);
     make(m_write, config.wr_engines, "wr", StageType::dma_write);
     m_comm = std::make_unique<Channel>(node_id_ref(), "vc_comm", config);
-    m_workers.push_back(std::make_unique<Worker>(*this, StageType::ipcq_send, *m_comm, trace, status));
-    spawn_worker(*m_workers.back(), "vc_comm_worker");
+    m_workers.push_back(std::make_unique<CommWorker>(*this, *m_comm, trace, status));
+    m_workers.back()->spawn("vc_comm_worker");
 }
 
 PeDma::~PeDma() = default;
 
-void PeDma::attach(PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& cube_ipcqs) {
-    m_routes = &routes;
-    m_mmu = &mmu;
-    m_ipcqs = cube_ipcqs;
+IpcqRing& PeDma::ipcq_of(int peer) {
+    if (peer < 0 || peer >= peers.size())
+        throw std::out_of_range(node_id_ref() + ": no IPCQ peer " + std::to_string(peer));
+    return *peers[peer];
 }
 
 int PeDma::channels(DmaDirection dir) const {

@@ -31,21 +31,24 @@
 
 namespace npuvp {
 
-class PeMmu;
-class PeIpcq;
+class AddressTranslator;
+class IpcqRing;
 
-class PeDma : public RoutedNode {
+class PeDma : public RoutedNode, public BusyTime {
 public:
     // Parameters
     const PeDmaConfig& config;
+
+    // Ports
+    sc_core::sc_port<PeRoutes> routes;           // every route it transfers on
+    sc_core::sc_port<AddressTranslator> mmu;     // the PE's MMU (virtual addresses)
+    // The IPCQ of every PE of the cube, bound in PE index order (IPCQ_SEND's peer).
+    sc_core::sc_port<IpcqRing, 0, sc_core::SC_ZERO_OR_MORE_BOUND> peers;
 
     PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
           RunStatus& status);
     ~PeDma() override;
     const char* kind() const override { return "pe_dma"; }
-
-    // Elaboration: routes, the PE's MMU, the cube's IPCQs (indexed by PE).
-    void attach(PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& cube_ipcqs);
 
     int channels(DmaDirection dir) const;
     // The channel's hop, for the platform's DMA routes (head hop of T2).
@@ -71,10 +74,17 @@ public:
     sc_core::sc_time busy_time(DmaDirection dir) const;
     std::uint64_t comm_bytes() const;
     sc_core::sc_time comm_busy_time() const;
+    // BusyTime: read + write + vc_comm (a kernel response's dma_ns).
+    sc_core::sc_time total_busy() const override {
+        return busy_time(DmaDirection::read) + busy_time(DmaDirection::write) + comm_busy_time();
+    }
 
 private:
     struct Channel;
-    class Worker;
+    class CommWorker;
+    class TransferWorker;
+
+    IpcqRing& ipcq_of(int peer);
 
     Channel& pick(DmaDirection dir, int channel);
     sc_core::sc_time run_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
@@ -90,13 +100,10 @@ private:
 
     TraceSink& m_trace;
     RunStatus& m_status;
-    PeRoutes* m_routes = nullptr;
-    PeMmu* m_mmu = nullptr;
-    std::vector<PeIpcq*> m_ipcqs;
     std::vector<std::unique_ptr<Channel>> m_read;
     std::vector<std::unique_ptr<Channel>> m_write;
     std::unique_ptr<Channel> m_comm;
-    std::vector<std::unique_ptr<Worker>> m_workers;
+    std::vector<std::unique_ptr<StageWorker>> m_workers;
 };
 
 }  // namespace npuvp

@@ -4,18 +4,17 @@
 
 namespace npuvp {
 
-class PeFetchStore::Worker : public StageWorker {
+// FETCH or STORE: a method (docs/speed.md).
+class PeFetchStore::Worker : public MethodStageWorker {
 public:
     Worker(PeFetchStore& unit, StageType type, TraceSink& trace, RunStatus& status)
-        : StageWorker(unit.node_id_ref(), type, trace, status), m_unit(unit) {}
-
-    bool method_mode() const override { return true; }
+        : MethodStageWorker(unit.node_id_ref(), type, trace, status), m_unit(unit) {}
 
 protected:
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
-        const Route& route = fetch ? m_unit.m_routes->fetch() : m_unit.m_routes->store();
+        const Route& route = fetch ? m_unit.routes->fetch() : m_unit.routes->store();
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
         m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
         m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
@@ -25,12 +24,12 @@ protected:
     // A sub-context transfer with bank runs stops while a main command
     // shares its bank (schedule semantics, bank rule).
     const sc_core::sc_event* stall_event(const TileToken& token) const override {
-        const PipelineContext& ctx = *token.ctx;
-        if (ctx.bank_runs.empty() || ctx.context() != ExecContext::sub) return nullptr;
-        return &m_unit.m_banks->bank_event();
+        const InflightCommand& cmd = *token.cmd;
+        if (cmd.bank_runs.empty() || cmd.context() != ExecContext::sub) return nullptr;
+        return &m_unit.banks->bank_event();
     }
     bool stalled(const TileToken& token) const override {
-        return m_unit.m_banks->sub_stalled(*token.ctx);
+        return m_unit.banks->sub_stalled(*token.cmd);
     }
     void end_stage(TileToken& token) override {
         record_busy(stage_start());
@@ -46,10 +45,12 @@ PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchSto
                            TraceSink& trace, RunStatus& status)
     : RoutedNode(name),
       config(config),
+      routes("routes"),
+      banks("banks"),
       m_fetch(std::make_unique<Worker>(*this, StageType::fetch, trace, status)),
       m_store(std::make_unique<Worker>(*this, StageType::store, trace, status)) {
-    spawn_worker(*m_fetch, "fetch_worker");
-    spawn_worker(*m_store, "store_worker");
+    m_fetch->spawn("fetch_worker");
+    m_store->spawn("store_worker");
 }
 
 PeFetchStore::~PeFetchStore() = default;

@@ -26,23 +26,22 @@ public:
     // Parameters
     const PeFetchStoreConfig& config;
 
+    // Ports
+    sc_core::sc_port<PeRoutes> routes;    // the fetch and store routes
+    // The scheduler that says when a sub-context command is stalled by a
+    // main one on its banks (seed 002).
+    sc_core::sc_port<BankMonitor> banks;
+
     PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,
                  TraceSink& trace, RunStatus& status);
     ~PeFetchStore() override;
     const char* kind() const override { return "pe_fetch_store"; }
 
-    // Elaboration: routes, and the scheduler that says when a sub-context
-    // command is stalled by a main one on its banks (seed 002).
-    void attach(PeRoutes& routes, const BankMonitor& banks) {
-        m_routes = &routes;
-        m_banks = &banks;
-    }
+    // The stage workers (fetch, store), for the PE's inbox wiring.
     std::vector<StageWorker*> workers();
 
 private:
     class Worker;
-    PeRoutes* m_routes = nullptr;
-    const BankMonitor* m_banks = nullptr;
     std::unique_ptr<Worker> m_fetch;
     std::unique_ptr<Worker> m_store;
 };

@@ -2,10 +2,11 @@
 
 namespace npuvp {
 
-class PeIpcq::Receiver : public StageWorker {
+// A thread: it waits for data in the middle of its stage.
+class PeIpcq::Receiver : public ThreadStageWorker {
 public:
     Receiver(PeIpcq& ipcq, TraceSink& trace, RunStatus& status)
-        : StageWorker(ipcq.node_id_ref(), StageType::ipcq_recv, trace, status), m_ipcq(ipcq) {}
+        : ThreadStageWorker(ipcq.node_id_ref(), StageType::ipcq_recv, trace, status), m_ipcq(ipcq) {}
 
 protected:
     void process(TileToken& token) override {
@@ -29,7 +30,7 @@ private:
 PeIpcq::PeIpcq(const sc_core::sc_module_name& name, const PeIpcqConfig& config, TraceSink& trace,
                RunStatus& status)
     : RoutedNode(name), config(config), m_receiver(std::make_unique<Receiver>(*this, trace, status)) {
-    spawn_worker(*m_receiver, "receiver");
+    m_receiver->spawn("receiver");
 }
 
 PeIpcq::~PeIpcq() = default;

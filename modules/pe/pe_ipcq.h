@@ -17,7 +17,20 @@
 
 namespace npuvp {
 
-class PeIpcq : public RoutedNode {
+// The sender's side of a PE's IPCQ ring, as a peer's PE_DMA sees it (its
+// `peers` port).
+class IpcqRing : public virtual sc_core::sc_interface {
+public:
+    virtual std::uint64_t capacity() const = 0;
+    // Ring space a message of `bytes` takes: whole slots.
+    virtual std::uint64_t footprint(std::uint64_t bytes) const = 0;
+    // Waits until `bytes` fit, then holds them (call from a thread).
+    virtual void reserve(std::uint64_t bytes) = 0;
+    // The reserved bytes have arrived and can be received.
+    virtual void deliver(std::uint64_t bytes) = 0;
+};
+
+class PeIpcq : public RoutedNode, public IpcqRing {
 public:
     // Parameters
     const PeIpcqConfig& config;
@@ -27,14 +40,11 @@ public:
     ~PeIpcq() override;
     const char* kind() const override { return "pe_ipcq"; }
 
-    std::uint64_t capacity() const { return config.slots * config.slot_bytes; }
-    // Ring space a message of `bytes` takes: whole slots.
-    std::uint64_t footprint(std::uint64_t bytes) const;
-
-    // Sender side (a peer's PE_DMA thread): waits until `bytes` fit, then holds them.
-    void reserve(std::uint64_t bytes);
-    // The reserved bytes have arrived and can be received.
-    void deliver(std::uint64_t bytes);
+    // IpcqRing (the sender side: a peer's PE_DMA thread)
+    std::uint64_t capacity() const override { return config.slots * config.slot_bytes; }
+    std::uint64_t footprint(std::uint64_t bytes) const override;
+    void reserve(std::uint64_t bytes) override;
+    void deliver(std::uint64_t bytes) override;
 
     StageWorker& receiver();
     std::uint64_t bytes_received() const { return m_received; }

@@ -16,7 +16,16 @@
 
 namespace npuvp {
 
-class PeMmu : public RoutedNode {
+// What PE_DMA asks of the PE's MMU (its `mmu` port).
+class AddressTranslator : public virtual sc_core::sc_interface {
+public:
+    // The physical address of `va`, or nothing on a fault.
+    virtual std::optional<std::uint64_t> translate(std::uint64_t va) const = 0;
+    // What one translation costs (translate_ns).
+    virtual sc_core::sc_time translate_time() const = 0;
+};
+
+class PeMmu : public RoutedNode, public AddressTranslator {
 public:
     // Parameters
     const PeMmuConfig& config;
@@ -28,8 +37,11 @@ public:
     // std::invalid_argument when va, pa or bytes is not page aligned.
     void map(std::uint64_t va, std::uint64_t pa, std::uint64_t bytes);
     void unmap(std::uint64_t va, std::uint64_t bytes);
-    // The physical address of `va`, or nothing on a fault.
-    std::optional<std::uint64_t> translate(std::uint64_t va) const;
+    // AddressTranslator
+    std::optional<std::uint64_t> translate(std::uint64_t va) const override;
+    sc_core::sc_time translate_time() const override {
+        return sc_core::sc_time::from_value(ns_to_ps(config.translate_ns));
+    }
     std::size_t mapped_pages() const { return m_pages.size(); }
 
 protected:

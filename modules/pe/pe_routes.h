@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include <systemc>
+
 #include "tlm_sockets/route.h"
 
 namespace npuvp {
@@ -15,9 +17,9 @@ namespace npuvp {
 
 enum class DmaDirection { read, write };
 
-class PeRoutes {
+// The interface of a block's `routes` port.
+class PeRoutes : public virtual sc_core::sc_interface {
 public:
-    virtual ~PeRoutes() = default;
 
     // This PE's node `from` to any node (e.g. PE_CPU's response to M_CPU).
     virtual const Route& between(RoutedNode& from, RoutedNode& to) = 0;

@@ -9,10 +9,11 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
                          RunStatus& status)
     : RoutedNode(name),
       config(config),
+      inboxes("inboxes"),
       m_trace(trace),
       m_status(status),
       m_reserved(tcm),
-      m_contexts_sched(config, tcm, dma) {
+      m_context_scheduler(config, tcm, dma) {
     SC_HAS_PROCESS(PeScheduler);
     SC_THREAD(receive_loop);
     SC_THREAD(dispatch_loop);
@@ -52,8 +53,8 @@ TileToken& PeScheduler::take_token() {
     return *token;
 }
 
-void PeScheduler::start_context(PipelineContext& ctx) {
-    ctx.started = sc_core::sc_time_stamp();
+void PeScheduler::start_command(InflightCommand& cmd) {
+    cmd.started = sc_core::sc_time_stamp();
 }
 
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
@@ -81,52 +82,52 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
 void PeScheduler::receive_loop() {
     for (;;) {
         const Command& command = *m_submissions.pop();
-        PipelineContext& ctx = m_contexts.emplace_back();
-        ctx.reset(*this);
-        ctx.command = &command;
-        ctx.seq = m_next_seq++;
-        ctx.submitted = sc_core::sc_time_stamp();
+        InflightCommand& cmd = m_commands.emplace_back();
+        cmd.reset(*this);
+        cmd.command = &command;
+        cmd.seq = m_next_seq++;
+        cmd.submitted = sc_core::sc_time_stamp();
         const bool composite = command.kind == CommandKind::composite;
         const MemAddress home{true, false, m_home_pa};
         const MemAddress& src = composite ? command.src : command.addr;
         const MemAddress& dst = composite ? command.dst : command.addr;
-        ctx.read_addr = src.given ? src : home;
-        ctx.write_addr = dst.given ? dst : home;
-        m_inflight.push_back(&ctx);
-        m_trace.emit({ctx.submitted.value(), "command_submitted", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx.seq), -1, to_string(command.kind), nullptr, -1,
+        cmd.read_addr = src.given ? src : home;
+        cmd.write_addr = dst.given ? dst : home;
+        m_inflight.push_back(&cmd);
+        m_trace.emit({cmd.submitted.value(), "command_submitted", &node_id_ref(),
+                      static_cast<std::int64_t>(cmd.seq), -1, to_string(command.kind), nullptr, -1,
                       nullptr, &command.id});
         if (composite) {
-            m_pending_feeds.push_back(&ctx);
+            m_pending_feeds.push_back(&cmd);
             m_feed_ready.notify(sc_core::SC_ZERO_TIME);
         } else {
-            ctx.bank_runs = m_contexts_sched.bank_runs(command);
-            m_waiting.push_back(&ctx);
+            cmd.bank_runs = m_context_scheduler.bank_runs(command);
+            m_waiting.push_back(&cmd);
             m_reschedule.notify(sc_core::SC_ZERO_TIME);
         }
     }
 }
 
-void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
-    if (wait.cause == ctx.wait_cause && wait.detail == ctx.wait_detail) return;
+void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
+    if (wait.cause == cmd.wait_cause && wait.detail == cmd.wait_detail) return;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (ctx.wait_cause != WaitCause::none) {
-        ctx.waited[static_cast<std::size_t>(ctx.wait_cause)] += now - ctx.wait_since;
-        m_trace.emit({now.value(), "wait_end", &node_id_ref(), static_cast<std::int64_t>(ctx.seq), -1,
-                      to_string(ctx.context()), to_string(ctx.wait_cause), -1, nullptr,
-                      &ctx.command->id});
+    if (cmd.wait_cause != WaitCause::none) {
+        cmd.waited[static_cast<std::size_t>(cmd.wait_cause)] += now - cmd.wait_since;
+        m_trace.emit({now.value(), "wait_end", &node_id_ref(), static_cast<std::int64_t>(cmd.seq), -1,
+                      to_string(cmd.context()), to_string(cmd.wait_cause), -1, nullptr,
+                      &cmd.command->id});
     }
-    ctx.wait_cause = wait.cause;
-    ctx.wait_detail = wait.detail;
-    ctx.wait_since = now;
+    cmd.wait_cause = wait.cause;
+    cmd.wait_detail = wait.detail;
+    cmd.wait_since = now;
     if (wait.cause != WaitCause::none) {
-        ctx.gated_cause = wait.cause;
-        ctx.gated_by = wait.blocker;
+        cmd.gated_cause = wait.cause;
+        cmd.gated_by = wait.blocker;
     }
     if (wait.cause != WaitCause::none)
-        m_trace.emit({now.value(), "wait_begin", &node_id_ref(), static_cast<std::int64_t>(ctx.seq),
-                      -1, to_string(ctx.context()), to_string(wait.cause), -1, nullptr,
-                      &ctx.wait_detail});
+        m_trace.emit({now.value(), "wait_begin", &node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                      -1, to_string(cmd.context()), to_string(wait.cause), -1, nullptr,
+                      &cmd.wait_detail});
 }
 
 // seed 002 (SPEC §6): in each pass, the first waiting command (in program
@@ -134,24 +135,24 @@ void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
 // A pass runs whenever a command arrives or completes.
 void PeScheduler::dispatch_loop() {
     for (;;) {
-        PipelineContext* chosen = nullptr;
-        std::vector<PipelineContext*>& before = m_waiting_before;
+        InflightCommand* chosen = nullptr;
+        std::vector<InflightCommand*>& before = m_waiting_before;
         before.clear();
-        for (PipelineContext* ctx : m_waiting) {
-            const WaitInfo wait = m_contexts_sched.blocked(*ctx, m_inflight, before);
-            note_wait(*ctx, wait);
+        for (InflightCommand* cmd : m_waiting) {
+            const WaitInfo wait = m_context_scheduler.blocked(*cmd, m_inflight, before);
+            note_wait(*cmd, wait);
             if (wait.cause == WaitCause::none && !chosen) {
-                chosen = ctx;
+                chosen = cmd;
                 continue;  // later ones still record their cause in this pass
             }
-            before.push_back(ctx);
+            before.push_back(cmd);
         }
         if (!chosen) {
             sc_core::wait(m_reschedule);
             continue;
         }
         if (config.bank_policy == BankPolicy::detect)
-            if (auto violation = m_contexts_sched.violation(*chosen)) {
+            if (auto violation = m_context_scheduler.violation(*chosen)) {
                 // seed 002: on hardware the starved DMA times out the NoC and
                 // the device resets; here the run stops and says why.
                 m_trace.emit({sc_core::sc_time_stamp().value(), "bank_violation", &node_id_ref(),
@@ -165,28 +166,28 @@ void PeScheduler::dispatch_loop() {
     }
 }
 
-void PeScheduler::dispatch(PipelineContext& ctx) {
+void PeScheduler::dispatch(InflightCommand& cmd) {
     // The command holds its context, resources and banks from here to its
     // completion.
-    m_contexts_sched.start(ctx);
-    ctx.dispatched = true;
-    if (ctx.context() != ExecContext::none)
-        m_running[static_cast<std::size_t>(ctx.context())] = static_cast<std::int32_t>(ctx.seq);
+    m_context_scheduler.start(cmd);
+    cmd.dispatched = true;
+    if (cmd.context() != ExecContext::none)
+        m_running[static_cast<std::size_t>(cmd.context())] = static_cast<std::int32_t>(cmd.seq);
     m_bank_event.notify(sc_core::SC_ZERO_TIME);
     // seed 000 §D3.1: a simple command goes straight to its engine.
     sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
     TileToken& token = take_token();
-    build_simple_plan(*ctx.command, token.plan);
-    token.ctx = &ctx;
+    build_simple_plan(*cmd.command, token.plan);
+    token.cmd = &cmd;
     token.stage_idx = 0;
     token.completed = false;
     token.owner = nullptr;
-    ctx.total_tiles = 1;
-    start_context(ctx);
+    cmd.total_tiles = 1;
+    start_command(cmd);
     m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                  static_cast<std::int64_t>(ctx.seq), 0, to_string(token.stage().type), nullptr, -1,
-                  nullptr, &ctx.command->id});
-    (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
+                  static_cast<std::int64_t>(cmd.seq), 0, to_string(token.stage().type), nullptr, -1,
+                  nullptr, &cmd.command->id});
+    inboxes[static_cast<int>(token.stage().type)]->write(&token);
 }
 
 void PeScheduler::feed_step() {
@@ -198,10 +199,10 @@ void PeScheduler::feed_step() {
                 sc_core::next_trigger(m_feed_ready);
                 return;
             }
-            PipelineContext& ctx = *m_pending_feeds.front();
+            InflightCommand& cmd = *m_pending_feeds.front();
             // The loader validated the spec; one planner per command, tiles streamed.
-            m_planner.emplace(ctx.command->composite);
-            ctx.total_tiles = m_planner->total_tiles();
+            m_planner.emplace(cmd.command->composite);
+            cmd.total_tiles = m_planner->total_tiles();
             m_feed_first = true;
             m_feed_phase = FeedPhase::next_tile;
             break;
@@ -253,16 +254,16 @@ void PeScheduler::feed_step() {
         }
         case FeedPhase::overhead: {
             TileToken& token = *m_feed_token;
-            PipelineContext& ctx = *m_pending_feeds.front();
-            token.ctx = &ctx;
+            InflightCommand& cmd = *m_pending_feeds.front();
+            token.cmd = &cmd;
             token.stage_idx = 0;
             token.completed = false;
             token.owner = nullptr;
-            if (m_feed_first) start_context(ctx);
+            if (m_feed_first) start_command(cmd);
             m_feed_first = false;
             ++m_tiles_fed;
             m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                          static_cast<std::int64_t>(ctx.seq),
+                          static_cast<std::int64_t>(cmd.seq),
                           static_cast<std::int64_t>(token.plan.tile_id),
                           to_string(token.stage().type)});
             m_feed_phase = FeedPhase::write;
@@ -270,7 +271,7 @@ void PeScheduler::feed_step() {
         }
         case FeedPhase::write: {
             // Waits while the first stage's inbox is full (back-pressure).
-            TokenFifo& inbox = *(*m_inboxes)[static_cast<std::size_t>(m_feed_token->stage().type)];
+            TokenOutIf& inbox = *inboxes[static_cast<int>(m_feed_token->stage().type)];
             if (!inbox.nb_write(m_feed_token)) {
                 sc_core::next_trigger(inbox.data_read_event());
                 return;
@@ -284,7 +285,7 @@ void PeScheduler::feed_step() {
 }
 
 void PeScheduler::tile_completed(TileToken& token) {
-    PipelineContext& ctx = *token.ctx;
+    InflightCommand& cmd = *token.cmd;
     if (token.plan.in_bytes) m_reserved.free(token.in_buf);
     if (token.plan.out_bytes) m_reserved.free(token.out_buf);
     if (token.plan.in_bytes || token.plan.out_bytes) {
@@ -295,14 +296,14 @@ void PeScheduler::tile_completed(TileToken& token) {
             m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
                           nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
     }
-    if (ctx.command->kind == CommandKind::composite && m_trace.enabled())
+    if (cmd.command->kind == CommandKind::composite && m_trace.enabled())
         m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx.seq),
+                      static_cast<std::int64_t>(cmd.seq),
                       static_cast<std::int64_t>(token.plan.tile_id)});
-    token.ctx = nullptr;
+    token.cmd = nullptr;
     m_free_tokens.push_back(&token);
-    if (ctx.completed_tiles == ctx.total_tiles) {
-        m_done.push_back(&ctx);
+    if (cmd.completed_tiles == cmd.total_tiles) {
+        m_done.push_back(&cmd);
         m_done_event.notify(sc_core::SC_ZERO_TIME);
     }
 }
@@ -316,25 +317,25 @@ void PeScheduler::record_completions() {
                         (node_id() + ": completion state written outside its process").c_str());
         return;
     }
-    for (PipelineContext* ctx : m_done) {
-        ctx->finished = sc_core::sc_time_stamp();
-        ctx->done = true;
-        m_complete.at(ctx->command->index) = 1;
-        if (ctx->dispatched) {
-            m_contexts_sched.finish(*ctx);
-            if (ctx->context() != ExecContext::none &&
-                m_running[static_cast<std::size_t>(ctx->context())] == static_cast<std::int32_t>(ctx->seq))
-                m_running[static_cast<std::size_t>(ctx->context())] = -1;
+    for (InflightCommand* cmd : m_done) {
+        cmd->finished = sc_core::sc_time_stamp();
+        cmd->done = true;
+        m_complete.at(cmd->command->index) = 1;
+        if (cmd->dispatched) {
+            m_context_scheduler.finish(*cmd);
+            if (cmd->context() != ExecContext::none &&
+                m_running[static_cast<std::size_t>(cmd->context())] == static_cast<std::int32_t>(cmd->seq))
+                m_running[static_cast<std::size_t>(cmd->context())] = -1;
         }
-        CompletionRecord record{ctx->command, ctx->seq, ctx->total_tiles, ctx->submitted,
-                                ctx->started, ctx->finished, {}, ctx->gated_cause,
-                                ctx->gated_by ? static_cast<std::int64_t>(ctx->gated_by->seq) : -1};
-        for (std::size_t c = 0; c < wait_cause_count; ++c) record.waited[c] = ctx->waited[c];
+        CompletionRecord record{cmd->command, cmd->seq, cmd->total_tiles, cmd->submitted,
+                                cmd->started, cmd->finished, {}, cmd->gated_cause,
+                                cmd->gated_by ? static_cast<std::int64_t>(cmd->gated_by->seq) : -1};
+        for (std::size_t c = 0; c < wait_cause_count; ++c) record.waited[c] = cmd->waited[c];
         m_completions.push_back(record);
-        m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), ctx));
-        m_trace.emit({ctx->finished.value(), "command_complete", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx->seq), -1, to_string(ctx->command->kind),
-                      nullptr, -1, nullptr, &ctx->command->id});
+        m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), cmd));
+        m_trace.emit({cmd->finished.value(), "command_complete", &node_id_ref(),
+                      static_cast<std::int64_t>(cmd->seq), -1, to_string(cmd->command->kind),
+                      nullptr, -1, nullptr, &cmd->command->id});
     }
     m_done.clear();
     m_completed.notify(sc_core::SC_ZERO_TIME);

@@ -2,11 +2,11 @@
 // dispatcher and the only writer of completion state.
 //  - SubmissionQueue: commands PE_CPU submits (they arrive over the
 //    cpu -> scheduler link); the dispatch process takes them in order.
-//  - InflightTable: every dispatched command not yet complete, with its
-//    PipelineContext.
+//  - InflightTable: the InflightCommand of every command submitted and not
+//    yet complete.
 //  - CompletionQueue: one record per completed command, written only by the
 //    completion process (checked at run time).
-// Simple commands become one-token contexts put straight into their engine's
+// Simple commands become one-token commands put straight into their engine's
 // inbox (overhead_ns per dispatch). Composites go to the one feed loop, which
 // feeds their tiles in submission order, one command's tiles before the next
 // command's; for each tile it waits for reserved-TCM space (input buffer, and
@@ -35,10 +35,28 @@
 
 namespace npuvp {
 
-class PeScheduler : public RoutedNode, public CompletionSink, public BankMonitor {
+// What PE_CPU asks of PE_SCHEDULER (its `scheduler` port).
+class CommandCompletion : public virtual sc_core::sc_interface {
+public:
+    // The program PE_CPU will run: sizes the per-command completion state.
+    virtual void prepare(const Kernel& kernel) = 0;
+    // Whether command `index` of the program has completed; the event is
+    // notified whenever one does.
+    virtual bool complete(std::uint32_t index) const = 0;
+    virtual const sc_core::sc_event& completion_event() const = 0;
+};
+
+class PeScheduler : public RoutedNode,
+                    public CompletionSink,
+                    public BankMonitor,
+                    public CommandCompletion {
 public:
     // Parameters
     const PeSchedulerConfig& config;
+
+    // Ports: the PE's stage inboxes, bound in StageType order (a simple
+    // command's one token, a composite's tiles, go to their first stage's).
+    sc_core::sc_port<TokenOutIf, stage_type_count> inboxes;
 
     struct CompletionRecord {
         const Command* command;
@@ -57,21 +75,18 @@ public:
                 RunStatus& status);
     const char* kind() const override { return "pe_scheduler"; }
 
-    // Elaboration: the PE's stage inboxes, and the PA of the PE's own HBM
-    // slice, which DMA sides a workload leaves out default to (SPEC §3 T2).
-    void attach(const StageInboxes& inboxes, std::uint64_t home_pa) {
-        m_inboxes = &inboxes;
-        m_home_pa = home_pa;
-    }
+    // Elaboration: the PA of the PE's own HBM slice, which DMA sides a
+    // workload leaves out default to (SPEC §3 T2).
+    void set_home_pa(std::uint64_t home_pa) { m_home_pa = home_pa; }
 
-    // The program PE_CPU will run: sizes the per-command completion state.
-    void prepare(const Kernel& kernel);
-    bool complete(std::uint32_t index) const { return m_complete.at(index) != 0; }
-    const sc_core::sc_event& completion_event() const { return m_completed; }
+    // CommandCompletion
+    void prepare(const Kernel& kernel) override;
+    bool complete(std::uint32_t index) const override { return m_complete.at(index) != 0; }
+    const sc_core::sc_event& completion_event() const override { return m_completed; }
 
     // Read-only views for reports.
     const std::vector<CompletionRecord>& completions() const { return m_completions; }
-    const std::vector<PipelineContext*>& inflight() const { return m_inflight; }
+    const std::vector<InflightCommand*>& inflight() const { return m_inflight; }
     std::uint64_t reserved_peak() const { return m_reserved_peak; }
     std::uint64_t tiles_fed() const { return m_tiles_fed; }
     // Activations of the feed loop and of the completion process (both
@@ -85,8 +100,8 @@ public:
     void add_traces(sc_core::sc_trace_file* tf) const;
 
     // BankMonitor (seed 002: main starves sub)
-    bool sub_stalled(const PipelineContext& sub) const override {
-        return m_contexts_sched.sub_stalled(sub);
+    bool sub_stalled(const InflightCommand& sub) const override {
+        return m_context_scheduler.sub_stalled(sub);
     }
     const sc_core::sc_event& bank_event() const override { return m_bank_event; }
 
@@ -98,8 +113,8 @@ protected:
 private:
     void receive_loop();
     void dispatch_loop();
-    void dispatch(PipelineContext& ctx);
-    void note_wait(PipelineContext& ctx, const WaitInfo& wait);
+    void dispatch(InflightCommand& cmd);
+    void note_wait(InflightCommand& cmd, const WaitInfo& wait);
     // The feed loop, as a method (docs/speed.md): one activation per wait of
     // the seed's _feed_loop (next command, TCM space, the per-tile overhead,
     // room in the first stage's inbox).
@@ -108,34 +123,33 @@ private:
     void tile_completed(TileToken& token) override;
 
     TileToken& take_token();
-    void start_context(PipelineContext& ctx);
+    void start_command(InflightCommand& cmd);
     void build_simple_plan(const Command& command, TilePlan& plan) const;
 
     TraceSink& m_trace;
     RunStatus& m_status;
-    const StageInboxes* m_inboxes = nullptr;
     ReservedTcm m_reserved;
 
     TimedInbox<const Command*> m_submissions;  // SubmissionQueue
-    std::deque<PipelineContext> m_contexts;  // one per dispatched command, stable addresses
-    std::vector<PipelineContext*> m_inflight;  // InflightTable
+    std::deque<InflightCommand> m_commands;  // one per dispatched command, stable addresses
+    std::vector<InflightCommand*> m_inflight;  // InflightTable
     std::vector<CompletionRecord> m_completions;  // CompletionQueue
     std::vector<char> m_complete;               // by command index
-    ContextScheduler m_contexts_sched;
-    std::vector<PipelineContext*> m_waiting;  // simple commands not yet dispatched, in order
+    ContextScheduler m_context_scheduler;
+    std::vector<InflightCommand*> m_waiting;  // simple commands not yet dispatched, in order
     // Scratch of the dispatch pass: a member, not a local of a thread that
     // never returns (whose heap memory LeakSanitizer would report at exit).
-    std::vector<PipelineContext*> m_waiting_before;
+    std::vector<InflightCommand*> m_waiting_before;
     sc_core::sc_event m_reschedule;
     sc_core::sc_event m_bank_event;
-    std::deque<PipelineContext*> m_pending_feeds;
+    std::deque<InflightCommand*> m_pending_feeds;
     sc_core::sc_event m_feed_ready;
     enum class FeedPhase { next_command, next_tile, alloc, overhead, write };
     FeedPhase m_feed_phase = FeedPhase::next_command;
     std::optional<TilePlanner> m_planner;  // of the command being fed
     TileToken* m_feed_token = nullptr;
     bool m_feed_first = false;
-    std::vector<PipelineContext*> m_done;
+    std::vector<InflightCommand*> m_done;
     sc_core::sc_event m_done_event;
     sc_core::sc_event m_completed;
     sc_core::sc_event m_tcm_freed;

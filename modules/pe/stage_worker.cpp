@@ -7,7 +7,7 @@
 
 namespace npuvp {
 
-void PipelineContext::complete_tile(TileToken& token) {
+void InflightCommand::complete_tile(TileToken& token) {
     // seed 000 §D6: exactly one complete_tile per token.
     if (token.completed || completed_tiles >= total_tiles) {
         SC_REPORT_ERROR("npuvp/invariant",
@@ -40,26 +40,25 @@ void StageWorker::hand_off(TileToken& token) {
 StageWorker::Next StageWorker::advance(TileToken& token) {
     if (++token.stage_idx == token.plan.stages.size()) {
         hand_off(token);
-        token.ctx->complete_tile(token);
+        token.cmd->complete_tile(token);
         return Next::completed;
     }
-    if (handles(token.stage().type)) return Next::here;
+    if (token.stage().type == m_type) return Next::here;
     hand_off(token);
     return Next::elsewhere;
 }
 
-void StageWorker::run() {
-    TokenFifo& inbox = *(*m_inboxes)[static_cast<std::size_t>(m_type)];
+void ThreadStageWorker::run() {
+    TokenFifo& in = inbox(type());
     for (;;) {
-        TileToken* token = inbox.read();
+        TileToken* token = in.read();
         take(*token);
         for (;;) {
             process(*token);
-            if (m_status.failed()) return;  // the run is stopping; leave the token be
+            if (failed()) return;  // the run is stopping; leave the token be
             const Next next = advance(*token);
             if (next == Next::here) continue;
-            if (next == Next::elsewhere)
-                (*m_inboxes)[static_cast<std::size_t>(token->stage().type)]->write(token);
+            if (next == Next::elsewhere) inbox(token->stage().type).write(token);
             break;
         }
     }
@@ -68,17 +67,17 @@ void StageWorker::run() {
 // The method-mode twin of run() + a thread's process(): each `return` after
 // next_trigger() is where the thread would wait; the next activation resumes
 // at m_phase. Nothing here allocates.
-void StageWorker::step() {
+void MethodStageWorker::step() {
     using sc_core::next_trigger;
     using sc_core::sc_time_stamp;
-    ++m_activations;
+    note_activation();
     for (;;) {
         switch (m_phase) {
         case Phase::idle: {
-            TokenFifo& inbox = *(*m_inboxes)[static_cast<std::size_t>(m_type)];
+            TokenFifo& in = inbox(type());
             TileToken* token = nullptr;
-            if (!inbox.nb_read(token)) {
-                next_trigger(inbox.data_written_event());
+            if (!in.nb_read(token)) {
+                next_trigger(in.data_written_event());
                 return;
             }
             take(*token);
@@ -154,14 +153,14 @@ void StageWorker::step() {
                 m_resource->post();
                 m_resource = nullptr;
             }
-            if (m_status.failed()) return;  // the run is stopping; leave the token be
+            if (failed()) return;  // the run is stopping; leave the token be
             const Next next = advance(*m_token);
             m_phase = next == Next::here ? Phase::pre : next == Next::elsewhere ? Phase::out
                                                                                 : Phase::idle;
             break;
         }
         case Phase::out: {
-            TokenFifo& to = *(*m_inboxes)[static_cast<std::size_t>(m_token->stage().type)];
+            TokenFifo& to = inbox(m_token->stage().type);
             if (!to.nb_write(m_token)) {
                 next_trigger(to.data_read_event());
                 return;
@@ -174,27 +173,15 @@ void StageWorker::step() {
     }
 }
 
-void StageWorker::process(TileToken&) {
-    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": a thread-mode worker without process()").c_str());
-}
-
-bool StageWorker::begin_stage(TileToken&, sc_core::sc_time&) {
-    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": a method-mode worker without begin_stage()").c_str());
-    return false;
-}
-
-void StageWorker::end_stage(TileToken&) {
-    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": a method-mode worker without end_stage()").c_str());
-}
-
-void spawn_worker(StageWorker& worker, const char* name) {
+void MethodStageWorker::spawn(const char* name) {
     sc_core::sc_spawn_options options;
-    if (worker.method_mode()) {
-        options.spawn_method();
-        sc_core::sc_spawn([&worker] { worker.step(); }, name, &options);
-    } else {
-        sc_core::sc_spawn([&worker] { worker.run(); }, name, &options);
-    }
+    options.spawn_method();
+    sc_core::sc_spawn([this] { step(); }, name, &options);
+}
+
+void ThreadStageWorker::spawn(const char* name) {
+    sc_core::sc_spawn_options options;
+    sc_core::sc_spawn([this] { run(); }, name, &options);
 }
 
 void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {
@@ -207,11 +194,11 @@ void StageWorker::trace_engine(bool start, const TileToken& token, std::int64_t 
                                const std::string* peer) const {
     const char* ev = start ? "engine_start" : "engine_complete";
     m_active = start;
-    m_cmd = m_active ? static_cast<std::int32_t>(token.ctx->seq) : -1;
+    m_cmd = m_active ? static_cast<std::int32_t>(token.cmd->seq) : -1;
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit({sc_core::sc_time_stamp().value(), ev, &m_owner_id,
-                  static_cast<std::int64_t>(token.ctx->seq),
+                  static_cast<std::int64_t>(token.cmd->seq),
                   static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type),
                   nullptr, bytes, peer});
 }

@@ -1,19 +1,16 @@
 // The one place that chains pipeline stages (seed 000 §D6 "_pipeline_worker"):
-// a worker takes a token from its inbox, does its stage (process(), the only
-// thing an engine implements), and puts the token into the inbox of the next
-// stage in the token's plan, or completes the tile after the last stage.
-// Consecutive stages the same worker handles (a MATH epilogue after a MATH
-// epilogue) run on it without re-entering its inbox (SPEC §3 T3).
+// a worker takes a token from its inbox, does its stage, and puts the token
+// into the inbox of the next stage in the token's plan, or completes the tile
+// after the last stage. Consecutive stages the same worker handles (a MATH
+// epilogue after a MATH epilogue) run on it without re-entering its inbox
+// (SPEC §3 T3).
 //
-// Two ways to run a worker (docs/speed.md):
-// - a thread (SC_THREAD) around process(), for engines that block in the
-//   middle of a stage (IPCQ ring credit, the RTL engine's clock);
-// - a method (SC_METHOD, no stack, no context switch) for engines whose stage
-//   is "wait a fixed time, take a resource, be busy for a time computed at
-//   the grant, possibly stretched by stalls" (T3). Such an engine overrides
-//   the stage hooks (pre_delay ... end_stage) and method_mode(); step() runs
-//   the hooks as a state machine that waits with next_trigger() exactly where
-//   a thread would call wait(), so both give the same times.
+// An engine writes its stage in one of two ways (docs/architecture.md, "The
+// PE pipeline"; docs/speed.md):
+// - MethodStageWorker, for a stage of fixed shape (wait, take a resource, be
+//   busy, end): six hooks, run as an SC_METHOD;
+// - ThreadStageWorker, for an engine that blocks mid-stage (IPCQ, RTL): one
+//   hook, process(), run as an SC_THREAD.
 #pragma once
 
 #include <array>
@@ -77,24 +74,35 @@ private:
     TraceSink& m_trace;
 };
 
+// An engine's busy time so far (PE_CPU's `dma` and `compute` ports: the
+// dma_ns and compute_ns of a kernel's response).
+class BusyTime : public virtual sc_core::sc_interface {
+public:
+    virtual sc_core::sc_time total_busy() const = 0;
+};
+
+// What PE_SCHEDULER writes stage inboxes through (its `inboxes` port).
+using TokenOutIf = sc_core::sc_fifo_out_if<TileToken*>;
+
 // The PE's stage inboxes, indexed by StageType; owned by the PE (its
 // elaborator), shared by every worker of the PE.
 using StageInboxes = std::array<TokenFifo*, stage_type_count>;
 
+// What every stage worker shares: the chaining loop's bookkeeping (one owner
+// per token, hand-off to the next stage's inbox, completion after the last
+// stage), statistics and tracing. An engine never derives from it directly:
+// it derives from MethodStageWorker or ThreadStageWorker below and writes
+// exactly the hooks that base lists.
 class StageWorker {
 public:
-    StageWorker(const std::string& owner_id, StageType type, TraceSink& trace, RunStatus& status)
-        : m_owner_id(owner_id), m_type(type), m_trace(trace), m_status(status) {}
     virtual ~StageWorker() = default;
 
     // Elaboration: where tokens come from and go to.
     void connect(const StageInboxes& inboxes) { m_inboxes = &inboxes; }
-
-    // The worker's process body (spawned by its module): run() as a thread,
-    // step() as a method when method_mode().
-    void run();
-    void step();
-    virtual bool method_mode() const { return false; }
+    // Starts the worker's process, named `name`, under the module being
+    // constructed (call from a module constructor): an SC_METHOD for a
+    // MethodStageWorker, an SC_THREAD for a ThreadStageWorker.
+    virtual void spawn(const char* name) = 0;
 
     StageType type() const { return m_type; }
     // Statistics: busy time (grant of its resource to done) and stages done.
@@ -108,31 +116,8 @@ public:
     void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
 
 protected:
-    // Thread mode: does the token's current stage; may wait. Adds its busy
-    // interval with record_busy() and traces its start and end with
-    // trace_engine().
-    virtual void process(TileToken& token);
-
-    // Method mode, in the order step() calls them for one stage:
-    // a fixed time to wait before anything else (e.g. an MMU translation);
-    virtual sc_core::sc_time pre_delay(const TileToken&) { return sc_core::SC_ZERO_TIME; }
-    // work after it, before the resource (false: the run has failed);
-    virtual bool prepare_stage(TileToken&) { return true; }
-    // the resource to hold for the stage (granted in request order), if any;
-    virtual FifoResource* stage_resource(const TileToken&) { return nullptr; }
-    // at the grant: trace the start, reserve hops; returns the busy time in
-    // `time` (false: the run has failed);
-    virtual bool begin_stage(TileToken& token, sc_core::sc_time& time);
-    // an event that may stall the stage (its time does not run while
-    // stalled(token)); nullptr: never stalls;
-    virtual const sc_core::sc_event* stall_event(const TileToken&) const { return nullptr; }
-    virtual bool stalled(const TileToken&) const { return false; }
-    // at the end of the busy time, before the resource is released.
-    virtual void end_stage(TileToken& token);
-    // The grant time of the stage step() is running.
-    const sc_core::sc_time& stage_start() const { return m_stage_start; }
-    // Whether this worker also runs stages of type `next` (chaining in place).
-    virtual bool handles(StageType next) const { return next == m_type; }
+    StageWorker(const std::string& owner_id, StageType type, TraceSink& trace, RunStatus& status)
+        : m_owner_id(owner_id), m_type(type), m_trace(trace), m_status(status) {}
 
     // Traces engine_start (start) or engine_complete and keeps the VCD shadow
     // state in step.
@@ -146,23 +131,19 @@ protected:
     const std::string& owner_id() const { return m_owner_id; }
 
 private:
+    // The chaining, for the two bases' loops only (friends), not for engines.
+    friend class MethodStageWorker;
+    friend class ThreadStageWorker;
+    TokenFifo& inbox(StageType type) const { return *(*m_inboxes)[static_cast<std::size_t>(type)]; }
     void take(TileToken& token);
-    void hand_off(TileToken& token);
-    // After a stage: whether the token's next stage stays here; completes the
-    // tile after its last stage. Returns the next stage type otherwise.
+    // After a stage: whether the token's next stage stays here (consecutive
+    // stages of this worker's type chain in place), is elsewhere (the token is
+    // handed off; put it into that stage's inbox), or the tile is completed.
     enum class Next { here, elsewhere, completed };
     Next advance(TileToken& token);
-
-    // step()'s state: where the method resumes when next triggered.
-    enum class Phase { idle, pre, prepare, acquire, queued, begin, busy, check, stalled_busy, end, out };
-    Phase m_phase = Phase::idle;
-    TileToken* m_token = nullptr;
-    FifoResource* m_resource = nullptr;
-    FifoResource::Waiter m_waiter;
-    sc_core::sc_event m_grant_event;
-    sc_core::sc_time m_stage_start;
-    sc_core::sc_time m_remaining;
-    sc_core::sc_time m_from;
+    bool failed() const { return m_status.failed(); }
+    void note_activation() { ++m_activations; }
+    void hand_off(TileToken& token);
 
     const std::string& m_owner_id;
     StageType m_type;
@@ -178,8 +159,71 @@ private:
     mutable std::int32_t m_tile = -1;
 };
 
-// Starts `worker.run()` as a thread process named `name` under the module
-// being constructed (call from a module constructor).
-void spawn_worker(StageWorker& worker, const char* name);
+// The base of an engine whose stage is "wait a fixed time, take a resource,
+// be busy for a time known at the grant, possibly stretched by stalls" (T3):
+// PE_DMA read / write, FETCH, STORE, GEMM, MATH. It runs as an SC_METHOD (no
+// stack, no context switch; docs/speed.md): step() calls the hooks below in
+// this order for each stage and waits with next_trigger() exactly where a
+// thread would call wait(), so the times are those of a thread.
+class MethodStageWorker : public StageWorker {
+public:
+    void spawn(const char* name) override;
+    // The process body (public for a test harness that spawns it itself).
+    void step();
+
+protected:
+    using StageWorker::StageWorker;
+
+    // The hooks, in the order step() calls them for one stage:
+    // 1. a fixed time to wait before anything else (e.g. an MMU translation);
+    virtual sc_core::sc_time pre_delay(const TileToken&) { return sc_core::SC_ZERO_TIME; }
+    // 2. work after it, before the resource (false: the run has failed);
+    virtual bool prepare_stage(TileToken&) { return true; }
+    // 3. the resource to hold for the stage (granted in request order), if any;
+    virtual FifoResource* stage_resource(const TileToken&) { return nullptr; }
+    // 4. at the grant: trace the start, reserve hops; returns the busy time in
+    //    `time` (false: the run has failed);
+    virtual bool begin_stage(TileToken& token, sc_core::sc_time& time) = 0;
+    // 5. an event that may stall the stage (its time does not run while
+    //    stalled(token)); nullptr: never stalls;
+    virtual const sc_core::sc_event* stall_event(const TileToken&) const { return nullptr; }
+    virtual bool stalled(const TileToken&) const { return false; }
+    // 6. at the end of the busy time, before the resource is released:
+    //    record_busy(stage_start()) and trace the end.
+    virtual void end_stage(TileToken& token) = 0;
+
+    // The grant time of the stage step() is running.
+    const sc_core::sc_time& stage_start() const { return m_stage_start; }
+
+private:
+    // step()'s state: where the method resumes when next triggered.
+    enum class Phase { idle, pre, prepare, acquire, queued, begin, busy, check, stalled_busy, end, out };
+    Phase m_phase = Phase::idle;
+    TileToken* m_token = nullptr;
+    FifoResource* m_resource = nullptr;
+    FifoResource::Waiter m_waiter;
+    sc_core::sc_event m_grant_event;
+    sc_core::sc_time m_stage_start;
+    sc_core::sc_time m_remaining;
+    sc_core::sc_time m_from;
+};
+
+// The base of an engine that must block in the middle of a stage: IPCQ
+// (ring credit, data arrival) and an RTL engine (clocked until its RTL says
+// done). It runs as an SC_THREAD around its one hook, process().
+class ThreadStageWorker : public StageWorker {
+public:
+    void spawn(const char* name) override;
+    // The process body (public for a test harness that spawns it itself).
+    void run();
+
+protected:
+    using StageWorker::StageWorker;
+
+    // The one hook: does the token's current stage; may wait. Adds its busy
+    // interval with record_busy() and traces its start and end with
+    // trace_engine().
+    virtual void process(TileToken& token) = 0;
+};
 
 }  // namespace npuvp

@@ -1,10 +1,10 @@
-// TileToken and PipelineContext (seed 000 §D6; SPEC §5): a token carries its
+// TileToken and InflightCommand (seed 000 §D6; SPEC §5): a token carries its
 // plan through the PE's stages; each stage does its work and hands the token
 // to the next stage's inbox; the last stage calls complete_tile() exactly
 // once. The scheduler sees only the feed and the completion.
 //
 // A simple command (DmaRead, DmaWrite, Gemm, Math, IPCQ send / receive) is a
-// one-token context whose plan has one stage, so one mechanism serves both
+// one-token command whose plan has one stage, so one mechanism serves both
 // dispatch modes. Tokens are pooled by PE_SCHEDULER: none is allocated per
 // tile in steady state.
 #pragma once
@@ -21,7 +21,7 @@
 
 namespace npuvp {
 
-class PipelineContext;
+class InflightCommand;
 
 // Why a command is not running yet (SPEC §6: every wait has a recorded cause).
 enum class WaitCause : std::uint8_t { none, context, dependency, resource, bank };
@@ -29,7 +29,7 @@ constexpr std::size_t wait_cause_count = 5;
 const char* to_string(WaitCause cause);
 
 struct TileToken {
-    PipelineContext* ctx = nullptr;
+    InflightCommand* cmd = nullptr;
     TilePlan plan;
     std::uint32_t stage_idx = 0;
     std::uint64_t in_buf = 0;   // reserved-TCM input buffer (valid if plan.in_bytes)
@@ -49,8 +49,10 @@ protected:
     ~CompletionSink() = default;
 };
 
-// One per dispatched command: counts its tiles (seed 000 §D6 PipelineContext).
-class PipelineContext {
+// One per submitted command, from its arrival at PE_SCHEDULER to its
+// completion: counts its tiles (what seed 000 §D6 calls PipelineContext;
+// "context" in npuvp means only an execution context, main / sub / dma, seed 002).
+class InflightCommand {
 public:
     const Command* command = nullptr;
     std::uint64_t seq = 0;            // dispatch sequence number within the PE (trace `cmd`)
@@ -76,7 +78,7 @@ public:
     sc_core::sc_time waited[wait_cause_count];
     // The last thing it waited for before it started (critical path).
     WaitCause gated_cause = WaitCause::none;
-    const PipelineContext* gated_by = nullptr;
+    const InflightCommand* gated_by = nullptr;
 
     void reset(CompletionSink& sink) {
         m_sink = &sink;

@@ -64,7 +64,7 @@ bool contains(const std::string& text, const std::string& what) {
 std::set<int> pes_started_at(Platform& platform, int sip, int cube, std::uint64_t start_ps) {
     std::set<int> out;
     for (int p = 0; p < platform.pes_per_cube(); ++p)
-        for (const auto& run : platform.pe(sip, cube, p).cpu->runs())
+        for (const auto& run : platform.pe(sip, cube, p).cpu().runs())
             if (run.start.value() == start_ps) out.insert(p);
     return out;
 }
@@ -412,7 +412,7 @@ host:
     // (or at) the barrier.
     const int runs_per_pe[] = {2, 2, 1, 2, 1, 1, 2, 2};
     for (int p = 0; p < 8; ++p) {
-        const auto& runs = platform.pe(0, 0, p).cpu->runs();
+        const auto& runs = platform.pe(0, 0, p).cpu().runs();
         BOOST_CHECK_EQUAL(runs.size(), static_cast<std::size_t>(runs_per_pe[p]));
         for (const auto& k : runs) {
             BOOST_CHECK(k.done);
@@ -457,14 +457,14 @@ host:
     // Barrier: 5 + 500 + 5 + leg to pe0 (2) = 512 ns, both cubes.
     BOOST_CHECK_EQUAL(r.target_start_ps, 512 * kNs);
 
-    PeNodes& pe_a = platform.pe(0, 0, 0);
-    PeNodes& pe_b = platform.pe(0, 1, 0);
-    const auto& run_a = pe_a.cpu->runs().back();
-    const auto& run_b = pe_b.cpu->runs().back();
+    Pe& pe_a = platform.pe(0, 0, 0);
+    Pe& pe_b = platform.pe(0, 1, 0);
+    const auto& run_a = pe_a.cpu().runs().back();
+    const auto& run_b = pe_b.cpu().runs().back();
     BOOST_CHECK_EQUAL(run_a.start.value(), 512 * kNs);
     BOOST_CHECK_GT(run_b.start.value(), 65664 * kNs);  // after the direct GEMM
-    const double dma_a = pe_a.dma->busy_time(DmaDirection::read).value() / 1000.0;
-    const double dma_b = pe_b.dma->busy_time(DmaDirection::read).value() / 1000.0;
+    const double dma_a = pe_a.dma().busy_time(DmaDirection::read).value() / 1000.0;
+    const double dma_b = pe_b.dma().busy_time(DmaDirection::read).value() / 1000.0;
     BOOST_CHECK_EQUAL(ps(dma_a), 16992 * kNs);
     BOOST_CHECK_EQUAL(ps(dma_b), ps(6065.334));
     const double exec_a = (run_a.finish - run_a.start).value() / 1000.0;
@@ -508,11 +508,11 @@ host:
     const auto& reqs = run.host()->requests();
     for (int i = 0; i < 3; ++i) BOOST_CHECK(reqs.at(i).done && reqs.at(i).success);
     BOOST_CHECK(!reqs.at(3).done);
-    const auto& runs = platform.pe(0, 0, 0).cpu->runs();
+    const auto& runs = platform.pe(0, 0, 0).cpu().runs();
     BOOST_REQUIRE_EQUAL(runs.size(), 2u);
     BOOST_CHECK(runs[0].done);
     BOOST_CHECK(!runs[1].done);
-    BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).mmu->mapped_pages(), 0u);
+    BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).mmu().mapped_pages(), 0u);
     BOOST_CHECK(!run.finished());
     const std::string& error = platform.status().error();
     BOOST_CHECK_MESSAGE(contains(error, "sip0.cube0.pe0"), error);
@@ -556,7 +556,7 @@ BOOST_AUTO_TEST_CASE(watchdog_names_the_missing_pe) {
     BOOST_CHECK_EQUAL(f.start.value(), ps(1968.334));
     BOOST_CHECK_EQUAL(f.end.value(), ps(101968.334));
     BOOST_CHECK(!f.success);
-    BOOST_CHECK_EQUAL(platform.pe(0, 0, 2).cpu->runs().at(0).start.value(), ps(1975.334));
+    BOOST_CHECK_EQUAL(platform.pe(0, 0, 2).cpu().runs().at(0).start.value(), ps(1975.334));
     BOOST_CHECK(!run.finished());
     const std::string d = run.diagnosis();
     BOOST_CHECK_MESSAGE(contains(d, "'hang'") && contains(d, "sip0.cube0.pe2"), d);
@@ -604,7 +604,7 @@ launch:
     TraceSink trace(&tt);
     Platform platform(topo, trace);
     WorkloadRun run(platform, wl);
-    PeNodes& pe = platform.pe(0, 0, 0);
+    Pe& pe = platform.pe(0, 0, 0);
     const Route& route =
         platform.dma_route(pe, DmaDirection::read, 0, *platform.cube(0, 1).hbm.at(0));
 
@@ -620,7 +620,7 @@ launch:
     BOOST_CHECK_EQUAL(route.latency_ps, 608 * kNs);
     BOOST_CHECK_EQUAL(route.min_bw_gbs, 64.0);
     BOOST_CHECK_EQUAL(route.uncontended_ps(1 << 20), 16992 * kNs);
-    BOOST_CHECK_EQUAL(pe.dma->busy_time(DmaDirection::read).value(), 16992 * kNs);
+    BOOST_CHECK_EQUAL(pe.dma().busy_time(DmaDirection::read).value(), 16992 * kNs);
     // The UCIe hop reserved the data direction (cube1 -> cube0) for 16384 ns.
     const Link* back = platform.link(*platform.cube(0, 1).ucie, *platform.cube(0, 0).ucie);
     BOOST_REQUIRE(back);

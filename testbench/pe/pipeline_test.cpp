@@ -374,9 +374,9 @@ launch:
     BOOST_CHECK_EQUAL(find(all, "DMA_WRITE", 1)->bytes, 32768);
     BOOST_CHECK_EQUAL(find(all, "DMA_WRITE", 11)->bytes, 176);
     BOOST_CHECK_EQUAL(find(all, "STORE", 11)->bytes, 176);
-    const PeNodes& pe = sim->platform.pe(0, 0, 0);
-    BOOST_CHECK_EQUAL(pe.dma->bytes_moved(DmaDirection::read), 396000u);
-    BOOST_CHECK_EQUAL(pe.dma->bytes_moved(DmaDirection::write), 78000u);
+    const Pe& pe = sim->platform.pe(0, 0, 0);
+    BOOST_CHECK_EQUAL(pe.dma().bytes_moved(DmaDirection::read), 396000u);
+    BOOST_CHECK_EQUAL(pe.dma().bytes_moved(DmaDirection::write), 78000u);
     BOOST_CHECK_EQUAL(sim->command("c").tiles, 12u);
 }
 
@@ -426,7 +426,7 @@ BOOST_AUTO_TEST_CASE(reserved_tcm_for_one_tile_means_no_overlap) {
     // buffers; the feeder wakes one delta later) plus the scheduler's 1 ns.
     for (std::size_t t = 1; t < life.size(); ++t)
         BOOST_CHECK_EQUAL(life[t].first, life[t - 1].second + 1000u);
-    BOOST_CHECK_EQUAL(sim->platform.pe(0, 0, 0).scheduler->reserved_peak(), 786432u);
+    BOOST_CHECK_EQUAL(sim->platform.pe(0, 0, 0).scheduler().reserved_peak(), 786432u);
 }
 
 BOOST_AUTO_TEST_CASE(reserved_tcm_for_many_tiles_overlaps) {
@@ -441,7 +441,7 @@ BOOST_AUTO_TEST_CASE(reserved_tcm_for_many_tiles_overlaps) {
         for (std::size_t j = i + 1; j < life.size(); ++j)
             overlapping += life[i].first < life[j].second && life[j].first < life[i].second;
     BOOST_CHECK_GT(overlapping, 0);
-    BOOST_CHECK_GT(sim->platform.pe(0, 0, 0).scheduler->reserved_peak(), 786432u);
+    BOOST_CHECK_GT(sim->platform.pe(0, 0, 0).scheduler().reserved_peak(), 786432u);
 }
 
 namespace {
@@ -455,22 +455,22 @@ struct CountingSink : CompletionSink {
 
 BOOST_AUTO_TEST_CASE(complete_tile_twice_is_reported) {
     CountingSink sink;
-    PipelineContext ctx;
-    ctx.total_tiles = 2;
-    ctx.reset(sink);
+    InflightCommand cmd;
+    cmd.total_tiles = 2;
+    cmd.reset(sink);
     TileToken token;
-    token.ctx = &ctx;
+    token.cmd = &cmd;
     token.plan.tile_id = 5;
-    ctx.complete_tile(token);
+    cmd.complete_tile(token);
     BOOST_CHECK_EQUAL(sink.calls, 1);
-    BOOST_CHECK_THROW(ctx.complete_tile(token), sc_core::sc_report);
+    BOOST_CHECK_THROW(cmd.complete_tile(token), sc_core::sc_report);
     const auto reports = test::take_reports();
     BOOST_REQUIRE_EQUAL(reports.size(), 1u);
     BOOST_CHECK_EQUAL(reports[0].severity, "error");
     BOOST_CHECK_EQUAL(reports[0].msg_type, "npuvp/invariant");
     BOOST_CHECK(reports[0].message.find("tile 5") != std::string::npos);
     BOOST_CHECK_EQUAL(sink.calls, 1);
-    BOOST_CHECK_EQUAL(ctx.completed_tiles, 1u);
+    BOOST_CHECK_EQUAL(cmd.completed_tiles, 1u);
 }
 
 BOOST_AUTO_TEST_CASE(one_owner_at_a_time) {
@@ -628,8 +628,8 @@ BOOST_AUTO_TEST_CASE(ipcq_exchange_moves_data_both_ways) {
         BOOST_CHECK_EQUAL(sends[0].start_ps, 3000u);
         BOOST_CHECK_EQUAL(sends[0].end_ps, 763500u);
         BOOST_CHECK_EQUAL(sends[0].bytes, 65536);
-        BOOST_CHECK_EQUAL(sim->platform.pe(0, 0, p).ipcq->bytes_received(), 65536u);
-        BOOST_CHECK_EQUAL(sim->platform.pe(0, 0, 1 - p).dma->comm_bytes(), 65536u);
+        BOOST_CHECK_EQUAL(sim->platform.pe(0, 0, p).ipcq().bytes_received(), 65536u);
+        BOOST_CHECK_EQUAL(sim->platform.pe(0, 0, 1 - p).dma().comm_bytes(), 65536u);
     }
     BOOST_CHECK_EQUAL(sim->run.makespan_ps(), 763500u);
 }

@@ -44,13 +44,13 @@ BOOST_AUTO_TEST_CASE(default_elaborates_every_node_with_its_id_as_systemc_name) 
     BOOST_CHECK_EQUAL(kinds.count("ucie_port"), 0u);  // one cube: no UCIe port
     BOOST_CHECK_EQUAL(platform.nodes().size(), 1u + 1 + 8 + 1 + 8 + 72);
 
-    BOOST_CHECK(platform.find("sip0.cube0.pe3.pe_dma") == platform.pe(0, 0, 3).dma);
+    BOOST_CHECK(platform.find("sip0.cube0.pe3.pe_dma") == &platform.pe(0, 0, 3).dma());
     BOOST_CHECK(platform.find("sip0.cube0.hbm_ctrl.pe3") == platform.cube(0, 0).hbm[3]);
     BOOST_CHECK(platform.find("sip0.cube0.noc.r7") != nullptr);
     BOOST_CHECK(platform.find("sip0.cube0.pe8.pe_dma") == nullptr);
     // The shared compute slot is one object under each PE.
     BOOST_CHECK(sc_core::sc_find_object("sip0.cube0.pe5.accel_slot") ==
-                platform.pe(0, 0, 5).accel_slot);
+                &platform.pe(0, 0, 5).accel_slot());
 }
 
 BOOST_AUTO_TEST_CASE(xy_route_corner_to_corner_goes_x_first) {
@@ -102,20 +102,20 @@ BOOST_AUTO_TEST_CASE(dma_routes_follow_t2) {
     const TopologyConfig topo = test::load_shipped("default");
     TraceSink trace;
     Platform platform(topo, trace);
-    PeNodes& pe = platform.pe(0, 0, 2);
+    Pe& pe = platform.pe(0, 0, 2);
     MemoryTarget& hbm = *platform.cube(0, 0).hbm[2];
     // DMA_READ: channel -> NoC -> memory target -> TCM write port (tail).
     const Route& rd = platform.dma_route(pe, DmaDirection::read, 0, hbm);
     BOOST_REQUIRE_EQUAL(rd.steps.size(), 5u);
-    BOOST_CHECK(rd.steps[0].hop == &pe.dma->channel_hop(DmaDirection::read, 0));
+    BOOST_CHECK(rd.steps[0].hop == &pe.dma().channel_hop(DmaDirection::read, 0));
     BOOST_CHECK_EQUAL(rd.steps[3].hop->name(), "sip0.cube0.hbm_ctrl.pe2.port");
-    BOOST_CHECK(rd.steps[4].hop == &pe.tcm->write_port());
+    BOOST_CHECK(rd.steps[4].hop == &pe.tcm().write_port());
     BOOST_CHECK_EQUAL(rd.steps[4].at, rd.path.size());  // applied by the initiator at the end
     // DMA_WRITE: TCM read port -> channel -> NoC -> memory target.
     const Route& wr = platform.dma_route(pe, DmaDirection::write, 0, hbm);
     BOOST_REQUIRE_EQUAL(wr.steps.size(), 5u);
-    BOOST_CHECK(wr.steps[0].hop == &pe.tcm->read_port());
-    BOOST_CHECK(wr.steps[1].hop == &pe.dma->channel_hop(DmaDirection::write, 0));
+    BOOST_CHECK(wr.steps[0].hop == &pe.tcm().read_port());
+    BOOST_CHECK(wr.steps[1].hop == &pe.dma().channel_hop(DmaDirection::write, 0));
     BOOST_CHECK_EQUAL(wr.steps[4].hop->name(), "sip0.cube0.hbm_ctrl.pe2.port");
     // Latency: setup 500 + attach 1 + attach 1 + HBM 100 + TCM 2 = 604 ns, both ways.
     BOOST_CHECK_EQUAL(rd.latency_ps, 604000u);
@@ -202,12 +202,12 @@ BOOST_AUTO_TEST_CASE(tcm_partition_splits_reserved_and_allocatable) {
     const TopologyConfig topo = test::load_shipped("default");
     TraceSink trace;
     Platform platform(topo, trace);
-    PeNodes& pe = platform.pe(0, 0, 4);
+    Pe& pe = platform.pe(0, 0, 4);
     // default.yaml: 32 MiB TCM, 8 MiB reserved for the scheduler's tile buffers.
-    PeMemAllocator& alloc = pe.tcm->allocator();
+    PeMemAllocator& alloc = pe.tcm().allocator();
     BOOST_CHECK_EQUAL(alloc.base(), 8u << 20);
     BOOST_CHECK_EQUAL(alloc.limit(), 32u << 20);
-    BOOST_CHECK_EQUAL(pe.scheduler->reserved().capacity(), 8u << 20);
+    BOOST_CHECK_EQUAL(pe.scheduler().reserved().capacity(), 8u << 20);
     // The whole allocatable region can be taken, and nothing more.
     const std::uint64_t a = alloc.allocate(24u << 20, 4096);
     BOOST_CHECK_EQUAL(a, 8u << 20);

@@ -52,6 +52,6 @@ BOOST_AUTO_TEST_CASE(probe_times_follow_t1_by_hand) {
         BOOST_CHECK_GT(r[i].sram_done_ps, r[i - 1].sram_done_ps);
 
     // DMA statistics: every PE's read channel moved 8 MiB, busy from grant to done.
-    for (const auto& pe : platform.cube(0, 0).pes)
-        BOOST_CHECK_EQUAL(pe.dma->bytes_moved(DmaDirection::read), 8u << 20);
+    for (const Pe* pe : platform.cube(0, 0).pes)
+        BOOST_CHECK_EQUAL(pe->dma().bytes_moved(DmaDirection::read), 8u << 20);
 }

@@ -215,7 +215,7 @@ launch:
     WorkloadRun run(platform, wl);
     sc_core::sc_start();
     BOOST_REQUIRE(run.finished());
-    BOOST_REQUIRE(platform.sips()[0].cubes[0].pes[0].gemm->rtl() != nullptr);
+    BOOST_REQUIRE(platform.sips()[0].cubes[0].pes[0]->gemm().rtl() != nullptr);
 
     const auto intervals = test::engine_intervals(test::parse_trace(text.str()));
     const auto gemms = test::with_stage(intervals, "GEMM", gemm0);
@@ -239,9 +239,9 @@ launch:
     BOOST_CHECK_GT(math_after_gemm, 0);
     BOOST_CHECK_GT(gemm_after_math, 0);
     // Busy accounting as the builtin's: the RTL's cycles, 8 x 1040.
-    BOOST_CHECK_EQUAL(platform.sips()[0].cubes[0].pes[0].gemm->worker().busy().value(),
+    BOOST_CHECK_EQUAL(platform.sips()[0].cubes[0].pes[0]->gemm().worker().busy().value(),
                       8u * 1040000u);
-    BOOST_CHECK_EQUAL(platform.sips()[0].cubes[0].pes[0].gemm->rtl()->rtl_cycles(), 8u * 1040u);
+    BOOST_CHECK_EQUAL(platform.sips()[0].cubes[0].pes[0]->gemm().rtl()->rtl_cycles(), 8u * 1040u);
 }
 
 BOOST_AUTO_TEST_CASE(vcd_rtl_lines_up_with_the_platform_vcd) {

@@ -1,0 +1,133 @@
+#include "modules/pe/pe.h"
+
+#include <cctype>
+
+namespace npuvp {
+
+Pe::~Pe() = default;
+
+void Pe::build_channels(const NodeContext& ctx) {
+    // seed 000 §D4: one compute slot shared by PE_GEMM and PE_MATH.
+    m_accel_slot = std::make_unique<FifoResource>("accel_slot", 1);
+    m_gemm->accel_slot.bind(*m_accel_slot);
+    m_math->accel_slot.bind(*m_accel_slot);
+
+    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
+    const int depth = ctx.topo.cube.pe_template.scheduler.inbox_depth;
+    for (std::size_t i = 0; i < stage_type_count; ++i) {
+        std::string inbox_name = to_string(static_cast<StageType>(i));
+        for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        m_inbox_fifos[i] = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(), depth,
+                                                          name(), ctx.trace);
+        m_inboxes[i] = m_inbox_fifos[i].get();
+        m_scheduler->inboxes.bind(*m_inbox_fifos[i]);
+    }
+    for (StageWorker* w : workers()) w->connect(m_inboxes);
+
+    m_cpu->routes.bind(routes);
+    m_cpu->scheduler.bind(*m_scheduler);
+    m_cpu->dma.bind(*m_dma);
+    m_cpu->compute.bind(*m_gemm);
+    m_cpu->compute.bind(*m_math);
+    m_dma->routes.bind(routes);
+    m_dma->mmu.bind(*m_mmu);
+    m_fetch_store->routes.bind(routes);
+    m_fetch_store->banks.bind(*m_scheduler);
+}
+
+std::vector<RoutedNode*> Pe::attached_nodes() const {
+    return {m_dma.get(), m_cpu.get(), m_mmu.get(), m_ipcq.get()};
+}
+
+std::vector<Pe::Edge> Pe::edges() const {
+    const PeLinksConfig& l = m_links;
+    return {
+        {m_cpu.get(), m_scheduler.get(), l.cpu_to_scheduler_mm, 0.0},
+        {m_scheduler.get(), m_dma.get(), l.scheduler_to_dma_mm, 0.0},
+        {m_scheduler.get(), m_fetch_store.get(), l.scheduler_to_fetch_store_mm, 0.0},
+        {m_scheduler.get(), m_gemm.get(), l.scheduler_to_gemm_mm, 0.0},
+        {m_scheduler.get(), m_math.get(), l.scheduler_to_math_mm, 0.0},
+        {m_dma.get(), m_fetch_store.get(), l.dma_to_fetch_store_mm, 0.0},
+        {m_fetch_store.get(), m_gemm.get(), l.fetch_store_to_gemm_mm, 0.0},
+        {m_fetch_store.get(), m_math.get(), l.fetch_store_to_math_mm, 0.0},
+        {m_gemm.get(), m_fetch_store.get(), l.gemm_to_fetch_store_mm, 0.0},
+        {m_gemm.get(), m_math.get(), l.gemm_to_math_mm, 0.0},
+        {m_math.get(), m_fetch_store.get(), l.math_to_fetch_store_mm, 0.0},
+        {m_fetch_store.get(), m_dma.get(), l.fetch_store_to_dma_mm, 0.0},
+        // The fetch/store <-> TCM link, each direction its own hop.
+        {m_fetch_store.get(), m_tcm.get(), 0.0, l.fetch_store_to_tcm_bw_gbs},
+        {m_tcm.get(), m_fetch_store.get(), 0.0, l.fetch_store_to_tcm_bw_gbs},
+    };
+}
+
+std::vector<StageWorker*> Pe::workers() const {
+    std::vector<StageWorker*> out = m_dma->workers();
+    for (StageWorker* w : m_fetch_store->workers()) out.push_back(w);
+    out.push_back(&m_gemm->worker());
+    out.push_back(&m_math->worker());
+    out.push_back(&m_ipcq->receiver());
+    return out;
+}
+
+std::vector<RtlBlock*> Pe::rtl_blocks() const {
+    std::vector<RtlBlock*> out;
+    for (ComputeEngine* engine : {static_cast<ComputeEngine*>(m_gemm.get()),
+                                  static_cast<ComputeEngine*>(m_math.get())})
+        if (RtlBlock* b = engine->rtl()) out.push_back(b);
+    return out;
+}
+
+Pe::Work Pe::work() const {
+    Work work;
+    work.tiles = m_scheduler->tiles_fed();
+    work.commands = m_scheduler->completions().size();
+    // DMA stages: one channel grant each (the DMA workers keep no stage
+    // count of their own); the others count their stages.
+    for (auto dir : {DmaDirection::read, DmaDirection::write})
+        for (int ch = 0; ch < m_dma->channels(dir); ++ch)
+            work.stage_events += m_dma->channel(dir, ch).grants();
+    for (StageWorker* w : m_fetch_store->workers()) work.stage_events += w->stages_done();
+    work.stage_events += m_gemm->worker().stages_done() + m_math->worker().stages_done();
+    work.activations = m_scheduler->activations();
+    for (StageWorker* w : workers()) work.activations += w->activations();
+    return work;
+}
+
+std::vector<Pe::EngineBusy> Pe::engine_busy() const {
+    const auto fs = m_fetch_store->workers();
+    return {{"DMA_READ", m_dma->busy_time(DmaDirection::read)},
+            {"DMA_WRITE", m_dma->busy_time(DmaDirection::write)},
+            {"FETCH", fs[0]->busy()},
+            {"STORE", fs[1]->busy()},
+            {"GEMM", m_gemm->worker().busy()},
+            {"MATH", m_math->worker().busy()},
+            {"IPCQ_SEND", m_dma->comm_busy_time()}};
+}
+
+void Pe::add_traces(sc_core::sc_trace_file* tf,
+                    const std::function<bool(const std::string&)>& wanted,
+                    std::vector<std::string>& traced) const {
+    auto block = [&](const RoutedNode& node, const std::function<void()>& add) {
+        if (!wanted(node.node_id_ref())) return;
+        add();
+        traced.push_back(node.node_id_ref());
+    };
+    block(*m_dma, [&] { m_dma->add_traces(tf); });
+    block(*m_fetch_store, [&] {
+        const auto w = m_fetch_store->workers();
+        w[0]->add_traces(tf, m_fetch_store->node_id_ref() + ".fetch");
+        w[1]->add_traces(tf, m_fetch_store->node_id_ref() + ".store");
+    });
+    block(*m_gemm, [&] { m_gemm->worker().add_traces(tf, m_gemm->node_id_ref()); });
+    block(*m_math, [&] { m_math->worker().add_traces(tf, m_math->node_id_ref()); });
+    block(*m_ipcq, [&] { m_ipcq->receiver().add_traces(tf, m_ipcq->node_id_ref() + ".recv"); });
+    block(*m_scheduler, [&] { m_scheduler->add_traces(tf); });
+    const std::string id = name();
+    if (!wanted(id)) return;
+    m_accel_slot->add_traces(tf, id + ".accel_slot");
+    for (std::size_t i = 0; i < stage_type_count; ++i)
+        sc_core::sc_trace(tf, m_inbox_fifos[i]->fill(), std::string(m_inbox_fifos[i]->name()) + ".fill");
+    traced.push_back(id);
+}
+
+}  // namespace npuvp
