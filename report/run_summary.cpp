@@ -1,4 +1,4 @@
-#include "platform/run_summary.h"
+#include "report/run_summary.h"
 
 #include <iomanip>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "platform/svg_writer.h"
+#include "report/svg_writer.h"
 
 #include <algorithm>
 #include <iomanip>

@@ -28,9 +28,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "platform/platform.h"
-#include "platform/report_writer.h"
-#include "platform/svg_writer.h"
-#include "platform/timeline_writer.h"
+#include "report/report_writer.h"
+#include "report/svg_writer.h"
+#include "report/timeline_writer.h"
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
 #include "testbench/harness/platform_fixture.h"

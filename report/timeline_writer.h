@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "modules/common/time_text.h"
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "platform/platform.h"
@@ -135,8 +136,6 @@ int lane_rank(const std::string& lane);
 bool is_context_lane(const std::string& lane);
 
 // Formatting helpers shared by the writers (exact: integers underneath).
-std::string ps_as_us(std::uint64_t ps);  // 1234567 -> "1.234567"
-std::string ps_as_ns(std::uint64_t ps);  // 1234567 -> "1234.567"
 std::string json_string(const std::string& text);
 std::string xml_text(const std::string& text);
 

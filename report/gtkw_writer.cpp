@@ -1,4 +1,4 @@
-#include "platform/gtkw_writer.h"
+#include "report/gtkw_writer.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "platform/timeline_writer.h"
+#include "report/timeline_writer.h"
 
 #include <algorithm>
 #include <deque>
@@ -49,18 +49,6 @@ int lane_rank(const std::string& lane) {
 
 bool is_context_lane(const std::string& lane) {
     return lane == "main" || lane == "sub" || lane == "dma" || lane == "other";
-}
-
-std::string ps_as_us(std::uint64_t ps) {
-    std::ostringstream out;
-    out << ps / 1000000 << '.' << std::setw(6) << std::setfill('0') << ps % 1000000;
-    return out.str();
-}
-
-std::string ps_as_ns(std::uint64_t ps) {
-    std::ostringstream out;
-    out << ps / 1000 << '.' << std::setw(3) << std::setfill('0') << ps % 1000;
-    return out.str();
 }
 
 std::string json_string(const std::string& text) {

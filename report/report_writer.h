@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/timeline_writer.h"
+#include "report/timeline_writer.h"
 
 namespace npuvp {
 

@@ -1,4 +1,4 @@
-#include "platform/report_writer.h"
+#include "report/report_writer.h"
 
 #include <algorithm>
 #include <iomanip>
