@@ -13,7 +13,7 @@
 
 #include "report/atomic_file.h"
 #include "platform/config_error.h"
-#include "report/timeline_writer.h"
+#include "report/run_view.h"
 #include "sc_main/cli.h"
 #include "sc_main/sweep_plan.h"
 

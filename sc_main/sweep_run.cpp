@@ -20,7 +20,7 @@
 #include "report/atomic_file.h"
 #include "platform/config_error.h"
 #include "report/run_summary.h"
-#include "report/timeline_writer.h"
+#include "report/run_view.h"
 #include "sc_main/cli.h"
 #include "sc_main/self_exec.h"
 #include "sc_main/sweep.h"
