@@ -74,18 +74,24 @@ class EventPass {
 public:
     EventPass(RunView& view, const std::vector<RecordedEvent>& events) : m_view(view) {
         for (const RecordedEvent& e : events)
-            if (e.ev == "command_submitted") m_names[{group_of(e.node), e.cmd}] = {e.detail, e.stage};
+            if (e.kind == TraceKind::command_submitted) m_names[{group_of(e.node), e.cmd}] = {e.detail, e.stage};
     }
 
     void run(const std::vector<RecordedEvent>& events) {
         for (const RecordedEvent& e : events) {
-            if (e.ev == "engine_start") engine_start(e);
-            else if (e.ev == "engine_complete") engine_complete(e);
-            else if (e.ev == "request_start" || e.ev == "fanout_start") node_start(e);
-            else if (e.ev == "request_complete" || e.ev == "fanout_complete") node_complete(e);
-            else if (e.ev == "tcm_in_use") tcm_in_use(e);
-            else if (e.ev == "inbox_fill") inbox_fill(e);
-            else if (e.ev == "sub_command_dispatched" || e.ev == "tile_ready") tile_count(e);
+            switch (e.kind) {
+            case TraceKind::engine_start: engine_start(e); break;
+            case TraceKind::engine_complete: engine_complete(e); break;
+            case TraceKind::request_start:
+            case TraceKind::fanout_start: node_start(e); break;
+            case TraceKind::request_complete:
+            case TraceKind::fanout_complete: node_complete(e); break;
+            case TraceKind::tcm_in_use: tcm_in_use(e); break;
+            case TraceKind::inbox_fill: inbox_fill(e); break;
+            case TraceKind::sub_command_dispatched:
+            case TraceKind::tile_ready: tile_count(e); break;
+            default: break;  // read from the model's own records, or not drawn
+            }
         }
         for (const auto& [key, starts] : m_open) m_view.unpaired += starts.size();
     }
@@ -107,7 +113,7 @@ private:
     using NodeKey = std::pair<std::string, std::int64_t>;
 
     static bool is_request(const RecordedEvent& e) {
-        return e.ev == "request_start" || e.ev == "request_complete";
+        return e.kind == TraceKind::request_start || e.kind == TraceKind::request_complete;
     }
     // A request pairs by its sequence number; a fan-out by its request id (a
     // kernel launch's fanout_start carries the fan-out number in cmd, its
@@ -198,7 +204,7 @@ private:
         const std::string group = group_of(e.node);
         if (!is_composite(group, e.cmd)) return;
         std::int64_t& n = m_in_flight[group];
-        n += e.ev == "tile_ready" ? -1 : 1;
+        n += e.kind == TraceKind::tile_ready ? -1 : 1;
         m_view.tiles_in_flight.push_back({group, e.t_ps, n});
     }
 

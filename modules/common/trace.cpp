@@ -28,11 +28,36 @@ void write_string(std::ostream& out, const char* text) {
 
 }  // namespace
 
+const char* to_string(TraceKind kind) {
+    switch (kind) {
+    case TraceKind::engine_start: return "engine_start";
+    case TraceKind::engine_complete: return "engine_complete";
+    case TraceKind::inbox_fill: return "inbox_fill";
+    case TraceKind::command_submitted: return "command_submitted";
+    case TraceKind::wait_begin: return "wait_begin";
+    case TraceKind::wait_end: return "wait_end";
+    case TraceKind::bank_violation: return "bank_violation";
+    case TraceKind::sub_command_dispatched: return "sub_command_dispatched";
+    case TraceKind::tile_ready: return "tile_ready";
+    case TraceKind::tcm_in_use: return "tcm_in_use";
+    case TraceKind::command_complete: return "command_complete";
+    case TraceKind::kernel_start: return "kernel_start";
+    case TraceKind::kernel_complete: return "kernel_complete";
+    case TraceKind::fanout_start: return "fanout_start";
+    case TraceKind::fanout_complete: return "fanout_complete";
+    case TraceKind::late_response: return "late_response";
+    case TraceKind::request_start: return "request_start";
+    case TraceKind::request_complete: return "request_complete";
+    case TraceKind::control_delivered: return "control_delivered";
+    }
+    return "";
+}
+
 void TraceSink::write(const TraceEvent& e) {
     if (m_log != nullptr) {
         RecordedEvent r;
         r.t_ps = e.t_ps;
-        r.ev = e.ev;
+        r.kind = e.kind;
         if (e.node) r.node = *e.node;
         r.cmd = e.cmd;
         r.tile = e.tile;
@@ -46,7 +71,7 @@ void TraceSink::write(const TraceEvent& e) {
     if (m_out == nullptr) return;
     std::ostream& out = *m_out;
     out << "{\"t_ps\":" << e.t_ps << ",\"ev\":";
-    write_string(out, e.ev);
+    write_string(out, to_string(e.kind));
     out << ",\"node\":";
     write_string(out, e.node ? e.node->c_str() : "");
     out << ",\"cmd\":" << e.cmd << ",\"tile\":" << e.tile;

@@ -93,9 +93,9 @@ void PeScheduler::receive_loop() {
         ctx.read_addr = src.given ? src : home;
         ctx.write_addr = dst.given ? dst : home;
         m_inflight.push_back(&ctx);
-        m_trace.emit({ctx.submitted.value(), "command_submitted", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx.seq), -1, to_string(command.kind), nullptr, -1,
-                      nullptr, &command.id});
+        m_trace.emit(trace::command_submitted(ctx.submitted.value(), node_id_ref(),
+                                              static_cast<std::int64_t>(ctx.seq),
+                                              to_string(command.kind), command.id));
         if (composite) {
             m_pending_feeds.push_back(&ctx);
             m_feed_ready.notify(sc_core::SC_ZERO_TIME);
@@ -112,9 +112,9 @@ void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (ctx.wait_cause != WaitCause::none) {
         ctx.waited[static_cast<std::size_t>(ctx.wait_cause)] += now - ctx.wait_since;
-        m_trace.emit({now.value(), "wait_end", &node_id_ref(), static_cast<std::int64_t>(ctx.seq), -1,
-                      to_string(ctx.context()), to_string(ctx.wait_cause), -1, nullptr,
-                      &ctx.command->id});
+        m_trace.emit(trace::wait_end(now.value(), node_id_ref(), static_cast<std::int64_t>(ctx.seq),
+                                     to_string(ctx.context()), to_string(ctx.wait_cause),
+                                     ctx.command->id));
     }
     ctx.wait_cause = wait.cause;
     ctx.wait_detail = wait.detail;
@@ -124,9 +124,9 @@ void PeScheduler::note_wait(PipelineContext& ctx, const WaitInfo& wait) {
         ctx.gated_by = wait.blocker;
     }
     if (wait.cause != WaitCause::none)
-        m_trace.emit({now.value(), "wait_begin", &node_id_ref(), static_cast<std::int64_t>(ctx.seq),
-                      -1, to_string(ctx.context()), to_string(wait.cause), -1, nullptr,
-                      &ctx.wait_detail});
+        m_trace.emit(trace::wait_begin(now.value(), node_id_ref(), static_cast<std::int64_t>(ctx.seq),
+                                       to_string(ctx.context()), to_string(wait.cause),
+                                       ctx.wait_detail));
 }
 
 // seed 002 (SPEC §6): in each pass, the first waiting command (in program
@@ -154,9 +154,9 @@ void PeScheduler::dispatch_loop() {
             if (auto violation = m_contexts_sched.violation(*chosen)) {
                 // seed 002: on hardware the starved DMA times out the NoC and
                 // the device resets; here the run stops and says why.
-                m_trace.emit({sc_core::sc_time_stamp().value(), "bank_violation", &node_id_ref(),
-                              static_cast<std::int64_t>(chosen->seq), -1,
-                              to_string(chosen->context()), "bank", -1, nullptr, &*violation});
+                m_trace.emit(trace::bank_violation(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                                   static_cast<std::int64_t>(chosen->seq),
+                                                   to_string(chosen->context()), *violation));
                 m_status.fail(node_id(), "TCM bank access limit broken when starting " +
                                              chosen->command->id + ": " + *violation);
             }
@@ -183,9 +183,9 @@ void PeScheduler::dispatch(PipelineContext& ctx) {
     token.owner = nullptr;
     ctx.total_tiles = 1;
     start_context(ctx);
-    m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                  static_cast<std::int64_t>(ctx.seq), 0, to_string(token.stage().type), nullptr, -1,
-                  nullptr, &ctx.command->id});
+    m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                               static_cast<std::int64_t>(ctx.seq), 0,
+                                               to_string(token.stage().type), &ctx.command->id));
     (*m_inboxes)[static_cast<std::size_t>(token.stage().type)]->write(&token);
 }
 
@@ -245,8 +245,8 @@ void PeScheduler::feed_step() {
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
             if (m_trace.enabled())
-                m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1,
-                              -1, nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
+                m_trace.emit(trace::tcm_in_use(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                               static_cast<std::int64_t>(m_reserved_in_use)));
             sc_core::next_trigger(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
             m_feed_phase = FeedPhase::overhead;
             return;
@@ -261,10 +261,10 @@ void PeScheduler::feed_step() {
             if (m_feed_first) start_context(ctx);
             m_feed_first = false;
             ++m_tiles_fed;
-            m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                          static_cast<std::int64_t>(ctx.seq),
-                          static_cast<std::int64_t>(token.plan.tile_id),
-                          to_string(token.stage().type)});
+            m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                                       static_cast<std::int64_t>(ctx.seq),
+                                                       static_cast<std::int64_t>(token.plan.tile_id),
+                                                       to_string(token.stage().type)));
             m_feed_phase = FeedPhase::write;
             break;
         }
@@ -292,13 +292,13 @@ void PeScheduler::tile_completed(TileToken& token) {
         m_reserved_in_use = m_reserved.in_use();
         --m_tiles_in_flight;
         if (m_trace.enabled())
-            m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
-                          nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
+            m_trace.emit(trace::tcm_in_use(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                           static_cast<std::int64_t>(m_reserved_in_use)));
     }
     if (ctx.command->kind == CommandKind::composite && m_trace.enabled())
-        m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx.seq),
-                      static_cast<std::int64_t>(token.plan.tile_id)});
+        m_trace.emit(trace::tile_ready(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                       static_cast<std::int64_t>(ctx.seq),
+                                       static_cast<std::int64_t>(token.plan.tile_id)));
     token.ctx = nullptr;
     m_free_tokens.push_back(&token);
     if (ctx.completed_tiles == ctx.total_tiles) {
@@ -332,9 +332,9 @@ void PeScheduler::record_completions() {
         for (std::size_t c = 0; c < wait_cause_count; ++c) record.waited[c] = ctx->waited[c];
         m_completions.push_back(record);
         m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), ctx));
-        m_trace.emit({ctx->finished.value(), "command_complete", &node_id_ref(),
-                      static_cast<std::int64_t>(ctx->seq), -1, to_string(ctx->command->kind),
-                      nullptr, -1, nullptr, &ctx->command->id});
+        m_trace.emit(trace::command_complete(ctx->finished.value(), node_id_ref(),
+                                             static_cast<std::int64_t>(ctx->seq),
+                                             to_string(ctx->command->kind), ctx->command->id));
     }
     m_done.clear();
     m_completed.notify(sc_core::SC_ZERO_TIME);
