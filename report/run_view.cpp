@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <sstream>
 #include <tuple>
+
+#include "modules/common/json_text.h"
 
 namespace npuvp {
 namespace obs {
@@ -319,25 +322,9 @@ bool is_context_lane(const std::string& lane) {
 }
 
 std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                static const char hex[] = "0123456789abcdef";
-                out += "\\u00";
-                out += hex[(c >> 4) & 0xf];
-                out += hex[c & 0xf];
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
+    std::ostringstream out;
+    write_json_string(out, text);
+    return out.str();
 }
 
 std::string xml_text(const std::string& text) {

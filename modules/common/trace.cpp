@@ -2,31 +2,9 @@
 
 #include <utility>
 
+#include "modules/common/json_text.h"
+
 namespace npuvp {
-namespace {
-
-// JSON string escaping for the few characters node ids and details may hold.
-void write_string(std::ostream& out, const char* text) {
-    out << '"';
-    for (const char* c = text; *c != '\0'; ++c) {
-        switch (*c) {
-        case '"': out << "\\\""; break;
-        case '\\': out << "\\\\"; break;
-        case '\n': out << "\\n"; break;
-        case '\t': out << "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(*c) < 0x20) {
-                static const char hex[] = "0123456789abcdef";
-                out << "\\u00" << hex[(*c >> 4) & 0xf] << hex[*c & 0xf];
-            } else {
-                out << *c;
-            }
-        }
-    }
-    out << '"';
-}
-
-}  // namespace
 
 const char* to_string(TraceKind kind) {
     switch (kind) {
@@ -71,26 +49,26 @@ void TraceSink::write(const TraceEvent& e) {
     if (m_out == nullptr) return;
     std::ostream& out = *m_out;
     out << "{\"t_ps\":" << e.t_ps << ",\"ev\":";
-    write_string(out, to_string(e.kind));
+    write_json_string(out, to_string(e.kind));
     out << ",\"node\":";
-    write_string(out, e.node ? e.node->c_str() : "");
+    write_json_string(out, e.node ? e.node->c_str() : "");
     out << ",\"cmd\":" << e.cmd << ",\"tile\":" << e.tile;
     if (e.stage) {
         out << ",\"stage\":";
-        write_string(out, e.stage);
+        write_json_string(out, e.stage);
     }
     if (e.cause) {
         out << ",\"cause\":";
-        write_string(out, e.cause);
+        write_json_string(out, e.cause);
     }
     if (e.bytes >= 0) out << ",\"bytes\":" << e.bytes;
     if (e.peer) {
         out << ",\"peer\":";
-        write_string(out, e.peer->c_str());
+        write_json_string(out, e.peer->c_str());
     }
     if (e.detail) {
         out << ",\"detail\":";
-        write_string(out, e.detail->c_str());
+        write_json_string(out, e.detail->c_str());
     }
     out << "}\n";
     ++m_events;
