@@ -1,10 +1,12 @@
-// The view of a run that every output draws from (SPEC §7; docs/cli.md
+// The view of a run that the outputs draw from (SPEC §7; docs/cli.md
 // "Outputs"): the timeline (timeline_writer.h), the schedule picture
-// (svg_writer.h), the report (report_writer.h) and the summary
-// (run_summary.h). It is built once, after sc_start returned (finished or
-// failed), from two sources: the typed events recorded in memory
-// (TraceSink::record_to) and the model's own records (the PE schedulers'
-// completions, M_CPU's fan-outs, IO_CPU's requests, PE_CPU's kernel runs).
+// (svg_writer.h) and the report (report_writer.h). (The summary,
+// run_summary.h, takes its figures from the run itself: it is written even
+// for a run that never started.) It is built once, after sc_start returned
+// (finished or failed), from two sources: the typed events recorded in
+// memory (TraceSink::record_to) and the model's own records (the PE
+// schedulers' completions, M_CPU's fan-outs, IO_CPU's requests, PE_CPU's
+// kernel runs).
 // Nothing here touches the simulation, so building it changes no simulated
 // time. Order is fixed by sorting on ids and times, never on pointers.
 #pragma once
