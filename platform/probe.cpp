@@ -31,9 +31,8 @@ void Probe::run() {
         txn.prepare(MsgKind::control, *leg.control, 0, 0);
         const sc_core::sc_time arrival = sc_core::sc_time_stamp() + leg.m_cpu->transport(txn);
         m_results[i].control_ps = arrival.value();
-        m_trace.emit({arrival.value(), "control_delivered", &leg.pe->cpu().node_id_ref(),
-                      static_cast<std::int64_t>(i), -1, nullptr, nullptr, 0,
-                      &leg.m_cpu->node_id_ref()});
+        m_trace.emit(trace::control_delivered(arrival.value(), leg.pe->cpu().node_id_ref(),
+                                              static_cast<std::int64_t>(i), leg.m_cpu->node_id_ref()));
     }
     // 2 and 3, one after the other.
     read_all(false);

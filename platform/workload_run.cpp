@@ -1,11 +1,10 @@
 #include "platform/workload_run.h"
 
 #include <algorithm>
-#include <iomanip>
 #include <sstream>
 
+#include "modules/common/time_text.h"
 #include "platform/config_error.h"
-#include "platform/timeline_writer.h"
 
 namespace npuvp {
 namespace {
@@ -162,97 +161,6 @@ std::vector<EngineBusy> WorkloadRun::engines() const {
         for (const Pe::EngineBusy& e : pe->engine_busy()) out.push_back({id, e.engine, e.busy.value()});
     }
     return out;
-}
-
-void WorkloadRun::print(std::ostream& out) const {
-    const std::uint64_t makespan = makespan_ps();
-    out << "\nworkload " << (m_workload.name.empty() ? m_workload.source : m_workload.name)
-        << ": " << m_launched.size() << " PE" << (m_launched.size() == 1 ? "" : "s")
-        << "\nmakespan " << obs::ps_as_ns(makespan) << " ns\n\n";
-
-    if (m_host) {
-        out << std::left << std::setw(10) << "request" << std::setw(15) << "kind" << std::right
-            << std::setw(14) << "issued ns" << std::setw(14) << "done ns" << std::setw(14)
-            << "latency ns" << std::setw(14) << "start ns" << std::setw(13) << "pe_exec ns"
-            << std::setw(13) << "dma ns" << std::setw(13) << "compute ns" << std::setw(13)
-            << "xfer ns" << "  result\n";
-        for (const auto& r : m_host->requests()) {
-            const bool launch = r.request->kind == HostRequestKind::kernel_launch;
-            auto fixed = [](double v) {
-                std::ostringstream s;
-                s << std::fixed << std::setprecision(3) << v;
-                return s.str();
-            };
-            out << std::left << std::setw(10) << r.request->id << std::setw(15)
-                << to_string(r.request->kind) << std::right << std::setw(14)
-                << (r.started ? obs::ps_as_ns(r.issued.value()) : "-") << std::setw(14)
-                << (r.done ? obs::ps_as_ns(r.completed.value()) : "-") << std::setw(14)
-                << (r.done ? obs::ps_as_ns((r.completed - r.issued).value()) : "-") << std::setw(14)
-                << (launch ? obs::ps_as_ns(r.target_start_ps) : "-") << std::setw(13)
-                << (launch ? fixed(r.result.pe_exec_ns) : "-") << std::setw(13)
-                << (launch ? fixed(r.result.dma_ns) : "-") << std::setw(13)
-                << (launch ? fixed(r.result.compute_ns) : "-") << std::setw(13)
-                << (launch ? "-" : fixed(r.result.xfer_ns)) << "  "
-                << (!r.done ? "incomplete" : r.success ? "ok" : "FAILED: no response from " + r.missing)
-                << "\n";
-        }
-        out << "\n";
-    }
-    out << "schedule\n" << std::left << std::setw(18) << "PE" << std::setw(12) << "command"
-        << std::setw(11) << "kind" << std::setw(6) << "ctx" << std::right << std::setw(7)
-        << "tiles" << std::setw(15) << "submitted ns" << std::setw(15) << "started ns"
-        << std::setw(15) << "finished ns" << std::setw(13) << "waited ns" << "  wait causes\n";
-    for (const CommandResult& c : commands()) {
-        std::string causes;
-        for (std::size_t i = 1; i < wait_cause_count; ++i)
-            if (c.waited_ps[i])
-                causes += (causes.empty() ? "" : ", ") + std::string(to_string(static_cast<WaitCause>(i))) +
-                          " " + obs::ps_as_ns(c.waited_ps[i]);
-        out << std::left << std::setw(18) << c.pe << std::setw(12) << c.command->id
-            << std::setw(11) << to_string(c.command->kind) << std::setw(6)
-            << to_string(c.command->context) << std::right << std::setw(7) << c.tiles
-            << std::setw(15) << obs::ps_as_ns(c.submitted_ps) << std::setw(15)
-            << obs::ps_as_ns(c.started_ps) << std::setw(15) << obs::ps_as_ns(c.finished_ps)
-            << std::setw(13) << obs::ps_as_ns(c.started_ps - c.submitted_ps) << "  "
-            << (causes.empty() ? "-" : causes) << "\n";
-    }
-
-    out << "\ncontext busy / waited ns\n" << std::left << std::setw(18) << "PE";
-    for (std::size_t c = 0; c < exec_context_count; ++c)
-        out << std::right << std::setw(30) << to_string(static_cast<ExecContext>(c));
-    out << "\n";
-    const auto ctx = contexts();
-    for (std::size_t i = 0; i < ctx.size(); i += exec_context_count) {
-        out << std::left << std::setw(18) << ctx[i].pe;
-        for (std::size_t c = 0; c < exec_context_count; ++c)
-            out << std::right << std::setw(30)
-                << obs::ps_as_ns(ctx[i + c].busy_ps) + " / " + obs::ps_as_ns(ctx[i + c].wait_ps);
-        out << "\n";
-    }
-    const auto waits = waits_by_cause();
-    out << "waits by cause:";
-    for (std::size_t i = 1; i < wait_cause_count; ++i)
-        out << " " << to_string(static_cast<WaitCause>(i)) << " " << obs::ps_as_ns(waits[i]) << " ns"
-            << (i + 1 < wait_cause_count ? "," : "");
-    out << "\n";
-
-    out << "\nengine busy ns (utilisation of the makespan)\n" << std::left << std::setw(18) << "PE";
-    constexpr std::size_t engines_per_pe = 7;  // as engines() lists them
-    const auto busy = this->engines();
-    for (std::size_t j = 0; j < engines_per_pe && j < busy.size(); ++j)
-        out << std::right << std::setw(20) << busy[j].engine;
-    out << "\n";
-    for (std::size_t i = 0; i < busy.size(); i += engines_per_pe) {
-        out << std::left << std::setw(18) << busy[i].pe;
-        for (std::size_t j = 0; j < engines_per_pe; ++j) {
-            const std::uint64_t b = busy[i + j].busy_ps;
-            std::ostringstream cell;
-            cell << obs::ps_as_ns(b) << " (" << std::setw(3)
-                 << (makespan ? (b * 100 + makespan / 2) / makespan : 0) << "%)";
-            out << std::right << std::setw(20) << cell.str();
-        }
-        out << "\n";
-    }
 }
 
 }  // namespace npuvp

@@ -62,8 +62,8 @@ public:
     // Total wait of every command, by cause (index = WaitCause).
     std::vector<std::uint64_t> waits_by_cause() const;
     const IoCpu* host() const { return m_host; }
-
-    void print(std::ostream& out) const;
+    const WorkloadConfig& workload() const { return m_workload; }
+    std::size_t launched_pes() const { return m_launched.size(); }
 
 private:
     Platform& m_platform;

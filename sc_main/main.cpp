@@ -12,17 +12,18 @@
 
 #include <systemc>
 
-#include "platform/atomic_file.h"
+#include "report/atomic_file.h"
 #include "platform/config_error.h"
-#include "platform/gtkw_writer.h"
+#include "report/gtkw_writer.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
-#include "platform/report_writer.h"
+#include "report/report_writer.h"
 #include "platform/rtl_support.h"
-#include "platform/run_summary.h"
-#include "platform/sim_speed.h"
-#include "platform/svg_writer.h"
-#include "platform/timeline_writer.h"
+#include "report/run_print.h"
+#include "report/run_summary.h"
+#include "report/sim_speed.h"
+#include "report/svg_writer.h"
+#include "report/timeline_writer.h"
 #include "platform/topology_loader.h"
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
@@ -378,7 +379,7 @@ int run(int argc, char* argv[]) {
         pending_summary().data.speed = speed;
         const std::string name = workload.name.empty() ? *options.workload : workload.name;
         if (!run.finished()) {
-            run.print(std::cout);
+            print_run(std::cout, run);
             // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
             if (outputs) write_outputs(options, run, platform, recorded, name, false);
             std::cerr << "npuvp: run failed";
@@ -389,7 +390,7 @@ int run(int argc, char* argv[]) {
             return finish(exit_run_failed, platform.status().failed() ? platform.status().error()
                                                                        : run.diagnosis());
         }
-        run.print(std::cout);
+        print_run(std::cout, run);
         print_speed(speed, std::cout);
         write_outputs(options, run, platform, recorded, name, true);
     } else {

@@ -11,9 +11,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/atomic_file.h"
+#include "report/atomic_file.h"
 #include "platform/config_error.h"
-#include "platform/timeline_writer.h"
+#include "report/run_view.h"
 #include "sc_main/cli.h"
 #include "sc_main/sweep_plan.h"
 

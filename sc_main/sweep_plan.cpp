@@ -18,7 +18,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/atomic_file.h"
+#include "report/atomic_file.h"
 #include "platform/config_error.h"
 #include "platform/topology_loader.h"
 #include "platform/yaml_document.h"

@@ -17,10 +17,10 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/atomic_file.h"
+#include "report/atomic_file.h"
 #include "platform/config_error.h"
-#include "platform/run_summary.h"
-#include "platform/timeline_writer.h"
+#include "report/run_summary.h"
+#include "report/run_view.h"
 #include "sc_main/cli.h"
 #include "sc_main/self_exec.h"
 #include "sc_main/sweep.h"

@@ -2,37 +2,40 @@
 
 #include <utility>
 
+#include "modules/common/json_text.h"
+
 namespace npuvp {
-namespace {
 
-// JSON string escaping for the few characters node ids and details may hold.
-void write_string(std::ostream& out, const char* text) {
-    out << '"';
-    for (const char* c = text; *c != '\0'; ++c) {
-        switch (*c) {
-        case '"': out << "\\\""; break;
-        case '\\': out << "\\\\"; break;
-        case '\n': out << "\\n"; break;
-        case '\t': out << "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(*c) < 0x20) {
-                static const char hex[] = "0123456789abcdef";
-                out << "\\u00" << hex[(*c >> 4) & 0xf] << hex[*c & 0xf];
-            } else {
-                out << *c;
-            }
-        }
+const char* to_string(TraceKind kind) {
+    switch (kind) {
+    case TraceKind::engine_start: return "engine_start";
+    case TraceKind::engine_complete: return "engine_complete";
+    case TraceKind::inbox_fill: return "inbox_fill";
+    case TraceKind::command_submitted: return "command_submitted";
+    case TraceKind::wait_begin: return "wait_begin";
+    case TraceKind::wait_end: return "wait_end";
+    case TraceKind::bank_violation: return "bank_violation";
+    case TraceKind::sub_command_dispatched: return "sub_command_dispatched";
+    case TraceKind::tile_ready: return "tile_ready";
+    case TraceKind::tcm_in_use: return "tcm_in_use";
+    case TraceKind::command_complete: return "command_complete";
+    case TraceKind::kernel_start: return "kernel_start";
+    case TraceKind::kernel_complete: return "kernel_complete";
+    case TraceKind::fanout_start: return "fanout_start";
+    case TraceKind::fanout_complete: return "fanout_complete";
+    case TraceKind::late_response: return "late_response";
+    case TraceKind::request_start: return "request_start";
+    case TraceKind::request_complete: return "request_complete";
+    case TraceKind::control_delivered: return "control_delivered";
     }
-    out << '"';
+    return "";
 }
-
-}  // namespace
 
 void TraceSink::write(const TraceEvent& e) {
     if (m_log != nullptr) {
         RecordedEvent r;
         r.t_ps = e.t_ps;
-        r.ev = e.ev;
+        r.kind = e.kind;
         if (e.node) r.node = *e.node;
         r.cmd = e.cmd;
         r.tile = e.tile;
@@ -46,26 +49,26 @@ void TraceSink::write(const TraceEvent& e) {
     if (m_out == nullptr) return;
     std::ostream& out = *m_out;
     out << "{\"t_ps\":" << e.t_ps << ",\"ev\":";
-    write_string(out, e.ev);
+    write_json_string(out, to_string(e.kind));
     out << ",\"node\":";
-    write_string(out, e.node ? e.node->c_str() : "");
+    write_json_string(out, e.node ? e.node->c_str() : "");
     out << ",\"cmd\":" << e.cmd << ",\"tile\":" << e.tile;
     if (e.stage) {
         out << ",\"stage\":";
-        write_string(out, e.stage);
+        write_json_string(out, e.stage);
     }
     if (e.cause) {
         out << ",\"cause\":";
-        write_string(out, e.cause);
+        write_json_string(out, e.cause);
     }
     if (e.bytes >= 0) out << ",\"bytes\":" << e.bytes;
     if (e.peer) {
         out << ",\"peer\":";
-        write_string(out, e.peer->c_str());
+        write_json_string(out, e.peer->c_str());
     }
     if (e.detail) {
         out << ",\"detail\":";
-        write_string(out, e.detail->c_str());
+        write_json_string(out, e.detail->c_str());
     }
     out << "}\n";
     ++m_events;

@@ -16,9 +16,36 @@
 
 namespace npuvp {
 
+// What happened: one kind per event, written as its name in "ev".
+enum class TraceKind : std::uint8_t {
+    engine_start,            // an engine begins a tile's stage (DMA, FETCH, STORE, GEMM, MATH, IPCQ)
+    engine_complete,         // ... and ends it
+    inbox_fill,              // a stage inbox's fill level changed
+    command_submitted,       // PE_SCHEDULER took a command
+    wait_begin,              // a command starts waiting (cause: context, dependency, resource, bank)
+    wait_end,                // ... and stops waiting
+    bank_violation,          // a command broke the TCM bank access limit
+    sub_command_dispatched,  // a tile token fed to its first stage
+    tile_ready,              // a composite's tile left its last stage
+    tcm_in_use,              // reserved TCM bytes changed
+    command_complete,        // PE_SCHEDULER retired a command
+    kernel_start,            // PE_CPU starts a kernel
+    kernel_complete,         // ... and finishes it
+    fanout_start,            // M_CPU fans a host request out to its PEs
+    fanout_complete,         // ... and answers it
+    late_response,           // a PE answered a fan-out that had timed out
+    request_start,           // IO_CPU issues a host request
+    request_complete,        // ... and sees it answered
+    control_delivered,       // the probe's control message reached a PE_CPU
+};
+const char* to_string(TraceKind kind);
+
+// One event as emitted: borrowed strings (the emitter's node id, names),
+// nothing allocated. Built by the named builders in npuvp::trace below, which
+// fill the fields each kind carries.
 struct TraceEvent {
     std::uint64_t t_ps = 0;
-    const char* ev = "";            // event name, e.g. "engine_start"
+    TraceKind kind = TraceKind::engine_start;
     const std::string* node = nullptr;  // node id of the emitter
     std::int64_t cmd = -1;
     std::int64_t tile = -1;
@@ -29,12 +56,106 @@ struct TraceEvent {
     const std::string* detail = nullptr;
 };
 
+namespace trace {
+
+// An engine interval's ends on `node`: command seq `cmd`, `tile`, `stage`;
+// `bytes` moved and the `peer` it moved them to or from (-1 / none for compute).
+inline TraceEvent engine_start(std::uint64_t t_ps, const std::string& node, std::int64_t cmd,
+                               std::int64_t tile, const char* stage, std::int64_t bytes = -1,
+                               const std::string* peer = nullptr) {
+    return {t_ps, TraceKind::engine_start, &node, cmd, tile, stage, nullptr, bytes, peer, nullptr};
+}
+inline TraceEvent engine_complete(std::uint64_t t_ps, const std::string& node, std::int64_t cmd,
+                                  std::int64_t tile, const char* stage, std::int64_t bytes = -1,
+                                  const std::string* peer = nullptr) {
+    return {t_ps, TraceKind::engine_complete, &node, cmd, tile, stage, nullptr, bytes, peer, nullptr};
+}
+// The fill of the inbox labelled `inbox` (written as "stage"; the count as "bytes").
+inline TraceEvent inbox_fill(std::uint64_t t_ps, const std::string& node, const char* inbox,
+                             std::int64_t fill) {
+    return {t_ps, TraceKind::inbox_fill, &node, -1, -1, inbox, nullptr, fill, nullptr, nullptr};
+}
+// PE_SCHEDULER's command `seq` of `kind` named `id`.
+inline TraceEvent command_submitted(std::uint64_t t_ps, const std::string& node, std::int64_t seq,
+                                    const char* kind, const std::string& id) {
+    return {t_ps, TraceKind::command_submitted, &node, seq, -1, kind, nullptr, -1, nullptr, &id};
+}
+inline TraceEvent command_complete(std::uint64_t t_ps, const std::string& node, std::int64_t seq,
+                                   const char* kind, const std::string& id) {
+    return {t_ps, TraceKind::command_complete, &node, seq, -1, kind, nullptr, -1, nullptr, &id};
+}
+// Command `seq` on execution `context` waits for `cause`; `detail` says on what.
+inline TraceEvent wait_begin(std::uint64_t t_ps, const std::string& node, std::int64_t seq,
+                             const char* context, const char* cause, const std::string& detail) {
+    return {t_ps, TraceKind::wait_begin, &node, seq, -1, context, cause, -1, nullptr, &detail};
+}
+inline TraceEvent wait_end(std::uint64_t t_ps, const std::string& node, std::int64_t seq,
+                           const char* context, const char* cause, const std::string& id) {
+    return {t_ps, TraceKind::wait_end, &node, seq, -1, context, cause, -1, nullptr, &id};
+}
+inline TraceEvent bank_violation(std::uint64_t t_ps, const std::string& node, std::int64_t seq,
+                                 const char* context, const std::string& detail) {
+    return {t_ps, TraceKind::bank_violation, &node, seq, -1, context, "bank", -1, nullptr, &detail};
+}
+// Tile `tile` of command `seq` fed to `stage`; `id` (the command's name) when given.
+inline TraceEvent sub_command_dispatched(std::uint64_t t_ps, const std::string& node,
+                                         std::int64_t seq, std::int64_t tile, const char* stage,
+                                         const std::string* id = nullptr) {
+    return {t_ps, TraceKind::sub_command_dispatched, &node, seq, tile, stage, nullptr, -1, nullptr, id};
+}
+inline TraceEvent tile_ready(std::uint64_t t_ps, const std::string& node, std::int64_t seq,
+                             std::int64_t tile) {
+    return {t_ps, TraceKind::tile_ready, &node, seq, tile, nullptr, nullptr, -1, nullptr, nullptr};
+}
+inline TraceEvent tcm_in_use(std::uint64_t t_ps, const std::string& node, std::int64_t bytes) {
+    return {t_ps, TraceKind::tcm_in_use, &node, -1, -1, nullptr, nullptr, bytes, nullptr, nullptr};
+}
+inline TraceEvent kernel_start(std::uint64_t t_ps, const std::string& node, const std::string& kernel) {
+    return {t_ps, TraceKind::kernel_start, &node, -1, -1, nullptr, nullptr, -1, nullptr, &kernel};
+}
+inline TraceEvent kernel_complete(std::uint64_t t_ps, const std::string& node, const std::string& kernel) {
+    return {t_ps, TraceKind::kernel_complete, &node, -1, -1, nullptr, nullptr, -1, nullptr, &kernel};
+}
+// M_CPU's fan-out of host request `request` (of `kind`); `fanout` is a kernel
+// launch's fan-out number (-1 otherwise); `bytes` -1 when none move.
+inline TraceEvent fanout_start(std::uint64_t t_ps, const std::string& node, std::int64_t fanout,
+                               const char* kind, std::int64_t bytes, const std::string& request) {
+    return {t_ps, TraceKind::fanout_start, &node, fanout, -1, kind, nullptr, bytes, nullptr, &request};
+}
+inline TraceEvent fanout_complete(std::uint64_t t_ps, const std::string& node, const char* kind,
+                                  bool timed_out, const std::string& request) {
+    return {t_ps,    TraceKind::fanout_complete, &node,   -1,      -1, kind, timed_out ? "timeout" : nullptr,
+            -1,      nullptr,                    &request};
+}
+// A response to fan-out `fanout` from `from`, after it timed out.
+inline TraceEvent late_response(std::uint64_t t_ps, const std::string& node, std::int64_t fanout,
+                                const std::string& from) {
+    return {t_ps, TraceKind::late_response, &node, fanout, -1, nullptr, nullptr, -1, &from, nullptr};
+}
+// IO_CPU's host request number `index` (of `kind`, named `request`).
+inline TraceEvent request_start(std::uint64_t t_ps, const std::string& node, std::int64_t index,
+                                const char* kind, std::int64_t bytes, const std::string& request) {
+    return {t_ps, TraceKind::request_start, &node, index, -1, kind, nullptr, bytes, nullptr, &request};
+}
+inline TraceEvent request_complete(std::uint64_t t_ps, const std::string& node, std::int64_t index,
+                                   const char* kind, bool timed_out, const std::string& request) {
+    return {t_ps, TraceKind::request_complete, &node, index, -1, kind, timed_out ? "timeout" : nullptr,
+            -1,   nullptr,                     &request};
+}
+// The probe's control message `leg` from `from` reached `node` (it carries 0 bytes).
+inline TraceEvent control_delivered(std::uint64_t t_ps, const std::string& node, std::int64_t leg,
+                                    const std::string& from) {
+    return {t_ps, TraceKind::control_delivered, &node, leg, -1, nullptr, nullptr, 0, &from, nullptr};
+}
+
+}  // namespace trace
+
 // A TraceEvent copied into an in-memory log (TraceSink::record_to): every
 // field is owned, so later changes to the emitter's strings cannot alter it.
 // Absent optional strings are empty; absent integers are -1.
 struct RecordedEvent {
     std::uint64_t t_ps = 0;
-    std::string ev;
+    TraceKind kind = TraceKind::engine_start;
     std::string node;
     std::int64_t cmd = -1;
     std::int64_t tile = -1;

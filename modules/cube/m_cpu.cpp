@@ -81,8 +81,8 @@ void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
     pending.expected = static_cast<int>(pes.size());
     pending.answered.assign(pes.size(), 0);
     pending.pes = pes;
-    m_trace.emit({now.value(), "fanout_start", &node_id_ref(), static_cast<std::int64_t>(id), -1,
-                  "kernel_launch", nullptr, -1, nullptr, &msg.request->id});
+    m_trace.emit(trace::fanout_start(now.value(), node_id_ref(), static_cast<std::int64_t>(id),
+                                     "kernel_launch", -1, msg.request->id));
     Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     for (int pe : pes) {
         m_launches.push_back({msg.kernel, start_ps, this, id, pe});
@@ -119,8 +119,8 @@ void MCpu::collect_response(const PeResponseMsg& response) {
     if (it == m_pending.end()) {
         // The watchdog already closed this fan-out: a late answer.
         const std::string who = pe_id(response.pe);
-        m_trace.emit({sc_core::sc_time_stamp().value(), "late_response", &node_id_ref(),
-                      static_cast<std::int64_t>(response.fanout), -1, nullptr, nullptr, -1, &who});
+        m_trace.emit(trace::late_response(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                          static_cast<std::int64_t>(response.fanout), who));
         return;
     }
     Pending& p = *it->second;
@@ -138,9 +138,8 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const std::uint64_t slice_bytes = m_fabric->hbm_slice_bytes();
     const std::uint64_t cube_base = m_fabric->hbm_base(m_sip, m_cube, 0);
-    m_trace.emit({start.value(), "fanout_start", &node_id_ref(), -1, -1,
-                  to_string(msg.request->kind), nullptr, static_cast<std::int64_t>(msg.bytes),
-                  nullptr, &msg.request->id});
+    m_trace.emit(trace::fanout_start(start.value(), node_id_ref(), -1, to_string(msg.request->kind),
+                                     static_cast<std::int64_t>(msg.bytes), msg.request->id));
     Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     sc_core::sc_time latest = start;
     double xfer_ns = 0.0;
@@ -172,8 +171,7 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
 void MCpu::mmu_msg_fanout(const CubeRequestMsg& msg) {
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const HostRequest& r = *msg.request;
-    m_trace.emit({start.value(), "fanout_start", &node_id_ref(), -1, -1, to_string(r.kind), nullptr,
-                  -1, nullptr, &r.id});
+    m_trace.emit(trace::fanout_start(start.value(), node_id_ref(), -1, to_string(r.kind), -1, r.id));
     Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     sc_core::sc_time latest = start;
     // seed 001 D7: PE_MMU is terminal and answers nothing; wait for each
@@ -196,9 +194,8 @@ void MCpu::respond(const CubeRequestMsg& msg, bool success, std::string missing,
                    FanoutRecord record) {
     // seed 001 D8: one ResponseMsg(src_pe = -1) back to IO_CPU.
     m_responses.push_back({&msg, -1, success, std::move(missing)});
-    m_trace.emit({sc_core::sc_time_stamp().value(), "fanout_complete", &node_id_ref(), -1, -1,
-                  to_string(msg.request->kind), success ? nullptr : "timeout", -1, nullptr,
-                  &msg.request->id});
+    m_trace.emit(trace::fanout_complete(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                        to_string(msg.request->kind), !success, msg.request->id));
     Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     txn.ext().body = &m_responses.back();
     txn.prepare(MsgKind::response, m_fabric->route(*this, *msg.reply_to), 0, 0);

@@ -73,8 +73,7 @@ void PeCpu::run() {
 
 void PeCpu::run_kernel(const Kernel& kernel) {
     scheduler->prepare(kernel);
-    m_trace.emit({sc_core::sc_time_stamp().value(), "kernel_start", &node_id_ref(), -1, -1, nullptr,
-                  nullptr, -1, nullptr, &kernel.name});
+    m_trace.emit(trace::kernel_start(sc_core::sc_time_stamp().value(), node_id_ref(), kernel.name));
     const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
     const Route& to_scheduler = routes->to_scheduler();
     for (const Command& command : kernel.commands) {
@@ -101,8 +100,7 @@ void PeCpu::run_kernel(const Kernel& kernel) {
     KernelRun& run = m_runs.back();
     run.finish = sc_core::sc_time_stamp();
     run.done = true;
-    m_trace.emit({run.finish.value(), "kernel_complete", &node_id_ref(), -1, -1, nullptr, nullptr,
-                  -1, nullptr, &kernel.name});
+    m_trace.emit(trace::kernel_complete(run.finish.value(), node_id_ref(), kernel.name));
 }
 
 }  // namespace npuvp

@@ -202,8 +202,8 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
     if (m_trace.enabled())
-        m_trace.emit({sc_core::sc_time_stamp().value(), "engine_start", &node_id_ref(), cmd, tile,
-                      stage, nullptr, static_cast<std::int64_t>(bytes), &target});
+        m_trace.emit(trace::engine_start(sc_core::sc_time_stamp().value(), node_id_ref(), cmd, tile,
+                                         stage, static_cast<std::int64_t>(bytes), &target));
     ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
     ch.txn.ext().tile_id = tile;
     ch.txn.prepare(kind, route, address, bytes);
@@ -218,8 +218,9 @@ void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start
     ch.bytes += ext.bytes;
     ch.active = false;
     ch.cmd = ch.tile = -1;
-    m_trace.emit({done.value(), "engine_complete", &node_id_ref(), cmd, tile, stage, nullptr,
-                  static_cast<std::int64_t>(ext.bytes), &ext.route->path.back().node->node_id_ref()});
+    m_trace.emit(trace::engine_complete(done.value(), node_id_ref(), cmd, tile, stage,
+                                        static_cast<std::int64_t>(ext.bytes),
+                                        &ext.route->path.back().node->node_id_ref()));
 }
 
 std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {

@@ -94,9 +94,9 @@ void PeScheduler::receive_loop() {
         cmd.read_addr = src.given ? src : home;
         cmd.write_addr = dst.given ? dst : home;
         m_inflight.push_back(&cmd);
-        m_trace.emit({cmd.submitted.value(), "command_submitted", &node_id_ref(),
-                      static_cast<std::int64_t>(cmd.seq), -1, to_string(command.kind), nullptr, -1,
-                      nullptr, &command.id});
+        m_trace.emit(trace::command_submitted(cmd.submitted.value(), node_id_ref(),
+                                              static_cast<std::int64_t>(cmd.seq),
+                                              to_string(command.kind), command.id));
         if (composite) {
             m_pending_feeds.push_back(&cmd);
             m_feed_ready.notify(sc_core::SC_ZERO_TIME);
@@ -113,9 +113,9 @@ void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (cmd.wait_cause != WaitCause::none) {
         cmd.waited[static_cast<std::size_t>(cmd.wait_cause)] += now - cmd.wait_since;
-        m_trace.emit({now.value(), "wait_end", &node_id_ref(), static_cast<std::int64_t>(cmd.seq), -1,
-                      to_string(cmd.context()), to_string(cmd.wait_cause), -1, nullptr,
-                      &cmd.command->id});
+        m_trace.emit(trace::wait_end(now.value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                                     to_string(cmd.context()), to_string(cmd.wait_cause),
+                                     cmd.command->id));
     }
     cmd.wait_cause = wait.cause;
     cmd.wait_detail = wait.detail;
@@ -125,9 +125,9 @@ void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
         cmd.gated_by = wait.blocker;
     }
     if (wait.cause != WaitCause::none)
-        m_trace.emit({now.value(), "wait_begin", &node_id_ref(), static_cast<std::int64_t>(cmd.seq),
-                      -1, to_string(cmd.context()), to_string(wait.cause), -1, nullptr,
-                      &cmd.wait_detail});
+        m_trace.emit(trace::wait_begin(now.value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                                       to_string(cmd.context()), to_string(wait.cause),
+                                       cmd.wait_detail));
 }
 
 // seed 002 (SPEC §6): in each pass, the first waiting command (in program
@@ -155,9 +155,9 @@ void PeScheduler::dispatch_loop() {
             if (auto violation = m_context_scheduler.violation(*chosen)) {
                 // seed 002: on hardware the starved DMA times out the NoC and
                 // the device resets; here the run stops and says why.
-                m_trace.emit({sc_core::sc_time_stamp().value(), "bank_violation", &node_id_ref(),
-                              static_cast<std::int64_t>(chosen->seq), -1,
-                              to_string(chosen->context()), "bank", -1, nullptr, &*violation});
+                m_trace.emit(trace::bank_violation(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                                   static_cast<std::int64_t>(chosen->seq),
+                                                   to_string(chosen->context()), *violation));
                 m_status.fail(node_id(), "TCM bank access limit broken when starting " +
                                              chosen->command->id + ": " + *violation);
             }
@@ -184,9 +184,9 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     token.owner = nullptr;
     cmd.total_tiles = 1;
     start_command(cmd);
-    m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                  static_cast<std::int64_t>(cmd.seq), 0, to_string(token.stage().type), nullptr, -1,
-                  nullptr, &cmd.command->id});
+    m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                               static_cast<std::int64_t>(cmd.seq), 0,
+                                               to_string(token.stage().type), &cmd.command->id));
     inboxes[static_cast<int>(token.stage().type)]->write(&token);
 }
 
@@ -246,8 +246,8 @@ void PeScheduler::feed_step() {
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
             if (m_trace.enabled())
-                m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1,
-                              -1, nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
+                m_trace.emit(trace::tcm_in_use(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                               static_cast<std::int64_t>(m_reserved_in_use)));
             sc_core::next_trigger(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
             m_feed_phase = FeedPhase::overhead;
             return;
@@ -262,10 +262,10 @@ void PeScheduler::feed_step() {
             if (m_feed_first) start_command(cmd);
             m_feed_first = false;
             ++m_tiles_fed;
-            m_trace.emit({sc_core::sc_time_stamp().value(), "sub_command_dispatched", &node_id_ref(),
-                          static_cast<std::int64_t>(cmd.seq),
-                          static_cast<std::int64_t>(token.plan.tile_id),
-                          to_string(token.stage().type)});
+            m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                                       static_cast<std::int64_t>(cmd.seq),
+                                                       static_cast<std::int64_t>(token.plan.tile_id),
+                                                       to_string(token.stage().type)));
             m_feed_phase = FeedPhase::write;
             break;
         }
@@ -293,13 +293,13 @@ void PeScheduler::tile_completed(TileToken& token) {
         m_reserved_in_use = m_reserved.in_use();
         --m_tiles_in_flight;
         if (m_trace.enabled())
-            m_trace.emit({sc_core::sc_time_stamp().value(), "tcm_in_use", &node_id_ref(), -1, -1,
-                          nullptr, nullptr, static_cast<std::int64_t>(m_reserved_in_use)});
+            m_trace.emit(trace::tcm_in_use(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                           static_cast<std::int64_t>(m_reserved_in_use)));
     }
     if (cmd.command->kind == CommandKind::composite && m_trace.enabled())
-        m_trace.emit({sc_core::sc_time_stamp().value(), "tile_ready", &node_id_ref(),
-                      static_cast<std::int64_t>(cmd.seq),
-                      static_cast<std::int64_t>(token.plan.tile_id)});
+        m_trace.emit(trace::tile_ready(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                       static_cast<std::int64_t>(cmd.seq),
+                                       static_cast<std::int64_t>(token.plan.tile_id)));
     token.cmd = nullptr;
     m_free_tokens.push_back(&token);
     if (cmd.completed_tiles == cmd.total_tiles) {
@@ -333,9 +333,9 @@ void PeScheduler::record_completions() {
         for (std::size_t c = 0; c < wait_cause_count; ++c) record.waited[c] = cmd->waited[c];
         m_completions.push_back(record);
         m_inflight.erase(std::find(m_inflight.begin(), m_inflight.end(), cmd));
-        m_trace.emit({cmd->finished.value(), "command_complete", &node_id_ref(),
-                      static_cast<std::int64_t>(cmd->seq), -1, to_string(cmd->command->kind),
-                      nullptr, -1, nullptr, &cmd->command->id});
+        m_trace.emit(trace::command_complete(cmd->finished.value(), node_id_ref(),
+                                             static_cast<std::int64_t>(cmd->seq),
+                                             to_string(cmd->command->kind), cmd->command->id));
     }
     m_done.clear();
     m_completed.notify(sc_core::SC_ZERO_TIME);

@@ -192,15 +192,13 @@ void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& pref
 
 void StageWorker::trace_engine(bool start, const TileToken& token, std::int64_t bytes,
                                const std::string* peer) const {
-    const char* ev = start ? "engine_start" : "engine_complete";
     m_active = start;
     m_cmd = m_active ? static_cast<std::int32_t>(token.cmd->seq) : -1;
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
-    m_trace.emit({sc_core::sc_time_stamp().value(), ev, &m_owner_id,
-                  static_cast<std::int64_t>(token.cmd->seq),
-                  static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type),
-                  nullptr, bytes, peer});
+    m_trace.emit((start ? trace::engine_start : trace::engine_complete)(
+        sc_core::sc_time_stamp().value(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
+        static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type), bytes, peer));
 }
 
 }  // namespace npuvp

@@ -64,8 +64,8 @@ public:
 private:
     void emit() {
         if (m_trace.enabled())
-            m_trace.emit({sc_core::sc_time_stamp().value(), "inbox_fill", &m_owner, -1, -1,
-                          m_label.c_str(), nullptr, m_fill});
+            m_trace.emit(trace::inbox_fill(sc_core::sc_time_stamp().value(), m_owner, m_label.c_str(),
+                                           m_fill));
     }
 
     int m_fill = 0;

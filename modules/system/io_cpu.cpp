@@ -70,9 +70,9 @@ void IoCpu::run_request(RequestRecord& record) {
     record.issued = sc_core::sc_time_stamp();
     sc_core::wait(m_processor.reserve(record.issued) - record.issued);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    m_trace.emit({now.value(), "request_start", &node_id_ref(), static_cast<std::int64_t>(r.index),
-                  -1, to_string(r.kind), nullptr,
-                  r.bytes ? static_cast<std::int64_t>(r.bytes) : -1, nullptr, &r.id});
+    m_trace.emit(trace::request_start(now.value(), node_id_ref(), static_cast<std::int64_t>(r.index),
+                                      to_string(r.kind), r.bytes ? static_cast<std::int64_t>(r.bytes) : -1,
+                                      r.id));
 
     const Kernel* kernel = r.kind == HostRequestKind::kernel_launch ? &m_workload->kernels.at(r.kernel)
                                                                     : nullptr;
@@ -150,10 +150,10 @@ void IoCpu::worker() {
         if (++record.received < record.expected) continue;
         record.done = true;
         record.completed = sc_core::sc_time_stamp();
-        m_trace.emit({record.completed.value(), "request_complete", &node_id_ref(),
-                      static_cast<std::int64_t>(record.request->index), -1,
-                      to_string(record.request->kind), record.success ? nullptr : "timeout", -1,
-                      nullptr, &record.request->id});
+        m_trace.emit(trace::request_complete(record.completed.value(), node_id_ref(),
+                                             static_cast<std::int64_t>(record.request->index),
+                                             to_string(record.request->kind), !record.success,
+                                             record.request->id));
         m_request_done.notify(sc_core::SC_ZERO_TIME);
     }
 }

@@ -1,4 +1,4 @@
-#include "platform/gtkw_writer.h"
+#include "report/gtkw_writer.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -31,13 +31,17 @@ std::string group_of(const std::string& node) {
     return last == std::string::npos ? node : node.substr(0, last);
 }
 
-}  // namespace
+// The VCD's signals, from its definitions, and the time of its last change.
+struct VcdHeader {
+    std::vector<Signal> signals;
+    std::uint64_t end_ps = 0;
+};
 
-void write_gtkw(const std::string& vcd_path, std::ostream& out) {
+VcdHeader read_vcd(const std::string& vcd_path) {
     std::ifstream vcd(vcd_path);
     if (!vcd) throw std::runtime_error("cannot read '" + vcd_path + "'");
+    VcdHeader header;
     std::vector<std::string> scope;
-    std::vector<Signal> signals;
     std::string word;
     while (vcd >> word) {
         if (word == "$enddefinitions") break;
@@ -55,15 +59,17 @@ void write_gtkw(const std::string& vcd_path, std::ostream& out) {
             for (const std::string& s : scope) path += (path.empty() ? "" : ".") + s;
             std::string full = path + "." + name;
             if (next != "$end") full += next;  // the [31:0] range of a vector
-            signals.push_back({path, full, width});
+            header.signals.push_back({path, full, width});
         }
     }
-    // The end of the run: the last time stamp.
-    std::uint64_t end_ps = 0;
     for (std::string line; std::getline(vcd, line);)
-        if (!line.empty() && line[0] == '#') end_ps = std::stoull(line.substr(1));
-    // Engines first (the busy lanes an architect looks at), then the
-    // scheduler, the slot and the inbox fill levels; stable within a rank.
+        if (!line.empty() && line[0] == '#') header.end_ps = std::stoull(line.substr(1));
+    return header;
+}
+
+// Engines first (the busy lanes an architect looks at), then the scheduler,
+// the slot and the inbox fill levels; stable within a rank.
+void sort_signals(std::vector<Signal>& signals) {
     auto rank = [](const Signal& sig) {
         static const char* order[] = {".pe_dma", ".pe_fetch_store", ".pe_gemm", ".pe_math",
                                       ".pe_ipcq", ".pe_scheduler", ".accel_slot", "_inbox"};
@@ -76,20 +82,22 @@ void write_gtkw(const std::string& vcd_path, std::ostream& out) {
         if (ga != gb) return false;  // keep the PEs in the VCD's order
         return rank(a) < rank(b);
     });
-    // Zoom so the whole run fits about 1000 pixels. Measured on GTKWave
-    // 3.3 with this 1 ps time base: zoom -13 shows about 47 ps per pixel, and
-    // each step down doubles it.
+}
+
+// Zoom so the whole run fits about 1000 pixels. Measured on GTKWave 3.3 with
+// this 1 ps time base: zoom -13 shows about 47 ps per pixel, and each step
+// down doubles it.
+int zoom_to_fit(std::uint64_t end_ps) {
     int zoom = -13;
     for (double ps_per_pixel = 47.0; ps_per_pixel * 1000.0 < static_cast<double>(end_ps);
          ps_per_pixel *= 2.0)
         --zoom;
-    out << "[*] GTKWave save file written by npuvp: gtkwave " << vcd_path << " <this file>\n"
-        << "[dumpfile] \"" << vcd_path << "\"\n"
-        << "[timestart] 0\n"
-        << "*" << zoom << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
-        << "[size] 1600 1000\n"
-        << "[sst_expanded] 1\n"
-        << "[signals_width] 360\n";
+    return zoom;
+}
+
+// The signals in collapsible groups: one per PE (or node group), and inside
+// it one per node.
+void write_groups(std::ostream& out, const std::vector<Signal>& signals) {
     std::string open_group, open_node;
     auto close_node = [&] {
         if (open_node.empty()) return;
@@ -119,6 +127,22 @@ void write_gtkw(const std::string& vcd_path, std::ostream& out) {
         out << "@" << std::hex << flags << std::dec << "\n" << s.name << "\n";
     }
     close_group();
+}
+
+}  // namespace
+
+void write_gtkw(const std::string& vcd_path, std::ostream& out) {
+    VcdHeader vcd = read_vcd(vcd_path);
+    sort_signals(vcd.signals);
+    out << "[*] GTKWave save file written by npuvp: gtkwave " << vcd_path << " <this file>\n"
+        << "[dumpfile] \"" << vcd_path << "\"\n"
+        << "[timestart] 0\n"
+        << "*" << zoom_to_fit(vcd.end_ps)
+        << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+        << "[size] 1600 1000\n"
+        << "[sst_expanded] 1\n"
+        << "[signals_width] 360\n";
+    write_groups(out, vcd.signals);
 }
 
 }  // namespace npuvp

@@ -1,4 +1,4 @@
-#include "platform/sim_speed.h"
+#include "report/sim_speed.h"
 
 #include <systemc>
 

@@ -28,9 +28,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "platform/platform.h"
-#include "platform/report_writer.h"
-#include "platform/svg_writer.h"
-#include "platform/timeline_writer.h"
+#include "report/report_writer.h"
+#include "report/svg_writer.h"
+#include "report/timeline_writer.h"
 #include "platform/workload_loader.h"
 #include "platform/workload_run.h"
 #include "testbench/harness/platform_fixture.h"
@@ -71,7 +71,7 @@ struct Sim {
 std::vector<RecordedEvent> events_named(const std::vector<RecordedEvent>& log, const std::string& ev) {
     std::vector<RecordedEvent> out;
     for (const auto& e : log)
-        if (e.ev == ev) out.push_back(e);
+        if (to_string(e.kind) == ev) out.push_back(e);
     return out;
 }
 
@@ -441,7 +441,7 @@ BOOST_AUTO_TEST_CASE(failed_run_outputs_show_what_ran_until_the_stop) {
     std::vector<RecordedEvent> log = sim.log;
     RecordedEvent start;
     start.t_ps = dispatched[0].t_ps;
-    start.ev = "engine_start";
+    start.kind = TraceKind::engine_start;
     start.node = "sip0.cube0.pe0.pe_dma";
     start.cmd = 0;
     start.tile = 0;
@@ -508,7 +508,7 @@ host:
     // The marks, from the trace.
     auto at = [&](const std::string& ev, const std::string& node, const std::string& detail) {
         for (const auto& e : log)
-            if (e.ev == ev && e.node == node && (detail.empty() || e.detail == detail)) return e.t_ps;
+            if (to_string(e.kind) == ev && e.node == node && (detail.empty() || e.detail == detail)) return e.t_ps;
         BOOST_FAIL("no " << ev << " on " << node << " " << detail);
         return std::uint64_t{0};
     };

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/timeline_writer.h"
+#include "report/run_view.h"
 
 namespace npuvp {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "platform/report_writer.h"
-#include "platform/sim_speed.h"
+#include "report/report_writer.h"
+#include "report/sim_speed.h"
 #include "platform/workload_run.h"
 
 namespace npuvp {

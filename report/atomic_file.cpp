@@ -1,4 +1,4 @@
-#include "platform/atomic_file.h"
+#include "report/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -8,7 +8,7 @@
 
 #include <ostream>
 
-#include "platform/timeline_writer.h"
+#include "report/run_view.h"
 
 namespace npuvp {
 

@@ -1,21 +1,21 @@
-// Observability outputs of a workload run (SPEC §7; docs/cli.md "Outputs"):
-// the shared view of a run that the timeline (this file), the schedule
-// picture (svg_writer.h) and the report (report_writer.h) draw from, and the
-// Chrome trace-event timeline (`--timeline FILE`) that Perfetto and
-// chrome://tracing open.
-//
-// Everything here reads a run after sc_start returned (finished or failed):
-// the events recorded in memory
-// (TraceSink::record_to) and the PE schedulers' completion records. Nothing
-// touches the simulation, so writing an output changes no simulated time.
-// Output order is fixed by sorting on ids and times, never on pointers.
+// The view of a run that the outputs draw from (SPEC §7; docs/cli.md
+// "Outputs"): the timeline (timeline_writer.h), the schedule picture
+// (svg_writer.h) and the report (report_writer.h). (The summary,
+// run_summary.h, takes its figures from the run itself: it is written even
+// for a run that never started.) It is built once, after sc_start returned
+// (finished or failed), from two sources: the typed events recorded in
+// memory (TraceSink::record_to) and the model's own records (the PE
+// schedulers' completions, M_CPU's fan-outs, IO_CPU's requests, PE_CPU's
+// kernel runs).
+// Nothing here touches the simulation, so building it changes no simulated
+// time. Order is fixed by sorting on ids and times, never on pointers.
 #pragma once
 
 #include <cstdint>
-#include <ostream>
 #include <string>
 #include <vector>
 
+#include "modules/common/time_text.h"
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "platform/platform.h"
@@ -134,19 +134,9 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
 int lane_rank(const std::string& lane);
 bool is_context_lane(const std::string& lane);
 
-// Formatting helpers shared by the writers (exact: integers underneath).
-std::string ps_as_us(std::uint64_t ps);  // 1234567 -> "1.234567"
-std::string ps_as_ns(std::uint64_t ps);  // 1234567 -> "1234.567"
-std::string json_string(const std::string& text);
-std::string xml_text(const std::string& text);
+// Text escaping shared by the writers.
+std::string json_string(const std::string& text);  // quoted, JSON-escaped
+std::string xml_text(const std::string& text);     // XML character data and attributes
 
 }  // namespace obs
-
-// Writes the run as Chrome trace-event JSON: {"traceEvents":[...],
-// "displayTimeUnit":"ns"}. pid = PE (or node group), tid = engine / context
-// lane; "X" slices per engine interval and per command, "s"/"f" flows along a
-// token's stages and from a blocking command to the one that waited for it,
-// "C" counters of tiles in flight, "M" names.
-void write_timeline(std::ostream& out, const obs::RunView& view);
-
 }  // namespace npuvp

@@ -1,4 +1,4 @@
-#include "platform/report_writer.h"
+#include "report/report_writer.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -92,19 +92,13 @@ Report::Step command_step(const obs::CommandSpan& c, const std::string& via) {
     return {c.pe, c.id, c.kind, c.lane, via, c.submitted_ps, c.started_ps, c.finished_ps, 0};
 }
 
-// Host workloads: the chain of requests that ends at the last one to
-// complete, each sent after the one before it (its `after`, or the previous
-// request) completed. A kernel launch on the chain opens into its segments:
-// IO_CPU until M_CPU starts the fan-out, M_CPU until the kernel starts on the
-// PE that finishes last, that PE's command chain, M_CPU until its fan-out
-// completes, IO_CPU until the response is in. Other requests are one step.
-std::vector<Report::Step> host_path(const obs::RunView& view) {
-    std::vector<Report::Step> out;
-    const auto& reqs = view.requests;
+// The requests from the last one to complete back along what each was sent
+// after (its `after`, or the previous request): the latest-completing done
+// predecessor each time. Last request first.
+std::vector<std::size_t> request_chain(const std::vector<obs::RunView::Request>& reqs) {
     std::size_t cur = reqs.size();
     for (std::size_t i = 0; i < reqs.size(); ++i)
         if (reqs[i].done && (cur == reqs.size() || reqs[i].completed_ps >= reqs[cur].completed_ps)) cur = i;
-    if (cur == reqs.size()) return out;
     std::vector<std::size_t> chain;
     for (std::set<std::size_t> seen; cur < reqs.size() && seen.insert(cur).second;) {
         chain.push_back(cur);
@@ -116,34 +110,56 @@ std::vector<Report::Step> host_path(const obs::RunView& view) {
                     pred = i;
         cur = pred;
     }
+    return chain;
+}
+
+// The fan-out of request `r` that completed last (a launch may span cubes).
+const obs::RunView::Fanout* last_fanout(const obs::RunView& view, const obs::RunView::Request& r) {
+    const obs::RunView::Fanout* fan = nullptr;
+    for (const auto& f : view.fanouts)
+        if (f.id == r.id && f.start_ps >= r.issued_ps && f.end_ps <= r.completed_ps &&
+            (!fan || f.end_ps > fan->end_ps))
+            fan = &f;
+    return fan;
+}
+
+// On the fan-out's cube, the commands (within the fan-out) of the PE whose
+// last command in it finished last.
+std::vector<const obs::CommandSpan*> launch_commands(const obs::RunView& view,
+                                                     const obs::RunView::Fanout& fan) {
+    const std::string cube = fan.node.substr(0, fan.node.rfind('.') + 1);  // "sip0.cube0."
+    std::string pe;
+    std::uint64_t last = 0;
+    for (const auto& c : view.commands)
+        if (c.pe.compare(0, cube.size(), cube) == 0 && c.submitted_ps >= fan.start_ps &&
+            c.finished_ps <= fan.end_ps && (pe.empty() || c.finished_ps > last)) {
+            pe = c.pe;
+            last = c.finished_ps;
+        }
+    std::vector<const obs::CommandSpan*> cmds;
+    for (const auto& c : view.commands)
+        if (c.pe == pe && c.submitted_ps >= fan.start_ps && c.finished_ps <= fan.end_ps) cmds.push_back(&c);
+    return cmds;
+}
+
+// Host workloads: the request chain, in issue order. A kernel launch on the
+// chain opens into its segments: IO_CPU until M_CPU starts the fan-out, M_CPU
+// until the kernel starts on the PE that finishes last, that PE's command
+// chain, M_CPU until its fan-out completes, IO_CPU until the response is in.
+// Other requests are one step.
+std::vector<Report::Step> host_path(const obs::RunView& view) {
+    std::vector<Report::Step> out;
+    const auto& reqs = view.requests;
+    const std::vector<std::size_t> chain = request_chain(reqs);
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
         const obs::RunView::Request& r = reqs[*it];
         const std::string via = out.empty() ? "" : "issue";
         auto io_step = [&](const std::string& how, std::uint64_t from, std::uint64_t to) {
             out.push_back({r.node, r.id, r.kind, "request", how, r.issued_ps, from, to, 0});
         };
-        // The fan-out that completed last (a launch may span cubes).
-        const obs::RunView::Fanout* fan = nullptr;
-        for (const auto& f : view.fanouts)
-            if (f.id == r.id && f.start_ps >= r.issued_ps && f.end_ps <= r.completed_ps &&
-                (!fan || f.end_ps > fan->end_ps))
-                fan = &f;
-        // On the fan-out's cube, the PE whose last command in it finished last.
+        const obs::RunView::Fanout* fan = last_fanout(view, r);
         std::vector<const obs::CommandSpan*> cmds;
-        if (fan && r.kind == "kernel_launch") {
-            const std::string cube = fan->node.substr(0, fan->node.rfind('.') + 1);  // "sip0.cube0."
-            std::string pe;
-            std::uint64_t last = 0;
-            for (const auto& c : view.commands)
-                if (c.pe.compare(0, cube.size(), cube) == 0 && c.submitted_ps >= fan->start_ps &&
-                    c.finished_ps <= fan->end_ps && (pe.empty() || c.finished_ps > last)) {
-                    pe = c.pe;
-                    last = c.finished_ps;
-                }
-            for (const auto& c : view.commands)
-                if (c.pe == pe && c.submitted_ps >= fan->start_ps && c.finished_ps <= fan->end_ps)
-                    cmds.push_back(&c);
-        }
+        if (fan && r.kind == "kernel_launch") cmds = launch_commands(view, *fan);
         if (cmds.empty()) {
             io_step(via, r.issued_ps, r.completed_ps);
             continue;
