@@ -4,7 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/timeline_writer.h"
 
 namespace npuvp {

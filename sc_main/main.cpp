@@ -13,7 +13,7 @@
 #include <systemc>
 
 #include "platform/atomic_file.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/gtkw_writer.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
@@ -23,8 +23,8 @@
 #include "platform/sim_speed.h"
 #include "platform/svg_writer.h"
 #include "platform/timeline_writer.h"
-#include "platform/topology_loader.h"
-#include "platform/workload_loader.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
 #include "platform/workload_run.h"
 #include "sc_main/cli.h"
 #include "sc_main/compare.h"

@@ -18,7 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "platform/atomic_file.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/run_summary.h"
 #include "platform/timeline_writer.h"
 #include "sc_main/cli.h"

@@ -3,7 +3,7 @@
 // not include platform/).
 //
 // These are plain structs with no SystemC and no YAML types: the loader
-// (platform/topology_loader.h) fills them from YAML, applies the named defaults of
+// (config/topology_loader.h) fills them from YAML, applies the named defaults of
 // config_defaults.h and validates every value; the elaborator and the modules
 // only ever see a validated TopologyConfig. Units are those of the YAML keys:
 // ns, GB/s (= bytes/ns), GHz, mm, bytes.

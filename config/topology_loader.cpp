@@ -8,7 +8,7 @@
 // Overrides are written into the tree before the walk. The nodes they create
 // are remembered, so a value that came from --set is reported as "--set" with
 // its key path instead of a line of the file.
-#include "platform/topology_loader.h"
+#include "config/topology_loader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -24,9 +24,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/config_defaults.h"
+#include "config/config_defaults.h"
 #include "platform/impl_registry.h"
-#include "platform/yaml_document.h"
+#include "config/yaml_document.h"
 
 namespace npuvp {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "modules/common/config.h"
 
 namespace npuvp {

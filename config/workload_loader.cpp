@@ -5,7 +5,7 @@
 // checks against the topology (cube / PE ranges, math ops, TCM fit, page
 // alignment) run as each value is read; `wait` targets and ipcq peers, which
 // depend on the whole kernel or on the launch, are resolved afterwards.
-#include "platform/workload_loader.h"
+#include "config/workload_loader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,7 +22,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/yaml_document.h"
+#include "config/yaml_document.h"
 
 namespace npuvp {
 namespace {
