@@ -42,4 +42,9 @@ TopologyConfig load_topology_text(const std::string& text,
 // unlimited, as absence is how the schema says unlimited.
 std::string dump_topology_yaml(const TopologyConfig& config);
 
+// The reference tables of every topology key (key, type, unit, default,
+// bound, meaning) as markdown, generated from the loader's field tables: the
+// "Keys" part of docs/schema.md, which a test keeps equal to it.
+std::string topology_schema_markdown();
+
 }  // namespace npuvp
