@@ -16,7 +16,7 @@ std::string int_text(long long value) { return std::to_string(value); }
 std::string markdown(const Docs& docs) {
     std::string out;
     for (const auto& section : docs) {
-        out += "### `" + section.title + "`\n\n";
+        out += section.title.empty() ? std::string("### Top level\n\n") : "### `" + section.title + "`\n\n";
         out += "| key | type | unit | default | constraint | meaning |\n";
         out += "| --- | --- | --- | --- | --- | --- |\n";
         for (const auto& row : section.rows)

@@ -99,6 +99,11 @@ void document(const Table<T>& table, const std::string& prefix, Docs& docs, std:
     for (const auto& field : table.fields) field.document(prefix, docs, section);
 }
 
+// The full key path of `key` in `section` (the top level has no title).
+inline std::string path_in(const DocSection& section, const std::string& key) {
+    return section.title.empty() ? key : section.title + "." + key;
+}
+
 // The docs as markdown: one `###` heading and one table per section.
 std::string markdown(const Docs& docs);
 
@@ -246,7 +251,7 @@ struct Fields {
                     return;
                 }
                 docs[section].rows.push_back({prefix + key, "map", "", required ? "**required**" : "all defaults", "", doc});
-                docs.push_back({prefix + key, {}});
+                docs.push_back({path_in(docs[section], prefix + key), {}});
                 document(table, "", docs, docs.size() - 1);
             }};
     }

@@ -357,7 +357,7 @@ struct ComponentKind {
     std::string kind;
     std::function<void(YamlReader&, const Item& attrs, const std::string& impl, PeTemplateConfig&)> read;
     std::function<void(YAML::Emitter&, const std::string& name, const PeTemplateConfig&)> dump;
-    std::function<void(Docs&)> document;
+    std::function<void(const std::string& components_path, Docs&)> document;
 };
 
 template <class C>
@@ -375,8 +375,8 @@ ComponentKind component(const std::string& kind, C PeTemplateConfig::*member, co
             schema::dump_fields(out, attrs, config);
             end_block(out);
         },
-        [=](Docs& docs) {
-            docs.push_back({"kind: " + kind, {}});
+        [=](const std::string& components_path, Docs& docs) {
+            docs.push_back({components_path + ".<name>` of kind `" + kind, {}});
             docs.back().rows.push_back({"impl", "string", "", "**required**",
                                         "registered for kind `" + kind + "`", ""});
             schema::document(attrs, "attrs.", docs, docs.size() - 1);
@@ -448,7 +448,8 @@ Field<PeTemplateConfig> components_field(const ImplRegistry* impls) {
         [=](const std::string& prefix, Docs& docs, std::size_t section) {
             docs[section].rows.push_back({prefix + key, "map", "", "**required**", "",
                                           "`name: { kind, impl, attrs }`, exactly one of each kind below"});
-            for (const auto& kind : component_kinds()) kind.document(docs);
+            const std::string path = schema::path_in(docs[section], prefix + key);
+            for (const auto& kind : component_kinds()) kind.document(path, docs);
         }};
 }
 
@@ -700,7 +701,7 @@ std::string dump_topology_yaml(const TopologyConfig& config) {
 }
 
 std::string topology_schema_markdown() {
-    Docs docs{{"top level", {}}};
+    Docs docs{{"", {}}};
     schema::document(topology_table(nullptr), "", docs, 0);
     return schema::markdown(docs);
 }
