@@ -63,6 +63,35 @@ void check_impl(const ImplRegistry& impls, const std::string& kind, const std::s
                                ")");
 }
 
+// What the tables need beyond the document: the registry that checks each
+// `impl:` and may give an impl attrs of its own (null when the tables only
+// dump or document), and the topology's impl attrs (read into, dumped from).
+struct Context {
+    const ImplRegistry* impls = nullptr;
+    std::map<std::string, ImplAttrs>* impl_attrs = nullptr;
+};
+
+// A block's `attrs:`: the kind's table, plus the table of the attrs its impl
+// brings (ImplRegistry::add_attrs), both read from the one map, so a key of
+// neither is an unknown-key error.
+template <class C>
+void read_attrs(const Context& ctx, YamlReader& yaml, const Item& item, const std::string& kind,
+                const std::string& impl, const Table<C>& attrs, C& config) {
+    const ImplRegistry::AttrsSpec* spec = ctx.impls->attrs_spec(kind, impl);
+    std::vector<std::string> keys = attrs.keys();
+    if (spec) keys.insert(keys.end(), spec->keys.begin(), spec->keys.end());
+    const MapReader reader(yaml, item, keys);
+    schema::read_fields(reader, attrs, config);
+    if (spec) (*ctx.impl_attrs)[kind] = spec->read(reader);
+}
+
+void dump_impl_attrs(const Context& ctx, YAML::Emitter& out, const std::string& kind) {
+    if (!ctx.impl_attrs) return;
+    const auto it = ctx.impl_attrs->find(kind);
+    if (it == ctx.impl_attrs->end()) return;
+    for (const auto& [key, text] : it->second.text) out << YAML::Key << key << YAML::Value << text;
+}
+
 // `key: { kind: ..., impl: ..., attrs: { ... } }`; the caller writes the
 // attrs (flow style) between begin and end.
 void begin_block(YAML::Emitter& out, const std::string& key, const std::string& kind,
@@ -78,7 +107,7 @@ void end_block(YAML::Emitter& out) { out << YAML::EndMap << YAML::EndMap; }
 // `{ kind?, impl, attrs }`, its attrs read by `attrs`. `impls` is null when
 // the table only dumps or documents.
 template <class T, class At, class LocAt, class C>
-Field<T> block(const ImplRegistry* impls, const std::string& key, At at, LocAt impl_loc_at,
+Field<T> block(const Context& ctx, const std::string& key, At at, LocAt impl_loc_at,
                const char* default_impl, const Table<C>& attrs) {
     return Field<T>{
         key,
@@ -93,13 +122,14 @@ Field<T> block(const ImplRegistry* impls, const std::string& key, At at, LocAt i
             C& config = std::invoke(at, t);
             config.impl = impl_item.present ? yaml.to_string(impl_item) : std::string(default_impl);
             std::invoke(impl_loc_at, t) = impl_item.loc;
-            check_impl(*impls, key, config.impl, impl_item.loc);
-            schema::read_map(yaml, entry.child("attrs"), attrs, config);
+            check_impl(*ctx.impls, key, config.impl, impl_item.loc);
+            read_attrs(ctx, yaml, entry.child("attrs"), key, config.impl, attrs, config);
         },
         [=](YAML::Emitter& out, const T& t) {
             const C& config = std::invoke(at, t);
             begin_block(out, key, key, config.impl);
             schema::dump_fields(out, attrs, config);
+            dump_impl_attrs(ctx, out, key);
             end_block(out);
         },
         [=](const std::string& prefix, Docs& docs, std::size_t section) {
@@ -136,12 +166,12 @@ const Table<UcieConfig>& ucie_table() {
     return table;
 }
 
-Table<SystemConfig> system_table(const ImplRegistry* impls) {
+Table<SystemConfig> system_table(const Context& ctx) {
     using F = Fields<SystemConfig>;
     Table<SystemConfig> table{{
         F::required_integer("sips", &SystemConfig::sips, 1, "", ""),
         F::required_integer("cubes_per_sip", &SystemConfig::cubes_per_sip, 1, "", "`sips × cubes_per_sip` <= 64"),
-        block<SystemConfig>(impls, "io_cpu", &SystemConfig::io_cpu, &SystemConfig::io_cpu_impl_loc, dflt::kIoCpuImpl, io_cpu_attrs()),
+        block<SystemConfig>(ctx, "io_cpu", &SystemConfig::io_cpu, &SystemConfig::io_cpu_impl_loc, dflt::kIoCpuImpl, io_cpu_attrs()),
         F::section("io_link", &SystemConfig::io_link, link_table(dflt::kIoLinkLatencyNs, dflt::kIoLinkBwGbs, "IO_CPU ↔ each cube's M_CPU")),
         F::section("ucie", &SystemConfig::ucie, ucie_table()),
         F::section("sip_link", &SystemConfig::sip_link, link_table(dflt::kSipLinkLatencyNs, dflt::kSipLinkBwGbs, "IO_CPU of SIP s ↔ SIP s+1")),
@@ -355,8 +385,8 @@ const Table<PeIpcqConfig>& pe_ipcq_attrs() {
 // table of its attrs.
 struct ComponentKind {
     std::string kind;
-    std::function<void(YamlReader&, const Item& attrs, const std::string& impl, PeTemplateConfig&)> read;
-    std::function<void(YAML::Emitter&, const std::string& name, const PeTemplateConfig&)> dump;
+    std::function<void(const Context&, YamlReader&, const Item& attrs, const std::string& impl, PeTemplateConfig&)> read;
+    std::function<void(const Context&, YAML::Emitter&, const std::string& name, const PeTemplateConfig&)> dump;
     std::function<void(const std::string& components_path, Docs&)> document;
 };
 
@@ -364,15 +394,16 @@ template <class C>
 ComponentKind component(const std::string& kind, C PeTemplateConfig::*member, const Table<C>& attrs) {
     return ComponentKind{
         kind,
-        [=](YamlReader& yaml, const Item& item, const std::string& impl, PeTemplateConfig& tmpl) {
+        [=](const Context& ctx, YamlReader& yaml, const Item& item, const std::string& impl, PeTemplateConfig& tmpl) {
             C& config = tmpl.*member;
             config.impl = impl;
-            schema::read_map(yaml, item, attrs, config);
+            read_attrs(ctx, yaml, item, kind, impl, attrs, config);
         },
-        [=](YAML::Emitter& out, const std::string& name, const PeTemplateConfig& tmpl) {
+        [=](const Context& ctx, YAML::Emitter& out, const std::string& name, const PeTemplateConfig& tmpl) {
             const C& config = tmpl.*member;
             begin_block(out, name, kind, config.impl);
             schema::dump_fields(out, attrs, config);
+            dump_impl_attrs(ctx, out, kind);
             end_block(out);
         },
         [=](const std::string& components_path, Docs& docs) {
@@ -401,7 +432,7 @@ const std::vector<ComponentKind>& component_kinds() {
 
 // `components: { <name>: { kind, impl, attrs } }`: exactly one of each kind,
 // named freely.
-Field<PeTemplateConfig> components_field(const ImplRegistry* impls) {
+Field<PeTemplateConfig> components_field(const Context& ctx) {
     const std::string key = "components";
     return Field<PeTemplateConfig>{
         key,
@@ -427,9 +458,9 @@ Field<PeTemplateConfig> components_field(const ImplRegistry* impls) {
                 tmpl.names[kind] = name;
                 const Item impl_item = entry.required("impl");
                 const std::string impl = yaml.to_string(impl_item);
-                check_impl(*impls, kind, impl, impl_item.loc);
+                check_impl(*ctx.impls, kind, impl, impl_item.loc);
                 tmpl.impl_loc[kind] = impl_item.loc;
-                it->read(yaml, entry.child("attrs"), impl, tmpl);
+                it->read(ctx, yaml, entry.child("attrs"), impl, tmpl);
             }
             for (const auto& kind : pe_kinds())
                 if (!tmpl.names.count(kind))
@@ -441,7 +472,7 @@ Field<PeTemplateConfig> components_field(const ImplRegistry* impls) {
             out << YAML::Key << key << YAML::Value << YAML::BeginMap;
             for (const auto& kind : component_kinds()) {
                 const auto it = tmpl.names.find(kind.kind);
-                kind.dump(out, it != tmpl.names.end() ? it->second : kind.kind, tmpl);
+                kind.dump(ctx, out, it != tmpl.names.end() ? it->second : kind.kind, tmpl);
             }
             out << YAML::EndMap;
         },
@@ -480,29 +511,29 @@ const Table<PeLinksConfig>& pe_links_table() {
     return table;
 }
 
-Table<PeTemplateConfig> pe_template_table(const ImplRegistry* impls) {
+Table<PeTemplateConfig> pe_template_table(const Context& ctx) {
     using F = Fields<PeTemplateConfig>;
     Table<PeTemplateConfig> table{{
-        components_field(impls),
+        components_field(ctx),
         F::section("links", &PeTemplateConfig::links, pe_links_table(), false, true, "intra-PE edges"),
     }};
     table.flow = false;
     return table;
 }
 
-Table<CubeConfig> cube_table(const ImplRegistry* impls) {
+Table<CubeConfig> cube_table(const Context& ctx) {
     using F = Fields<CubeConfig>;
     const auto impl_loc = [](const char* kind) {
         return [kind](auto& cube) -> auto& { return cube.impl_loc[kind]; };
     };
     Table<CubeConfig> table{{
-        block<CubeConfig>(impls, "m_cpu", &CubeConfig::m_cpu, impl_loc("m_cpu"), dflt::kMCpuImpl, m_cpu_attrs()),
-        block<CubeConfig>(impls, "noc", &CubeConfig::noc, impl_loc("noc"), dflt::kNocImpl, noc_attrs()),
-        block<CubeConfig>(impls, "hbm_ctrl", &CubeConfig::hbm_ctrl, impl_loc("hbm_ctrl"), dflt::kHbmCtrlImpl, hbm_ctrl_attrs()),
-        block<CubeConfig>(impls, "shared_sram", &CubeConfig::shared_sram, impl_loc("shared_sram"), dflt::kSharedSramImpl, shared_sram_attrs()),
+        block<CubeConfig>(ctx, "m_cpu", &CubeConfig::m_cpu, impl_loc("m_cpu"), dflt::kMCpuImpl, m_cpu_attrs()),
+        block<CubeConfig>(ctx, "noc", &CubeConfig::noc, impl_loc("noc"), dflt::kNocImpl, noc_attrs()),
+        block<CubeConfig>(ctx, "hbm_ctrl", &CubeConfig::hbm_ctrl, impl_loc("hbm_ctrl"), dflt::kHbmCtrlImpl, hbm_ctrl_attrs()),
+        block<CubeConfig>(ctx, "shared_sram", &CubeConfig::shared_sram, impl_loc("shared_sram"), dflt::kSharedSramImpl, shared_sram_attrs()),
         F::section("memory_map", &CubeConfig::memory_map, memory_map_table()),
         F::section("pe_layout", &CubeConfig::pe_layout, pe_layout_table(), /*required=*/true),
-        F::section("pe_template", &CubeConfig::pe_template, pe_template_table(impls), true, true, "the template every PE is built from"),
+        F::section("pe_template", &CubeConfig::pe_template, pe_template_table(ctx), true, true, "the template every PE is built from"),
     }};
     table.flow = false;
     return table;
@@ -518,13 +549,13 @@ const Table<WireConfig>& wire_table() {
     return table;
 }
 
-Table<TopologyConfig> topology_table(const ImplRegistry* impls) {
+Table<TopologyConfig> topology_table(const Context& ctx) {
     using F = Fields<TopologyConfig>;
     return Table<TopologyConfig>{{
         F::string("name", &TopologyConfig::name, dflt::kTopologyName, ""),
         F::section("wire", &TopologyConfig::wire, wire_table()),
-        F::section("system", &TopologyConfig::system, system_table(impls), true, true, ""),
-        F::section("cube", &TopologyConfig::cube, cube_table(impls), true, true, "describes every cube"),
+        F::section("system", &TopologyConfig::system, system_table(ctx), true, true, ""),
+        F::section("cube", &TopologyConfig::cube, cube_table(ctx), true, true, "describes every cube"),
     }, nullptr, false};
 }
 
@@ -683,7 +714,7 @@ TopologyConfig load_topology_text(const std::string& text, const std::string& so
         for (const auto& override_ : overrides) apply_override(yaml, root, override_);
         TopologyConfig config;
         config.source = source_name;
-        read_map(yaml, yaml.root(root), topology_table(&impls), config);
+        read_map(yaml, yaml.root(root), topology_table(Context{&impls, &config.impl_attrs}), config);
         check_fit(yaml, config);
         check_impls(yaml, impls, config);
         return config;
@@ -695,14 +726,15 @@ TopologyConfig load_topology_text(const std::string& text, const std::string& so
 std::string dump_topology_yaml(const TopologyConfig& config) {
     YAML::Emitter out;
     out << YAML::BeginMap;
-    schema::dump_fields(out, topology_table(nullptr), config);
+    std::map<std::string, ImplAttrs> impl_attrs = config.impl_attrs;
+    schema::dump_fields(out, topology_table(Context{nullptr, &impl_attrs}), config);
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }
 
 std::string topology_schema_markdown() {
     Docs docs{{"", {}}};
-    schema::document(topology_table(nullptr), "", docs, 0);
+    schema::document(topology_table(Context{}), "", docs, 0);
     return schema::markdown(docs);
 }
 
