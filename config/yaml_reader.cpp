@@ -53,6 +53,7 @@ SourceLoc YamlReader::key_loc(const Item& parent, const YAML::Node& key,
 bool YamlReader::is_set_node(const YAML::Node& node) const {
     // Nodes made by --set have no mark (intermediate maps) or are the
     // parsed override values, which yaml-cpp identifies by reference.
+    if (!m_rules.overrides) return false;
     if (node.Mark().is_null()) return true;
     return std::any_of(m_set_nodes.begin(), m_set_nodes.end(),
                        [&](const YAML::Node& set_node) { return set_node.is(node); });
@@ -114,6 +115,19 @@ std::string YamlReader::to_string(const Item& item) const {
 MapReader::MapReader(YamlReader& reader, const Item& item, std::vector<std::string> allowed,
                      bool any_key)
     : m_reader(&reader), m_item(item) {
+    open(allowed, any_key, {});
+}
+
+MapReader::MapReader(YamlReader& reader, const Item& item, std::vector<std::string> allowed,
+                     const std::map<std::string, std::string>& reserved)
+    : m_reader(&reader), m_item(item) {
+    open(allowed, false, reserved);
+}
+
+void MapReader::open(const std::vector<std::string>& allowed, bool any_key,
+                     const std::map<std::string, std::string>& reserved) {
+    YamlReader& reader = *m_reader;
+    const Item& item = m_item;
     if (!item.present || item.node.IsNull()) return;
     if (!item.node.IsMap())
         throw ConfigError(item.loc, "expected a map, got " + describe(item.node));
@@ -123,6 +137,10 @@ MapReader::MapReader(YamlReader& reader, const Item& item, std::vector<std::stri
                               "keys must be plain names, got " + describe(it->first));
         const std::string key = it->first.Scalar();
         const SourceLoc loc = reader.key_loc(item, it->first, child_path(item.loc.key_path, key));
+        const auto res = reserved.find(key);
+        if (res != reserved.end())
+            throw ConfigError(loc, "key '" + key + "' is reserved for a later version (" +
+                                       res->second + ") and not supported yet");
         if (!any_key && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
             throw ConfigError(loc, "unknown key '" + key + "' (allowed: " + join(allowed) + ")");
         if (m_key_locs.count(key))
@@ -145,7 +163,8 @@ Item MapReader::child(const std::string& key) const {
 Item MapReader::required(const std::string& key) const {
     Item item = child(key);
     // Points at the parent map: there is no node to point at.
-    if (!item.present) throw ConfigError(item.loc, "missing required key '" + key + "'");
+    if (!item.present || (m_reader->rules().null_is_missing && item.node.IsNull()))
+        throw ConfigError(item.loc, "missing required key '" + key + "'");
     return item;
 }
 

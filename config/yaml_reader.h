@@ -55,7 +55,20 @@ std::string format_double(double value);
 // came from (for checks that span sections).
 class YamlReader {
 public:
+    // The rules where the topology and the workload files differ. Overrides:
+    // nodes without a mark were made by `--set` (the topology); otherwise a
+    // node without a mark is reported at line 0. Null as missing: a required
+    // key given an empty value is missing (the workload) rather than an empty
+    // map that takes its defaults (the topology).
+    struct Rules {
+        bool overrides = true;
+        bool null_is_missing = false;
+    };
+
     explicit YamlReader(std::string source) : m_source(std::move(source)) {}
+    YamlReader(std::string source, Rules rules) : m_source(std::move(source)), m_rules(rules) {}
+
+    const Rules& rules() const { return m_rules; }
 
     const std::string& source() const { return m_source; }
 
@@ -82,6 +95,7 @@ private:
     SourceLoc loc_of(const YAML::Node& node, bool from_set, const std::string& path) const;
 
     std::string m_source;
+    Rules m_rules;
     std::vector<YAML::Node> m_set_nodes;
     std::map<std::string, SourceLoc> m_locs;
 };
@@ -95,12 +109,17 @@ public:
     // checks them, e.g. component names).
     MapReader(YamlReader& reader, const Item& item, std::vector<std::string> allowed,
               bool any_key = false);
+    // `reserved`: keys a later version will take (key -> what for); naming
+    // one is an error that says so rather than "unknown key".
+    MapReader(YamlReader& reader, const Item& item, std::vector<std::string> allowed,
+              const std::map<std::string, std::string>& reserved);
 
     YamlReader& reader() const { return *m_reader; }
     const Item& item() const { return m_item; }
     const std::vector<std::pair<std::string, Item>>& entries() const { return m_entries; }
     const SourceLoc& key_loc(const std::string& key) const { return m_key_locs.at(key); }
 
+    bool has(const std::string& key) const { return child(key).present; }
     Item child(const std::string& key) const;
     Item required(const std::string& key) const;
 
@@ -115,6 +134,9 @@ public:
     std::uint64_t address(const std::string& key, std::uint64_t fallback) const;
 
 private:
+    void open(const std::vector<std::string>& allowed, bool any_key,
+              const std::map<std::string, std::string>& reserved);
+
     YamlReader* m_reader;
     Item m_item;
     std::vector<std::pair<std::string, Item>> m_entries;
