@@ -189,31 +189,7 @@ private:
 
 // ---------------------------------------------------------------- scalars
 
-std::uint64_t Loader::to_u64(const Item& item) const {
-    const YAML::Node& node = item.node;
-    if (!node.IsScalar())
-        throw ConfigError(item.loc, "expected an integer, got " + describe(node));
-    const std::string& text = node.Scalar();
-    if (node.Tag() == "!")
-        throw ConfigError(item.loc, "expected an integer, got the string '" + text + "'");
-    if (!text.empty() && text[0] == '-')
-        throw ConfigError(item.loc, "must be >= 0 (got " + text + ")");
-    // Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
-    const std::size_t start = (!text.empty() && text[0] == '+') ? 1 : 0;
-    int base = 10;
-    if (text.size() > start + 2 && text[start] == '0' &&
-        (text[start + 1] == 'x' || text[start + 1] == 'X'))
-        base = 16;
-    const bool digits =
-        text.size() > start && std::isxdigit(static_cast<unsigned char>(text[start]));
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long value = digits ? std::strtoull(text.c_str() + start, &end, base) : 0;
-    if (!digits || *end != '\0')
-        throw ConfigError(item.loc, "expected an integer (got '" + text + "')");
-    if (errno == ERANGE) throw ConfigError(item.loc, "too large (got " + text + ")");
-    return value;
-}
+std::uint64_t Loader::to_u64(const Item& item) const { return m_yaml.to_unsigned(item); }
 
 std::uint64_t Loader::size(const Item& item) const {
     if (item.node.IsScalar() && item.node.Tag() != "!" && !item.node.Scalar().empty() &&
@@ -231,35 +207,9 @@ int Loader::to_int(const Item& item) const {
     return static_cast<int>(value);
 }
 
-std::string Loader::to_string(const Item& item) const {
-    if (!item.node.IsScalar())
-        throw ConfigError(item.loc, "expected a string, got " + describe(item.node));
-    return item.node.Scalar();
-}
-
-bool Loader::to_bool(const Item& item) const {
-    if (item.node.IsScalar() && item.node.Tag() != "!") {
-        if (item.node.Scalar() == "true") return true;
-        if (item.node.Scalar() == "false") return false;
-    }
-    throw ConfigError(item.loc, "expected true or false, got " + describe(item.node));
-}
-
-double Loader::to_double(const Item& item) const {
-    const YAML::Node& node = item.node;
-    if (!node.IsScalar()) throw ConfigError(item.loc, "expected a number, got " + describe(node));
-    const std::string& text = node.Scalar();
-    if (node.Tag() == "!")
-        throw ConfigError(item.loc, "expected a number, got the string '" + text + "'");
-    char* end = nullptr;
-    errno = 0;
-    const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || *end != '\0')
-        throw ConfigError(item.loc, "expected a number (got '" + text + "')");
-    if (!std::isfinite(value) || errno == ERANGE)
-        throw ConfigError(item.loc, "must be a finite number (got " + text + ")");
-    return value;
-}
+std::string Loader::to_string(const Item& item) const { return m_yaml.to_string(item); }
+bool Loader::to_bool(const Item& item) const { return m_yaml.to_bool(item); }
+double Loader::to_double(const Item& item) const { return m_yaml.to_double(item); }
 
 // ---------------------------------------------------------------- values
 

@@ -110,6 +110,40 @@ std::string YamlReader::to_string(const Item& item) const {
     return item.node.Scalar();
 }
 
+std::uint64_t YamlReader::to_unsigned(const Item& item) const {
+    const YAML::Node& node = item.node;
+    if (!node.IsScalar())
+        throw ConfigError(item.loc, "expected an integer, got " + describe(node));
+    const std::string& text = node.Scalar();
+    if (node.Tag() == "!")
+        throw ConfigError(item.loc, "expected an integer, got the string '" + text + "'");
+    if (!text.empty() && text[0] == '-')
+        throw ConfigError(item.loc, "must be >= 0 (got " + text + ")");
+    // Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
+    const std::size_t start = (!text.empty() && text[0] == '+') ? 1 : 0;
+    int base = 10;
+    if (text.size() > start + 2 && text[start] == '0' &&
+        (text[start + 1] == 'x' || text[start + 1] == 'X'))
+        base = 16;
+    const bool digits =
+        text.size() > start && std::isxdigit(static_cast<unsigned char>(text[start]));
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long value = digits ? std::strtoull(text.c_str() + start, &end, base) : 0;
+    if (!digits || *end != '\0')
+        throw ConfigError(item.loc, "expected an integer (got '" + text + "')");
+    if (errno == ERANGE) throw ConfigError(item.loc, "too large (got " + text + ")");
+    return value;
+}
+
+bool YamlReader::to_bool(const Item& item) const {
+    if (item.node.IsScalar() && item.node.Tag() != "!") {
+        if (item.node.Scalar() == "true") return true;
+        if (item.node.Scalar() == "false") return false;
+    }
+    throw ConfigError(item.loc, "expected true or false, got " + describe(item.node));
+}
+
 // ---------------------------------------------------------------- MapReader
 
 MapReader::MapReader(YamlReader& reader, const Item& item, std::vector<std::string> allowed,

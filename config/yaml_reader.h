@@ -89,6 +89,10 @@ public:
     double to_double(const Item& item) const;
     long long to_integer(const Item& item) const;
     std::string to_string(const Item& item) const;
+    // An integer >= 0 over the whole 64-bit range (addresses, byte counts).
+    std::uint64_t to_unsigned(const Item& item) const;
+    // `true` or `false`.
+    bool to_bool(const Item& item) const;
 
 private:
     bool is_set_node(const YAML::Node& node) const;
