@@ -35,12 +35,12 @@
 
 #include <systemc>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/impl_registry.h"
 #include "platform/platform.h"
 #include "platform/rtl_support.h"
-#include "platform/topology_loader.h"
-#include "platform/workload_loader.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
 #include "platform/workload_run.h"
 #include "modules/pe/pe_routes.h"
 #include "sc_main/self_exec.h"

@@ -14,6 +14,7 @@
 
 #include <systemc>
 
+#include "config/schema.h"
 #include "modules/common/node_context.h"
 
 namespace npuvp {
@@ -45,6 +46,56 @@ public:
         if (kit == m_checks.end()) return;
         auto iit = kit->second.find(impl);
         if (iit != kit->second.end()) iit->second(topo, where);
+    }
+
+    // The attrs an impl brings beyond its kind's: a field table over the
+    // impl's own struct (config/schema.h). The loader accepts the table's keys
+    // in the block's `attrs:` next to the kind's (any other key is still an
+    // unknown-key error naming file, line and key), reads them with the same
+    // reader, dumps and documents them; the factory gets the struct through
+    // attrs<Attrs>(ctx.topo, kind). docs/architecture.md "How to add an impl".
+    struct AttrsSpec {
+        std::vector<std::string> keys;
+        std::function<ImplAttrs(const MapReader&)> read;
+        std::function<void(const std::string& prefix, schema::Docs&, std::size_t)> document;
+    };
+    template <class Attrs>
+    void add_attrs(const std::string& kind, const std::string& impl, schema::Table<Attrs> table) {
+        AttrsSpec spec;
+        spec.keys = table.keys();
+        spec.read = [table](const MapReader& reader) {
+            Attrs values{};
+            schema::read_fields(reader, table, values);
+            // The dump writes the values as the table dumps them (scalars only).
+            YAML::Emitter out;
+            out << YAML::BeginMap;
+            schema::dump_fields(out, table, values);
+            out << YAML::EndMap;
+            ImplAttrs attrs;
+            for (const auto& entry : YAML::Load(out.c_str()))
+                attrs.text.emplace_back(entry.first.Scalar(), entry.second.Scalar());
+            attrs.values = std::move(values);
+            return attrs;
+        };
+        spec.document = [table](const std::string& prefix, schema::Docs& docs, std::size_t section) {
+            schema::document(table, prefix, docs, section);
+        };
+        m_attrs[kind][impl] = std::move(spec);
+    }
+    const AttrsSpec* attrs_spec(const std::string& kind, const std::string& impl) const {
+        auto kit = m_attrs.find(kind);
+        if (kit == m_attrs.end()) return nullptr;
+        auto iit = kit->second.find(impl);
+        return iit == kit->second.end() ? nullptr : &iit->second;
+    }
+    // The attrs of the impl of `kind` in a loaded topology (a programming
+    // error, std::logic_error, when that impl registered none or other ones).
+    template <class Attrs>
+    static const Attrs& attrs(const TopologyConfig& topo, const std::string& kind) {
+        auto it = topo.impl_attrs.find(kind);
+        const Attrs* values = it == topo.impl_attrs.end() ? nullptr : std::any_cast<Attrs>(&it->second.values);
+        if (!values) throw std::logic_error("no impl attrs of this type for kind '" + kind + "'");
+        return *values;
     }
 
     // An impl this build of npuvp leaves out, and why (rtl.* without
@@ -102,6 +153,7 @@ private:
     std::map<std::string, std::map<std::string, std::any>> m_factories;
     std::map<std::string, std::map<std::string, Check>> m_checks;
     std::map<std::string, std::map<std::string, std::string>> m_unavailable;
+    std::map<std::string, std::map<std::string, AttrsSpec>> m_attrs;
 };
 
 // The registry with every builtin.* factory (platform/builtin_impls.cpp).

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "modules/common/time_text.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 
 namespace npuvp {
 namespace {

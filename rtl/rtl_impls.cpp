@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/impl_registry.h"
 #include "platform/rtl_support.h"
 #include "rtl/rtl_pe_gemm.h"

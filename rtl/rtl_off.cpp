@@ -1,7 +1,7 @@
 // Stands in for rtl/ when npuvp is built without Verilator (NPUVP_RTL=OFF, or
 // AUTO with no Verilator found):
 // naming an rtl.* impl or --vcd-rtl is a clear error, not an unknown name.
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/impl_registry.h"
 #include "platform/rtl_support.h"
 

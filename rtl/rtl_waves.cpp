@@ -4,7 +4,7 @@
 // timescale and times are those of the platform's --vcd.
 #include <fstream>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/rtl_support.h"
 
 #include "verilated.h"

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 
 namespace npuvp {
 namespace {

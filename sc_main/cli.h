@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "platform/topology_loader.h"
+#include "config/topology_loader.h"
 
 namespace npuvp {
 

@@ -13,7 +13,7 @@
 #include <systemc>
 
 #include "report/atomic_file.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "report/gtkw_writer.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
@@ -24,8 +24,8 @@
 #include "report/sim_speed.h"
 #include "report/svg_writer.h"
 #include "report/timeline_writer.h"
-#include "platform/topology_loader.h"
-#include "platform/workload_loader.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
 #include "platform/workload_run.h"
 #include "sc_main/cli.h"
 #include "sc_main/compare.h"

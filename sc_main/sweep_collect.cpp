@@ -12,7 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "report/atomic_file.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "report/run_view.h"
 #include "sc_main/cli.h"
 #include "sc_main/sweep_plan.h"

@@ -19,9 +19,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "report/atomic_file.h"
-#include "platform/config_error.h"
-#include "platform/topology_loader.h"
-#include "platform/yaml_document.h"
+#include "config/config_error.h"
+#include "config/topology_loader.h"
+#include "config/yaml_document.h"
 
 namespace npuvp {
 namespace {

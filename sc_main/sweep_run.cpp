@@ -18,7 +18,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "report/atomic_file.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "report/run_summary.h"
 #include "report/run_view.h"
 #include "sc_main/cli.h"

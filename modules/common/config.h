@@ -3,16 +3,18 @@
 // not include platform/).
 //
 // These are plain structs with no SystemC and no YAML types: the loader
-// (platform/topology_loader.h) fills them from YAML, applies the named defaults of
+// (config/topology_loader.h) fills them from YAML, applies the named defaults of
 // config_defaults.h and validates every value; the elaborator and the modules
 // only ever see a validated TopologyConfig. Units are those of the YAML keys:
 // ns, GB/s (= bytes/ns), GHz, mm, bytes.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npuvp {
@@ -221,12 +223,21 @@ struct SystemConfig {
     SourceLoc io_cpu_impl_loc;
 };
 
+// The attrs an impl brings beyond its kind's (ImplRegistry::add_attrs): the
+// values in the impl's own struct, for its factory, and each value's YAML
+// text, for the dump.
+struct ImplAttrs {
+    std::any values;
+    std::vector<std::pair<std::string, std::string>> text;  // key, value as written
+};
+
 struct TopologyConfig {
     std::string source;  // file the topology was read from
     std::string name;
     WireConfig wire;
     SystemConfig system;
     CubeConfig cube;  // every cube is built from this one description
+    std::map<std::string, ImplAttrs> impl_attrs;  // by kind, for impls that bring attrs
 
     int pes_per_cube() const { return cube.pe_layout.rows * cube.pe_layout.cols; }
 };

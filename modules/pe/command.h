@@ -1,6 +1,6 @@
 // PE commands and kernel programs (seed 000 §D1–§D3; SPEC §5): what PE_CPU
 // runs and PE_SCHEDULER dispatches. Filled from a workload YAML by
-// platform/workload_loader.*; plain C++, no SystemC, no YAML.
+// config/workload_loader.*; plain C++, no SystemC, no YAML.
 #pragma once
 
 #include <cstdint>

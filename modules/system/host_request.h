@@ -1,6 +1,6 @@
 // Host requests (SPEC §4; seed 001): what the host asks of the machine
 // through IO_CPU. Filled from a workload's `host:` section by
-// platform/workload_loader.*; plain C++, no SystemC, no YAML.
+// config/workload_loader.*; plain C++, no SystemC, no YAML.
 #pragma once
 
 #include <cstdint>

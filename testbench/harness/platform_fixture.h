@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "platform/impl_registry.h"
-#include "platform/topology_loader.h"
+#include "config/topology_loader.h"
 
 namespace npuvp::test {
 

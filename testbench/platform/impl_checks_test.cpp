@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "platform/impl_registry.h"
 #include "platform/rtl_support.h"
-#include "platform/topology_loader.h"
+#include "config/topology_loader.h"
 
 using namespace npuvp;
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "platform/platform.h"
-#include "platform/workload_loader.h"
+#include "config/workload_loader.h"
 #include "platform/workload_run.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"

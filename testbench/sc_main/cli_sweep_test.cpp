@@ -316,7 +316,7 @@ BOOST_AUTO_TEST_CASE(sweep_file_errors_name_file_line_and_key) {
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find(file + ":4:5: workload: cannot find file 'nowhere.yaml'") != std::string::npos, r.out);
     // The document itself: not a map, empty, not there (read as the
-    // topology and workload files are, platform/yaml_document.h).
+    // topology and workload files are, config/yaml_document.h).
     const std::vector<Case> documents = {
         {"- topology\n", ":1:1: the document must be a map of sweep keys"},
         {"# nothing\n", ": empty document"},

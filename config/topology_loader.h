@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 #include "modules/common/config.h"
 
 namespace npuvp {
@@ -41,5 +41,10 @@ TopologyConfig load_topology_text(const std::string& text,
 // `npuvp --list --dump-config`. noc.attrs.attach_bw_gbs is left out when it is
 // unlimited, as absence is how the schema says unlimited.
 std::string dump_topology_yaml(const TopologyConfig& config);
+
+// The reference tables of every topology key (key, type, unit, default,
+// bound, meaning) as markdown, generated from the loader's field tables: the
+// "Keys" part of docs/schema.md, which a test keeps equal to it.
+std::string topology_schema_markdown();
 
 }  // namespace npuvp

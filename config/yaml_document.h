@@ -9,7 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/config_error.h"
+#include "config/config_error.h"
 
 namespace npuvp {
 

@@ -11,7 +11,7 @@
 
 #include "modules/common/config.h"
 #include "modules/pe/command.h"
-#include "platform/config_error.h"
+#include "config/config_error.h"
 
 namespace npuvp {
 

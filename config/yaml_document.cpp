@@ -1,4 +1,4 @@
-#include "platform/yaml_document.h"
+#include "config/yaml_document.h"
 
 #include <cerrno>
 #include <cstring>

@@ -5,7 +5,7 @@
 // checks against the topology (cube / PE ranges, math ops, TCM fit, page
 // alignment) run as each value is read; `wait` targets and ipcq peers, which
 // depend on the whole kernel or on the launch, are resolved afterwards.
-#include "platform/workload_loader.h"
+#include "config/workload_loader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,7 +22,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "platform/yaml_document.h"
+#include "config/yaml_document.h"
+#include "config/yaml_reader.h"
 
 namespace npuvp {
 namespace {
@@ -84,47 +85,6 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t granule) {
     return (value + granule - 1) / granule * granule;
 }
 
-// A node of the document with its location. Absent items carry their parent's
-// location and their own key path, so errors about them still point somewhere.
-struct Item {
-    YAML::Node node;
-    SourceLoc loc;
-    bool present = false;
-
-    Item() = default;
-    Item(const Item&) = default;
-    // YAML::Node::operator= writes through into the document; rebinding is
-    // what a copy of an Item means.
-    Item& operator=(const Item& other) {
-        node.reset(other.node);
-        loc = other.loc;
-        present = other.present;
-        return *this;
-    }
-};
-
-class Loader;
-
-// One YAML map of the schema: rejects unknown and duplicate keys on
-// construction. An absent or null map reads as empty.
-class MapReader {
-public:
-    MapReader(const Loader& loader, const Item& item, std::vector<std::string> allowed,
-              const std::map<std::string, std::string>& reserved = {});
-
-    const Item& item() const { return m_item; }
-    bool has(const std::string& key) const { return child(key).present; }
-    Item child(const std::string& key) const;
-    Item required(const std::string& key) const;
-    const std::vector<std::pair<std::string, Item>>& entries() const { return m_entries; }
-    const SourceLoc& key_loc(const std::string& key) const { return m_key_locs.at(key); }
-
-private:
-    Item m_item;
-    std::vector<std::pair<std::string, Item>> m_entries;
-    std::map<std::string, SourceLoc> m_key_locs;
-};
-
 // A `wait` list entry, resolved once the whole kernel is known.
 struct WaitRef {
     std::size_t command = 0;
@@ -146,7 +106,7 @@ struct KernelExtras {
 class Loader {
 public:
     Loader(std::string source, const TopologyConfig& topo)
-        : m_source(std::move(source)), m_topo(topo) {}
+        : m_source(std::move(source)), m_topo(topo), m_yaml(m_source, {false, true}) {}
 
     WorkloadConfig load(const YAML::Node& root);
 
@@ -222,78 +182,14 @@ private:
 
     std::string m_source;
     const TopologyConfig& m_topo;
+    // The shared reader; mutable because it records where each value came
+    // from while the const read functions walk the document.
+    mutable YamlReader m_yaml;
 };
-
-// ---------------------------------------------------------------- MapReader
-
-MapReader::MapReader(const Loader& loader, const Item& item, std::vector<std::string> allowed,
-                     const std::map<std::string, std::string>& reserved)
-    : m_item(item) {
-    if (!item.present || item.node.IsNull()) return;
-    if (!item.node.IsMap())
-        throw ConfigError(item.loc, "expected a map, got " + describe(item.node));
-    for (auto it = item.node.begin(); it != item.node.end(); ++it) {
-        if (!it->first.IsScalar())
-            throw ConfigError(loader.loc_of(it->first, item.loc.key_path),
-                              "keys must be plain names, got " + describe(it->first));
-        const std::string key = it->first.Scalar();
-        const SourceLoc loc = loader.loc_of(it->first, child_path(item.loc.key_path, key));
-        const auto res = reserved.find(key);
-        if (res != reserved.end())
-            throw ConfigError(loc, "key '" + key + "' is reserved for a later version (" +
-                                       res->second + ") and not supported yet");
-        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-            throw ConfigError(loc, "unknown key '" + key + "' (allowed: " + join(allowed) + ")");
-        if (m_key_locs.count(key)) throw ConfigError(loc, "duplicate key '" + key + "'");
-        m_key_locs[key] = loc;
-        m_entries.emplace_back(key, loader.child_item(it->second, loc.key_path));
-    }
-}
-
-Item MapReader::child(const std::string& key) const {
-    for (const auto& entry : m_entries)
-        if (entry.first == key) return entry.second;
-    Item absent;
-    absent.loc = m_item.loc;
-    absent.loc.key_path = child_path(m_item.loc.key_path, key);
-    return absent;
-}
-
-Item MapReader::required(const std::string& key) const {
-    Item item = child(key);
-    // Points at the parent map: there is no node to point at.
-    if (!item.present || item.node.IsNull())
-        throw ConfigError(item.loc, "missing required key '" + key + "'");
-    return item;
-}
 
 // ---------------------------------------------------------------- scalars
 
-std::uint64_t Loader::to_u64(const Item& item) const {
-    const YAML::Node& node = item.node;
-    if (!node.IsScalar())
-        throw ConfigError(item.loc, "expected an integer, got " + describe(node));
-    const std::string& text = node.Scalar();
-    if (node.Tag() == "!")
-        throw ConfigError(item.loc, "expected an integer, got the string '" + text + "'");
-    if (!text.empty() && text[0] == '-')
-        throw ConfigError(item.loc, "must be >= 0 (got " + text + ")");
-    // Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
-    const std::size_t start = (!text.empty() && text[0] == '+') ? 1 : 0;
-    int base = 10;
-    if (text.size() > start + 2 && text[start] == '0' &&
-        (text[start + 1] == 'x' || text[start + 1] == 'X'))
-        base = 16;
-    const bool digits =
-        text.size() > start && std::isxdigit(static_cast<unsigned char>(text[start]));
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long value = digits ? std::strtoull(text.c_str() + start, &end, base) : 0;
-    if (!digits || *end != '\0')
-        throw ConfigError(item.loc, "expected an integer (got '" + text + "')");
-    if (errno == ERANGE) throw ConfigError(item.loc, "too large (got " + text + ")");
-    return value;
-}
+std::uint64_t Loader::to_u64(const Item& item) const { return m_yaml.to_unsigned(item); }
 
 std::uint64_t Loader::size(const Item& item) const {
     if (item.node.IsScalar() && item.node.Tag() != "!" && !item.node.Scalar().empty() &&
@@ -311,35 +207,9 @@ int Loader::to_int(const Item& item) const {
     return static_cast<int>(value);
 }
 
-std::string Loader::to_string(const Item& item) const {
-    if (!item.node.IsScalar())
-        throw ConfigError(item.loc, "expected a string, got " + describe(item.node));
-    return item.node.Scalar();
-}
-
-bool Loader::to_bool(const Item& item) const {
-    if (item.node.IsScalar() && item.node.Tag() != "!") {
-        if (item.node.Scalar() == "true") return true;
-        if (item.node.Scalar() == "false") return false;
-    }
-    throw ConfigError(item.loc, "expected true or false, got " + describe(item.node));
-}
-
-double Loader::to_double(const Item& item) const {
-    const YAML::Node& node = item.node;
-    if (!node.IsScalar()) throw ConfigError(item.loc, "expected a number, got " + describe(node));
-    const std::string& text = node.Scalar();
-    if (node.Tag() == "!")
-        throw ConfigError(item.loc, "expected a number, got the string '" + text + "'");
-    char* end = nullptr;
-    errno = 0;
-    const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || *end != '\0')
-        throw ConfigError(item.loc, "expected a number (got '" + text + "')");
-    if (!std::isfinite(value) || errno == ERANGE)
-        throw ConfigError(item.loc, "must be a finite number (got " + text + ")");
-    return value;
-}
+std::string Loader::to_string(const Item& item) const { return m_yaml.to_string(item); }
+bool Loader::to_bool(const Item& item) const { return m_yaml.to_bool(item); }
+double Loader::to_double(const Item& item) const { return m_yaml.to_double(item); }
 
 // ---------------------------------------------------------------- values
 
@@ -378,7 +248,7 @@ std::string Loader::math_op(const Item& item) const {
 MemAddress Loader::address(const Item& item) const {
     MemAddress addr;
     if (!item.present) return addr;
-    const MapReader reader(*this, item, {"pa", "va"});
+    const MapReader reader(m_yaml, item, {"pa", "va"});
     if (reader.has("pa") == reader.has("va"))
         throw ConfigError(item.loc, "give exactly one of 'pa' or 'va'");
     addr.given = true;
@@ -553,7 +423,7 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
                                       "dma_write, gemm, math, fetch, store and ipcq_send)");
         }
     }
-    const MapReader reader(*this, body, allowed, reserved_command_keys());
+    const MapReader reader(m_yaml, body, allowed, reserved_command_keys());
 
     const Item id = reader.child("id");
     if (id.present) {
@@ -645,7 +515,7 @@ std::vector<MemRange> Loader::ranges(const Item& item) const {
 // TCM offsets lie in [0, pe_tcm size); HBM and SRAM addresses in the PA windows
 // AddressResolver decodes (as for host memory requests).
 MemRange Loader::range(const Item& item) const {
-    const MapReader reader(*this, item, {"tcm", "hbm", "sram", "bytes"});
+    const MapReader reader(m_yaml, item, {"tcm", "hbm", "sram", "bytes"});
     const int spaces = int(reader.has("tcm")) + int(reader.has("hbm")) + int(reader.has("sram"));
     if (spaces != 1)
         throw ConfigError(item.loc, "give exactly one of 'tcm', 'hbm' or 'sram' (got " +
@@ -695,7 +565,7 @@ MemRange Loader::range(const Item& item) const {
 AccessPattern Loader::access_pattern(const Item& item) const {
     AccessPattern a;
     if (!item.present || item.node.IsNull()) return a;
-    const MapReader reader(*this, item, {"base", "stride", "count", "elem_bytes"});
+    const MapReader reader(m_yaml, item, {"base", "stride", "count", "elem_bytes"});
     const std::uint64_t tcm = m_topo.cube.pe_template.tcm.size_bytes;
     const Item base = reader.required("base");
     a.base = to_u64(base);
@@ -731,23 +601,23 @@ void Loader::read_composite(const MapReader& reader, Command& cmd) const {
     cmd.dst = address(reader.child("dst"));
     SourceLoc fit_loc;
     if (reader.has("gemm")) {
-        const MapReader gemm(*this, reader.required("gemm"), {"m", "k", "n"});
+        const MapReader gemm(m_yaml, reader.required("gemm"), {"m", "k", "n"});
         spec.m = size(gemm.required("m"));
         spec.k = size(gemm.required("k"));
         spec.n = size(gemm.required("n"));
-        const MapReader tile(*this, reader.required("tile"), {"m", "k", "n"});
+        const MapReader tile(m_yaml, reader.required("tile"), {"m", "k", "n"});
         spec.tm = size(tile.required("m"));
         spec.tk = size(tile.required("k"));
         spec.tn = size(tile.required("n"));
         fit_loc = tile.item().loc;
-        const MapReader dt(*this, reader.child("dtype"), {"in", "out"});
+        const MapReader dt(m_yaml, reader.child("dtype"), {"in", "out"});
         spec.d_in = dt.has("in") ? dtype(dt.child("in")) : 2;
         spec.d_out = dt.has("out") ? dtype(dt.child("out")) : 2;
         spec.ops.push_back(OpSpec{"gemm", EpilogueScope::per_output_tile});
         const Item epilogues = reader.child("epilogues");
         if (epilogues.present && !epilogues.node.IsNull()) {
             for (const Item& entry : list(epilogues, true)) {
-                const MapReader ep(*this, entry, {"op", "scope"});
+                const MapReader ep(m_yaml, entry, {"op", "scope"});
                 OpSpec op{"math." + math_op(ep.required("op")), EpilogueScope::per_output_tile};
                 const Item scope = ep.child("scope");
                 if (scope.present) {
@@ -851,7 +721,7 @@ void Loader::resolve_waits(Kernel& kernel, const KernelExtras& extras) const {
 
 Launch Loader::read_launch(const Item& item, const WorkloadConfig& config,
                            const std::map<std::string, KernelExtras>& extras) const {
-    const MapReader reader(*this, item, {"kernel", "cube", "pes"});
+    const MapReader reader(m_yaml, item, {"kernel", "cube", "pes"});
     Launch launch;
     launch.loc = item.loc;
     const Item kernel = reader.required("kernel");
@@ -883,7 +753,7 @@ void Loader::check_self_peers(const std::string& kernel, const std::vector<int>&
 }
 
 MmuMapping Loader::read_mmu(const Item& item) const {
-    const MapReader reader(*this, item, {"cube", "pes", "va", "pa", "bytes"});
+    const MapReader reader(m_yaml, item, {"cube", "pes", "va", "pa", "bytes"});
     MmuMapping map;
     map.loc = item.loc;
     cube_id(reader.child("cube"), map.sip, map.cube);
@@ -1036,7 +906,7 @@ HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
     // A null value has no useful mark (yaml-cpp puts it on the next line): point at the kind.
     if (body.node.IsNull())
         throw ConfigError(type_loc, "expected a map of the request's fields (" + join(allowed) + ")");
-    const MapReader reader(*this, body, allowed);
+    const MapReader reader(m_yaml, body, allowed);
 
     const Item id = reader.child("id");
     if (id.present) {
@@ -1146,7 +1016,7 @@ std::vector<HostRequest> Loader::read_host(const Item& item, const WorkloadConfi
 
 WorkloadConfig Loader::load(const YAML::Node& root) {
     const Item top_item = child_item(root, "");
-    const MapReader top(*this, top_item, {"name", "kernels", "launch", "mmu", "host"});
+    const MapReader top(m_yaml, top_item, {"name", "kernels", "launch", "mmu", "host"});
 
     WorkloadConfig config;
     config.source = m_source;

@@ -12,9 +12,9 @@
 
 #include <systemc>
 
-#include "platform/config_defaults.h"
+#include "config/config_defaults.h"
 #include "platform/impl_registry.h"
-#include "platform/topology_loader.h"
+#include "config/topology_loader.h"
 
 namespace {
 

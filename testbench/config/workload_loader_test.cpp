@@ -15,8 +15,8 @@
 
 #include "modules/pe/command.h"
 #include "platform/impl_registry.h"
-#include "platform/topology_loader.h"
-#include "platform/workload_loader.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
 
 namespace {
 

@@ -1,0 +1,267 @@
+// Field tables (issue 14 point 1, STYLE "Configuration in two layers"): each
+// config struct is described once by a table of fields, and the table drives
+// loading (through MapReader: unknown keys, defaults, bounds, file:line:column
+// errors), dumping (a complete YAML that loads back equal) and the reference
+// tables of docs/schema.md. A field is its YAML key, where it lives in the
+// struct (a pointer to member, or a generic lambda for a nested member), its
+// default (a named constant of config/config_defaults.h, which cites where the
+// number comes from), its bound, its unit and one line of doc.
+//
+// Adding a parameter: one line in the struct's table (and the member it
+// fills), plus its use. docs/architecture.md "How to add a parameter".
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/yaml_reader.h"
+
+namespace npuvp::schema {
+
+// One row of a reference table in docs/schema.md.
+struct DocRow {
+    std::string key;         // dotted, relative to the table's section
+    std::string type;        // number, int, string, map
+    std::string unit;        // ns, GB/s, MiB, ... ("" for none)
+    std::string fallback;    // the default as the docs show it, or **required**
+    std::string constraint;  // the bound the loader checks
+    std::string doc;         // one line
+};
+
+// The docs of one section: a heading and its rows (a section may open
+// further sections, e.g. `system` below the top level).
+struct DocSection {
+    std::string title;
+    std::vector<DocRow> rows;
+};
+using Docs = std::vector<DocSection>;
+
+template <class T>
+struct Field {
+    std::string key;
+    std::function<void(const MapReader&, T&)> read;
+    std::function<void(YAML::Emitter&, const T&)> dump;
+    // Appends this field's rows to docs[section] (key prefixed by `prefix`).
+    std::function<void(const std::string& prefix, Docs& docs, std::size_t section)> document;
+};
+
+template <class T>
+struct Table {
+    std::vector<Field<T>> fields;
+    // A check across fields, after all are read (pe_tcm: reserved_mb < size_mb).
+    std::function<void(const MapReader&, const T&)> check = nullptr;
+    // Flow style (`{ a: 1, b: 2 }`) or block style when dumped.
+    bool flow = true;
+
+    std::vector<std::string> keys() const {
+        std::vector<std::string> keys;
+        for (const auto& field : fields) keys.push_back(field.key);
+        return keys;
+    }
+};
+
+// Reads the fields of `table` from a map already opened as `reader`.
+template <class T>
+void read_fields(const MapReader& reader, const Table<T>& table, T& object) {
+    for (const auto& field : table.fields) field.read(reader, object);
+    if (table.check) table.check(reader, object);
+}
+
+// Opens `item` as a map of exactly the table's keys and reads them.
+template <class T>
+void read_map(YamlReader& yaml, const Item& item, const Table<T>& table, T& object) {
+    const MapReader reader(yaml, item, table.keys());
+    read_fields(reader, table, object);
+}
+
+template <class T>
+void dump_fields(YAML::Emitter& out, const Table<T>& table, const T& object) {
+    for (const auto& field : table.fields) field.dump(out, object);
+}
+
+// `key: { ... }` in the table's style.
+template <class T>
+void dump_map(YAML::Emitter& out, const std::string& key, const Table<T>& table, const T& object) {
+    out << YAML::Key << key << YAML::Value;
+    if (table.flow) out << YAML::Flow;
+    out << YAML::BeginMap;
+    dump_fields(out, table, object);
+    out << YAML::EndMap;
+}
+
+template <class T>
+void document(const Table<T>& table, const std::string& prefix, Docs& docs, std::size_t section) {
+    for (const auto& field : table.fields) field.document(prefix, docs, section);
+}
+
+// The full key path of `key` in `section` (the top level has no title).
+inline std::string path_in(const DocSection& section, const std::string& key) {
+    return section.title.empty() ? key : section.title + "." + key;
+}
+
+// The docs as markdown: one `###` heading and one table per section.
+std::string markdown(const Docs& docs);
+
+// ---------------------------------------------------------------- emitters
+
+inline void emit(YAML::Emitter& out, const std::string& key, double value) {
+    out << YAML::Key << key << YAML::Value << format_double(value);
+}
+inline void emit(YAML::Emitter& out, const std::string& key, const std::optional<double>& value) {
+    // Absent is how the schema says "none" (unlimited, off).
+    if (value) emit(out, key, *value);
+}
+template <class V>
+void emit(YAML::Emitter& out, const std::string& key, const V& value) {
+    out << YAML::Key << key << YAML::Value << value;
+}
+
+// "must be 'a'", "must be 'a' or 'b'", "must be 'a', 'b' or 'c'".
+std::string one_of(const std::vector<std::string>& names);
+
+std::string bound_text(Bound bound);
+std::string int_text(long long value);
+
+// ---------------------------------------------------------------- builders
+
+// Field builders for struct T. `at` is a pointer to member, or a generic
+// lambda `[](auto& t) -> auto& { return t.link.bw_gbs; }` for a nested one.
+template <class T>
+struct Fields {
+    static Field<T> leaf(std::string key, DocRow row,
+                         std::function<void(const MapReader&, T&)> read,
+                         std::function<void(YAML::Emitter&, const T&)> dump) {
+        row.key = key;
+        return Field<T>{key, std::move(read), std::move(dump),
+                        [row](const std::string& prefix, Docs& docs, std::size_t section) {
+                            DocRow out = row;
+                            out.key = prefix + out.key;
+                            docs[section].rows.push_back(out);
+                        }};
+    }
+
+    // A finite number with a default.
+    template <class At>
+    static Field<T> number(const std::string& key, At at, double fallback, Bound bound,
+                           std::string unit, std::string doc) {
+        return leaf(key, {"", "number", std::move(unit), format_double(fallback), bound_text(bound), std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.number(key, fallback, bound); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
+    }
+
+    // A finite number whose absence means something (`absent` says what).
+    template <class At>
+    static Field<T> optional_number(const std::string& key, At at, Bound bound, std::string unit,
+                                    const std::string& absent, std::string doc) {
+        return leaf(key, {"", "number", std::move(unit), "absent = " + absent, bound_text(bound), std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.optional_number(key, bound); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
+    }
+
+    // An integer >= min with a default.
+    template <class At>
+    static Field<T> integer(const std::string& key, At at, long long fallback, long long min,
+                            std::string unit, std::string doc) {
+        using V = std::remove_reference_t<decltype(std::invoke(at, std::declval<T&>()))>;
+        return leaf(key, {"", "int", std::move(unit), int_text(fallback), ">= " + int_text(min), std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = static_cast<V>(r.integer(key, fallback, min)); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
+    }
+
+    // An integer >= min that must be given.
+    template <class At>
+    static Field<T> required_integer(const std::string& key, At at, long long min,
+                                     std::string unit, std::string doc) {
+        using V = std::remove_reference_t<decltype(std::invoke(at, std::declval<T&>()))>;
+        return leaf(key, {"", "int", std::move(unit), "**required**", ">= " + int_text(min), std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = static_cast<V>(r.required_integer(key, min)); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
+    }
+
+    // A size given in units of 2^shift bytes (`unit`), kept in bytes.
+    template <class At>
+    static Field<T> size(const std::string& key, At at, long long fallback, int shift,
+                         std::string unit, std::string doc) {
+        return leaf(key, {"", "int", std::move(unit), int_text(fallback), "> 0", std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.size(key, fallback, shift); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t) >> shift); });
+    }
+
+    // An address, an integer >= 0, dumped in hex.
+    template <class At>
+    static Field<T> address(const std::string& key, At at, std::uint64_t fallback, std::string doc) {
+        return leaf(key, {"", "int", "bytes", "`" + hex(fallback) + "`", ">= 0", std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.address(key, fallback); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, hex(std::invoke(at, t))); });
+    }
+
+    template <class At>
+    static Field<T> string(const std::string& key, At at, const std::string& fallback, std::string doc) {
+        return leaf(key, {"", "string", "", "`" + fallback + "`", "", std::move(doc)},
+                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.string(key, fallback); },
+                    [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
+    }
+
+    // A string that names one of `choices` (value, name), stored as the value.
+    template <class At, class V>
+    static Field<T> choice(const std::string& key, At at, const std::string& fallback,
+                           std::vector<std::pair<std::string, V>> choices, std::string doc) {
+        std::vector<std::string> names;
+        for (const auto& entry : choices) names.push_back(entry.first);
+        std::string constraint;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            constraint += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("`" + names[i] + "`");
+        return leaf(key, {"", "string", "", "`" + fallback + "`", constraint, std::move(doc)},
+                    [=](const MapReader& r, T& t) {
+                        const std::string name = r.string(key, fallback);
+                        for (const auto& [text, value] : choices)
+                            if (text == name) {
+                                std::invoke(at, t) = value;
+                                return;
+                            }
+                        throw ConfigError(r.child(key).loc, one_of(names) + " (got '" + name + "')");
+                    },
+                    [=](YAML::Emitter& out, const T& t) {
+                        for (const auto& [text, value] : choices)
+                            if (value == std::invoke(at, t)) emit(out, key, text);
+                    });
+    }
+
+    // A nested map described by its own table. `required`: the key must be
+    // given; `heading`: the docs give it a section of its own.
+    template <class At, class M>
+    static Field<T> section(const std::string& key, At at, const Table<M>& table,
+                            bool required = false, bool heading = false, std::string doc = "") {
+        return Field<T>{
+            key,
+            [=](const MapReader& r, T& t) {
+                const Item item = required ? r.required(key) : r.child(key);
+                r.reader().note(item.loc);
+                read_map(r.reader(), item, table, std::invoke(at, t));
+            },
+            [=](YAML::Emitter& out, const T& t) { dump_map(out, key, table, std::invoke(at, t)); },
+            [=](const std::string& prefix, Docs& docs, std::size_t section) {
+                if (!heading) {
+                    document(table, prefix + key + ".", docs, section);
+                    return;
+                }
+                docs[section].rows.push_back({prefix + key, "map", "", required ? "**required**" : "all defaults", "", doc});
+                docs.push_back({path_in(docs[section], prefix + key), {}});
+                document(table, "", docs, docs.size() - 1);
+            }};
+    }
+
+private:
+    static std::string hex(std::uint64_t value) {
+        char text[32];
+        std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+        return text;
+    }
+};
+
+}  // namespace npuvp::schema
