@@ -66,7 +66,7 @@ void check_impl(const ImplRegistry& impls, const std::string& kind, const std::s
 // What the tables need beyond the document: the registry that checks each
 // `impl:` and may give an impl attrs of its own (null when the tables only
 // dump or document), and the topology's impl attrs (read into, dumped from).
-struct Context {
+struct ImplScope {
     const ImplRegistry* impls = nullptr;
     std::map<std::string, ImplAttrs>* impl_attrs = nullptr;
 };
@@ -75,20 +75,20 @@ struct Context {
 // brings (ImplRegistry::add_attrs), both read from the one map, so a key of
 // neither is an unknown-key error.
 template <class C>
-void read_attrs(const Context& ctx, YamlReader& yaml, const Item& item, const std::string& kind,
+void read_attrs(const ImplScope& scope, YamlReader& yaml, const Item& item, const std::string& kind,
                 const std::string& impl, const Table<C>& attrs, C& config) {
-    const ImplRegistry::AttrsSpec* spec = ctx.impls->attrs_spec(kind, impl);
+    const ImplRegistry::AttrsSpec* spec = scope.impls->attrs_spec(kind, impl);
     std::vector<std::string> keys = attrs.keys();
     if (spec) keys.insert(keys.end(), spec->keys.begin(), spec->keys.end());
     const MapReader reader(yaml, item, keys);
     schema::read_fields(reader, attrs, config);
-    if (spec) (*ctx.impl_attrs)[kind] = spec->read(reader);
+    if (spec) (*scope.impl_attrs)[kind] = spec->read(reader);
 }
 
-void dump_impl_attrs(const Context& ctx, YAML::Emitter& out, const std::string& kind) {
-    if (!ctx.impl_attrs) return;
-    const auto it = ctx.impl_attrs->find(kind);
-    if (it == ctx.impl_attrs->end()) return;
+void dump_impl_attrs(const ImplScope& scope, YAML::Emitter& out, const std::string& kind) {
+    if (!scope.impl_attrs) return;
+    const auto it = scope.impl_attrs->find(kind);
+    if (it == scope.impl_attrs->end()) return;
     for (const auto& [key, text] : it->second.text) out << YAML::Key << key << YAML::Value << text;
 }
 
@@ -107,7 +107,7 @@ void end_block(YAML::Emitter& out) { out << YAML::EndMap << YAML::EndMap; }
 // `{ kind?, impl, attrs }`, its attrs read by `attrs`. `impls` is null when
 // the table only dumps or documents.
 template <class T, class At, class LocAt, class C>
-Field<T> block(const Context& ctx, const std::string& key, At at, LocAt impl_loc_at,
+Field<T> block(const ImplScope& scope, const std::string& key, At at, LocAt impl_loc_at,
                const char* default_impl, const Table<C>& attrs) {
     return Field<T>{
         key,
@@ -122,14 +122,14 @@ Field<T> block(const Context& ctx, const std::string& key, At at, LocAt impl_loc
             C& config = std::invoke(at, t);
             config.impl = impl_item.present ? yaml.to_string(impl_item) : std::string(default_impl);
             std::invoke(impl_loc_at, t) = impl_item.loc;
-            check_impl(*ctx.impls, key, config.impl, impl_item.loc);
-            read_attrs(ctx, yaml, entry.child("attrs"), key, config.impl, attrs, config);
+            check_impl(*scope.impls, key, config.impl, impl_item.loc);
+            read_attrs(scope, yaml, entry.child("attrs"), key, config.impl, attrs, config);
         },
         [=](YAML::Emitter& out, const T& t) {
             const C& config = std::invoke(at, t);
             begin_block(out, key, key, config.impl);
             schema::dump_fields(out, attrs, config);
-            dump_impl_attrs(ctx, out, key);
+            dump_impl_attrs(scope, out, key);
             end_block(out);
         },
         [=](const std::string& prefix, Docs& docs, std::size_t section) {
@@ -166,12 +166,12 @@ const Table<UcieConfig>& ucie_table() {
     return table;
 }
 
-Table<SystemConfig> system_table(const Context& ctx) {
+Table<SystemConfig> system_table(const ImplScope& scope) {
     using F = Fields<SystemConfig>;
     Table<SystemConfig> table{{
         F::required_integer("sips", &SystemConfig::sips, 1, "", ""),
         F::required_integer("cubes_per_sip", &SystemConfig::cubes_per_sip, 1, "", "`sips × cubes_per_sip` <= 64"),
-        block<SystemConfig>(ctx, "io_cpu", &SystemConfig::io_cpu, &SystemConfig::io_cpu_impl_loc, dflt::kIoCpuImpl, io_cpu_attrs()),
+        block<SystemConfig>(scope, "io_cpu", &SystemConfig::io_cpu, &SystemConfig::io_cpu_impl_loc, dflt::kIoCpuImpl, io_cpu_attrs()),
         F::section("io_link", &SystemConfig::io_link, link_table(dflt::kIoLinkLatencyNs, dflt::kIoLinkBwGbs, "IO_CPU ↔ each cube's M_CPU")),
         F::section("ucie", &SystemConfig::ucie, ucie_table()),
         F::section("sip_link", &SystemConfig::sip_link, link_table(dflt::kSipLinkLatencyNs, dflt::kSipLinkBwGbs, "IO_CPU of SIP s ↔ SIP s+1")),
@@ -385,8 +385,8 @@ const Table<PeIpcqConfig>& pe_ipcq_attrs() {
 // table of its attrs.
 struct ComponentKind {
     std::string kind;
-    std::function<void(const Context&, YamlReader&, const Item& attrs, const std::string& impl, PeTemplateConfig&)> read;
-    std::function<void(const Context&, YAML::Emitter&, const std::string& name, const PeTemplateConfig&)> dump;
+    std::function<void(const ImplScope&, YamlReader&, const Item& attrs, const std::string& impl, PeTemplateConfig&)> read;
+    std::function<void(const ImplScope&, YAML::Emitter&, const std::string& name, const PeTemplateConfig&)> dump;
     std::function<void(const std::string& components_path, Docs&)> document;
 };
 
@@ -394,16 +394,16 @@ template <class C>
 ComponentKind component(const std::string& kind, C PeTemplateConfig::*member, const Table<C>& attrs) {
     return ComponentKind{
         kind,
-        [=](const Context& ctx, YamlReader& yaml, const Item& item, const std::string& impl, PeTemplateConfig& tmpl) {
+        [=](const ImplScope& scope, YamlReader& yaml, const Item& item, const std::string& impl, PeTemplateConfig& tmpl) {
             C& config = tmpl.*member;
             config.impl = impl;
-            read_attrs(ctx, yaml, item, kind, impl, attrs, config);
+            read_attrs(scope, yaml, item, kind, impl, attrs, config);
         },
-        [=](const Context& ctx, YAML::Emitter& out, const std::string& name, const PeTemplateConfig& tmpl) {
+        [=](const ImplScope& scope, YAML::Emitter& out, const std::string& name, const PeTemplateConfig& tmpl) {
             const C& config = tmpl.*member;
             begin_block(out, name, kind, config.impl);
             schema::dump_fields(out, attrs, config);
-            dump_impl_attrs(ctx, out, kind);
+            dump_impl_attrs(scope, out, kind);
             end_block(out);
         },
         [=](const std::string& components_path, Docs& docs) {
@@ -432,7 +432,7 @@ const std::vector<ComponentKind>& component_kinds() {
 
 // `components: { <name>: { kind, impl, attrs } }`: exactly one of each kind,
 // named freely.
-Field<PeTemplateConfig> components_field(const Context& ctx) {
+Field<PeTemplateConfig> components_field(const ImplScope& scope) {
     const std::string key = "components";
     return Field<PeTemplateConfig>{
         key,
@@ -458,9 +458,9 @@ Field<PeTemplateConfig> components_field(const Context& ctx) {
                 tmpl.names[kind] = name;
                 const Item impl_item = entry.required("impl");
                 const std::string impl = yaml.to_string(impl_item);
-                check_impl(*ctx.impls, kind, impl, impl_item.loc);
+                check_impl(*scope.impls, kind, impl, impl_item.loc);
                 tmpl.impl_loc[kind] = impl_item.loc;
-                it->read(ctx, yaml, entry.child("attrs"), impl, tmpl);
+                it->read(scope, yaml, entry.child("attrs"), impl, tmpl);
             }
             for (const auto& kind : pe_kinds())
                 if (!tmpl.names.count(kind))
@@ -472,7 +472,7 @@ Field<PeTemplateConfig> components_field(const Context& ctx) {
             out << YAML::Key << key << YAML::Value << YAML::BeginMap;
             for (const auto& kind : component_kinds()) {
                 const auto it = tmpl.names.find(kind.kind);
-                kind.dump(ctx, out, it != tmpl.names.end() ? it->second : kind.kind, tmpl);
+                kind.dump(scope, out, it != tmpl.names.end() ? it->second : kind.kind, tmpl);
             }
             out << YAML::EndMap;
         },
@@ -511,29 +511,29 @@ const Table<PeLinksConfig>& pe_links_table() {
     return table;
 }
 
-Table<PeTemplateConfig> pe_template_table(const Context& ctx) {
+Table<PeTemplateConfig> pe_template_table(const ImplScope& scope) {
     using F = Fields<PeTemplateConfig>;
     Table<PeTemplateConfig> table{{
-        components_field(ctx),
+        components_field(scope),
         F::section("links", &PeTemplateConfig::links, pe_links_table(), false, true, "intra-PE edges"),
     }};
     table.flow = false;
     return table;
 }
 
-Table<CubeConfig> cube_table(const Context& ctx) {
+Table<CubeConfig> cube_table(const ImplScope& scope) {
     using F = Fields<CubeConfig>;
     const auto impl_loc = [](const char* kind) {
         return [kind](auto& cube) -> auto& { return cube.impl_loc[kind]; };
     };
     Table<CubeConfig> table{{
-        block<CubeConfig>(ctx, "m_cpu", &CubeConfig::m_cpu, impl_loc("m_cpu"), dflt::kMCpuImpl, m_cpu_attrs()),
-        block<CubeConfig>(ctx, "noc", &CubeConfig::noc, impl_loc("noc"), dflt::kNocImpl, noc_attrs()),
-        block<CubeConfig>(ctx, "hbm_ctrl", &CubeConfig::hbm_ctrl, impl_loc("hbm_ctrl"), dflt::kHbmCtrlImpl, hbm_ctrl_attrs()),
-        block<CubeConfig>(ctx, "shared_sram", &CubeConfig::shared_sram, impl_loc("shared_sram"), dflt::kSharedSramImpl, shared_sram_attrs()),
+        block<CubeConfig>(scope, "m_cpu", &CubeConfig::m_cpu, impl_loc("m_cpu"), dflt::kMCpuImpl, m_cpu_attrs()),
+        block<CubeConfig>(scope, "noc", &CubeConfig::noc, impl_loc("noc"), dflt::kNocImpl, noc_attrs()),
+        block<CubeConfig>(scope, "hbm_ctrl", &CubeConfig::hbm_ctrl, impl_loc("hbm_ctrl"), dflt::kHbmCtrlImpl, hbm_ctrl_attrs()),
+        block<CubeConfig>(scope, "shared_sram", &CubeConfig::shared_sram, impl_loc("shared_sram"), dflt::kSharedSramImpl, shared_sram_attrs()),
         F::section("memory_map", &CubeConfig::memory_map, memory_map_table()),
         F::section("pe_layout", &CubeConfig::pe_layout, pe_layout_table(), /*required=*/true),
-        F::section("pe_template", &CubeConfig::pe_template, pe_template_table(ctx), true, true, "the template every PE is built from"),
+        F::section("pe_template", &CubeConfig::pe_template, pe_template_table(scope), true, true, "the template every PE is built from"),
     }};
     table.flow = false;
     return table;
@@ -549,13 +549,13 @@ const Table<WireConfig>& wire_table() {
     return table;
 }
 
-Table<TopologyConfig> topology_table(const Context& ctx) {
+Table<TopologyConfig> topology_table(const ImplScope& scope) {
     using F = Fields<TopologyConfig>;
     return Table<TopologyConfig>{{
         F::string("name", &TopologyConfig::name, dflt::kTopologyName, ""),
         F::section("wire", &TopologyConfig::wire, wire_table()),
-        F::section("system", &TopologyConfig::system, system_table(ctx), true, true, ""),
-        F::section("cube", &TopologyConfig::cube, cube_table(ctx), true, true, "describes every cube"),
+        F::section("system", &TopologyConfig::system, system_table(scope), true, true, ""),
+        F::section("cube", &TopologyConfig::cube, cube_table(scope), true, true, "describes every cube"),
     }, nullptr, false};
 }
 
@@ -714,7 +714,7 @@ TopologyConfig load_topology_text(const std::string& text, const std::string& so
         for (const auto& override_ : overrides) apply_override(yaml, root, override_);
         TopologyConfig config;
         config.source = source_name;
-        read_map(yaml, yaml.root(root), topology_table(Context{&impls, &config.impl_attrs}), config);
+        read_map(yaml, yaml.root(root), topology_table(ImplScope{&impls, &config.impl_attrs}), config);
         check_fit(yaml, config);
         check_impls(yaml, impls, config);
         return config;
@@ -727,14 +727,14 @@ std::string dump_topology_yaml(const TopologyConfig& config) {
     YAML::Emitter out;
     out << YAML::BeginMap;
     std::map<std::string, ImplAttrs> impl_attrs = config.impl_attrs;
-    schema::dump_fields(out, topology_table(Context{nullptr, &impl_attrs}), config);
+    schema::dump_fields(out, topology_table(ImplScope{nullptr, &impl_attrs}), config);
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
 }
 
 std::string topology_schema_markdown() {
     Docs docs{{"", {}}};
-    schema::document(topology_table(Context{}), "", docs, 0);
+    schema::document(topology_table(ImplScope{}), "", docs, 0);
     return schema::markdown(docs);
 }
 

@@ -15,7 +15,7 @@
 #include <systemc>
 
 #include "config/schema.h"
-#include "modules/common/node_context.h"
+#include "modules/common/node_env.h"
 
 namespace npuvp {
 
@@ -23,7 +23,7 @@ class ImplRegistry {
 public:
     template <class Base>
     using Factory = std::function<std::unique_ptr<Base>(const sc_core::sc_module_name&,
-                                                        const NodeContext&)>;
+                                                        const NodeEnv&)>;
 
     template <class Base>
     void add(const std::string& kind, const std::string& impl, Factory<Base> factory) {
@@ -53,7 +53,7 @@ public:
     // in the block's `attrs:` next to the kind's (any other key is still an
     // unknown-key error naming file, line and key), reads them with the same
     // reader, dumps and documents them; the factory gets the struct through
-    // attrs<Attrs>(ctx.topo, kind). docs/architecture.md "How to add an impl".
+    // attrs<Attrs>(env.topo, kind). docs/architecture.md "How to add an impl".
     struct AttrsSpec {
         std::vector<std::string> keys;
         std::function<ImplAttrs(const MapReader&)> read;
@@ -137,7 +137,7 @@ public:
     template <class Base>
     std::unique_ptr<Base> create(const std::string& kind, const std::string& impl,
                                  const sc_core::sc_module_name& name,
-                                 const NodeContext& ctx) const {
+                                 const NodeEnv& env) const {
         auto kit = m_factories.find(kind);
         if (kit == m_factories.end()) throw std::logic_error("no kind '" + kind + "'");
         auto iit = kit->second.find(impl);
@@ -146,7 +146,7 @@ public:
         const auto* factory = std::any_cast<Factory<Base>>(&iit->second);
         if (!factory)
             throw std::logic_error("impl '" + impl + "' registered with another base class");
-        return (*factory)(name, ctx);
+        return (*factory)(name, env);
     }
 
 private:

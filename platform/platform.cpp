@@ -53,9 +53,9 @@ void Platform::build() {
         sip.sip = s;
         sip.cubes.resize(m_topo.system.cubes_per_sip);
         auto container = std::make_unique<Container>(indexed("sip", s).c_str(), [&] {
-            NodeContext ctx{m_topo, {s, -1, -1, -1}, m_trace, m_status};
+            NodeEnv env{m_topo, {s, -1, -1, -1}, m_trace, m_status};
             auto io = m_impls.create<IoCpu>("io_cpu", m_topo.system.io_cpu.impl,
-                                            sc_core::sc_module_name("io_cpu"), ctx);
+                                            sc_core::sc_module_name("io_cpu"), env);
             sip.io_cpu = io.get();
             register_node(*io, {s, -1, -1, -1});
             m_owned.push_back(std::move(io));
@@ -78,14 +78,14 @@ void Platform::build() {
 void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
     const CubeConfig& cfg = m_topo.cube;
     const int pes = m_topo.pes_per_cube();
-    NodeContext ctx{m_topo, {sip.sip, cube.cube, -1, -1}, m_trace, m_status};
+    NodeEnv env{m_topo, {sip.sip, cube.cube, -1, -1}, m_trace, m_status};
 
-    auto m_cpu = m_impls.create<MCpu>("m_cpu", cfg.m_cpu.impl, sc_core::sc_module_name("m_cpu"), ctx);
+    auto m_cpu = m_impls.create<MCpu>("m_cpu", cfg.m_cpu.impl, sc_core::sc_module_name("m_cpu"), env);
     cube.m_cpu = m_cpu.get();
     register_node(*m_cpu, {sip.sip, cube.global, -1, cfg.m_cpu.router});
     m_owned.push_back(std::move(m_cpu));
 
-    auto noc = m_impls.create<Noc>("noc", cfg.noc.impl, sc_core::sc_module_name("noc"), ctx);
+    auto noc = m_impls.create<Noc>("noc", cfg.noc.impl, sc_core::sc_module_name("noc"), env);
     cube.noc = noc.get();
     for (int r = 0; r < noc->router_count(); ++r)
         register_node(noc->router(r), {sip.sip, cube.global, -1, r});
@@ -93,10 +93,10 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
 
     auto hbm = std::make_unique<Container>("hbm_ctrl", [&] {
         for (int x = 0; x < pes; ++x) {
-            NodeContext slice_ctx{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
+            NodeEnv slice_env{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
             auto target = m_impls.create<MemoryTarget>(
                 "hbm_ctrl", cfg.hbm_ctrl.impl, sc_core::sc_module_name(indexed("pe", x).c_str()),
-                slice_ctx);
+                slice_env);
             target->set_base(m_resolver.hbm_base(sip.sip, cube.cube, x));
             cube.hbm.push_back(target.get());
             register_node(*target, {sip.sip, cube.global, -1, x});
@@ -106,7 +106,7 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
     m_owned.push_back(std::move(hbm));
 
     auto sram = m_impls.create<MemoryTarget>("shared_sram", cfg.shared_sram.impl,
-                                             sc_core::sc_module_name("shared_sram"), ctx);
+                                             sc_core::sc_module_name("shared_sram"), env);
     sram->set_base(m_resolver.sram_base(sip.sip, cube.cube));
     cube.shared_sram = sram.get();
     register_node(*sram, {sip.sip, cube.global, -1, cfg.shared_sram.router});
@@ -120,8 +120,8 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
     }
 
     for (int x = 0; x < pes; ++x) {
-        NodeContext pe_ctx{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
-        auto pe = std::make_unique<Pe>(indexed("pe", x).c_str(), pe_ctx, m_impls);
+        NodeEnv pe_env{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
+        auto pe = std::make_unique<Pe>(indexed("pe", x).c_str(), pe_env, m_impls);
         for (const Pe::Block& block : pe->blocks())
             register_node(*block.node, {sip.sip, cube.global, x, block.attached ? x : -1});
         cube.pes.push_back(pe.get());

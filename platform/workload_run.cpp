@@ -101,9 +101,9 @@ std::string WorkloadRun::diagnosis() const {
         out << "; in flight:";
         const auto& inflight = pe->scheduler().inflight();
         if (inflight.empty()) out << " none";
-        for (const InflightCommand* ctx : inflight)
-            out << " '" << ctx->command->id << "' (" << to_string(ctx->command->kind) << ", "
-                << ctx->completed_tiles << "/" << ctx->total_tiles << " tiles)";
+        for (const InflightCommand* cmd : inflight)
+            out << " '" << cmd->command->id << "' (" << to_string(cmd->command->kind) << ", "
+                << cmd->completed_tiles << "/" << cmd->total_tiles << " tiles)";
         out << "\n";
     }
     return out.str();

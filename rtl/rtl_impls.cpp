@@ -16,9 +16,9 @@ bool rtl_built() { return true; }
 void add_rtl_impls(ImplRegistry& registry) {
     registry.add<PeGemm>(
         "pe_gemm", "rtl.pe_gemm",
-        [](const sc_core::sc_module_name& name, const NodeContext& ctx) {
-            return std::make_unique<RtlPeGemm>(name, ctx.topo.cube.pe_template.gemm, ctx.trace,
-                                               ctx.status);
+        [](const sc_core::sc_module_name& name, const NodeEnv& env) {
+            return std::make_unique<RtlPeGemm>(name, env.topo.cube.pe_template.gemm, env.trace,
+                                               env.status);
         });
     // The array's size is a Verilog parameter, fixed when npuvp is built:
     // the topology must say the same, so that what it says is what runs.

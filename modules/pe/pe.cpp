@@ -6,19 +6,19 @@ namespace npuvp {
 
 Pe::~Pe() = default;
 
-void Pe::build_channels(const NodeContext& ctx) {
+void Pe::build_channels(const NodeEnv& env) {
     // seed 000 §D4: one compute slot shared by PE_GEMM and PE_MATH.
     m_accel_slot = std::make_unique<FifoResource>("accel_slot", 1);
     m_gemm->accel_slot.bind(*m_accel_slot);
     m_math->accel_slot.bind(*m_accel_slot);
 
     // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
-    const int depth = ctx.topo.cube.pe_template.scheduler.inbox_depth;
+    const int depth = env.topo.cube.pe_template.scheduler.inbox_depth;
     for (std::size_t i = 0; i < stage_type_count; ++i) {
         std::string inbox_name = to_string(static_cast<StageType>(i));
         for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         m_inbox_fifos[i] = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(), depth,
-                                                          name(), ctx.trace);
+                                                          name(), env.trace);
         m_inboxes[i] = m_inbox_fifos[i].get();
         m_scheduler->inboxes.bind(*m_inbox_fifos[i]);
     }

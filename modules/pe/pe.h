@@ -27,7 +27,7 @@
 #include <systemc>
 
 #include "modules/common/fifo_resource.h"
-#include "modules/common/node_context.h"
+#include "modules/common/node_env.h"
 #include "modules/common/rtl_block.h"
 #include "modules/pe/pe_cpu.h"
 #include "modules/pe/pe_dma.h"
@@ -51,10 +51,10 @@ public:
 
     // Builds the blocks in template order, each with the impl the template
     // names, made by `impls` (the ImplRegistry, or anything with
-    // create<Base>(kind, impl, name, ctx)); then accel_slot and the inboxes;
-    // then binds them. `ctx` is the PE's (ids.pe its index in the cube).
+    // create<Base>(kind, impl, name, env)); then accel_slot and the inboxes;
+    // then binds them. `env` is the PE's (ids.pe its index in the cube).
     template <class Factory>
-    Pe(const sc_core::sc_module_name& name, const NodeContext& ctx, const Factory& impls);
+    Pe(const sc_core::sc_module_name& name, const NodeEnv& env, const Factory& impls);
     ~Pe() override;
 
     int index() const { return m_index; }
@@ -122,7 +122,7 @@ public:
 
 private:
     // accel_slot, the inboxes and every binding inside the PE.
-    void build_channels(const NodeContext& ctx);
+    void build_channels(const NodeEnv& env);
 
     int m_index;
     const PeLinksConfig& m_links;
@@ -142,17 +142,17 @@ private:
 };
 
 template <class Factory>
-Pe::Pe(const sc_core::sc_module_name& name, const NodeContext& ctx, const Factory& impls)
+Pe::Pe(const sc_core::sc_module_name& name, const NodeEnv& env, const Factory& impls)
     : sc_core::sc_module(name),
       routes("routes"),
-      m_index(ctx.ids.pe),
-      m_links(ctx.topo.cube.pe_template.links) {
-    const PeTemplateConfig& t = ctx.topo.cube.pe_template;
+      m_index(env.ids.pe),
+      m_links(env.topo.cube.pe_template.links) {
+    const PeTemplateConfig& t = env.topo.cube.pe_template;
     // Each block's name inside the PE is its key in pe_template.components.
     auto make = [&](auto& block, const char* kind, const std::string& impl, bool attached) {
         using Base = typename std::remove_reference_t<decltype(block)>::element_type;
         block = impls.template create<Base>(kind, impl,
-                                            sc_core::sc_module_name(t.names.at(kind).c_str()), ctx);
+                                            sc_core::sc_module_name(t.names.at(kind).c_str()), env);
         m_blocks.push_back({block.get(), attached});
     };
     make(m_cpu, "pe_cpu", t.cpu.impl, true);
@@ -164,7 +164,7 @@ Pe::Pe(const sc_core::sc_module_name& name, const NodeContext& ctx, const Factor
     make(m_tcm, "pe_tcm", t.tcm.impl, false);
     make(m_mmu, "pe_mmu", t.mmu.impl, true);
     make(m_ipcq, "pe_ipcq", t.ipcq.impl, true);
-    build_channels(ctx);
+    build_channels(env);
 }
 
 }  // namespace npuvp

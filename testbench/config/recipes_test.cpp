@@ -86,14 +86,14 @@ ImplRegistry registry_with_toy_impl() {
                              "pe_tcm", "pe_mmu", "pe_ipcq"}) {
         const std::string impl =
             std::string("builtin.") + (std::string(kind) == "noc" ? "mesh_noc" : kind);
-        reg.add<sc_core::sc_module>(kind, impl, [](const sc_core::sc_module_name&, const NodeContext&) {
+        reg.add<sc_core::sc_module>(kind, impl, [](const sc_core::sc_module_name&, const NodeEnv&) {
             return std::unique_ptr<sc_core::sc_module>();
         });
     }
     // The recipe: a factory under a new impl name of an existing kind ...
     reg.add<sc_core::sc_module>("pe_dma", "toy.pe_dma",
                                 [](const sc_core::sc_module_name& name,
-                                   const NodeContext& ctx) -> std::unique_ptr<sc_core::sc_module> {
+                                   const NodeEnv& ctx) -> std::unique_ptr<sc_core::sc_module> {
                                     g_factory_queue_depth =
                                         ImplRegistry::attrs<ToyDmaAttrs>(ctx.topo, "pe_dma").queue_depth;
                                     return std::make_unique<ToyDma>(name, g_factory_queue_depth);
@@ -198,7 +198,7 @@ BOOST_AUTO_TEST_CASE(add_an_impl_recipe) {
     TraceSink trace;
     RunStatus status;
     const auto module = reg.create<sc_core::sc_module>("pe_dma", "toy.pe_dma", "toy_dma",
-                                                       NodeContext{topo, {}, trace, status});
+                                                       NodeEnv{topo, {}, trace, status});
     BOOST_TEST(g_factory_queue_depth == 4);
     const auto* toy = dynamic_cast<const ToyDma*>(module.get());  // test only: which factory ran
     BOOST_TEST((toy != nullptr && toy->queue_depth == 4));

@@ -44,7 +44,7 @@ const npuvp::ImplRegistry& test_registry() {
         };
         for (const auto& [kind, impl] : impls)
             reg.add<sc_core::sc_module>(
-                kind, impl, [](const sc_core::sc_module_name&, const npuvp::NodeContext&) {
+                kind, impl, [](const sc_core::sc_module_name&, const npuvp::NodeEnv&) {
                     return std::unique_ptr<sc_core::sc_module>();
                 });
         return reg;

@@ -42,11 +42,11 @@ const npuvp::ImplRegistry& test_registry() {
                                  "pe_tcm", "pe_mmu", "pe_ipcq"})
             reg.add<sc_core::sc_module>(
                 kind, std::string("builtin.") + kind,
-                [](const sc_core::sc_module_name&, const npuvp::NodeContext&) {
+                [](const sc_core::sc_module_name&, const npuvp::NodeEnv&) {
                     return std::unique_ptr<sc_core::sc_module>();
                 });
         reg.add<sc_core::sc_module>(
-            "noc", "builtin.mesh_noc", [](const sc_core::sc_module_name&, const npuvp::NodeContext&) {
+            "noc", "builtin.mesh_noc", [](const sc_core::sc_module_name&, const npuvp::NodeEnv&) {
                 return std::unique_ptr<sc_core::sc_module>();
             });
         return reg;

@@ -34,8 +34,8 @@ BOOST_AUTO_TEST_CASE(a_pe_alone_binds_its_blocks_slot_and_inboxes) {
     const TopologyConfig topo = test::load_shipped("default");
     TraceSink trace;
     RunStatus status;
-    const NodeContext ctx{topo, {0, 0, 3, -1}, trace, status};
-    Pe pe("pe3", ctx, builtin_registry());
+    const NodeEnv env{topo, {0, 0, 3, -1}, trace, status};
+    Pe pe("pe3", env, builtin_registry());
     StubRoutes routes;
     pe.routes.bind(routes);
     pe.dma().peers.bind(pe.ipcq());  // a cube of one PE

@@ -27,12 +27,12 @@ ImplRegistry registry_with_check() {
                                                                 ? "mesh_noc"
                                                                 : kind);
         reg.add<sc_core::sc_module>(kind, impl, [](const sc_core::sc_module_name&,
-                                                   const NodeContext&) {
+                                                   const NodeEnv&) {
             return std::unique_ptr<sc_core::sc_module>();
         });
     }
     reg.add<sc_core::sc_module>("pe_gemm", "test.pe_gemm",
-                                [](const sc_core::sc_module_name&, const NodeContext&) {
+                                [](const sc_core::sc_module_name&, const NodeEnv&) {
                                     return std::unique_ptr<sc_core::sc_module>();
                                 });
     reg.add_check("pe_gemm", "test.pe_gemm",

@@ -16,7 +16,7 @@ struct NodeIds {
     int router = -1;  // mesh router index, for NoC routers
 };
 
-struct NodeContext {
+struct NodeEnv {
     const TopologyConfig& topo;
     NodeIds ids;
     TraceSink& trace;
