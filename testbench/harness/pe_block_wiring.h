@@ -1,0 +1,43 @@
+// How a bench wires one PE block to its stub neighbours: one small helper per
+// block, so that when a block's elaboration interface changes (attach(...)
+// today, typed ports when the PE becomes a module, issue 14 point 2) only
+// these lines change, not the benches.
+#pragma once
+
+#include <vector>
+
+#include "modules/pe/compute_worker.h"
+#include "modules/pe/pe_dma.h"
+#include "modules/pe/pe_fetch_store.h"
+#include "modules/pe/pe_ipcq.h"
+#include "modules/pe/pe_mmu.h"
+#include "testbench/harness/stub_scheduler.h"
+
+namespace npuvp::test {
+
+// PE_IPCQ: its receiver takes IPCQ_RECV tokens from the scheduler's inboxes.
+inline void wire_pe_ipcq(PeIpcq& ipcq, StubScheduler& scheduler) {
+    ipcq.receiver().connect(scheduler.inboxes());
+}
+
+// PE_DMA: routes, the PE's MMU, the cube's IPCQs (by PE index), inboxes.
+inline void wire_pe_dma(PeDma& dma, PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& ipcqs,
+                        StubScheduler& scheduler) {
+    dma.attach(routes, mmu, ipcqs);
+    for (StageWorker* w : dma.workers()) w->connect(scheduler.inboxes());
+}
+
+// PE_FETCH_STORE: routes, the bank monitor (seed 002 starvation), inboxes.
+inline void wire_pe_fetch_store(PeFetchStore& unit, PeRoutes& routes, const BankMonitor& banks,
+                                StubScheduler& scheduler) {
+    unit.attach(routes, banks);
+    for (StageWorker* w : unit.workers()) w->connect(scheduler.inboxes());
+}
+
+// PE_GEMM / PE_MATH: the accel_slot they share, inboxes.
+inline void wire_compute_engine(ComputeEngine& engine, FifoResource& accel_slot, StubScheduler& scheduler) {
+    engine.accel_slot.bind(accel_slot);
+    engine.worker().connect(scheduler.inboxes());
+}
+
+}  // namespace npuvp::test
