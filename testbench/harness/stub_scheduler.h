@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "modules/common/trace.h"
+#include "modules/pe/context_scheduler.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tile_token.h"
 #include "testbench/harness/stub_nodes.h"
@@ -148,6 +149,23 @@ private:
     std::deque<PipelineContext> m_contexts;
     std::deque<TileToken> m_tokens;
     std::deque<Feed> m_feeds;
+};
+
+// A stub of the scheduler's BankMonitor (seed 002: main starves sub): the
+// bench says when a running main command shares a sub command's bank.
+class StubBankMonitor : public BankMonitor {
+public:
+    bool sub_stalled(const PipelineContext&) const override { return m_stalled; }
+    const sc_core::sc_event& bank_event() const override { return m_event; }
+    // From a bench thread: the bank is (no longer) shared from now on.
+    void set_stalled(bool stalled) {
+        m_stalled = stalled;
+        m_event.notify(sc_core::SC_ZERO_TIME);
+    }
+
+private:
+    bool m_stalled = false;
+    sc_core::sc_event m_event;
 };
 
 // A command of `kind` named `id` (what a token's context points at).
