@@ -27,6 +27,8 @@ public:
         std::uint64_t tile;
         ps_t start_ps;
         ps_t end_ps;
+        MemAddress read_addr;   // the context's DMA sides, as the scheduler set them
+        MemAddress write_addr;
     };
     std::vector<Interval> intervals;
     std::array<double, stage_type_count> stage_ns{};  // time of one stage, by type
@@ -60,7 +62,8 @@ private:
             sc_core::wait(sc_core::sc_time::from_value(
                 ns_to_ps(m_owner.stage_ns[static_cast<std::size_t>(token.stage().type)])));
             m_owner.intervals.push_back(
-                {token.stage().type, token.ctx->command->id, token.plan.tile_id, start, now_ps()});
+                {token.stage().type, token.ctx->command->id, token.plan.tile_id, start, now_ps(),
+                 token.ctx->read_addr, token.ctx->write_addr});
         }
 
     private:
