@@ -121,6 +121,8 @@ MemAddress va(std::uint64_t v) { return {true, true, v}; }
 
 BOOST_AUTO_TEST_CASE(dma_read_is_t1_over_channel_memory_port_and_tcm) {
     Bench b;
+    std::vector<RecordedEvent> events;
+    b.trace.record_to(&events);
     b.read(0, "rd", 65536, pa(0x1000));
     sc_core::sc_start();
     BOOST_CHECK(!b.status.failed());
@@ -138,6 +140,17 @@ BOOST_AUTO_TEST_CASE(dma_read_is_t1_over_channel_memory_port_and_tcm) {
     BOOST_CHECK_EQUAL(b.dma.busy_time(DmaDirection::read).value(), 943334u);
     BOOST_CHECK_EQUAL(b.dma.bytes_moved(DmaDirection::read), 65536u);
     BOOST_CHECK_EQUAL(b.dma.bytes_moved(DmaDirection::write), 0u);
+    // The trace marks exactly that interval (T3), naming the target.
+    std::vector<const RecordedEvent*> engine;
+    for (const RecordedEvent& e : events)
+        if (e.node == "pe_dma" && (e.ev == "engine_start" || e.ev == "engine_complete")) engine.push_back(&e);
+    BOOST_REQUIRE_EQUAL(engine.size(), 2u);
+    BOOST_CHECK_EQUAL(engine[0]->ev, "engine_start");
+    BOOST_CHECK_EQUAL(engine[0]->t_ps, 0u);
+    BOOST_CHECK_EQUAL(engine[1]->t_ps, 943334u);
+    BOOST_CHECK_EQUAL(engine[1]->stage, "DMA_READ");
+    BOOST_CHECK_EQUAL(engine[1]->bytes, 65536);
+    BOOST_CHECK_EQUAL(engine[1]->peer, "hbm_a");
 }
 
 BOOST_AUTO_TEST_CASE(reads_queue_on_one_channel_while_a_write_runs_beside) {
