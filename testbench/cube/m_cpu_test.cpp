@@ -198,6 +198,29 @@ BOOST_AUTO_TEST_CASE(memory_write_spanning_two_slices_one_destination_each) {
     BOOST_CHECK_EQUAL(b.m_cpu.dma_channel(false).grants(), 0u);
 }
 
+BOOST_AUTO_TEST_CASE(memory_read_takes_the_read_route_of_each_slice) {
+    Bench b(m_cpu_config());
+    // The data of a read comes back hbm -> M_CPU: the fabric's read_route,
+    // here its own 8 ns, 64 GB/s link (the write route's link is unused).
+    Hop& back = b.wires.hop("hbm0->m_cpu", 8.0, 64.0);
+    b.fabric.set_read_route(b.m_cpu, b.hbm0, b.wires.route({&b.m_cpu, &b.hbm0}, {{&back, 0}}));
+    b.msg.pa = 0x1000;
+    b.msg.bytes = 6400;
+    b.send(HostRequestKind::memory_read, MsgKind::dma_read);
+    sc_core::sc_start();
+    BOOST_REQUIRE_EQUAL(b.hbm0.arrivals.size(), 1u);
+    BOOST_CHECK(b.hbm0.arrivals[0].kind == MsgKind::dma_read);
+    // Dispatched at 15 ns: 15 + 8 = 23 ns at the slice, drain 100 ns ->
+    // xfer_ns = 108; the response leaves at 123 and reaches IO_CPU at 133.
+    BOOST_CHECK_EQUAL(b.hbm0.arrivals[0].arrival_ps, ns(23));
+    BOOST_CHECK_EQUAL(b.parent.xfer_ns, 108.0);
+    BOOST_REQUIRE_EQUAL(b.io.arrivals.size(), 1u);
+    BOOST_CHECK_EQUAL(b.io.arrivals[0].arrival_ps, ns(133));
+    BOOST_CHECK_EQUAL(back.bytes(), 6400u);
+    BOOST_CHECK_EQUAL(b.hbm_link->transfers(), 0u);  // the write direction is untouched
+    BOOST_CHECK_EQUAL(b.m_cpu.dma_channel(false).grants(), 1u);
+}
+
 BOOST_AUTO_TEST_CASE(watchdog_names_the_silent_pe_and_a_late_answer_is_ignored) {
     Bench b(m_cpu_config(1000.0));
     b.request.target_pe = {0, 1};

@@ -215,3 +215,15 @@ BOOST_AUTO_TEST_CASE(failed_cube_answer_fails_the_request_naming_the_pes) {
     BOOST_CHECK_EQUAL(rec.missing, "sip0.cube1.pe1");
     BOOST_CHECK_EQUAL(rec.completed.value(), ns(64));
 }
+
+BOOST_AUTO_TEST_CASE(a_message_that_is_not_a_response_is_refused) {
+    Bench b;
+    // Cube 0's M_CPU sends IO_CPU a command instead of a response: IO_CPU
+    // answers TLM_COMMAND_ERROR_RESPONSE and the sender's transport() throws.
+    CubeResponseMsg bogus;
+    b.m_cpu0.jobs.push_back({ns(5), b.back[0], MsgKind::kernel_launch, 0, 0, &bogus});
+    b.start();
+    BOOST_REQUIRE_EQUAL(b.m_cpu0.done.size(), 1u);
+    BOOST_CHECK_NE(b.m_cpu0.done[0].error.find("failed"), std::string::npos);
+    BOOST_CHECK(b.io.requests().empty());
+}
