@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cctype>
 #include <deque>
 #include <memory>
 #include <string>
@@ -51,7 +52,10 @@ class Inboxes {
 public:
     Inboxes(const std::string& owner, int depth, TraceSink& trace) {
         for (std::size_t i = 0; i < stage_type_count; ++i) {
-            const std::string name = std::string("inbox_") + std::to_string(i);
+            // Named as the PE names them: dma_read_inbox, fetch_inbox, ...
+            std::string name = to_string(static_cast<StageType>(i));
+            for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            name += "_inbox";
             m_fifos[i] = std::make_unique<CountingFifo>(name.c_str(), depth, owner, trace);
             m_inboxes[i] = m_fifos[i].get();
         }
@@ -72,13 +76,13 @@ public:
         std::uint64_t tile = 0;
         ps_t t_ps = 0;
     };
-    struct Fed {
+    struct FedToken {
         std::string command;
         std::uint64_t tile = 0;
         ps_t t_ps = 0;  // when the token went into its first inbox
     };
     std::vector<Completion> completions;
-    std::vector<Fed> fed;
+    std::vector<FedToken> fed;
 
     StubScheduler(const sc_core::sc_module_name& name, int inbox_depth, TraceSink& trace)
         : sc_module(name), m_inboxes(this->name(), inbox_depth, trace) {
