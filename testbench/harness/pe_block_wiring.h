@@ -11,6 +11,7 @@
 #include "modules/pe/pe_fetch_store.h"
 #include "modules/pe/pe_ipcq.h"
 #include "modules/pe/pe_mmu.h"
+#include "modules/pe/pe_scheduler.h"
 #include "testbench/harness/stub_scheduler.h"
 
 namespace npuvp::test {
@@ -32,6 +33,12 @@ inline void wire_pe_fetch_store(PeFetchStore& unit, PeRoutes& routes, const Bank
                                 StubScheduler& scheduler) {
     unit.attach(routes, banks);
     for (StageWorker* w : unit.workers()) w->connect(scheduler.inboxes());
+}
+
+// PE_SCHEDULER: the PE's inboxes it feeds, and the PA of the PE's own HBM
+// slice (the DMA side a workload leaves out).
+inline void wire_pe_scheduler(PeScheduler& scheduler, const Inboxes& inboxes, std::uint64_t home_pa) {
+    scheduler.attach(inboxes.all(), home_pa);
 }
 
 // PE_GEMM / PE_MATH: the accel_slot they share, inboxes.

@@ -14,6 +14,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "modules/pe/pe_scheduler.h"
+#include "testbench/harness/pe_block_wiring.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/stub_engines.h"
 #include "testbench/harness/stub_nodes.h"
@@ -59,7 +60,7 @@ struct Bench {
     explicit Bench(std::uint64_t reserved_bytes = 8 << 20)
         : configs(reserved_bytes),
           scheduler("pe_scheduler", configs.scheduler, configs.tcm, configs.dma, trace, status) {
-        scheduler.attach(inboxes.all(), home_pa);
+        test::wire_pe_scheduler(scheduler, inboxes, home_pa);
         Hop& link = wires.hop("cpu->scheduler", 1.0);
         to_scheduler = &wires.route({&pe_cpu, &scheduler}, {{&link, 0}});
         engines.stage_ns[static_cast<std::size_t>(StageType::dma_read)] = 100;
