@@ -69,9 +69,14 @@ BOOST_AUTO_TEST_CASE(fetch_and_store_follow_t1_plus_latency_side_by_side) {
     // Separate workers and separate hops: neither waits for the other.
     BOOST_CHECK_EQUAL(b.scheduler.completed_at("fetch"), ns(35));
     BOOST_CHECK_EQUAL(b.scheduler.completed_at("store"), ns(19));
-    // Both moved their bytes to the TCM (the target of both routes).
+    // Both reach the TCM after link 0 + port 2 = 2 ns: FETCH reads it
+    // (dma_read), STORE writes it (dma_write), each with its own bytes.
     BOOST_REQUIRE_EQUAL(b.tcm.arrivals.size(), 2u);
-    BOOST_CHECK(b.tcm.arrivals[0].kind == MsgKind::dma_read || b.tcm.arrivals[1].kind == MsgKind::dma_read);
+    for (const test::Arrival& a : b.tcm.arrivals) {
+        BOOST_CHECK_EQUAL(a.arrival_ps, ns(2));
+        BOOST_CHECK(a.kind == (a.bytes == 65536 ? MsgKind::dma_read : MsgKind::dma_write));
+    }
+    BOOST_CHECK_EQUAL(b.tcm.arrivals[0].bytes + b.tcm.arrivals[1].bytes, 65536u + 32768u);
 }
 
 BOOST_AUTO_TEST_CASE(fetches_run_one_after_another_on_the_fetch_worker) {
