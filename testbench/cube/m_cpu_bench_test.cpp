@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(watchdog_names_the_silent_pe_and_a_late_answer_is_ignored) 
     // pe1's answer (sent 2000, arriving 2007, handled 2012) is traced as
     // late_response and changes nothing.
     auto late = std::find_if(b.events.begin(), b.events.end(),
-                             [](const RecordedEvent& e) { return e.ev == "late_response"; });
+                             [](const RecordedEvent& e) { return e.kind == TraceKind::late_response; });
     BOOST_REQUIRE(late != b.events.end());
     BOOST_CHECK_EQUAL(late->t_ps, ns(2012));
     BOOST_CHECK_EQUAL(late->peer, "sip0.cube0.pe1");

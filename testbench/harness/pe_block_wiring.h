@@ -24,21 +24,25 @@ inline void wire_pe_ipcq(PeIpcq& ipcq, StubScheduler& scheduler) {
 // PE_DMA: routes, the PE's MMU, the cube's IPCQs (by PE index), inboxes.
 inline void wire_pe_dma(PeDma& dma, PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& ipcqs,
                         StubScheduler& scheduler) {
-    dma.attach(routes, mmu, ipcqs);
+    dma.routes.bind(routes);
+    dma.mmu.bind(mmu);
+    for (PeIpcq* ipcq : ipcqs) dma.peers.bind(*ipcq);
     for (StageWorker* w : dma.workers()) w->connect(scheduler.inboxes());
 }
 
 // PE_FETCH_STORE: routes, the bank monitor (seed 002 starvation), inboxes.
-inline void wire_pe_fetch_store(PeFetchStore& unit, PeRoutes& routes, const BankMonitor& banks,
+inline void wire_pe_fetch_store(PeFetchStore& unit, PeRoutes& routes, BankMonitor& banks,
                                 StubScheduler& scheduler) {
-    unit.attach(routes, banks);
+    unit.routes.bind(routes);
+    unit.banks.bind(banks);
     for (StageWorker* w : unit.workers()) w->connect(scheduler.inboxes());
 }
 
 // PE_SCHEDULER: the PE's inboxes it feeds, and the PA of the PE's own HBM
 // slice (the DMA side a workload leaves out).
-inline void wire_pe_scheduler(PeScheduler& scheduler, const Inboxes& inboxes, std::uint64_t home_pa) {
-    scheduler.attach(inboxes.all(), home_pa);
+inline void wire_pe_scheduler(PeScheduler& scheduler, Inboxes& inboxes, std::uint64_t home_pa) {
+    for (std::size_t i = 0; i < stage_type_count; ++i) scheduler.inboxes.bind(inboxes.fifo(static_cast<StageType>(i)));
+    scheduler.set_home_pa(home_pa);
 }
 
 // PE_GEMM / PE_MATH: the accel_slot they share, inboxes.

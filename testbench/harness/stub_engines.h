@@ -39,7 +39,7 @@ public:
         for (std::size_t i = 0; i < stage_type_count; ++i) {
             m_workers[i] = std::make_unique<Worker>(*this, static_cast<StageType>(i), trace, status);
             m_workers[i]->connect(inboxes);
-            spawn_worker(*m_workers[i], (std::string("worker_") + std::to_string(i)).c_str());
+            m_workers[i]->spawn((std::string("worker_") + std::to_string(i)).c_str());
         }
     }
 
@@ -51,10 +51,10 @@ public:
     }
 
 private:
-    class Worker : public StageWorker {
+    class Worker : public ThreadStageWorker {
     public:
         Worker(StubEngines& owner, StageType type, TraceSink& trace, RunStatus& status)
-            : StageWorker(owner.m_id, type, trace, status), m_owner(owner) {}
+            : ThreadStageWorker(owner.m_id, type, trace, status), m_owner(owner) {}
 
     protected:
         void process(TileToken& token) override {
@@ -62,8 +62,8 @@ private:
             sc_core::wait(sc_core::sc_time::from_value(
                 ns_to_ps(m_owner.stage_ns[static_cast<std::size_t>(token.stage().type)])));
             m_owner.intervals.push_back(
-                {token.stage().type, token.ctx->command->id, token.plan.tile_id, start, now_ps(),
-                 token.ctx->read_addr, token.ctx->write_addr});
+                {token.stage().type, token.cmd->command->id, token.plan.tile_id, start, now_ps(),
+                 token.cmd->read_addr, token.cmd->write_addr});
         }
 
     private:

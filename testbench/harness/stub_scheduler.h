@@ -62,7 +62,7 @@ public:
     }
     const StageInboxes& all() const { return m_inboxes; }
     TokenFifo& operator[](StageType type) { return *m_inboxes[static_cast<std::size_t>(type)]; }
-    const CountingFifo& fifo(StageType type) const { return *m_fifos[static_cast<std::size_t>(type)]; }
+    CountingFifo& fifo(StageType type) { return *m_fifos[static_cast<std::size_t>(type)]; }
 
 private:
     std::array<std::unique_ptr<CountingFifo>, stage_type_count> m_fifos;
@@ -96,9 +96,9 @@ public:
     // A command whose tokens (one per plan, tile ids 0, 1, ...) are fed at
     // `at_ps`, after every earlier command's. Returns its context, to set the
     // memory sides of its DMA stages (read_addr / write_addr) or bank runs.
-    PipelineContext& command(ps_t at_ps, Command cmd, const std::vector<std::vector<Stage>>& plans) {
+    InflightCommand& command(ps_t at_ps, Command cmd, const std::vector<std::vector<Stage>>& plans) {
         Command& c = m_commands.emplace_back(std::move(cmd));
-        PipelineContext& ctx = m_contexts.emplace_back();
+        InflightCommand& ctx = m_contexts.emplace_back();
         ctx.command = &c;
         ctx.seq = m_contexts.size() - 1;
         ctx.total_tiles = plans.size();
@@ -107,7 +107,7 @@ public:
         feed.at_ps = at_ps;
         for (std::size_t i = 0; i < plans.size(); ++i) {
             TileToken& token = m_tokens.emplace_back();
-            token.ctx = &ctx;
+            token.cmd = &ctx;
             token.plan.tile_id = i;
             token.plan.last_tile = i + 1 == plans.size();
             token.plan.stages = plans[i];
@@ -116,13 +116,13 @@ public:
         return ctx;
     }
     // A one-token command with the given stages.
-    PipelineContext& command(ps_t at_ps, Command cmd, std::vector<Stage> stages) {
+    InflightCommand& command(ps_t at_ps, Command cmd, std::vector<Stage> stages) {
         return command(at_ps, std::move(cmd), std::vector<std::vector<Stage>>{std::move(stages)});
     }
 
     void tile_completed(TileToken& token) override {
-        completions.push_back({token.ctx->command->id, token.plan.tile_id, now_ps()});
-        if (token.ctx->completed_tiles == token.ctx->total_tiles) token.ctx->done = true;
+        completions.push_back({token.cmd->command->id, token.plan.tile_id, now_ps()});
+        if (token.cmd->completed_tiles == token.cmd->total_tiles) token.cmd->done = true;
     }
 
     // The completion time of (command, tile); 0 if it never completed.
@@ -143,14 +143,14 @@ private:
             wait_until(feed.at_ps);
             for (TileToken* token : feed.tokens) {
                 inbox(token->stage().type).write(token);
-                fed.push_back({token->ctx->command->id, token->plan.tile_id, now_ps()});
+                fed.push_back({token->cmd->command->id, token->plan.tile_id, now_ps()});
             }
         }
     }
 
     Inboxes m_inboxes;
     std::deque<Command> m_commands;
-    std::deque<PipelineContext> m_contexts;
+    std::deque<InflightCommand> m_contexts;
     std::deque<TileToken> m_tokens;
     std::deque<Feed> m_feeds;
 };
@@ -159,7 +159,7 @@ private:
 // bench says when a running main command shares a sub command's bank.
 class StubBankMonitor : public BankMonitor {
 public:
-    bool sub_stalled(const PipelineContext&) const override { return m_stalled; }
+    bool sub_stalled(const InflightCommand&) const override { return m_stalled; }
     const sc_core::sc_event& bank_event() const override { return m_event; }
     // From a bench thread: the bank is (no longer) shared from now on.
     void set_stalled(bool stalled) {

@@ -143,9 +143,10 @@ BOOST_AUTO_TEST_CASE(dma_read_is_t1_over_channel_memory_port_and_tcm) {
     // The trace marks exactly that interval (T3), naming the target.
     std::vector<const RecordedEvent*> engine;
     for (const RecordedEvent& e : events)
-        if (e.node == "pe_dma" && (e.ev == "engine_start" || e.ev == "engine_complete")) engine.push_back(&e);
+        if (e.node == "pe_dma" && (e.kind == TraceKind::engine_start || e.kind == TraceKind::engine_complete)) engine.push_back(&e);
     BOOST_REQUIRE_EQUAL(engine.size(), 2u);
-    BOOST_CHECK_EQUAL(engine[0]->ev, "engine_start");
+    BOOST_CHECK(engine[0]->kind == TraceKind::engine_start);
+    BOOST_CHECK(engine[1]->kind == TraceKind::engine_complete);
     BOOST_CHECK_EQUAL(engine[0]->t_ps, 0u);
     BOOST_CHECK_EQUAL(engine[1]->t_ps, 943334u);
     BOOST_CHECK_EQUAL(engine[1]->stage, "DMA_READ");

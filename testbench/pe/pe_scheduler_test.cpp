@@ -237,7 +237,7 @@ BOOST_AUTO_TEST_CASE(feed_loop_waits_for_room_in_a_full_inbox) {
     b.run();
     std::vector<ps_t> fed;  // sub_command_dispatched: a tile's overhead is done
     for (const RecordedEvent& e : events)
-        if (e.ev == "sub_command_dispatched") fed.push_back(e.t_ps);
+        if (e.kind == TraceKind::sub_command_dispatched) fed.push_back(e.t_ps);
     // Arrival at 1; tile 0 fed at 2 and taken by the engine at once; tiles
     // 1, 2 at 3, 4 fill the inbox; tile 3's overhead ends at 5 but its write
     // waits until the engine takes tile 1 at 102. Tile 4's overhead then ends
