@@ -1,7 +1,7 @@
 // How a bench wires one PE block to its stub neighbours: one small helper per
-// block, so that when a block's elaboration interface changes (attach(...)
-// today, typed ports when the PE becomes a module, issue 14 point 2) only
-// these lines change, not the benches.
+// block binding its typed ports (and inboxes) as the Pe module does
+// (modules/pe/pe.cpp), so that when a block's ports change only these lines
+// change, not the benches.
 #pragma once
 
 #include <vector>
