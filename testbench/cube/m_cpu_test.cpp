@@ -10,9 +10,7 @@
 // share one 4 ns, 64 GB/s link (6400 B = exactly 100 ns on it).
 // A request sent by IO_CPU at 0 arrives at 10 ns and is dispatched at
 // 10 + 5 = 15 ns.
-// The whole-platform M_CPU tests are m_cpu_integration_test.cpp. (This file
-// becomes m_cpu_test.cpp, the bench convention of testbench/README.md, once
-// the branches that edit the old m_cpu_test.cpp are merged.)
+// The whole-platform M_CPU tests are m_cpu_integration_test.cpp.
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
