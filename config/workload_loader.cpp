@@ -162,6 +162,7 @@ private:
         void (Loader::*read)(const MapReader&, Command&, KernelExtras&) const;
     };
     static const std::vector<CommandKindSpec>& command_kinds();
+    friend std::vector<WorkloadKindKeys> npuvp::workload_kind_keys();
     static std::vector<std::string> command_keys(const CommandKindSpec& spec, const Item& body);
     void read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const;
     void reject_context_keys(const Item& body, const std::string& type) const;
@@ -1096,6 +1097,16 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
 }  // namespace
 
 // ---------------------------------------------------------------- public API
+
+std::vector<WorkloadKindKeys> workload_kind_keys() {
+    std::vector<WorkloadKindKeys> kinds;
+    for (const auto& kind : Loader::command_kinds()) {
+        kinds.push_back({"command", kind.name, kind.keys});
+        if (kind.kind == CommandKind::composite) kinds.push_back({"command", kind.name, kCompositeGemmKeys});
+    }
+    for (const auto& kind : Loader::host_request_kinds()) kinds.push_back({"host", kind.name, kind.keys});
+    return kinds;
+}
 
 WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {
     return load_workload_text(read_input_file(path), path, topo);
