@@ -153,6 +153,25 @@ private:
     OneKey one_key(const Item& item, const std::string& shape, const std::string& key_name) const;
 
     Command read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const;
+    // One command kind (docs/workload.md "Commands"): its name, the keys of
+    // its body beside id, wait and the schedule keys, and what reads them.
+    struct CommandKindSpec {
+        std::string name;
+        CommandKind kind;
+        std::vector<std::string> keys;
+        void (Loader::*read)(const MapReader&, Command&, KernelExtras&) const;
+    };
+    static const std::vector<CommandKindSpec>& command_kinds();
+    friend std::vector<WorkloadKindKeys> npuvp::workload_kind_keys();
+    static std::vector<std::string> command_keys(const CommandKindSpec& spec, const Item& body);
+    void read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const;
+    void reject_context_keys(const Item& body, const std::string& type) const;
+    void read_dma(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
+    void read_gemm(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
+    void read_math(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
+    void read_ipcq_send(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
+    void read_bytes(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
+    void read_composite_kind(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
     void read_composite(const MapReader& reader, Command& cmd) const;
     void read_schedule_keys(const MapReader& reader, Command& cmd) const;
     std::vector<MemRange> ranges(const Item& item) const;
@@ -174,6 +193,24 @@ private:
                                   const WorkloadConfig& config,
                                   const std::map<std::string, KernelExtras>& extras,
                                   std::vector<WaitRef>& after) const;
+    // One host request kind (docs/workload.md "Host"): its name, the keys
+    // of its body beside id and after, and what reads them.
+    using Extras = std::map<std::string, KernelExtras>;
+    struct HostRequestKindSpec {
+        std::string name;
+        HostRequestKind kind;
+        std::vector<std::string> keys;
+        void (Loader::*read)(const MapReader&, HostRequest&, const WorkloadConfig&, const Extras&) const;
+    };
+    static const std::vector<HostRequestKindSpec>& host_request_kinds();
+    void read_host_request_head(const MapReader& reader, HostRequest& req,
+                                std::vector<WaitRef>& after) const;
+    void read_memory_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
+                             const Extras& extras) const;
+    void read_mmu_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
+                          const Extras& extras) const;
+    void read_launch_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
+                             const Extras& extras) const;
     void host_cubes(const Item& item, std::vector<CubeRef>& cubes) const;
     void host_target_pe(const Item& item, HostRequest& request) const;
     std::uint64_t page_aligned(const Item& item, bool positive) const;
@@ -316,15 +353,39 @@ void Loader::cube_id(const Item& item, int& sip, int& cube) const {
 
 // ---------------------------------------------------------------- commands
 
-const std::vector<std::pair<std::string, CommandKind>>& command_types() {
-    static const std::vector<std::pair<std::string, CommandKind>> types = {
-        {"dma_read", CommandKind::dma_read},   {"dma_write", CommandKind::dma_write},
-        {"gemm", CommandKind::gemm},           {"math", CommandKind::math},
-        {"composite", CommandKind::composite}, {"wait", CommandKind::wait},
-        {"ipcq_send", CommandKind::ipcq_send}, {"ipcq_recv", CommandKind::ipcq_recv},
-        {"fetch", CommandKind::fetch},         {"store", CommandKind::store},
+const std::vector<Loader::CommandKindSpec>& Loader::command_kinds() {
+    // composite's keys are those of its op form; its gemm form is
+    // kCompositeGemmKeys (command_keys picks by the head key).
+    static const std::vector<CommandKindSpec> kinds = {
+        {"dma_read", CommandKind::dma_read, {"bytes", "addr"}, &Loader::read_dma},
+        {"dma_write", CommandKind::dma_write, {"bytes", "addr"}, &Loader::read_dma},
+        {"gemm", CommandKind::gemm, {"m", "k", "n"}, &Loader::read_gemm},
+        {"math", CommandKind::math, {"op", "elements"}, &Loader::read_math},
+        {"composite", CommandKind::composite, {"op", "bytes", "tile_bytes", "dtype", "src", "dst"},
+         &Loader::read_composite_kind},
+        {"wait", CommandKind::wait, {}, nullptr},
+        {"ipcq_send", CommandKind::ipcq_send, {"peer", "bytes"}, &Loader::read_ipcq_send},
+        {"ipcq_recv", CommandKind::ipcq_recv, {"bytes"}, &Loader::read_bytes},
+        {"fetch", CommandKind::fetch, {"bytes"}, &Loader::read_bytes},
+        {"store", CommandKind::store, {"bytes"}, &Loader::read_bytes},
     };
-    return types;
+    return kinds;
+}
+
+const std::vector<std::string> kCompositeGemmKeys = {"gemm", "tile", "dtype", "epilogues", "src", "dst"};
+
+// id, the kind's keys, wait, then the SPEC §6 schedule keys: reads / writes
+// on every command with a body; context, resources and access only where
+// the scheduler runs the command in a context.
+std::vector<std::string> Loader::command_keys(const CommandKindSpec& spec, const Item& body) {
+    std::vector<std::string> keys = {"id"};
+    // The head `gemm` key picks composite's form (docs/workload.md).
+    const bool gemm_form = spec.kind == CommandKind::composite && body.node.IsMap() && body.node["gemm"];
+    const std::vector<std::string>& own = gemm_form ? kCompositeGemmKeys : spec.keys;
+    keys.insert(keys.end(), own.begin(), own.end());
+    keys.insert(keys.end(), {"wait", "reads", "writes"});
+    if (context_scheduled(spec.kind)) keys.insert(keys.end(), {"context", "resources", "access"});
+    return keys;
 }
 
 Loader::OneKey Loader::one_key(const Item& item, const std::string& shape,
@@ -356,73 +417,26 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
     cmd.loc = type_loc;
     cmd.id = "c" + std::to_string(index);
     std::vector<std::string> type_names;
-    bool known = false;
-    for (const auto& [name, kind] : command_types()) {
-        type_names.push_back(name);
-        if (name == type) {
-            cmd.kind = kind;
-            known = true;
-        }
+    const CommandKindSpec* spec = nullptr;
+    for (const CommandKindSpec& kind : command_kinds()) {
+        type_names.push_back(kind.name);
+        if (kind.name == type) spec = &kind;
     }
-    if (!known)
+    if (!spec)
         throw ConfigError(type_loc, "unknown command type '" + type + "' (known: " +
                                         join(type_names) + ")");
+    cmd.kind = spec->kind;
     const Item body = child_item(entry.value, type_loc.key_path);
     cmd.context = default_context(cmd.kind);
-
     if (cmd.kind == CommandKind::wait) {
-        // `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.
-        if (body.node.IsScalar() && body.node.Scalar() == "all" && body.node.Tag() != "!")
-            return cmd;
-        if (!body.node.IsSequence())
-            throw ConfigError(body.loc, "expected 'all' or a list of command ids, got " +
-                                            describe(body.node));
-        for (const Item& ref : list(body, false))
-            extras.waits.push_back({index, to_string(ref), ref.loc});
+        read_wait(body, index, extras);
         return cmd;
     }
 
-    std::vector<std::string> allowed = {"id"};
-    switch (cmd.kind) {
-        case CommandKind::dma_read:
-        case CommandKind::dma_write: allowed.insert(allowed.end(), {"bytes", "addr"}); break;
-        case CommandKind::gemm: allowed.insert(allowed.end(), {"m", "k", "n"}); break;
-        case CommandKind::math: allowed.insert(allowed.end(), {"op", "elements"}); break;
-        case CommandKind::ipcq_send: allowed.insert(allowed.end(), {"peer", "bytes"}); break;
-        case CommandKind::ipcq_recv: allowed.push_back("bytes"); break;
-        case CommandKind::fetch:
-        case CommandKind::store: allowed.push_back("bytes"); break;
-        case CommandKind::composite: {
-            // The head `gemm` key picks the form (docs/workload.md).
-            const bool has_gemm = body.node.IsMap() && body.node["gemm"];
-            if (has_gemm)
-                allowed.insert(allowed.end(), {"gemm", "tile", "dtype", "epilogues", "src", "dst"});
-            else
-                allowed.insert(allowed.end(), {"op", "bytes", "tile_bytes", "dtype", "src", "dst"});
-            break;
-        }
-        case CommandKind::wait: break;
-    }
-    allowed.push_back("wait");
-    // SPEC §6 schedule keys: reads / writes on every command with a body;
-    // context, resources and access only where the scheduler runs the command
-    // in a context.
-    allowed.insert(allowed.end(), {"reads", "writes"});
-    if (context_scheduled(cmd.kind)) allowed.insert(allowed.end(), {"context", "resources", "access"});
+    const std::vector<std::string> allowed = command_keys(*spec, body);
     if (!body.present || body.node.IsNull())
         throw ConfigError(body.loc, "expected a map of the command's fields (" + join(allowed) + ")");
-    if (!context_scheduled(cmd.kind) && body.node.IsMap()) {
-        for (auto it = body.node.begin(); it != body.node.end(); ++it) {
-            if (!it->first.IsScalar()) continue;  // MapReader reports it
-            const std::string key = it->first.Scalar();
-            if (key == "context" || key == "resources" || key == "access")
-                throw ConfigError(loc_of(it->first, child_path(body.loc.key_path, key)),
-                                  "'" + key + "' is not allowed on " + type +
-                                      ": it is not run in an execution context (SPEC §6; "
-                                      "context, resources and access apply to dma_read, "
-                                      "dma_write, gemm, math, fetch, store and ipcq_send)");
-        }
-    }
+    if (!context_scheduled(cmd.kind)) reject_context_keys(body, type);
     const MapReader reader(m_yaml, body, allowed, reserved_command_keys());
 
     const Item id = reader.child("id");
@@ -432,43 +446,73 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
             throw ConfigError(id.loc, "id '" + cmd.id + "' must match [A-Za-z_][A-Za-z0-9_]*");
     }
     if (reader.has("wait")) cmd.wait = to_bool(reader.child("wait"));
-
-    switch (cmd.kind) {
-        case CommandKind::dma_read:
-        case CommandKind::dma_write:
-            cmd.bytes = size(reader.required("bytes"));
-            cmd.addr = address(reader.child("addr"));
-            break;
-        case CommandKind::gemm:
-            cmd.m = size(reader.required("m"));
-            cmd.k = size(reader.required("k"));
-            cmd.n = size(reader.required("n"));
-            break;
-        case CommandKind::math:
-            cmd.op = math_op(reader.required("op"));
-            cmd.elements = size(reader.required("elements"));
-            break;
-        case CommandKind::ipcq_send: {
-            const Item peer = reader.required("peer");
-            cmd.peer = to_int(peer);
-            const int count = m_topo.pes_per_cube();
-            if (cmd.peer >= count)
-                throw ConfigError(peer.loc, "peer " + std::to_string(cmd.peer) +
-                                                " out of range: the cube has " +
-                                                std::to_string(count) + " PEs, [0, " +
-                                                std::to_string(count) + ")");
-            extras.peers.push_back({cmd.peer, peer.loc});
-            cmd.bytes = size(reader.required("bytes"));
-            break;
-        }
-        case CommandKind::ipcq_recv:
-        case CommandKind::fetch:
-        case CommandKind::store: cmd.bytes = size(reader.required("bytes")); break;
-        case CommandKind::composite: read_composite(reader, cmd); break;
-        case CommandKind::wait: break;
-    }
+    (this->*spec->read)(reader, cmd, extras);
     read_schedule_keys(reader, cmd);
     return cmd;
+}
+
+// `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.
+void Loader::read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const {
+    if (body.node.IsScalar() && body.node.Scalar() == "all" && body.node.Tag() != "!") return;
+    if (!body.node.IsSequence())
+        throw ConfigError(body.loc, "expected 'all' or a list of command ids, got " +
+                                        describe(body.node));
+    for (const Item& ref : list(body, false))
+        extras.waits.push_back({index, to_string(ref), ref.loc});
+}
+
+// A command not run in an execution context says so for context, resources
+// and access (rather than "unknown key").
+void Loader::reject_context_keys(const Item& body, const std::string& type) const {
+    if (!body.node.IsMap()) return;
+    for (auto it = body.node.begin(); it != body.node.end(); ++it) {
+        if (!it->first.IsScalar()) continue;  // MapReader reports it
+        const std::string key = it->first.Scalar();
+        if (key == "context" || key == "resources" || key == "access")
+            throw ConfigError(loc_of(it->first, child_path(body.loc.key_path, key)),
+                              "'" + key + "' is not allowed on " + type +
+                                  ": it is not run in an execution context (SPEC §6; "
+                                  "context, resources and access apply to dma_read, "
+                                  "dma_write, gemm, math, fetch, store and ipcq_send)");
+    }
+}
+
+void Loader::read_dma(const MapReader& reader, Command& cmd, KernelExtras&) const {
+    cmd.bytes = size(reader.required("bytes"));
+    cmd.addr = address(reader.child("addr"));
+}
+
+void Loader::read_gemm(const MapReader& reader, Command& cmd, KernelExtras&) const {
+    cmd.m = size(reader.required("m"));
+    cmd.k = size(reader.required("k"));
+    cmd.n = size(reader.required("n"));
+}
+
+void Loader::read_math(const MapReader& reader, Command& cmd, KernelExtras&) const {
+    cmd.op = math_op(reader.required("op"));
+    cmd.elements = size(reader.required("elements"));
+}
+
+void Loader::read_ipcq_send(const MapReader& reader, Command& cmd, KernelExtras& extras) const {
+    const Item peer = reader.required("peer");
+    cmd.peer = to_int(peer);
+    const int count = m_topo.pes_per_cube();
+    if (cmd.peer >= count)
+        throw ConfigError(peer.loc, "peer " + std::to_string(cmd.peer) +
+                                        " out of range: the cube has " +
+                                        std::to_string(count) + " PEs, [0, " +
+                                        std::to_string(count) + ")");
+    extras.peers.push_back({cmd.peer, peer.loc});
+    cmd.bytes = size(reader.required("bytes"));
+}
+
+// ipcq_recv, fetch, store: only a size.
+void Loader::read_bytes(const MapReader& reader, Command& cmd, KernelExtras&) const {
+    cmd.bytes = size(reader.required("bytes"));
+}
+
+void Loader::read_composite_kind(const MapReader& reader, Command& cmd, KernelExtras&) const {
+    read_composite(reader, cmd);
 }
 
 // SPEC §6: context, reads, writes, resources, access (docs/workload.md
@@ -780,15 +824,18 @@ MmuMapping Loader::read_mmu(const Item& item) const {
 
 // ---------------------------------------------------------------- host
 
-const std::vector<std::pair<std::string, HostRequestKind>>& host_request_types() {
-    static const std::vector<std::pair<std::string, HostRequestKind>> types = {
-        {"memory_write", HostRequestKind::memory_write},
-        {"memory_read", HostRequestKind::memory_read},
-        {"mmu_map", HostRequestKind::mmu_map},
-        {"mmu_unmap", HostRequestKind::mmu_unmap},
-        {"kernel_launch", HostRequestKind::kernel_launch},
+const std::vector<Loader::HostRequestKindSpec>& Loader::host_request_kinds() {
+    static const std::vector<HostRequestKindSpec> kinds = {
+        {"memory_write", HostRequestKind::memory_write, {"pa", "bytes"}, &Loader::read_memory_request},
+        {"memory_read", HostRequestKind::memory_read, {"pa", "bytes"}, &Loader::read_memory_request},
+        {"mmu_map", HostRequestKind::mmu_map, {"cubes", "target_pe", "va", "pa", "bytes"},
+         &Loader::read_mmu_request},
+        {"mmu_unmap", HostRequestKind::mmu_unmap, {"cubes", "target_pe", "va", "bytes"},
+         &Loader::read_mmu_request},
+        {"kernel_launch", HostRequestKind::kernel_launch, {"kernel", "cubes", "target_pe", "target_start_ns"},
+         &Loader::read_launch_request},
     };
-    return types;
+    return kinds;
 }
 
 // End of the HBM window, as AddressResolver decodes it:
@@ -863,11 +910,10 @@ void Loader::host_target_pe(const Item& item, HostRequest& request) const {
 }
 
 HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
-                                      const WorkloadConfig& config,
-                                      const std::map<std::string, KernelExtras>& extras,
+                                      const WorkloadConfig& config, const Extras& extras,
                                       std::vector<WaitRef>& after) const {
     std::vector<std::string> type_names;
-    for (const auto& entry : host_request_types()) type_names.push_back(entry.first);
+    for (const HostRequestKindSpec& kind : host_request_kinds()) type_names.push_back(kind.name);
     const OneKey entry = one_key(
         item, "a host request is a map with one key, its kind (" + join(type_names) + ")",
         "the host request kind");
@@ -878,36 +924,29 @@ HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
     req.index = index;
     req.loc = type_loc;
     req.id = "r" + std::to_string(index);
-    bool known = false;
-    for (const auto& [name, kind] : host_request_types())
-        if (name == type) {
-            req.kind = kind;
-            known = true;
-        }
-    if (!known)
+    const HostRequestKindSpec* spec = nullptr;
+    for (const HostRequestKindSpec& kind : host_request_kinds())
+        if (kind.name == type) spec = &kind;
+    if (!spec)
         throw ConfigError(type_loc, "unknown host request kind '" + type + "' (known: " +
                                         join(type_names) + ")");
+    req.kind = spec->kind;
 
     std::vector<std::string> allowed = {"id", "after"};
-    switch (req.kind) {
-        case HostRequestKind::memory_write:
-        case HostRequestKind::memory_read: allowed.insert(allowed.end(), {"pa", "bytes"}); break;
-        case HostRequestKind::mmu_map:
-            allowed.insert(allowed.end(), {"cubes", "target_pe", "va", "pa", "bytes"});
-            break;
-        case HostRequestKind::mmu_unmap:
-            allowed.insert(allowed.end(), {"cubes", "target_pe", "va", "bytes"});
-            break;
-        case HostRequestKind::kernel_launch:
-            allowed.insert(allowed.end(), {"kernel", "cubes", "target_pe", "target_start_ns"});
-            break;
-    }
+    allowed.insert(allowed.end(), spec->keys.begin(), spec->keys.end());
     const Item body = child_item(entry.value, type_loc.key_path);
     // A null value has no useful mark (yaml-cpp puts it on the next line): point at the kind.
     if (body.node.IsNull())
         throw ConfigError(type_loc, "expected a map of the request's fields (" + join(allowed) + ")");
     const MapReader reader(m_yaml, body, allowed);
+    read_host_request_head(reader, req, after);
+    (this->*spec->read)(reader, req, config, extras);
+    return req;
+}
 
+// id and after, on every request.
+void Loader::read_host_request_head(const MapReader& reader, HostRequest& req,
+                                    std::vector<WaitRef>& after) const {
     const Item id = reader.child("id");
     if (id.present) {
         req.id = to_string(id);
@@ -919,65 +958,58 @@ HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
         req.explicit_after = true;
         if (!after_item.node.IsNull())
             for (const Item& ref : list(after_item, true))
-                after.push_back({index, to_string(ref), ref.loc});
+                after.push_back({req.index, to_string(ref), ref.loc});
     }
+}
 
-    switch (req.kind) {
-        case HostRequestKind::memory_write:
-        case HostRequestKind::memory_read: {
-            const Item pa = reader.required("pa");
-            const Item bytes = reader.required("bytes");
-            req.pa = to_u64(pa);
-            req.bytes = size(bytes);
-            const std::uint64_t end = hbm_end();
-            if (req.pa >= end)
-                throw ConfigError(pa.loc, "pa " + pa.node.Scalar() +
-                                              " is outside the HBM window [0, " +
-                                              std::to_string(end) + ")");
-            if (req.bytes > end - req.pa)
-                throw ConfigError(bytes.loc, "pa + bytes runs past the end of the HBM window [0, " +
-                                                 std::to_string(end) + ") (pa " + pa.node.Scalar() +
-                                                 ", bytes " + bytes.node.Scalar() + ")");
-            break;
-        }
-        case HostRequestKind::mmu_map:
-        case HostRequestKind::mmu_unmap: {
-            host_cubes(reader.child("cubes"), req.cubes);
-            host_target_pe(reader.child("target_pe"), req);
-            req.va = page_aligned(reader.required("va"), false);
-            if (req.kind == HostRequestKind::mmu_map)
-                req.pa = page_aligned(reader.required("pa"), false);
-            const Item bytes = reader.required("bytes");
-            req.bytes = page_aligned(bytes, true);
-            if (req.va + req.bytes < req.va)
-                throw ConfigError(bytes.loc, "va + bytes overflows 64 bits");
-            if (req.pa + req.bytes < req.pa)
-                throw ConfigError(bytes.loc, "pa + bytes overflows 64 bits");
-            break;
-        }
-        case HostRequestKind::kernel_launch: {
-            const Item kernel = reader.required("kernel");
-            req.kernel = to_string(kernel);
-            if (!config.kernels.count(req.kernel)) {
-                std::vector<std::string> names;
-                for (const auto& k : config.kernels) names.push_back(k.first);
-                throw ConfigError(kernel.loc, "unknown kernel '" + req.kernel + "' (kernels: " +
-                                                  join(names) + ")");
-            }
-            host_cubes(reader.child("cubes"), req.cubes);
-            host_target_pe(reader.child("target_pe"), req);
-            check_self_peers(req.kernel, req.target_pe, req.loc, extras);
-            const Item start = reader.child("target_start_ns");
-            if (start.present) {
-                const double value = to_double(start);
-                if (value < 0.0)
-                    throw ConfigError(start.loc, "must be >= 0 (got " + start.node.Scalar() + ")");
-                req.target_start_ns = value;
-            }
-            break;
-        }
+// memory_write, memory_read: a range of the HBM window.
+void Loader::read_memory_request(const MapReader& reader, HostRequest& req, const WorkloadConfig&,
+                                 const Extras&) const {
+    const Item pa = reader.required("pa");
+    const Item bytes = reader.required("bytes");
+    req.pa = to_u64(pa);
+    req.bytes = size(bytes);
+    const std::uint64_t end = hbm_end();
+    if (req.pa >= end)
+        throw ConfigError(pa.loc, "pa " + pa.node.Scalar() + " is outside the HBM window [0, " +
+                                      std::to_string(end) + ")");
+    if (req.bytes > end - req.pa)
+        throw ConfigError(bytes.loc, "pa + bytes runs past the end of the HBM window [0, " +
+                                         std::to_string(end) + ") (pa " + pa.node.Scalar() +
+                                         ", bytes " + bytes.node.Scalar() + ")");
+}
+
+// mmu_map, mmu_unmap: page-aligned va (and pa) and bytes.
+void Loader::read_mmu_request(const MapReader& reader, HostRequest& req, const WorkloadConfig&,
+                              const Extras&) const {
+    host_cubes(reader.child("cubes"), req.cubes);
+    host_target_pe(reader.child("target_pe"), req);
+    req.va = page_aligned(reader.required("va"), false);
+    if (req.kind == HostRequestKind::mmu_map) req.pa = page_aligned(reader.required("pa"), false);
+    const Item bytes = reader.required("bytes");
+    req.bytes = page_aligned(bytes, true);
+    if (req.va + req.bytes < req.va) throw ConfigError(bytes.loc, "va + bytes overflows 64 bits");
+    if (req.pa + req.bytes < req.pa) throw ConfigError(bytes.loc, "pa + bytes overflows 64 bits");
+}
+
+void Loader::read_launch_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
+                                 const Extras& extras) const {
+    const Item kernel = reader.required("kernel");
+    req.kernel = to_string(kernel);
+    if (!config.kernels.count(req.kernel)) {
+        std::vector<std::string> names;
+        for (const auto& k : config.kernels) names.push_back(k.first);
+        throw ConfigError(kernel.loc, "unknown kernel '" + req.kernel + "' (kernels: " + join(names) + ")");
     }
-    return req;
+    host_cubes(reader.child("cubes"), req.cubes);
+    host_target_pe(reader.child("target_pe"), req);
+    check_self_peers(req.kernel, req.target_pe, req.loc, extras);
+    const Item start = reader.child("target_start_ns");
+    if (start.present) {
+        const double value = to_double(start);
+        if (value < 0.0) throw ConfigError(start.loc, "must be >= 0 (got " + start.node.Scalar() + ")");
+        req.target_start_ns = value;
+    }
 }
 
 std::vector<HostRequest> Loader::read_host(const Item& item, const WorkloadConfig& config,
@@ -1065,6 +1097,16 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
 }  // namespace
 
 // ---------------------------------------------------------------- public API
+
+std::vector<WorkloadKindKeys> workload_kind_keys() {
+    std::vector<WorkloadKindKeys> kinds;
+    for (const auto& kind : Loader::command_kinds()) {
+        kinds.push_back({"command", kind.name, kind.keys});
+        if (kind.kind == CommandKind::composite) kinds.push_back({"command", kind.name, kCompositeGemmKeys});
+    }
+    for (const auto& kind : Loader::host_request_kinds()) kinds.push_back({"host", kind.name, kind.keys});
+    return kinds;
+}
 
 WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {
     return load_workload_text(read_input_file(path), path, topo);

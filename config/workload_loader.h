@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "modules/common/config.h"
 #include "modules/pe/command.h"
@@ -21,5 +22,16 @@ WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig&
 // Same, from text; `source_name` stands in for the file name in errors.
 WorkloadConfig load_workload_text(const std::string& text, const std::string& source_name,
                                   const TopologyConfig& topo);
+
+// The keys of each command kind's and host request kind's body, beside the
+// keys every command (id, wait, schedule keys) or request (id, after) has,
+// as the loader's kind tables give them; docs/workload.md is checked against
+// them (workload_doc_test). composite appears twice, once per form.
+struct WorkloadKindKeys {
+    std::string section;  // "command" or "host"
+    std::string kind;
+    std::vector<std::string> keys;
+};
+std::vector<WorkloadKindKeys> workload_kind_keys();
 
 }  // namespace npuvp

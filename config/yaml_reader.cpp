@@ -146,6 +146,15 @@ bool YamlReader::to_bool(const Item& item) const {
 
 // ---------------------------------------------------------------- MapReader
 
+namespace {
+
+std::vector<std::string> sorted(std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+}  // namespace
+
 MapReader::MapReader(YamlReader& reader, const Item& item, std::vector<std::string> allowed,
                      bool any_key)
     : m_reader(&reader), m_item(item) {
@@ -162,9 +171,10 @@ void MapReader::open(const std::vector<std::string>& allowed, bool any_key,
                      const std::map<std::string, std::string>& reserved) {
     YamlReader& reader = *m_reader;
     const Item& item = m_item;
-    if (!item.present || item.node.IsNull()) return;
+    const bool terse = reader.rules().terse_map_errors;
+    if (!item.present || (item.node.IsNull() && !terse)) return;
     if (!item.node.IsMap())
-        throw ConfigError(item.loc, "expected a map, got " + describe(item.node));
+        throw ConfigError(item.loc, terse ? "expected a map" : "expected a map, got " + describe(item.node));
     for (auto it = item.node.begin(); it != item.node.end(); ++it) {
         if (!it->first.IsScalar())
             throw ConfigError(reader.key_loc(item, it->first, item.loc.key_path),
@@ -176,7 +186,8 @@ void MapReader::open(const std::vector<std::string>& allowed, bool any_key,
             throw ConfigError(loc, "key '" + key + "' is reserved for a later version (" +
                                        res->second + ") and not supported yet");
         if (!any_key && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-            throw ConfigError(loc, "unknown key '" + key + "' (allowed: " + join(allowed) + ")");
+            throw ConfigError(loc, terse ? "unknown key (known: " + join(sorted(allowed)) + ")"
+                                         : "unknown key '" + key + "' (allowed: " + join(allowed) + ")");
         if (m_key_locs.count(key))
             throw ConfigError(loc, "duplicate key '" + key + "'");
         m_key_locs[key] = loc;

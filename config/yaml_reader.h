@@ -60,9 +60,13 @@ public:
     // node without a mark is reported at line 0. Null as missing: a required
     // key given an empty value is missing (the workload) rather than an empty
     // map that takes its defaults (the topology).
+    // Terse map errors: the sweep file's wording, kept as its tests check it
+    // ("expected a map" without what was found, and a null is not an empty
+    // map; "unknown key (known: a, b)" with the known keys sorted).
     struct Rules {
         bool overrides = true;
         bool null_is_missing = false;
+        bool terse_map_errors = false;
     };
 
     explicit YamlReader(std::string source) : m_source(std::move(source)) {}

@@ -22,6 +22,7 @@
 #include "config/config_error.h"
 #include "config/topology_loader.h"
 #include "config/yaml_document.h"
+#include "config/yaml_reader.h"
 
 namespace npuvp {
 namespace {
@@ -32,49 +33,60 @@ constexpr std::size_t kMaxIdLength = 120;
 
 // ------------------------------------------------------------ YAML access
 
+// The sweep file read through the shared reader (config/yaml_reader.h) with
+// its terse map wording; the scalars keep the sweep's own wording ("expected
+// a single value"), since its values are texts handed on to --set.
 class SweepReader {
 public:
-    explicit SweepReader(std::string file) : m_file(std::move(file)) {}
+    explicit SweepReader(const std::string& file)
+        : m_yaml(file, YamlReader::Rules{false, false, true}) {}
 
-    [[noreturn]] void fail(const YAML::Node& node, const std::string& key,
-                           const std::string& message) const {
-        const YAML::Mark mark = node.Mark();
-        throw ConfigError(SourceLoc{m_file, mark.is_null() ? 0 : mark.line + 1,
-                                    mark.is_null() ? 0 : mark.column + 1, key},
-                          message);
+    [[noreturn]] static void fail(const Item& item, const std::string& message) {
+        throw ConfigError(item.loc, message);
+    }
+    // At `item`'s place, reported under another key path.
+    [[noreturn]] static void fail_as(const Item& item, const std::string& path,
+                                     const std::string& message) {
+        SourceLoc loc = item.loc;
+        loc.key_path = path;
+        throw ConfigError(loc, message);
     }
 
-    // The keys of a map, each checked against `allowed`; fails on a non-map.
-    void check_keys(const YAML::Node& map, const std::string& path,
-                    const std::set<std::string>& allowed) const {
-        if (!map.IsMap()) fail(map, path, "expected a map");
-        for (const auto& kv : map) {
-            const std::string k = kv.first.Scalar();
-            if (!allowed.count(k))
-                fail(kv.first, child_path(path, k),
-                     "unknown key (known: " + join({allowed.begin(), allowed.end()}) + ")");
-        }
+    Item root(const YAML::Node& node) const { return m_yaml.root(node); }
+    MapReader map(const Item& item, const std::vector<std::string>& keys) {
+        return MapReader(m_yaml, item, keys);
+    }
+    // Element i of a list, as path[i].
+    Item element(const Item& list, std::size_t i) const {
+        Item item = m_yaml.child_item(list, list.node[i], "");
+        item.loc.key_path = list.loc.key_path + "[" + std::to_string(i) + "]";
+        return item;
     }
 
-    std::string scalar(const YAML::Node& node, const std::string& path) const {
-        if (!node.IsScalar()) fail(node, path, "expected a single value");
-        return node.Scalar();
+    std::string scalar(const Item& item) const {
+        if (!item.node.IsScalar()) fail(item, "expected a single value");
+        return item.node.Scalar();
     }
 
-    double number(const YAML::Node& node, const std::string& path) const {
-        const std::string text = scalar(node, path);
+    double number(const Item& item) const {
+        const std::string text = scalar(item);
         char* end = nullptr;
         const double v = std::strtod(text.c_str(), &end);
         if (text.empty() || *end != '\0' || !std::isfinite(v))
-            fail(node, path, "expected a number, got '" + text + "'");
+            fail(item, "expected a number, got '" + text + "'");
         return v;
     }
 
-    const std::string& file() const { return m_file; }
+    const std::string& file() const { return m_yaml.source(); }
 
 private:
-    std::string m_file;
+    YamlReader m_yaml;
 };
+
+// The keys of each map of the sweep file (docs/sweep.md).
+const std::vector<std::string> kSweepKeys = {"name", "topology", "workload", "set", "axes", "constraints"};
+const std::vector<std::string> kParamKeys = {"key", "name", "values", "range"};
+const std::vector<std::string> kRangeKeys = {"from", "to", "step", "factor"};
 
 // A value as written: a scalar's text, or a flow list / map (a --set value
 // may be one, e.g. op_cost: {exp: 3}).
@@ -328,54 +340,58 @@ struct Axis {
     std::vector<std::vector<std::string>> steps;
 };
 
-std::vector<std::string> read_values(const SweepReader& r, const YAML::Node& item,
-                                     const std::string& path) {
+// `values: [...]`: each value as written.
+std::vector<std::string> read_list_values(const SweepReader& r, const Item& list) {
+    if (!list.node.IsSequence() || list.node.size() == 0)
+        r.fail(list, "expected a non-empty list of values");
     std::vector<std::string> values;
-    const bool has_values = static_cast<bool>(item["values"]);
-    const bool has_range = static_cast<bool>(item["range"]);
-    if (has_values == has_range) r.fail(item, path, "give exactly one of 'values' and 'range'");
-    if (has_values) {
-        const YAML::Node list = item["values"];
-        if (!list.IsSequence() || list.size() == 0)
-            r.fail(list, path + ".values", "expected a non-empty list of values");
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const std::string key = path + ".values[" + std::to_string(i) + "]";
-            if (list[i].IsNull()) r.fail(list[i], key, "empty value");
-            const std::string text = value_text(list[i]);
-            if (text.find_first_of("\t\n\r") != std::string::npos)
-                r.fail(list[i], key, "a value may not contain tabs or line breaks");
-            values.push_back(text);
+    for (std::size_t i = 0; i < list.node.size(); ++i) {
+        const Item value = r.element(list, i);
+        if (value.node.IsNull()) r.fail(value, "empty value");
+        const std::string text = value_text(value.node);
+        if (text.find_first_of("\t\n\r") != std::string::npos)
+            r.fail(value, "a value may not contain tabs or line breaks");
+        values.push_back(text);
+    }
+    return values;
+}
+
+// `range: {from, to, step | factor}`: from + i·step, or from·factor^i, up to to.
+std::vector<std::string> read_range_values(SweepReader& r, const Item& item) {
+    const MapReader range = r.map(item, kRangeKeys);
+    if (!range.has("from") || !range.has("to")) r.fail(item, "needs 'from' and 'to'");
+    if (range.has("step") == range.has("factor"))
+        r.fail(item, "give exactly one of 'step' (linear) and 'factor' (geometric)");
+    const double from = r.number(range.child("from"));
+    const double to = r.number(range.child("to"));
+    if (to < from) r.fail(range.child("to"), "must be >= from (" + number_text(from) + ")");
+    const double slack = 1e-9 * std::max(1.0, std::fabs(to));
+    std::vector<std::string> values;
+    if (range.has("step")) {
+        const double step = r.number(range.child("step"));
+        if (step <= 0) r.fail(range.child("step"), "must be > 0");
+        // from + i·step (not repeated addition, which drifts).
+        for (std::size_t i = 0; from + static_cast<double>(i) * step <= to + slack; ++i) {
+            if (values.size() >= kMaxPoints) r.fail(item, "more than 1000000 values");
+            values.push_back(number_text(from + static_cast<double>(i) * step));
         }
         return values;
     }
-    const YAML::Node range = item["range"];
-    const std::string rp = path + ".range";
-    r.check_keys(range, rp, {"from", "to", "step", "factor"});
-    if (!range["from"] || !range["to"]) r.fail(range, rp, "needs 'from' and 'to'");
-    if (static_cast<bool>(range["step"]) == static_cast<bool>(range["factor"]))
-        r.fail(range, rp, "give exactly one of 'step' (linear) and 'factor' (geometric)");
-    const double from = r.number(range["from"], rp + ".from");
-    const double to = r.number(range["to"], rp + ".to");
-    if (to < from) r.fail(range["to"], rp + ".to", "must be >= from (" + number_text(from) + ")");
-    const double slack = 1e-9 * std::max(1.0, std::fabs(to));
-    if (range["step"]) {
-        const double step = r.number(range["step"], rp + ".step");
-        if (step <= 0) r.fail(range["step"], rp + ".step", "must be > 0");
-        // from + i·step (not repeated addition, which drifts).
-        for (std::size_t i = 0; from + static_cast<double>(i) * step <= to + slack; ++i) {
-            if (values.size() >= kMaxPoints) r.fail(range, rp, "more than 1000000 values");
-            values.push_back(number_text(from + static_cast<double>(i) * step));
-        }
-    } else {
-        const double factor = r.number(range["factor"], rp + ".factor");
-        if (factor <= 1) r.fail(range["factor"], rp + ".factor", "must be > 1");
-        if (from <= 0) r.fail(range["from"], rp + ".from", "must be > 0 for a geometric range");
-        for (double v = from; v <= to + slack; v *= factor) {
-            if (values.size() >= kMaxPoints) r.fail(range, rp, "more than 1000000 values");
-            values.push_back(number_text(v));
-        }
+    const double factor = r.number(range.child("factor"));
+    if (factor <= 1) r.fail(range.child("factor"), "must be > 1");
+    if (from <= 0) r.fail(range.child("from"), "must be > 0 for a geometric range");
+    for (double v = from; v <= to + slack; v *= factor) {
+        if (values.size() >= kMaxPoints) r.fail(item, "more than 1000000 values");
+        values.push_back(number_text(v));
     }
     return values;
+}
+
+std::vector<std::string> read_values(SweepReader& r, const MapReader& param) {
+    if (param.has("values") == param.has("range"))
+        r.fail(param.item(), "give exactly one of 'values' and 'range'");
+    if (param.has("values")) return read_list_values(r, param.child("values"));
+    return read_range_values(r, param.child("range"));
 }
 
 std::string default_name(const std::string& key) {
@@ -391,11 +407,11 @@ std::string directory_of(const std::string& path) {
 // A path from the sweep file: relative ones are relative to the sweep file's
 // directory; the result is absolute, so a point runs from any directory (a
 // Slurm node, a GNU parallel ssh login).
-std::string resolve(const SweepReader& r, const YAML::Node& node, const std::string& key,
+std::string resolve(const SweepReader& r, const Item& item, const std::string& key,
                     const std::string& path) {
     const std::string joined = !path.empty() && path[0] == '/' ? path : directory_of(r.file()) + "/" + path;
     char* real = realpath(joined.c_str(), nullptr);
-    if (!real) r.fail(node, key, "cannot find file '" + path + "' (looked for " + joined + ")");
+    if (!real) r.fail_as(item, key, "cannot find file '" + path + "' (looked for " + joined + ")");
     std::string out(real);
     std::free(real);
     return out;
@@ -433,193 +449,249 @@ std::string sweep_point_id(const std::vector<SweepParam>& params,
     return id.substr(0, kMaxIdLength - 17) + hash;
 }
 
-SweepPlan load_sweep_file(const std::string& path) {
-    SweepReader r(path);
-    const YAML::Node root = parse_map_document(
-        read_input_file(path), path, "sweep keys (name, topology, workload, set, axes, constraints)");
-    r.check_keys(root, "", {"name", "topology", "workload", "set", "axes", "constraints"});
+namespace {
 
+// The sweep file while it is read: the plan so far, and what later parts
+// need of earlier ones (the parameters' names and places, for the
+// constraints and for file-valued parameters).
+struct SweepLoad {
+    SweepReader r;
     SweepPlan plan;
-    if (root["name"]) plan.name = r.scalar(root["name"], "name");
-    if (plan.name.empty()) {
-        const std::size_t slash = path.rfind('/');
-        plan.name = path.substr(slash == std::string::npos ? 0 : slash + 1);
-        const std::size_t dot = plan.name.rfind('.');
-        if (dot != std::string::npos) plan.name.resize(dot);
-    }
-    if (!root["topology"]) r.fail(root, "topology", "missing: the base topology file");
-    if (!root["workload"]) r.fail(root, "workload", "missing: the base workload file");
-    const std::string topology = resolve(r, root["topology"], "topology", r.scalar(root["topology"], "topology"));
-    const std::string workload = resolve(r, root["workload"], "workload", r.scalar(root["workload"], "workload"));
-
+    std::string topology, workload;  // the base files, resolved
     std::vector<std::string> fixed_sets;
-    if (const YAML::Node sets = root["set"]) {
-        if (!sets.IsSequence()) r.fail(sets, "set", "expected a list of KEY.PATH=VALUE");
-        for (std::size_t i = 0; i < sets.size(); ++i) {
-            const std::string key = "set[" + std::to_string(i) + "]";
-            const std::string text = r.scalar(sets[i], key);
-            try {
-                parse_override(text);
-            } catch (const ConfigError& e) {
-                r.fail(sets[i], key, e.what());
-            }
-            fixed_sets.push_back(text);
-        }
-    }
-
-    // Axes and their parameters.
-    const YAML::Node axes_node = root["axes"];
-    if (!axes_node || !axes_node.IsSequence() || axes_node.size() == 0)
-        r.fail(axes_node ? axes_node : root, "axes", "expected a non-empty list of axes");
     std::vector<Axis> axes;
-    std::vector<YAML::Node> param_nodes;  // for errors about a parameter
+    Item axes_item;
+    std::vector<Item> param_items;  // for errors about a parameter
     std::map<std::string, std::size_t> names;
-    auto add_param = [&](const YAML::Node& item, const std::string& ipath) -> std::size_t {
-        r.check_keys(item, ipath, {"key", "name", "values", "range"});
-        SweepParam p;
-        if (item["key"]) {
-            p.key = r.scalar(item["key"], ipath + ".key");
-            if (p.key != "workload" && p.key != "topology") {
-                try {
-                    parse_override(p.key + "=0");
-                } catch (const ConfigError& e) {
-                    r.fail(item["key"], ipath + ".key", "not a --set key path: " + std::string(e.what()));
-                }
-            }
-        }
-        if (item["name"]) p.name = r.scalar(item["name"], ipath + ".name");
-        else if (!p.key.empty()) p.name = default_name(p.key);
-        else r.fail(item, ipath, "give 'key' (what the value sets) or 'name' (a recorded label), or both");
-        const YAML::Node name_node = item["name"] ? item["name"] : item["key"];
-        if (!valid_name(p.name))
-            r.fail(name_node, ipath + ".name",
-                   "'" + p.name + "' is not a usable parameter name ([A-Za-z_][A-Za-z0-9_]*); give 'name'");
-        if (names.count(p.name))
-            r.fail(name_node, ipath + ".name",
-                   "parameter name '" + p.name + "' is used twice; give each axis its own 'name'");
-        names[p.name] = plan.params.size();
-        plan.params.push_back(p);
-        param_nodes.push_back(item);
-        return plan.params.size() - 1;
-    };
-    for (std::size_t a = 0; a < axes_node.size(); ++a) {
-        const YAML::Node item = axes_node[a];
-        const std::string apath = "axes[" + std::to_string(a) + "]";
-        Axis axis;
-        if (item.IsMap() && item["zip"]) {
-            r.check_keys(item, apath, {"zip"});
-            const YAML::Node zip = item["zip"];
-            if (!zip.IsSequence() || zip.size() < 2)
-                r.fail(zip, apath + ".zip", "expected a list of at least two axes stepped together");
-            std::vector<std::vector<std::string>> columns;
-            for (std::size_t z = 0; z < zip.size(); ++z) {
-                const std::string zpath = apath + ".zip[" + std::to_string(z) + "]";
-                axis.params.push_back(add_param(zip[z], zpath));
-                columns.push_back(read_values(r, zip[z], zpath));
-                if (columns.back().size() != columns.front().size())
-                    r.fail(zip[z], zpath, "has " + std::to_string(columns.back().size()) +
-                                              " values but " + apath + ".zip[0] has " +
-                                              std::to_string(columns.front().size()) +
-                                              "; zipped axes step together and need equal lengths");
-            }
-            for (std::size_t i = 0; i < columns.front().size(); ++i) {
-                std::vector<std::string> step;
-                for (const auto& c : columns) step.push_back(c[i]);
-                axis.steps.push_back(step);
-            }
-        } else {
-            axis.params.push_back(add_param(item, apath));
-            for (const std::string& v : read_values(r, item, apath)) axis.steps.push_back({v});
-        }
-        axes.push_back(axis);
-    }
+    std::vector<std::map<std::string, std::string>> resolved;  // file-valued parameters
+    std::vector<std::pair<std::unique_ptr<Expr>, Item>> constraints;
 
-    // Resolve file-valued parameters once per distinct value.
-    std::vector<std::map<std::string, std::string>> resolved(plan.params.size());
-    for (const Axis& axis : axes)
+    explicit SweepLoad(const std::string& path) : r(path) {}
+};
+
+std::string plan_name(const SweepReader& r, const MapReader& root, const std::string& path) {
+    std::string name = root.has("name") ? r.scalar(root.child("name")) : "";
+    if (!name.empty()) return name;
+    // The file's name without directory and extension.
+    const std::size_t slash = path.rfind('/');
+    name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    const std::size_t dot = name.rfind('.');
+    if (dot != std::string::npos) name.resize(dot);
+    return name;
+}
+
+void read_base_files(SweepLoad& s, const MapReader& root) {
+    if (!root.has("topology")) s.r.fail(root.child("topology"), "missing: the base topology file");
+    if (!root.has("workload")) s.r.fail(root.child("workload"), "missing: the base workload file");
+    const Item topology = root.child("topology"), workload = root.child("workload");
+    s.topology = resolve(s.r, topology, "topology", s.r.scalar(topology));
+    s.workload = resolve(s.r, workload, "workload", s.r.scalar(workload));
+}
+
+// `set: [KEY.PATH=VALUE, ...]`: overrides every point gets.
+void read_fixed_sets(SweepLoad& s, const MapReader& root) {
+    if (!root.has("set")) return;
+    const Item sets = root.child("set");
+    if (!sets.node.IsSequence()) s.r.fail(sets, "expected a list of KEY.PATH=VALUE");
+    for (std::size_t i = 0; i < sets.node.size(); ++i) {
+        const Item set = s.r.element(sets, i);
+        const std::string text = s.r.scalar(set);
+        try {
+            parse_override(text);
+        } catch (const ConfigError& e) {
+            s.r.fail(set, e.what());
+        }
+        s.fixed_sets.push_back(text);
+    }
+}
+
+// A parameter's `key`: `workload`, `topology` or a --set key path.
+std::string read_param_key(const SweepReader& r, const MapReader& item) {
+    if (!item.has("key")) return "";
+    const Item key_item = item.child("key");
+    const std::string key = r.scalar(key_item);
+    if (key == "workload" || key == "topology") return key;
+    try {
+        parse_override(key + "=0");
+    } catch (const ConfigError& e) {
+        r.fail(key_item, "not a --set key path: " + std::string(e.what()));
+    }
+    return key;
+}
+
+// One parameter of an axis (its map is also where its values are).
+std::size_t add_param(SweepLoad& s, const MapReader& item) {
+    const std::string ipath = item.item().loc.key_path;
+    SweepParam p;
+    p.key = read_param_key(s.r, item);
+    if (item.has("name")) p.name = s.r.scalar(item.child("name"));
+    else if (!p.key.empty()) p.name = default_name(p.key);
+    else s.r.fail(item.item(), "give 'key' (what the value sets) or 'name' (a recorded label), or both");
+    const Item name_item = item.has("name") ? item.child("name") : item.child("key");
+    if (!valid_name(p.name))
+        s.r.fail_as(name_item, ipath + ".name",
+                    "'" + p.name + "' is not a usable parameter name ([A-Za-z_][A-Za-z0-9_]*); give 'name'");
+    if (s.names.count(p.name))
+        s.r.fail_as(name_item, ipath + ".name",
+                    "parameter name '" + p.name + "' is used twice; give each axis its own 'name'");
+    s.names[p.name] = s.plan.params.size();
+    s.plan.params.push_back(p);
+    s.param_items.push_back(item.item());
+    return s.plan.params.size() - 1;
+}
+
+// `zip: [axis, axis, ...]`: parameters stepped together.
+Axis read_zip(SweepLoad& s, const Item& item) {
+    const std::string apath = item.loc.key_path;
+    const Item zip = s.r.map(item, {"zip"}).child("zip");
+    if (!zip.node.IsSequence() || zip.node.size() < 2)
+        s.r.fail(zip, "expected a list of at least two axes stepped together");
+    Axis axis;
+    std::vector<std::vector<std::string>> columns;
+    for (std::size_t z = 0; z < zip.node.size(); ++z) {
+        const MapReader param = s.r.map(s.r.element(zip, z), kParamKeys);
+        axis.params.push_back(add_param(s, param));
+        columns.push_back(read_values(s.r, param));
+        if (columns.back().size() != columns.front().size())
+            s.r.fail(param.item(), "has " + std::to_string(columns.back().size()) + " values but " + apath +
+                                       ".zip[0] has " + std::to_string(columns.front().size()) +
+                                       "; zipped axes step together and need equal lengths");
+    }
+    for (std::size_t i = 0; i < columns.front().size(); ++i) {
+        std::vector<std::string> step;
+        for (const auto& c : columns) step.push_back(c[i]);
+        axis.steps.push_back(step);
+    }
+    return axis;
+}
+
+Axis read_axis(SweepLoad& s, const Item& item) {
+    if (item.node.IsMap() && item.node["zip"]) return read_zip(s, item);
+    const MapReader param = s.r.map(item, kParamKeys);
+    Axis axis;
+    axis.params.push_back(add_param(s, param));
+    for (const std::string& v : read_values(s.r, param)) axis.steps.push_back({v});
+    return axis;
+}
+
+void read_axes(SweepLoad& s, const MapReader& root) {
+    s.axes_item = root.child("axes");
+    const YAML::Node& node = s.axes_item.node;
+    if (!s.axes_item.present || !node.IsSequence() || node.size() == 0)
+        s.r.fail(s.axes_item, "expected a non-empty list of axes");
+    for (std::size_t a = 0; a < node.size(); ++a) s.axes.push_back(read_axis(s, s.r.element(s.axes_item, a)));
+}
+
+// File-valued parameters, resolved once per distinct value.
+void resolve_file_params(SweepLoad& s) {
+    s.resolved.resize(s.plan.params.size());
+    for (const Axis& axis : s.axes)
         for (std::size_t k = 0; k < axis.params.size(); ++k) {
-            const SweepParam& p = plan.params[axis.params[k]];
+            const std::size_t i = axis.params[k];
+            const SweepParam& p = s.plan.params[i];
             if (p.key != "workload" && p.key != "topology") continue;
             for (const auto& step : axis.steps)
-                if (!resolved[axis.params[k]].count(step[k]))
-                    resolved[axis.params[k]][step[k]] =
-                        resolve(r, param_nodes[axis.params[k]], p.name, step[k]);
+                if (!s.resolved[i].count(step[k]))
+                    s.resolved[i][step[k]] = resolve(s.r, s.param_items[i], p.name, step[k]);
         }
+}
 
-    std::vector<std::pair<std::unique_ptr<Expr>, YAML::Node>> constraints;
-    if (const YAML::Node list = root["constraints"]) {
-        if (!list.IsSequence()) r.fail(list, "constraints", "expected a list of expressions");
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const std::string key = "constraints[" + std::to_string(i) + "]";
-            const std::string text = r.scalar(list[i], key);
-            try {
-                constraints.push_back({ExprParser(text, names).parse(), list[i]});
-            } catch (const ExprParser::Error& e) {
-                r.fail(list[i], key, e.message);
-            }
+void read_constraints(SweepLoad& s, const MapReader& root) {
+    if (!root.has("constraints")) return;
+    const Item list = root.child("constraints");
+    if (!list.node.IsSequence()) s.r.fail(list, "expected a list of expressions");
+    for (std::size_t i = 0; i < list.node.size(); ++i) {
+        const Item item = s.r.element(list, i);
+        const std::string text = s.r.scalar(item);
+        try {
+            s.constraints.push_back({ExprParser(text, s.names).parse(), item});
+        } catch (const ExprParser::Error& e) {
+            s.r.fail(item, e.message);
         }
     }
+}
 
-    // The product, first axis outermost (an odometer over the axes).
+bool passes_constraints(const SweepLoad& s, const std::vector<std::string>& values) {
+    std::vector<Value> vars;
+    for (const std::string& v : values) vars.push_back(param_value(v));
+    for (const auto& [expr, item] : s.constraints) {
+        try {
+            const Value v = eval(*expr, vars);
+            if (v.is_number ? v.number == 0.0 : v.text.empty()) return false;
+        } catch (const ExprParser::Error& e) {
+            s.r.fail_as(item, "constraints", e.message);
+        }
+    }
+    return true;
+}
+
+// The command line of the point with `values`.
+std::vector<std::string> point_args(const SweepLoad& s, const std::vector<std::string>& values) {
+    std::string topo = s.topology, work = s.workload;
+    std::vector<std::string> sets = s.fixed_sets;
+    for (std::size_t i = 0; i < s.plan.params.size(); ++i) {
+        const SweepParam& p = s.plan.params[i];
+        if (p.key == "topology") topo = s.resolved[i].at(values[i]);
+        else if (p.key == "workload") work = s.resolved[i].at(values[i]);
+        else if (!p.key.empty()) sets.push_back(p.key + "=" + values[i]);
+    }
+    std::vector<std::string> args = {"--topology", topo, "--workload", work};
+    for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
+    return args;
+}
+
+// The product, first axis outermost (an odometer over the axes).
+void expand_points(SweepLoad& s) {
     double total = 1;
-    for (const Axis& axis : axes) total *= static_cast<double>(axis.steps.size());
+    for (const Axis& axis : s.axes) total *= static_cast<double>(axis.steps.size());
     if (total > static_cast<double>(kMaxPoints))
-        r.fail(axes_node, "axes", "the axes give " + number_text(total) + " points, more than 1000000");
-    std::vector<std::size_t> at(axes.size(), 0);
+        s.r.fail(s.axes_item, "the axes give " + number_text(total) + " points, more than 1000000");
+    std::vector<std::size_t> at(s.axes.size(), 0);
     std::map<std::string, std::size_t> ids;
     for (std::size_t n = 0; n < static_cast<std::size_t>(total); ++n) {
-        std::vector<std::string> values(plan.params.size());
-        for (std::size_t a = 0; a < axes.size(); ++a)
-            for (std::size_t k = 0; k < axes[a].params.size(); ++k)
-                values[axes[a].params[k]] = axes[a].steps[at[a]][k];
-        for (std::size_t a = axes.size(); a-- > 0;) {  // advance the odometer
-            if (++at[a] < axes[a].steps.size()) break;
+        std::vector<std::string> values(s.plan.params.size());
+        for (std::size_t a = 0; a < s.axes.size(); ++a)
+            for (std::size_t k = 0; k < s.axes[a].params.size(); ++k)
+                values[s.axes[a].params[k]] = s.axes[a].steps[at[a]][k];
+        for (std::size_t a = s.axes.size(); a-- > 0;) {  // advance the odometer
+            if (++at[a] < s.axes[a].steps.size()) break;
             at[a] = 0;
         }
-
-        std::vector<Value> vars;
-        for (const std::string& v : values) vars.push_back(param_value(v));
-        bool keep = true;
-        for (const auto& [expr, node] : constraints) {
-            try {
-                const Value v = eval(*expr, vars);
-                keep = v.is_number ? v.number != 0.0 : !v.text.empty();
-            } catch (const ExprParser::Error& e) {
-                r.fail(node, "constraints", e.message);
-            }
-            if (!keep) break;
-        }
-        if (!keep) {
-            ++plan.excluded;
+        if (!passes_constraints(s, values)) {
+            ++s.plan.excluded;
             continue;
         }
-
         SweepPoint point;
-        point.index = plan.points.size();
+        point.index = s.plan.points.size();
         point.values = values;
-        point.id = sweep_point_id(plan.params, values);
-        const auto seen = ids.find(point.id);
-        if (seen != ids.end())
-            r.fail(axes_node, "axes",
-                   "two points get the same id '" + point.id + "' (values that differ only in characters "
-                   "outside [A-Za-z0-9._+-]); make the values or names distinct");
+        point.id = sweep_point_id(s.plan.params, values);
+        if (ids.count(point.id))
+            s.r.fail(s.axes_item,
+                     "two points get the same id '" + point.id + "' (values that differ only in characters "
+                     "outside [A-Za-z0-9._+-]); make the values or names distinct");
         ids[point.id] = point.index;
-        std::string topo = topology, work = workload;
-        std::vector<std::string> sets = fixed_sets;
-        for (std::size_t i = 0; i < plan.params.size(); ++i) {
-            const SweepParam& p = plan.params[i];
-            if (p.key == "topology") topo = resolved[i].at(values[i]);
-            else if (p.key == "workload") work = resolved[i].at(values[i]);
-            else if (!p.key.empty()) sets.push_back(p.key + "=" + values[i]);
-        }
-        point.args = {"--topology", topo, "--workload", work};
-        for (const std::string& s : sets) point.args.insert(point.args.end(), {"--set", s});
-        plan.points.push_back(point);
+        point.args = point_args(s, values);
+        s.plan.points.push_back(point);
     }
-    if (plan.points.empty())
-        r.fail(root["constraints"] ? root["constraints"] : root, "constraints",
-               "the constraints leave no point to run");
-    return plan;
+}
+
+}  // namespace
+
+SweepPlan load_sweep_file(const std::string& path) {
+    SweepLoad s(path);
+    const Item root_item = s.r.root(parse_map_document(
+        read_input_file(path), path, "sweep keys (name, topology, workload, set, axes, constraints)"));
+    const MapReader root = s.r.map(root_item, kSweepKeys);
+    s.plan.name = plan_name(s.r, root, path);
+    read_base_files(s, root);
+    read_fixed_sets(s, root);
+    read_axes(s, root);
+    resolve_file_params(s);
+    read_constraints(s, root);
+    expand_points(s);
+    if (s.plan.points.empty())
+        s.r.fail(root.child("constraints"), "the constraints leave no point to run");
+    return s.plan;
 }
 
 }  // namespace npuvp
