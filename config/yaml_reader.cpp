@@ -82,18 +82,31 @@ double YamlReader::to_double(const Item& item) const {
     return value;
 }
 
-long long YamlReader::to_integer(const Item& item) const {
+namespace {
+
+// The text of an integer scalar; a map, a list or a quoted string is an error.
+const std::string& integer_scalar(const Item& item) {
     const YAML::Node& node = item.node;
     if (!node.IsScalar())
         throw ConfigError(item.loc, "expected an integer, got " + describe(node));
-    const std::string& text = node.Scalar();
     if (node.Tag() == "!")
-        throw ConfigError(item.loc, "expected an integer, got the string '" + text + "'");
-    // Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
+        throw ConfigError(item.loc, "expected an integer, got the string '" + node.Scalar() + "'");
+    return node.Scalar();
+}
+
+// Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
+int integer_base(const std::string& text, std::size_t start) {
+    const bool hex = text.size() > start + 2 && text[start] == '0' &&
+                     (text[start + 1] == 'x' || text[start + 1] == 'X');
+    return hex ? 16 : 10;
+}
+
+}  // namespace
+
+long long YamlReader::to_integer(const Item& item) const {
+    const std::string& text = integer_scalar(item);
     std::size_t start = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
-    int base = 10;
-    if (text.size() > start + 2 && text[start] == '0' && (text[start + 1] == 'x' || text[start + 1] == 'X'))
-        base = 16;
+    const int base = integer_base(text, start);
     const bool digits_only = text.size() > start && !std::isspace(static_cast<unsigned char>(text[start]));
     char* end = nullptr;
     errno = 0;
@@ -111,20 +124,11 @@ std::string YamlReader::to_string(const Item& item) const {
 }
 
 std::uint64_t YamlReader::to_unsigned(const Item& item) const {
-    const YAML::Node& node = item.node;
-    if (!node.IsScalar())
-        throw ConfigError(item.loc, "expected an integer, got " + describe(node));
-    const std::string& text = node.Scalar();
-    if (node.Tag() == "!")
-        throw ConfigError(item.loc, "expected an integer, got the string '" + text + "'");
+    const std::string& text = integer_scalar(item);
     if (!text.empty() && text[0] == '-')
         throw ConfigError(item.loc, "must be >= 0 (got " + text + ")");
-    // Decimal, or hex with 0x (addresses); never octal, so that "010" is 10.
     const std::size_t start = (!text.empty() && text[0] == '+') ? 1 : 0;
-    int base = 10;
-    if (text.size() > start + 2 && text[start] == '0' &&
-        (text[start + 1] == 'x' || text[start + 1] == 'X'))
-        base = 16;
+    const int base = integer_base(text, start);
     const bool digits =
         text.size() > start && std::isxdigit(static_cast<unsigned char>(text[start]));
     char* end = nullptr;
