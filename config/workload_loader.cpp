@@ -1326,15 +1326,68 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
     return config;
 }
 
+// ---------------------------------------------------------------- docs
+
+// The kinds the scheduler runs in a context, for the docs: "`a`, `b` and `c`".
+std::string context_scheduled_kinds() {
+    std::vector<std::string> names;
+    for (const CommandKindSpec& kind : command_kinds())
+        if (context_scheduled(kind.kind) &&
+            std::find(names.begin(), names.end(), "`" + kind.name + "`") == names.end())
+            names.push_back("`" + kind.name + "`");
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return text;
+}
+
+std::string command_markdown() {
+    schema::KeyDocs docs{{"Keys of every command",
+                          "Every kind but `wait` takes these beside its own (an unknown key is an error that "
+                          "lists the allowed ones). `context`, `resources` and `access` only on the kinds the "
+                          "scheduler runs in an execution context: " + context_scheduled_kinds() +
+                              "; elsewhere they are an error at the key (\"not run in an execution context\").",
+                          {}}};
+    for (const KeyTable<Command>* table : {&command_head_keys(), &command_tail_keys(), &context_keys()})
+        schema::document_keys(*table, "", docs, 0);
+    for (const CommandKindSpec& kind : command_kinds()) {
+        docs.push_back({kind.title(), kind.doc, {}});
+        schema::document_keys(kind.keys, "", docs, docs.size() - 1);
+    }
+    return schema::key_markdown(docs);
+}
+
+std::string host_markdown() {
+    schema::KeyDocs docs{{"Keys of every host request",
+                          "Every kind takes these beside its own (an unknown key is an error that lists the "
+                          "allowed ones).",
+                          {}}};
+    schema::document_keys(host_head_keys(), "", docs, 0);
+    for (const HostRequestKindSpec& kind : host_request_kinds()) {
+        docs.push_back({"`" + kind.name + "`", kind.doc, {}});
+        schema::document_keys(kind.keys, "", docs, docs.size() - 1);
+    }
+    return schema::key_markdown(docs);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- public API
 
 std::vector<WorkloadKindKeys> workload_kind_keys() {
     std::vector<WorkloadKindKeys> kinds;
-    for (const CommandKindSpec& kind : command_kinds()) kinds.push_back({"command", kind.name, kind.keys.names()});
-    for (const HostRequestKindSpec& kind : host_request_kinds()) kinds.push_back({"host", kind.name, kind.keys.names()});
+    for (const CommandKindSpec& kind : command_kinds()) {
+        const bool has_map = kind.kind != CommandKind::wait;
+        kinds.push_back({"command", kind.name, kind.form.head, kind.title(),
+                         has_map ? key_names(command_tables(kind)) : std::vector<std::string>{}});
+    }
+    for (const HostRequestKindSpec& kind : host_request_kinds())
+        kinds.push_back({"host", kind.name, "", "`" + kind.name + "`", key_names(host_tables(kind))});
     return kinds;
+}
+
+std::vector<WorkloadDocBlock> workload_schema_markdown() {
+    return {{"commands", command_markdown()}, {"host", host_markdown()}};
 }
 
 WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {
