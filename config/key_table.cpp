@@ -1,5 +1,7 @@
 #include "config/key_table.h"
 
+#include <algorithm>
+
 namespace npuvp::schema {
 
 std::string key_markdown(const KeyDocs& docs) {
@@ -10,10 +12,24 @@ std::string key_markdown(const KeyDocs& docs) {
         if (section.rows.empty()) continue;
         out += "| key | type | unit | default | constraint | fills | meaning |\n";
         out += "| --- | --- | --- | --- | --- | --- | --- |\n";
-        for (const auto& [row, fills] : section.rows)
+        for (const auto& [row, fills] : section.rows) {
+            std::string members;
+            for (const auto& member : fills) members += (members.empty() ? "`" : ", `") + member + "`";
             out += "| `" + row.key + "` | " + row.type + " | " + row.unit + " | " + row.fallback + " | " +
-                   row.constraint + " | " + (fills.empty() ? "" : "`" + fills + "`") + " | " + row.doc + " |\n";
+                   row.constraint + " | " + members + " | " + row.doc + " |\n";
+        }
         out += "\n";
+    }
+    return out;
+}
+
+std::vector<std::string> members(const std::string& owner, const std::string& fills) {
+    std::vector<std::string> out;
+    std::size_t begin = 0;
+    while (begin < fills.size()) {
+        const std::size_t end = std::min(fills.find(", ", begin), fills.size());
+        out.push_back(owner + "::" + fills.substr(begin, end - begin));
+        begin = end + 2;
     }
     return out;
 }

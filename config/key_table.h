@@ -26,11 +26,11 @@
 
 namespace npuvp::schema {
 
-// One row of a key reference: the DocRow and the member the key fills, as
-// `Owner::member` (empty for a row that fills nothing by itself).
+// One row of a key reference: the DocRow and the members the key fills, as
+// `Owner::member` (none for a row that fills nothing by itself).
 struct KeyDocRow {
     DocRow row;
-    std::string fills;
+    std::vector<std::string> fills;
 };
 
 // One `###` section of a key reference: a title, one paragraph, a table.
@@ -102,6 +102,9 @@ void document_keys(const KeyTable<T, S>& table, const std::string& prefix, KeyDo
     for (const auto& key : table.keys) key.document(prefix, table.owner, docs, section);
 }
 
+// "Owner::a", "Owner::b" from "a, b".
+std::vector<std::string> members(const std::string& owner, const std::string& fills);
+
 // ---------------------------------------------------------------- builders
 
 // What a nested map left out (absent or null) means.
@@ -113,7 +116,8 @@ enum class Absent {
 
 // Key builders for struct T read with scope S. `at` is a pointer to member,
 // or a generic lambda `[](auto& c) -> auto& { return c.composite.m; }` for a
-// nested one; `fills` names it for the docs ("composite.m").
+// nested one; `fills` names it for the docs ("composite.m"; several members
+// a key fills together: "sip, cube").
 template <class T, class S>
 struct Keys {
     using Read = std::function<void(const MapReader&, T&, const S&)>;
@@ -126,7 +130,7 @@ struct Keys {
                                       std::size_t section) {
                              DocRow out = row;
                              out.key = prefix + out.key;
-                             docs[section].rows.push_back({out, fills.empty() ? "" : owner + "::" + fills});
+                             docs[section].rows.push_back({out, members(owner, fills)});
                          }};
     }
 

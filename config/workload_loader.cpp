@@ -343,7 +343,7 @@ const KeyTable<Command>& context_keys() {
     static const KeyTable<Command> table{
         "Command",
         {
-            K::leaf("context", {"", "string", "", "the kind's context", "`main`, `sub` or `dma`; context-scheduled kinds only", "the execution context it runs in (\"Contexts\"); `context_given` records that it was named"}, "context",
+            K::leaf("context", {"", "string", "", "the kind's context", "`main`, `sub` or `dma`; context-scheduled kinds only", "the execution context it runs in (\"Contexts\"); `context_given` says it was named"}, "context, context_given",
                     [](const MapReader& r, Command& cmd, const Scope& s) {
                         const Item context = r.child("context");
                         if (!context.present) return;
@@ -510,7 +510,7 @@ const KeyTable<Command>& composite_op_keys() {
             math_op_key<Command>("op", [](auto& c) -> auto& { return c.composite.legacy_op; }, "composite.legacy_op", "the op every tile runs on PE_MATH"),
             K::size("bytes", [](auto& c) -> auto& { return c.composite.total_bytes; }, "composite.total_bytes", "bytes", "the whole command; a multiple of the element size"),
             K::size("tile_bytes", [](auto& c) -> auto& { return c.composite.tile_bytes; }, "composite.tile_bytes", "bytes", "one tile; a multiple of the element size"),
-            K::leaf("dtype", {"", "dtype", "", "`bf16`", "`int8`, `bf16` or `fp32`", "element type of input and output (`d_in = d_out`)"}, "composite.d_in",
+            K::leaf("dtype", {"", "dtype", "", "`bf16`", "`int8`, `bf16` or `fp32`", "element type of input and output (`d_in = d_out`)"}, "composite.d_in, composite.d_out",
                     [](const MapReader& r, Command& cmd, const Scope& s) {
                         cmd.composite.d_in = cmd.composite.d_out =
                             r.has("dtype") ? s.loader.dtype(r.child("dtype")) : kDefaultDtypeBytes;
@@ -593,7 +593,7 @@ const KeyTable<HostRequest>& host_head_keys() {
         {
             H::leaf("id", {"", "string", "", "`r<index>`", "`[A-Za-z_][A-Za-z0-9_]*`; unique among host requests, counting default ids", "names the request in `after` lists and reports; the default is its position in `host` (`r0`, `r1` …)"}, "id",
                     [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.read_id(r.child("id"), req.id); }),
-            H::leaf("after", {"", "list of ids", "", "the previous request", "each the id of an **earlier** request (an unknown id, a later one or the request itself is an error at the list entry); repeats count once; `[]` = no predecessor", "the requests it is sent after (\"Ordering\"); `explicit_after` records that it was given"}, "after",
+            H::leaf("after", {"", "list of ids", "", "the previous request", "each the id of an **earlier** request (an unknown id, a later one or the request itself is an error at the list entry); repeats count once; `[]` = no predecessor", "the requests it is sent after (\"Ordering\"); `explicit_after` says it was given"}, "after, explicit_after",
                     [](const MapReader& r, HostRequest& req, const Scope& s) {
                         const Item after = r.child("after");
                         if (!after.present) return;
@@ -612,7 +612,7 @@ schema::Key<HostRequest, Scope> cubes_key() {
 }
 
 schema::Key<HostRequest, Scope> target_pe_key() {
-    return H::leaf("target_pe", {"", "int, list of ints, or `all`", "", "`all`", "each in `[0, rows × cols)`, no repeats, list non-empty; `all` = PEs `0 … hbm_slices_per_cube − 1` (SPEC §4; equal to `rows × cols`)", "the PEs it goes to in each listed cube, resolved to ids (`target_all` for `all`)"}, "target_pe",
+    return H::leaf("target_pe", {"", "int, list of ints, or `all`", "", "`all`", "each in `[0, rows × cols)`, no repeats, list non-empty; `all` = PEs `0 … hbm_slices_per_cube − 1` (SPEC §4; equal to `rows × cols`)", "the PEs it goes to in each listed cube, resolved to ids (`target_all` for `all`)"}, "target_pe, target_all",
                    [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.host_target_pe(r.child("target_pe"), req); });
 }
 
