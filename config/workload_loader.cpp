@@ -616,18 +616,21 @@ schema::Key<HostRequest, Scope> target_pe_key() {
                    [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.host_target_pe(r.child("target_pe"), req); });
 }
 
-// A multiple of the PE_MMU page size (`positive`: and > 0).
-template <class At>
-schema::Key<HostRequest, Scope> page_key(const std::string& key, At at, bool positive, const std::string& fills, std::string doc) {
-    return H::leaf(key, {"", positive ? "size" : "int", "bytes", "**required**", std::string("a multiple of the PE_MMU page (`pe_mmu.attrs.page_kb`)") + (positive ? "; `va + bytes` and `pa + bytes` fit 64 bits" : ""), std::move(doc)}, fills,
-                   [=](const MapReader& r, HostRequest& req, const Scope& s) {
-                       std::invoke(at, req) = s.loader.page_aligned(r.required(key), positive);
-                   });
+// A multiple of the PE_MMU page size (`positive`: and > 0), required; in
+// host mmu requests and the mmu section.
+template <class T, class At>
+schema::Key<T, Scope> page_key(const std::string& key, At at, bool positive, const std::string& fills, std::string doc) {
+    return Keys<T>::leaf(key, {"", positive ? "size" : "int", "bytes", "**required**", std::string("a multiple of the PE_MMU page (`pe_mmu.attrs.page_kb`)") + (positive ? "; `va + bytes` and `pa + bytes` fit 64 bits" : ""), std::move(doc)}, fills,
+                         [=](const MapReader& r, T& t, const Scope& s) {
+                             std::invoke(at, t) = s.loader.page_aligned(r.required(key), positive);
+                         });
 }
 
-void check_mmu_overflow(const MapReader& r, HostRequest& req, const Scope&) {
-    if (req.va + req.bytes < req.va) throw ConfigError(r.child("bytes").loc, "va + bytes overflows 64 bits");
-    if (req.pa + req.bytes < req.pa) throw ConfigError(r.child("bytes").loc, "pa + bytes overflows 64 bits");
+// [va, va + bytes) and [pa, pa + bytes) fit 64 bits (an error at `bytes`).
+template <class T>
+void check_mmu_overflow(const MapReader& r, T& map, const Scope&) {
+    if (map.va + map.bytes < map.va) throw ConfigError(r.child("bytes").loc, "va + bytes overflows 64 bits");
+    if (map.pa + map.bytes < map.pa) throw ConfigError(r.child("bytes").loc, "pa + bytes overflows 64 bits");
 }
 
 // memory_write, memory_read: a range of the HBM window.
@@ -648,12 +651,12 @@ const KeyTable<HostRequest>& mmu_map_keys() {
         {
             cubes_key(),
             target_pe_key(),
-            page_key("va", &HostRequest::va, false, "va", "the first virtual address mapped"),
-            page_key("pa", &HostRequest::pa, false, "pa", "the physical address it maps to"),
-            page_key("bytes", &HostRequest::bytes, true, "bytes", "how many bytes it maps"),
+            page_key<HostRequest>("va", &HostRequest::va, false, "va", "the first virtual address mapped"),
+            page_key<HostRequest>("pa", &HostRequest::pa, false, "pa", "the physical address it maps to"),
+            page_key<HostRequest>("bytes", &HostRequest::bytes, true, "bytes", "how many bytes it maps"),
         },
         nullptr,
-        check_mmu_overflow};
+        check_mmu_overflow<HostRequest>};
     return table;
 }
 
@@ -663,11 +666,11 @@ const KeyTable<HostRequest>& mmu_unmap_keys() {
         {
             cubes_key(),
             target_pe_key(),
-            page_key("va", &HostRequest::va, false, "va", "the first virtual address unmapped"),
-            page_key("bytes", &HostRequest::bytes, true, "bytes", "how many bytes it unmaps"),
+            page_key<HostRequest>("va", &HostRequest::va, false, "va", "the first virtual address unmapped"),
+            page_key<HostRequest>("bytes", &HostRequest::bytes, true, "bytes", "how many bytes it unmaps"),
         },
         nullptr,
-        check_mmu_overflow};
+        check_mmu_overflow<HostRequest>};
     return table;
 }
 
@@ -720,6 +723,56 @@ const std::vector<HostRequestKindSpec>& host_request_kinds() {
 
 std::vector<const KeyTable<HostRequest>*> host_tables(const HostRequestKindSpec& spec) {
     return {&host_head_keys(), &spec.keys};
+}
+
+// ------------------------------------------------ launch, mmu
+
+// `cube`: sipS.cubeC, both in range; sip0.cube0 when absent.
+template <class T>
+schema::Key<T, Scope> cube_key(std::string doc) {
+    return Keys<T>::leaf("cube", {"", "`sipS.cubeC`", "", "`sip0.cube0`", "`S < system.sips`, `C < system.cubes_per_sip`", std::move(doc)}, "sip, cube",
+                         [](const MapReader& r, T& t, const Scope& s) { s.loader.cube_id(r.child("cube"), t.sip, t.cube); });
+}
+
+// `pes`: an int, a list of ints, or `all`; all when absent.
+template <class T>
+schema::Key<T, Scope> pes_key(std::string doc) {
+    return Keys<T>::leaf("pes", {"", "int, list of ints, or `all`", "", "`all`", "each in `[0, rows × cols)`, no repeats; `all` = every PE of the cube, in index order", std::move(doc)}, "pes",
+                         [](const MapReader& r, T& t, const Scope& s) { s.loader.pe_set(r.child("pes"), t.pes); });
+}
+
+const KeyTable<Launch>& launch_keys() {
+    static const KeyTable<Launch> table{
+        "Launch",
+        {
+            Keys<Launch>::leaf("kernel", {"", "string", "", "**required**", "a key of `kernels` (the error lists them)", "the kernel each listed PE runs"}, "kernel",
+                               [](const MapReader& r, Launch& launch, const Scope& s) {
+                                   launch.kernel = s.loader.kernel_name(r.required("kernel"), *s.config);
+                               }),
+            cube_key<Launch>("the cube of the PEs"),
+            pes_key<Launch>("the PEs that run it"),
+        },
+        nullptr,
+        // An ipcq_send peer of the kernel is not one of the PEs it runs on.
+        [](const MapReader&, Launch& launch, const Scope& s) {
+            s.loader.check_self_peers(launch.kernel, launch.pes, launch.loc, *s.extras);
+        }};
+    return table;
+}
+
+const KeyTable<MmuMapping>& mmu_keys() {
+    static const KeyTable<MmuMapping> table{
+        "MmuMapping",
+        {
+            cube_key<MmuMapping>("the cube of the PEs"),
+            pes_key<MmuMapping>("the PEs whose PE_MMU maps the pages"),
+            page_key<MmuMapping>("va", &MmuMapping::va, false, "va", "the first virtual address mapped"),
+            page_key<MmuMapping>("pa", &MmuMapping::pa, false, "pa", "the physical address it maps to"),
+            page_key<MmuMapping>("bytes", &MmuMapping::bytes, true, "bytes", "how many bytes it maps"),
+        },
+        nullptr,
+        check_mmu_overflow<MmuMapping>};
+    return table;
 }
 
 // ---------------------------------------------------------------- values
@@ -1158,13 +1211,9 @@ void Loader::resolve_waits(Kernel& kernel, const KernelExtras& extras) const {
 // ---------------------------------------------------------------- launch, mmu
 
 Launch Loader::read_launch(const Item& item, const WorkloadConfig& config, const Extras& extras) const {
-    const MapReader reader(m_yaml, item, {"kernel", "cube", "pes"});
     Launch launch;
     launch.loc = item.loc;
-    launch.kernel = kernel_name(reader.required("kernel"), config);
-    cube_id(reader.child("cube"), launch.sip, launch.cube);
-    pe_set(reader.child("pes"), launch.pes);
-    check_self_peers(launch.kernel, launch.pes, launch.loc, extras);
+    schema::read_key_map(m_yaml, item, launch_keys(), launch, Scope{*this, nullptr, &config, &extras});
     return launch;
 }
 
@@ -1182,28 +1231,9 @@ void Loader::check_self_peers(const std::string& kernel, const std::vector<int>&
 }
 
 MmuMapping Loader::read_mmu(const Item& item) const {
-    const MapReader reader(m_yaml, item, {"cube", "pes", "va", "pa", "bytes"});
     MmuMapping map;
     map.loc = item.loc;
-    cube_id(reader.child("cube"), map.sip, map.cube);
-    pe_set(reader.child("pes"), map.pes);
-    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
-    const auto aligned = [&](const std::string& key, bool positive) {
-        const Item value = reader.required(key);
-        const std::uint64_t v = positive ? size(value) : to_u64(value);
-        if (v % page != 0)
-            throw ConfigError(value.loc, "must be a multiple of the PE_MMU page size " +
-                                             std::to_string(page) + " bytes (got " +
-                                             value.node.Scalar() + ")");
-        return v;
-    };
-    map.va = aligned("va", false);
-    map.pa = aligned("pa", false);
-    map.bytes = aligned("bytes", true);
-    if (map.va + map.bytes < map.va)
-        throw ConfigError(reader.child("bytes").loc, "va + bytes overflows 64 bits");
-    if (map.pa + map.bytes < map.pa)
-        throw ConfigError(reader.child("bytes").loc, "pa + bytes overflows 64 bits");
+    schema::read_key_map(m_yaml, item, mmu_keys(), map, Scope{*this});
     return map;
 }
 
@@ -1383,11 +1413,20 @@ std::vector<WorkloadKindKeys> workload_kind_keys() {
     }
     for (const HostRequestKindSpec& kind : host_request_kinds())
         kinds.push_back({"host", kind.name, "", "`" + kind.name + "`", key_names(host_tables(kind))});
+    kinds.push_back({"launch", "launch", "", "Keys of a launch", launch_keys().names()});
+    kinds.push_back({"mmu", "mmu", "", "Keys of a mapping", mmu_keys().names()});
     return kinds;
 }
 
 std::vector<WorkloadDocBlock> workload_schema_markdown() {
-    return {{"commands", command_markdown()}, {"host", host_markdown()}};
+    schema::KeyDocs launch{{"Keys of a launch", "", {}}};
+    schema::document_keys(launch_keys(), "", launch, 0);
+    schema::KeyDocs mmu{{"Keys of a mapping", "", {}}};
+    schema::document_keys(mmu_keys(), "", mmu, 0);
+    return {{"commands", command_markdown()},
+            {"launch", schema::key_markdown(launch)},
+            {"mmu", schema::key_markdown(mmu)},
+            {"host", host_markdown()}};
 }
 
 WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {

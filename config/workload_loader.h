@@ -24,11 +24,12 @@ WorkloadConfig load_workload_text(const std::string& text, const std::string& so
                                   const TopologyConfig& topo);
 
 // The keys each command kind (each form of composite) and host request kind
-// takes, in the order of its unknown-key list (the shared keys included), as
-// the loader's key tables give them; `title` is the kind's heading in the
-// generated key reference. wait has none: its value is not a map.
+// takes, and a launch and an mmu entry, in the order of its unknown-key list
+// (the shared keys included), as the loader's key tables give them; `title`
+// is its heading in the generated key reference. wait has none: its value is
+// not a map.
 struct WorkloadKindKeys {
-    std::string section;  // "command" or "host"
+    std::string section;  // "command", "host", "launch" or "mmu"
     std::string kind;
     std::string form;     // the key that picks this form (composite: "gemm"), or ""
     std::string title;
