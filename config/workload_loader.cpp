@@ -4,7 +4,8 @@
 // read with its file:line:column and key path, so an error points at it.
 //
 // Each command kind (each form of composite) and each host request kind is
-// one row of a kind table, and its keys are key tables (config/key_table.h):
+// one row of a kind table, and its keys, like those of a launch and an mmu
+// entry, are key tables (config/key_table.h):
 // one row per key with the member it fills, its default, bound, unit and doc,
 // and the function that reads it. The tables give the allowed-key lists, read
 // the keys in table order, run the checks across keys (tile fit, ranges in
