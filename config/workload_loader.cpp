@@ -1,38 +1,51 @@
 // Workload YAML -> validated WorkloadConfig (docs/workload.md). Same two-layer
 // shape as the topology loader: yaml-cpp gives a node tree with marks, one
 // MapReader per YAML map rejects keys it was not told about, and every value is
-// read with its file:line:column and key path, so an error points at it. The
-// checks against the topology (cube / PE ranges, math ops, TCM fit, page
-// alignment) run as each value is read; `wait` targets and ipcq peers, which
-// depend on the whole kernel or on the launch, are resolved afterwards.
+// read with its file:line:column and key path, so an error points at it.
+//
+// Each command kind (each form of composite) and each host request kind is
+// one row of a kind table, and its keys, like those of a launch and an mmu
+// entry, are key tables (config/key_table.h):
+// one row per key with the member it fills, its default, bound, unit and doc,
+// and the function that reads it. The tables give the allowed-key lists, read
+// the keys in table order, run the checks across keys (tile fit, ranges in
+// their windows) and generate the key reference of docs/workload.md
+// (workload_schema_markdown, checked by workload_doc_test). The checks against
+// the topology (cube / PE ranges, math ops, TCM fit, page alignment) run as
+// each value is read; `wait` targets and ipcq peers, which depend on the whole
+// kernel or on the launch, are resolved afterwards.
 #include "config/workload_loader.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/key_table.h"
 #include "config/yaml_document.h"
 #include "config/yaml_reader.h"
 
 namespace npuvp {
 namespace {
 
+using schema::DocRow;
+
 // Reserved-TCM buffers are allocated in 64-byte granules (the fit check
 // rounds each buffer up the same way).
 constexpr std::uint64_t kTcmGranuleBytes = 64;
 
 const char* const kDefaultCube = "sip0.cube0";
+
+// A composite's element type when `dtype` leaves it out: bf16
+// (docs/workload.md, seed 000 §D3.2).
+constexpr std::uint32_t kDefaultDtypeBytes = 2;
 
 // Keys kept for the next issues (docs/workload.md "Reserved keys"): rejected
 // with a clear message, so no file written now silently changes meaning when
@@ -69,10 +82,6 @@ const std::vector<std::pair<std::string, std::uint32_t>>& dtypes() {
     return table;
 }
 
-std::string index_path(const std::string& parent, std::size_t index) {
-    return parent + "[" + std::to_string(index) + "]";
-}
-
 bool is_command_id(const std::string& id) {
     const auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
     if (id.empty() || !head(id[0])) return false;
@@ -83,6 +92,11 @@ bool is_command_id(const std::string& id) {
 
 std::uint64_t round_up(std::uint64_t value, std::uint64_t granule) {
     return (value + granule - 1) / granule * granule;
+}
+
+// `all`, as a plain scalar (a quoted "all" is a string, not the keyword).
+bool is_all(const YAML::Node& node) {
+    return node.IsScalar() && node.Scalar() == "all" && node.Tag() != "!";
 }
 
 // A `wait` list entry, resolved once the whole kernel is known.
@@ -102,6 +116,7 @@ struct KernelExtras {
     std::vector<WaitRef> waits;
     std::vector<PeerRef> peers;
 };
+using Extras = std::map<std::string, KernelExtras>;
 
 class Loader {
 public:
@@ -110,6 +125,39 @@ public:
 
     WorkloadConfig load(const YAML::Node& root);
 
+    // ------------------------------------------------------------ values
+    // What the key tables read with; each throws ConfigError at the item.
+    std::uint64_t to_u64(const Item& item) const { return m_yaml.to_unsigned(item); }
+    std::uint64_t size(const Item& item) const { return schema::read_size(m_yaml, item); }  // > 0
+    int to_int(const Item& item) const;
+    std::string to_string(const Item& item) const { return m_yaml.to_string(item); }
+    bool to_bool(const Item& item) const { return m_yaml.to_bool(item); }
+    double to_double(const Item& item) const { return m_yaml.to_double(item); }  // finite
+    std::uint32_t dtype(const Item& item) const;
+    std::string math_op(const Item& item) const;
+    MemAddress address(const Item& item) const;
+    // A command's or host request's `id`, when given.
+    void read_id(const Item& item, std::string& id) const;
+    int ipcq_peer(const Item& item) const;
+    std::string kernel_name(const Item& item, const WorkloadConfig& config) const;
+    void pe_set(const Item& item, std::vector<int>& pes) const;
+    void cube_id(const Item& item, int& sip, int& cube) const;
+    void host_cubes(const Item& item, std::vector<CubeRef>& cubes) const;
+    void host_target_pe(const Item& item, HostRequest& request) const;
+    std::uint64_t page_aligned(const Item& item, bool positive) const;
+    // `access.base`: an offset inside the PE's TCM.
+    std::uint64_t tcm_offset(const Item& item) const;
+
+    // ------------------------------------------------------------ checks across keys
+    void check_range(const MapReader& reader, const MemRange& range) const;
+    void check_access(const MapReader& reader, AccessPattern& access) const;
+    // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
+    void check_composite(const Command& cmd, const SourceLoc& fit_loc) const;
+    void check_hbm_range(const MapReader& reader, const HostRequest& req) const;
+    void check_self_peers(const std::string& kernel, const std::vector<int>& pes,
+                          const SourceLoc& launch_loc, const Extras& extras) const;
+
+private:
     SourceLoc loc_of(const YAML::Node& node, const std::string& path) const {
         const YAML::Mark mark = node.Mark();
         if (mark.is_null()) return SourceLoc{m_source, 0, 0, path};
@@ -124,21 +172,8 @@ public:
         return item;
     }
 
-    // ------------------------------------------------------------ scalars
-    std::uint64_t to_u64(const Item& item) const;
-    std::uint64_t size(const Item& item) const;  // > 0
-    int to_int(const Item& item) const;
-    std::string to_string(const Item& item) const;
-    bool to_bool(const Item& item) const;
-    double to_double(const Item& item) const;  // finite
-
-private:
-    std::vector<Item> list(const Item& item, bool allow_empty) const;
-    std::uint32_t dtype(const Item& item) const;
-    std::string math_op(const Item& item) const;
-    MemAddress address(const Item& item) const;
-    void pe_set(const Item& item, std::vector<int>& pes) const;
-    void cube_id(const Item& item, int& sip, int& cube) const;
+    std::uint64_t hbm_end() const;
+    std::uint64_t sram_end() const;
 
     Kernel read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const;
     // A one-key map entry (a command, a host request): its key, the key's
@@ -151,71 +186,19 @@ private:
         YAML::Node value;
     };
     OneKey one_key(const Item& item, const std::string& shape, const std::string& key_name) const;
-
     Command read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const;
-    // One command kind (docs/workload.md "Commands"): its name, the keys of
-    // its body beside id, wait and the schedule keys, and what reads them.
-    struct CommandKindSpec {
-        std::string name;
-        CommandKind kind;
-        std::vector<std::string> keys;
-        void (Loader::*read)(const MapReader&, Command&, KernelExtras&) const;
-    };
-    static const std::vector<CommandKindSpec>& command_kinds();
-    friend std::vector<WorkloadKindKeys> npuvp::workload_kind_keys();
-    static std::vector<std::string> command_keys(const CommandKindSpec& spec, const Item& body);
     void read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const;
     void reject_context_keys(const Item& body, const std::string& type) const;
-    void read_dma(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
-    void read_gemm(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
-    void read_math(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
-    void read_ipcq_send(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
-    void read_bytes(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
-    void read_composite_kind(const MapReader& reader, Command& cmd, KernelExtras& extras) const;
-    void read_composite(const MapReader& reader, Command& cmd) const;
-    void read_schedule_keys(const MapReader& reader, Command& cmd) const;
-    std::vector<MemRange> ranges(const Item& item) const;
-    MemRange range(const Item& item) const;
-    AccessPattern access_pattern(const Item& item) const;
     void check_tile_fit(const Command& cmd, const SourceLoc& loc) const;
     void resolve_waits(Kernel& kernel, const KernelExtras& extras) const;
-    Launch read_launch(const Item& item, const WorkloadConfig& config,
-                       const std::map<std::string, KernelExtras>& extras) const;
+    Launch read_launch(const Item& item, const WorkloadConfig& config, const Extras& extras) const;
     MmuMapping read_mmu(const Item& item) const;
-    void check_self_peers(const std::string& kernel, const std::vector<int>& pes,
-                          const SourceLoc& launch_loc,
-                          const std::map<std::string, KernelExtras>& extras) const;
 
     // host section (SPEC §4)
     std::vector<HostRequest> read_host(const Item& item, const WorkloadConfig& config,
-                                       const std::map<std::string, KernelExtras>& extras) const;
-    HostRequest read_host_request(const Item& item, std::uint32_t index,
-                                  const WorkloadConfig& config,
-                                  const std::map<std::string, KernelExtras>& extras,
-                                  std::vector<WaitRef>& after) const;
-    // One host request kind (docs/workload.md "Host"): its name, the keys
-    // of its body beside id and after, and what reads them.
-    using Extras = std::map<std::string, KernelExtras>;
-    struct HostRequestKindSpec {
-        std::string name;
-        HostRequestKind kind;
-        std::vector<std::string> keys;
-        void (Loader::*read)(const MapReader&, HostRequest&, const WorkloadConfig&, const Extras&) const;
-    };
-    static const std::vector<HostRequestKindSpec>& host_request_kinds();
-    void read_host_request_head(const MapReader& reader, HostRequest& req,
-                                std::vector<WaitRef>& after) const;
-    void read_memory_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
-                             const Extras& extras) const;
-    void read_mmu_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
-                          const Extras& extras) const;
-    void read_launch_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
-                             const Extras& extras) const;
-    void host_cubes(const Item& item, std::vector<CubeRef>& cubes) const;
-    void host_target_pe(const Item& item, HostRequest& request) const;
-    std::uint64_t page_aligned(const Item& item, bool positive) const;
-    std::uint64_t hbm_end() const;
-    std::uint64_t sram_end() const;
+                                       const Extras& extras) const;
+    HostRequest read_host_request(const Item& item, std::uint32_t index, const WorkloadConfig& config,
+                                  const Extras& extras, std::vector<WaitRef>& after) const;
 
     std::string m_source;
     const TopologyConfig& m_topo;
@@ -224,41 +207,582 @@ private:
     mutable YamlReader m_yaml;
 };
 
-// ---------------------------------------------------------------- scalars
+// What a key's read needs beyond its map: the loader (the topology and the
+// value readers) and what the kernel or the host list being read collects.
+struct Scope {
+    const Loader& loader;
+    KernelExtras* kernel = nullptr;          // commands: ipcq_send peers
+    const WorkloadConfig* config = nullptr;  // host requests: the kernels a launch may name
+    const Extras* extras = nullptr;          // host requests: every kernel's peers
+    std::vector<WaitRef>* after = nullptr;   // host requests: `after` references
+};
 
-std::uint64_t Loader::to_u64(const Item& item) const { return m_yaml.to_unsigned(item); }
+template <class T>
+using Keys = schema::Keys<T, Scope>;
+template <class T>
+using KeyTable = schema::KeyTable<T, Scope>;
+using K = Keys<Command>;
+using H = Keys<HostRequest>;
+using schema::Absent;
 
-std::uint64_t Loader::size(const Item& item) const {
-    if (item.node.IsScalar() && item.node.Tag() != "!" && !item.node.Scalar().empty() &&
-        item.node.Scalar()[0] == '-')
-        throw ConfigError(item.loc, "must be > 0 (got " + item.node.Scalar() + ")");
-    const std::uint64_t value = to_u64(item);
-    if (value == 0) throw ConfigError(item.loc, "must be > 0 (got " + item.node.Scalar() + ")");
-    return value;
+// ---------------------------------------------------------------- keys
+
+// `{ pa: int }` or `{ va: int }`; absent = the PE's own HBM slice (SPEC T2).
+template <class T, class At>
+schema::Key<T, Scope> address_key(const std::string& key, At at, const std::string& fills, std::string doc) {
+    return Keys<T>::leaf(key, {"", "address", "bytes", "own HBM slice", "`{ pa: int }` or `{ va: int }`", std::move(doc)},
+                         fills, [=](const MapReader& r, T& t, const Scope& s) {
+                             std::invoke(at, t) = s.loader.address(r.child(key));
+                         });
 }
+
+// A math op of the topology's PE_MATH, required.
+template <class T, class At>
+schema::Key<T, Scope> math_op_key(const std::string& key, At at, const std::string& fills, std::string doc) {
+    return Keys<T>::leaf(key, {"", "math op", "", "**required**", "a key of `pe_math.attrs.op_cost`", std::move(doc)},
+                         fills, [=](const MapReader& r, T& t, const Scope& s) {
+                             std::invoke(at, t) = s.loader.math_op(r.required(key));
+                         });
+}
+
+// An element type, bf16 when absent; kept as its size in bytes.
+template <class T, class At>
+schema::Key<T, Scope> dtype_key(const std::string& key, At at, const std::string& fills, std::string doc) {
+    return Keys<T>::leaf(key, {"", "dtype", "", "`bf16`", "`int8`, `bf16` or `fp32`", std::move(doc)}, fills,
+                         [=](const MapReader& r, T& t, const Scope& s) {
+                             std::invoke(at, t) = r.has(key) ? s.loader.dtype(r.child(key)) : kDefaultDtypeBytes;
+                         });
+}
+
+// A range of `reads` / `writes` (SPEC §6): one space key and `bytes`.
+template <MemSpace space>
+schema::Key<MemRange, Scope> space_key(const std::string& constraint, std::string doc) {
+    const std::string key = to_string(space);
+    return Keys<MemRange>::leaf(key, {"", "int", "bytes", "", "exactly one of `tcm`, `hbm`, `sram`; " + constraint, std::move(doc)},
+                                "base", [key](const MapReader& r, MemRange& range, const Scope& s) {
+                                    const Item base = r.child(key);
+                                    if (!base.present) return;
+                                    range.space = space;
+                                    range.base = s.loader.to_u64(base);
+                                });
+}
+
+const KeyTable<MemRange>& range_keys() {
+    static const KeyTable<MemRange> table{
+        "MemRange",
+        {
+            space_key<MemSpace::tcm>("inside `[0, pe_tcm size_mb · 2^20)`", "a PE-local TCM offset"),
+            space_key<MemSpace::hbm>("inside the HBM window `[0, sips · cubes_per_sip · hbm_slices_per_cube · hbm_slice_gb · 2^30)`, as for host memory requests", "an HBM physical address"),
+            space_key<MemSpace::sram>("inside the SRAM window `[sram_base, sram_base + sips · cubes_per_sip · shared_sram size)`", "a shared-SRAM physical address"),
+            Keys<MemRange>::size("bytes", &MemRange::bytes, "bytes", "bytes", "the range's length; it must end inside its window"),
+        },
+        [](const MapReader& r, const Scope&) {
+            const int spaces = int(r.has("tcm")) + int(r.has("hbm")) + int(r.has("sram"));
+            if (spaces != 1)
+                throw ConfigError(r.item().loc, "give exactly one of 'tcm', 'hbm' or 'sram' (got " +
+                                                    std::to_string(spaces) + ")");
+        },
+        [](const MapReader& r, MemRange& range, const Scope& s) { s.loader.check_range(r, range); }};
+    return table;
+}
+
+const KeyTable<AccessPattern>& access_keys() {
+    using A = Keys<AccessPattern>;
+    static const KeyTable<AccessPattern> table{
+        "AccessPattern",
+        {
+            A::leaf("base", {"", "int", "bytes", "**required**", "a TCM offset, `<` the pe_tcm size", "the first access"}, "base",
+                    [](const MapReader& r, AccessPattern& a, const Scope& s) { a.base = s.loader.tcm_offset(r.required("base")); }),
+            A::leaf("stride", {"", "int", "bytes", "`elem_bytes` (contiguous)", ">= 0", "from one access to the next (0 = every access at `base`)"}, "stride",
+                    [](const MapReader& r, AccessPattern& a, const Scope& s) {
+                        if (r.has("stride")) a.stride = s.loader.to_u64(r.child("stride"));
+                    }),
+            A::size("count", &AccessPattern::count, "count", "", "how many accesses"),
+            A::leaf("elem_bytes", {"", "int", "bytes", "**required**", "1, 2, 4, 8, 16, 32 or 64", "bytes per access"}, "elem_bytes",
+                    [](const MapReader& r, AccessPattern& a, const Scope& s) {
+                        const Item elem = r.required("elem_bytes");
+                        const std::uint64_t bytes = s.loader.to_u64(elem);
+                        const auto& sizes = access_elem_sizes();
+                        if (std::find(sizes.begin(), sizes.end(), bytes) == sizes.end())
+                            throw ConfigError(elem.loc, "must be one of 1, 2, 4, 8, 16, 32, 64 (got " +
+                                                            elem.node.Scalar() + ")");
+                        a.elem_bytes = static_cast<std::uint32_t>(bytes);
+                    }),
+        },
+        nullptr,
+        [](const MapReader& r, AccessPattern& a, const Scope& s) { s.loader.check_access(r, a); }};
+    return table;
+}
+
+// Every command with a field map: `id` before the kind's own keys, and
+// `wait`, `reads`, `writes` after them (the order of the unknown-key list).
+const KeyTable<Command>& command_head_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            K::leaf("id", {"", "string", "", "`c<index>`", "`[A-Za-z_][A-Za-z0-9_]*`; unique in its kernel, counting default ids", "names the command in reports, traces and `wait` lists; the default is its position in the kernel (`c0`, `c1` …), so an explicit `c2` clashes with an unnamed third command"}, "id",
+                    [](const MapReader& r, Command& cmd, const Scope& s) { s.loader.read_id(r.child("id"), cmd.id); }),
+        }};
+    return table;
+}
+
+const char* const kRangeHeading = "Range (an entry of `reads` and `writes`)";
+
+const KeyTable<Command>& command_tail_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            K::flag("wait", &Command::wait, "wait", "PE_CPU waits for this command to complete before it issues the next one"),
+            K::entries("reads", &Command::reads, range_keys(), "list of ranges", kRangeHeading, "reads", "what it reads: a read-after-write or write-after-read hazard with an earlier command orders it (\"Schedule semantics\"); each a range (below), `[]` or null = none"),
+            K::entries("writes", &Command::writes, range_keys(), "list of ranges", kRangeHeading, "writes", "what it writes: write-after-read and write-after-write hazards; each a range (below), `[]` or null = none"),
+        }};
+    return table;
+}
+
+// Only on the commands the scheduler runs in an execution context.
+const KeyTable<Command>& context_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            K::leaf("context", {"", "string", "", "the kind's context", "`main`, `sub` or `dma`; context-scheduled kinds only", "the execution context it runs in (\"Contexts\"); `context_given` says it was named"}, "context, context_given",
+                    [](const MapReader& r, Command& cmd, const Scope& s) {
+                        const Item context = r.child("context");
+                        if (!context.present) return;
+                        const std::string name = s.loader.to_string(context);
+                        if (name == "main") cmd.context = ExecContext::main;
+                        else if (name == "sub") cmd.context = ExecContext::sub;
+                        else if (name == "dma") cmd.context = ExecContext::dma;
+                        else
+                            throw ConfigError(context.loc, "unknown context '" + name + "' (known: main, sub, dma)");
+                        cmd.context_given = true;
+                    }),
+            K::leaf("resources", {"", "list of names", "", "none", "each `[a-z][a-z0-9_]*`, no name twice; context-scheduled kinds only", "held from dispatch to completion and never by two running commands at once, e.g. `[vector_engine]`"}, "resources",
+                    [](const MapReader& r, Command& cmd, const Scope&) {
+                        const Item resources = r.child("resources");
+                        if (!resources.present || resources.node.IsNull()) return;
+                        for (const Item& entry : schema::list_items(resources, true)) {
+                            const std::string name = r.reader().to_string(entry);
+                            if (!is_resource_name(name))
+                                throw ConfigError(entry.loc, "resource '" + name + "' must match [a-z][a-z0-9_]*");
+                            if (std::find(cmd.resources.begin(), cmd.resources.end(), name) != cmd.resources.end())
+                                throw ConfigError(entry.loc, "resource '" + name + "' listed twice");
+                            cmd.resources.push_back(name);
+                        }
+                    }),
+            K::section("access", &Command::access, access_keys(), Absent::skip, "context-scheduled kinds only", "access", "its TCM access pattern (\"TCM banks\"): `count` accesses of `elem_bytes` at `base`, `base + stride`, …; the last one must end inside the TCM"),
+        }};
+    return table;
+}
+
+// ------------------------------------------------ command kinds
+
+// Every key that reads only `bytes`.
+KeyTable<Command> bytes_keys(const std::string& doc) {
+    return {"Command", {K::size("bytes", &Command::bytes, "bytes", "bytes", doc)}};
+}
+
+KeyTable<Command> dma_keys(const std::string& addr_doc) {
+    return {"Command",
+            {
+                K::size("bytes", &Command::bytes, "bytes", "bytes", "how many bytes it moves"),
+                address_key<Command>("addr", &Command::addr, "addr", addr_doc),
+            }};
+}
+
+const KeyTable<Command>& gemm_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            K::size("m", &Command::m, "m", "elements", "rows of A and C"),
+            K::size("k", &Command::k, "k", "elements", "columns of A, rows of B"),
+            K::size("n", &Command::n, "n", "elements", "columns of B and C"),
+        }};
+    return table;
+}
+
+const KeyTable<Command>& math_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            math_op_key<Command>("op", &Command::op, "op", "the op PE_MATH runs"),
+            K::size("elements", &Command::elements, "elements", "elements", "how many elements it runs on"),
+        }};
+    return table;
+}
+
+const KeyTable<Command>& ipcq_send_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            K::leaf("peer", {"", "int", "", "**required**", "a PE of the same cube, `[0, rows × cols)`; not a PE the kernel is launched on as the sender itself (checked per launch)", "the PE whose IPCQ ring receives the bytes"}, "peer",
+                    [](const MapReader& r, Command& cmd, const Scope& s) {
+                        const Item peer = r.required("peer");
+                        cmd.peer = s.loader.ipcq_peer(peer);
+                        s.kernel->peers.push_back({cmd.peer, peer.loc});
+                    }),
+            K::size("bytes", &Command::bytes, "bytes", "bytes", "how many bytes it sends over PE_DMA's `vc_comm` channel"),
+        }};
+    return table;
+}
+
+// composite, GEMM form (SPEC T6): `gemm`, `tile`, `dtype` and `epilogues`
+// fill the CompositeSpec; ops[0] is the head GEMM.
+const KeyTable<CompositeSpec>& composite_shape_keys() {
+    using C = Keys<CompositeSpec>;
+    static const KeyTable<CompositeSpec> table{
+        "CompositeSpec",
+        {
+            C::size("m", &CompositeSpec::m, "m", "elements", "M of the head GEMM"),
+            C::size("k", &CompositeSpec::k, "k", "elements", "K"),
+            C::size("n", &CompositeSpec::n, "n", "elements", "N"),
+        }};
+    return table;
+}
+
+const KeyTable<CompositeSpec>& composite_tile_keys() {
+    using C = Keys<CompositeSpec>;
+    static const KeyTable<CompositeSpec> table{
+        "CompositeSpec",
+        {
+            C::size("m", &CompositeSpec::tm, "tm", "elements", "tile rows; larger than the matrix = clipped"),
+            C::size("k", &CompositeSpec::tk, "tk", "elements", "tile K-step"),
+            C::size("n", &CompositeSpec::tn, "tn", "elements", "tile columns"),
+        }};
+    return table;
+}
+
+const KeyTable<CompositeSpec>& composite_dtype_keys() {
+    static const KeyTable<CompositeSpec> table{
+        "CompositeSpec",
+        {
+            dtype_key<CompositeSpec>("in", &CompositeSpec::d_in, "d_in", "element type of A and B"),
+            dtype_key<CompositeSpec>("out", &CompositeSpec::d_out, "d_out", "element type of C"),
+        }};
+    return table;
+}
+
+const KeyTable<OpSpec>& epilogue_keys() {
+    using O = Keys<OpSpec>;
+    static const KeyTable<OpSpec> table{
+        "OpSpec",
+        {
+            O::leaf("op", {"", "math op", "", "**required**", "a key of `pe_math.attrs.op_cost`", "the epilogue's op, `math.<op>`"}, "kind",
+                    [](const MapReader& r, OpSpec& op, const Scope& s) { op.kind = "math." + s.loader.math_op(r.required("op")); }),
+            O::leaf("scope", {"", "string", "", "`per_output_tile`", "`per_k_tile`, `per_output_tile` or `once`", "when it runs: after every K-step, after the last K-step of each output tile, or on the command's last token"}, "scope",
+                    [](const MapReader& r, OpSpec& op, const Scope& s) {
+                        const Item scope = r.child("scope");
+                        if (!scope.present) return;
+                        const std::string name = s.loader.to_string(scope);
+                        if (name == "per_k_tile") op.scope = EpilogueScope::per_k_tile;
+                        else if (name == "per_output_tile") op.scope = EpilogueScope::per_output_tile;
+                        else if (name == "once") op.scope = EpilogueScope::once;
+                        else
+                            throw ConfigError(scope.loc, "unknown epilogue scope '" + name +
+                                                             "' (known: per_k_tile, per_output_tile, once)");
+                    }),
+        }};
+    return table;
+}
+
+const KeyTable<Command>& composite_gemm_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            K::section("gemm", &Command::composite, composite_shape_keys(), Absent::error, "", "composite", "the head GEMM, M×K×N; its presence picks this form"),
+            K::section("tile", &Command::composite, composite_tile_keys(), Absent::error, "", "composite", "the tile, tm×tk×tn"),
+            K::section("dtype", &Command::composite, composite_dtype_keys(), Absent::defaults, "", "composite", "element types"),
+            K::entries("epilogues", [](auto& c) -> auto& { return c.composite.ops; }, epilogue_keys(), "list of maps", "", "composite.ops", "MATH ops after the GEMM, in order: `ops[0]` is the GEMM, then one `math.<op>` per entry"),
+            address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the inputs"),
+            address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the outputs"),
+        },
+        nullptr,
+        [](const MapReader& r, Command& cmd, const Scope& s) {
+            cmd.composite.ops.insert(cmd.composite.ops.begin(), OpSpec{"gemm", EpilogueScope::per_output_tile});
+            s.loader.check_composite(cmd, r.child("tile").loc);
+        }};
+    return table;
+}
+
+// composite, legacy single-op form (seed 000 §D3.2): ops stays empty.
+const KeyTable<Command>& composite_op_keys() {
+    static const KeyTable<Command> table{
+        "Command",
+        {
+            math_op_key<Command>("op", [](auto& c) -> auto& { return c.composite.legacy_op; }, "composite.legacy_op", "the op every tile runs on PE_MATH"),
+            K::size("bytes", [](auto& c) -> auto& { return c.composite.total_bytes; }, "composite.total_bytes", "bytes", "the whole command; a multiple of the element size"),
+            K::size("tile_bytes", [](auto& c) -> auto& { return c.composite.tile_bytes; }, "composite.tile_bytes", "bytes", "one tile; a multiple of the element size"),
+            K::leaf("dtype", {"", "dtype", "", "`bf16`", "`int8`, `bf16` or `fp32`", "element type of input and output (`d_in = d_out`)"}, "composite.d_in, composite.d_out",
+                    [](const MapReader& r, Command& cmd, const Scope& s) {
+                        cmd.composite.d_in = cmd.composite.d_out =
+                            r.has("dtype") ? s.loader.dtype(r.child("dtype")) : kDefaultDtypeBytes;
+                    }),
+            address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the input"),
+            address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the output"),
+        },
+        nullptr,
+        [](const MapReader& r, Command& cmd, const Scope& s) { s.loader.check_composite(cmd, r.child("tile_bytes").loc); }};
+    return table;
+}
+
+// One command kind, or one form of it (docs/workload.md "Commands"): its
+// name, the key that picks the form (composite's GEMM form: `gemm`), one
+// line of doc, and the keys of its body beside the shared ones. wait's value
+// is not a map: it has no keys.
+struct CommandKindSpec {
+    std::string name;
+    CommandKind kind;
+    struct Form {
+        std::string head;   // picked when the body has this key; "" = any body
+        std::string title;  // in the docs
+    } form;
+    std::string doc;
+    KeyTable<Command> keys;
+
+    bool picks(const Item& body) const {
+        return form.head.empty() || (body.node.IsMap() && body.node[form.head]);
+    }
+    std::string title() const {
+        return "`" + name + "`" + (form.title.empty() ? "" : " (" + form.title + ")");
+    }
+};
+
+const std::vector<CommandKindSpec>& command_kinds() {
+    static const std::vector<CommandKindSpec> kinds = {
+        {"dma_read", CommandKind::dma_read, {}, "Memory → TCM on PE_DMA.", dma_keys("the memory side it reads")},
+        {"dma_write", CommandKind::dma_write, {}, "TCM → memory on PE_DMA.", dma_keys("the memory side it writes")},
+        {"gemm", CommandKind::gemm, {}, "`m × k × n` on PE_GEMM.", gemm_keys()},
+        {"math", CommandKind::math, {}, "`elements` of `op` on PE_MATH.", math_keys()},
+        {"composite", CommandKind::composite, {"gemm", "GEMM form"},
+         "A tiled GEMM with its epilogues (SPEC T6), picked by a `gemm` key → `CompositeSpec{m, k, n, tm, tk, tn, d_in, d_out, ops}`.",
+         composite_gemm_keys()},
+        {"composite", CommandKind::composite, {"", "legacy single-op form"},
+         "One MATH op over `bytes` in tiles of `tile_bytes` (seed 000 §D3.2), without `gemm` → `CompositeSpec{total_bytes, tile_bytes, legacy_op, d_in = d_out}`, `ops` empty.",
+         composite_op_keys()},
+        {"wait", CommandKind::wait, {}, "PE_CPU waits for earlier commands. Its value is not a map: `all` (every command issued so far) or a non-empty list of ids of earlier commands of the kernel → `Command::wait_for` (empty for `all`).", {"Command", {}}},
+        {"ipcq_send", CommandKind::ipcq_send, {}, "Sends `bytes` to the IPCQ ring of the PE `peer`.", ipcq_send_keys()},
+        {"ipcq_recv", CommandKind::ipcq_recv, {}, "Completes when `bytes` have arrived in this PE's IPCQ ring.", bytes_keys("how many bytes it waits for")},
+        {"fetch", CommandKind::fetch, {}, "Register-file preload, TCM → register file on PE_FETCH_STORE (sub context).", bytes_keys("how many bytes it loads")},
+        {"store", CommandKind::store, {}, "Register-file commit, register file → TCM on PE_FETCH_STORE (sub context).", bytes_keys("how many bytes it commits")},
+    };
+    return kinds;
+}
+
+// The tables a command of `spec` reads, in the order of its unknown-key
+// list: id, the kind's keys, wait and the ranges, then the context keys on
+// the kinds the scheduler runs in a context.
+std::vector<const KeyTable<Command>*> command_tables(const CommandKindSpec& spec) {
+    std::vector<const KeyTable<Command>*> tables = {&command_head_keys(), &spec.keys, &command_tail_keys()};
+    if (context_scheduled(spec.kind)) tables.push_back(&context_keys());
+    return tables;
+}
+
+template <class T>
+std::vector<std::string> key_names(const std::vector<const KeyTable<T>*>& tables) {
+    std::vector<std::string> names;
+    for (const KeyTable<T>* table : tables) {
+        const std::vector<std::string> own = table->names();
+        names.insert(names.end(), own.begin(), own.end());
+    }
+    return names;
+}
+
+// ------------------------------------------------ host request kinds
+
+const KeyTable<HostRequest>& host_head_keys() {
+    static const KeyTable<HostRequest> table{
+        "HostRequest",
+        {
+            H::leaf("id", {"", "string", "", "`r<index>`", "`[A-Za-z_][A-Za-z0-9_]*`; unique among host requests, counting default ids", "names the request in `after` lists and reports; the default is its position in `host` (`r0`, `r1` …)"}, "id",
+                    [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.read_id(r.child("id"), req.id); }),
+            H::leaf("after", {"", "list of ids", "", "the previous request", "each the id of an **earlier** request (an unknown id, a later one or the request itself is an error at the list entry); repeats count once; `[]` = no predecessor", "the requests it is sent after (\"Ordering\"); `explicit_after` says it was given"}, "after, explicit_after",
+                    [](const MapReader& r, HostRequest& req, const Scope& s) {
+                        const Item after = r.child("after");
+                        if (!after.present) return;
+                        req.explicit_after = true;
+                        if (after.node.IsNull()) return;
+                        for (const Item& ref : schema::list_items(after, true))
+                            s.after->push_back({req.index, s.loader.to_string(ref), ref.loc});
+                    }),
+        }};
+    return table;
+}
+
+schema::Key<HostRequest, Scope> cubes_key() {
+    return H::leaf("cubes", {"", "list of `sipS.cubeC`", "", "`[sip0.cube0]`", "non-empty, each in range, no repeats", "the cubes it goes to, as one parent request"}, "cubes",
+                   [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.host_cubes(r.child("cubes"), req.cubes); });
+}
+
+schema::Key<HostRequest, Scope> target_pe_key() {
+    return H::leaf("target_pe", {"", "int, list of ints, or `all`", "", "`all`", "each in `[0, rows × cols)`, no repeats, list non-empty; `all` = PEs `0 … hbm_slices_per_cube − 1` (SPEC §4; equal to `rows × cols`)", "the PEs it goes to in each listed cube, resolved to ids (`target_all` for `all`)"}, "target_pe, target_all",
+                   [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.host_target_pe(r.child("target_pe"), req); });
+}
+
+// A multiple of the PE_MMU page size (`positive`: and > 0), required; in
+// host mmu requests and the mmu section.
+template <class T, class At>
+schema::Key<T, Scope> page_key(const std::string& key, At at, bool positive, const std::string& fills, std::string doc) {
+    return Keys<T>::leaf(key, {"", positive ? "size" : "int", "bytes", "**required**", std::string("a multiple of the PE_MMU page (`pe_mmu.attrs.page_kb`)") + (positive ? "; `va + bytes` and `pa + bytes` fit 64 bits" : ""), std::move(doc)}, fills,
+                         [=](const MapReader& r, T& t, const Scope& s) {
+                             std::invoke(at, t) = s.loader.page_aligned(r.required(key), positive);
+                         });
+}
+
+// [va, va + bytes) and [pa, pa + bytes) fit 64 bits (an error at `bytes`).
+template <class T>
+void check_mmu_overflow(const MapReader& r, T& map, const Scope&) {
+    if (map.va + map.bytes < map.va) throw ConfigError(r.child("bytes").loc, "va + bytes overflows 64 bits");
+    if (map.pa + map.bytes < map.pa) throw ConfigError(r.child("bytes").loc, "pa + bytes overflows 64 bits");
+}
+
+// memory_write, memory_read: a range of the HBM window.
+KeyTable<HostRequest> memory_keys(const std::string& doc) {
+    return {"HostRequest",
+            {
+                H::leaf("pa", {"", "int", "bytes", "**required**", "inside the HBM window `[0, sips · cubes_per_sip · hbm_slices_per_cube · hbm_slice_bytes)` (the address resolver's, `platform/address_resolver.h`)", "the first byte (outside the window: an error at `pa`); the range may span several HBM slices, and cubes"}, "pa",
+                        [](const MapReader& r, HostRequest& req, const Scope& s) { req.pa = s.loader.to_u64(r.required("pa")); }),
+                H::size("bytes", &HostRequest::bytes, "bytes", "bytes", doc),
+            },
+            nullptr,
+            [](const MapReader& r, HostRequest& req, const Scope& s) { s.loader.check_hbm_range(r, req); }};
+}
+
+const KeyTable<HostRequest>& mmu_map_keys() {
+    static const KeyTable<HostRequest> table{
+        "HostRequest",
+        {
+            cubes_key(),
+            target_pe_key(),
+            page_key<HostRequest>("va", &HostRequest::va, false, "va", "the first virtual address mapped"),
+            page_key<HostRequest>("pa", &HostRequest::pa, false, "pa", "the physical address it maps to"),
+            page_key<HostRequest>("bytes", &HostRequest::bytes, true, "bytes", "how many bytes it maps"),
+        },
+        nullptr,
+        check_mmu_overflow<HostRequest>};
+    return table;
+}
+
+const KeyTable<HostRequest>& mmu_unmap_keys() {
+    static const KeyTable<HostRequest> table{
+        "HostRequest",
+        {
+            cubes_key(),
+            target_pe_key(),
+            page_key<HostRequest>("va", &HostRequest::va, false, "va", "the first virtual address unmapped"),
+            page_key<HostRequest>("bytes", &HostRequest::bytes, true, "bytes", "how many bytes it unmaps"),
+        },
+        nullptr,
+        check_mmu_overflow<HostRequest>};
+    return table;
+}
+
+const KeyTable<HostRequest>& kernel_launch_keys() {
+    static const KeyTable<HostRequest> table{
+        "HostRequest",
+        {
+            H::leaf("kernel", {"", "string", "", "**required**", "a kernel of the workload", "the kernel each target PE runs"}, "kernel",
+                    [](const MapReader& r, HostRequest& req, const Scope& s) {
+                        req.kernel = s.loader.kernel_name(r.required("kernel"), *s.config);
+                    }),
+            cubes_key(),
+            target_pe_key(),
+            H::leaf("target_start_ns", {"", "number", "ns", "IO_CPU stamps one start for all listed cubes", ">= 0", "when every target PE starts the kernel, passed through unchanged (\"Fan-out\")"}, "target_start_ns",
+                    [](const MapReader& r, HostRequest& req, const Scope& s) {
+                        const Item start = r.child("target_start_ns");
+                        if (!start.present) return;
+                        const double value = s.loader.to_double(start);
+                        if (value < 0.0) throw ConfigError(start.loc, "must be >= 0 (got " + start.node.Scalar() + ")");
+                        req.target_start_ns = value;
+                    }),
+        },
+        nullptr,
+        // The ipcq self-peer check of direct launches, for each target PE.
+        [](const MapReader&, HostRequest& req, const Scope& s) {
+            s.loader.check_self_peers(req.kernel, req.target_pe, req.loc, *s.extras);
+        }};
+    return table;
+}
+
+// One host request kind (docs/workload.md "Host requests"): its name, one
+// line of doc, and the keys of its body beside id and after.
+struct HostRequestKindSpec {
+    std::string name;
+    HostRequestKind kind;
+    std::string doc;
+    KeyTable<HostRequest> keys;
+};
+
+const std::vector<HostRequestKindSpec>& host_request_kinds() {
+    static const std::vector<HostRequestKindSpec> kinds = {
+        {"memory_write", HostRequestKind::memory_write, "Writes a range of HBM through the M_CPUs' DMA (\"Fan-out\").", memory_keys("how many bytes it writes (a range running past the end of the window: an error at `bytes`)")},
+        {"memory_read", HostRequestKind::memory_read, "Reads a range of HBM through the M_CPUs' DMA.", memory_keys("how many bytes it reads (a range running past the end of the window: an error at `bytes`)")},
+        {"mmu_map", HostRequestKind::mmu_map, "Maps `[va, va + bytes) → [pa, pa + bytes)` in the PE_MMU of each target PE.", mmu_map_keys()},
+        {"mmu_unmap", HostRequestKind::mmu_unmap, "Unmaps `[va, va + bytes)` in the PE_MMU of each target PE.", mmu_unmap_keys()},
+        {"kernel_launch", HostRequestKind::kernel_launch, "Starts `kernel` on the target PEs of each listed cube.", kernel_launch_keys()},
+    };
+    return kinds;
+}
+
+std::vector<const KeyTable<HostRequest>*> host_tables(const HostRequestKindSpec& spec) {
+    return {&host_head_keys(), &spec.keys};
+}
+
+// ------------------------------------------------ launch, mmu
+
+// `cube`: sipS.cubeC, both in range; sip0.cube0 when absent.
+template <class T>
+schema::Key<T, Scope> cube_key(std::string doc) {
+    return Keys<T>::leaf("cube", {"", "`sipS.cubeC`", "", "`sip0.cube0`", "`S < system.sips`, `C < system.cubes_per_sip`", std::move(doc)}, "sip, cube",
+                         [](const MapReader& r, T& t, const Scope& s) { s.loader.cube_id(r.child("cube"), t.sip, t.cube); });
+}
+
+// `pes`: an int, a list of ints, or `all`; all when absent.
+template <class T>
+schema::Key<T, Scope> pes_key(std::string doc) {
+    return Keys<T>::leaf("pes", {"", "int, list of ints, or `all`", "", "`all`", "each in `[0, rows × cols)`, no repeats; `all` = every PE of the cube, in index order", std::move(doc)}, "pes",
+                         [](const MapReader& r, T& t, const Scope& s) { s.loader.pe_set(r.child("pes"), t.pes); });
+}
+
+const KeyTable<Launch>& launch_keys() {
+    static const KeyTable<Launch> table{
+        "Launch",
+        {
+            Keys<Launch>::leaf("kernel", {"", "string", "", "**required**", "a key of `kernels` (the error lists them)", "the kernel each listed PE runs"}, "kernel",
+                               [](const MapReader& r, Launch& launch, const Scope& s) {
+                                   launch.kernel = s.loader.kernel_name(r.required("kernel"), *s.config);
+                               }),
+            cube_key<Launch>("the cube of the PEs"),
+            pes_key<Launch>("the PEs that run it"),
+        },
+        nullptr,
+        // An ipcq_send peer of the kernel is not one of the PEs it runs on.
+        [](const MapReader&, Launch& launch, const Scope& s) {
+            s.loader.check_self_peers(launch.kernel, launch.pes, launch.loc, *s.extras);
+        }};
+    return table;
+}
+
+const KeyTable<MmuMapping>& mmu_keys() {
+    static const KeyTable<MmuMapping> table{
+        "MmuMapping",
+        {
+            cube_key<MmuMapping>("the cube of the PEs"),
+            pes_key<MmuMapping>("the PEs whose PE_MMU maps the pages"),
+            page_key<MmuMapping>("va", &MmuMapping::va, false, "va", "the first virtual address mapped"),
+            page_key<MmuMapping>("pa", &MmuMapping::pa, false, "pa", "the physical address it maps to"),
+            page_key<MmuMapping>("bytes", &MmuMapping::bytes, true, "bytes", "how many bytes it maps"),
+        },
+        nullptr,
+        check_mmu_overflow<MmuMapping>};
+    return table;
+}
+
+// ---------------------------------------------------------------- values
 
 int Loader::to_int(const Item& item) const {
     const std::uint64_t value = to_u64(item);
     if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
         throw ConfigError(item.loc, "too large (got " + item.node.Scalar() + ")");
     return static_cast<int>(value);
-}
-
-std::string Loader::to_string(const Item& item) const { return m_yaml.to_string(item); }
-bool Loader::to_bool(const Item& item) const { return m_yaml.to_bool(item); }
-double Loader::to_double(const Item& item) const { return m_yaml.to_double(item); }
-
-// ---------------------------------------------------------------- values
-
-std::vector<Item> Loader::list(const Item& item, bool allow_empty) const {
-    if (!item.node.IsSequence())
-        throw ConfigError(item.loc, "expected a list, got " + describe(item.node));
-    if (!allow_empty && item.node.size() == 0)
-        throw ConfigError(item.loc, "must not be empty");
-    std::vector<Item> items;
-    for (std::size_t i = 0; i < item.node.size(); ++i)
-        items.push_back(child_item(item.node[i], index_path(item.loc.key_path, i)));
-    return items;
 }
 
 std::uint32_t Loader::dtype(const Item& item) const {
@@ -294,18 +818,43 @@ MemAddress Loader::address(const Item& item) const {
     return addr;
 }
 
+void Loader::read_id(const Item& item, std::string& id) const {
+    if (!item.present) return;
+    id = to_string(item);
+    if (!is_command_id(id))
+        throw ConfigError(item.loc, "id '" + id + "' must match [A-Za-z_][A-Za-z0-9_]*");
+}
+
+int Loader::ipcq_peer(const Item& item) const {
+    const int peer = to_int(item);
+    const int count = m_topo.pes_per_cube();
+    if (peer >= count)
+        throw ConfigError(item.loc, "peer " + std::to_string(peer) + " out of range: the cube has " +
+                                        std::to_string(count) + " PEs, [0, " + std::to_string(count) + ")");
+    return peer;
+}
+
+std::string Loader::kernel_name(const Item& item, const WorkloadConfig& config) const {
+    const std::string name = to_string(item);
+    if (!config.kernels.count(name)) {
+        std::vector<std::string> known;
+        for (const auto& entry : config.kernels) known.push_back(entry.first);
+        throw ConfigError(item.loc, "unknown kernel '" + name + "' (kernels: " + join(known) + ")");
+    }
+    return name;
+}
+
 // `pes`: an int, a list of ints, or "all" (every PE of the cube); absent = all.
 void Loader::pe_set(const Item& item, std::vector<int>& pes) const {
     const int count = m_topo.pes_per_cube();
     pes.clear();
-    if (!item.present || (item.node.IsScalar() && item.node.Scalar() == "all" &&
-                          item.node.Tag() != "!")) {
+    if (!item.present || is_all(item.node)) {
         for (int pe = 0; pe < count; ++pe) pes.push_back(pe);
         return;
     }
     std::vector<Item> items;
     if (item.node.IsSequence()) {
-        items = list(item, false);
+        items = schema::list_items(item, false);
     } else if (item.node.IsScalar()) {
         items.push_back(item);
     } else {
@@ -351,235 +900,98 @@ void Loader::cube_id(const Item& item, int& sip, int& cube) const {
                                         std::to_string(sys.cubes_per_sip) + " cubes per SIP");
 }
 
-// ---------------------------------------------------------------- commands
-
-const std::vector<Loader::CommandKindSpec>& Loader::command_kinds() {
-    // composite's keys are those of its op form; its gemm form is
-    // kCompositeGemmKeys (command_keys picks by the head key).
-    static const std::vector<CommandKindSpec> kinds = {
-        {"dma_read", CommandKind::dma_read, {"bytes", "addr"}, &Loader::read_dma},
-        {"dma_write", CommandKind::dma_write, {"bytes", "addr"}, &Loader::read_dma},
-        {"gemm", CommandKind::gemm, {"m", "k", "n"}, &Loader::read_gemm},
-        {"math", CommandKind::math, {"op", "elements"}, &Loader::read_math},
-        {"composite", CommandKind::composite, {"op", "bytes", "tile_bytes", "dtype", "src", "dst"},
-         &Loader::read_composite_kind},
-        {"wait", CommandKind::wait, {}, nullptr},
-        {"ipcq_send", CommandKind::ipcq_send, {"peer", "bytes"}, &Loader::read_ipcq_send},
-        {"ipcq_recv", CommandKind::ipcq_recv, {"bytes"}, &Loader::read_bytes},
-        {"fetch", CommandKind::fetch, {"bytes"}, &Loader::read_bytes},
-        {"store", CommandKind::store, {"bytes"}, &Loader::read_bytes},
-    };
-    return kinds;
-}
-
-const std::vector<std::string> kCompositeGemmKeys = {"gemm", "tile", "dtype", "epilogues", "src", "dst"};
-
-// id, the kind's keys, wait, then the SPEC §6 schedule keys: reads / writes
-// on every command with a body; context, resources and access only where
-// the scheduler runs the command in a context.
-std::vector<std::string> Loader::command_keys(const CommandKindSpec& spec, const Item& body) {
-    std::vector<std::string> keys = {"id"};
-    // The head `gemm` key picks composite's form (docs/workload.md).
-    const bool gemm_form = spec.kind == CommandKind::composite && body.node.IsMap() && body.node["gemm"];
-    const std::vector<std::string>& own = gemm_form ? kCompositeGemmKeys : spec.keys;
-    keys.insert(keys.end(), own.begin(), own.end());
-    keys.insert(keys.end(), {"wait", "reads", "writes"});
-    if (context_scheduled(spec.kind)) keys.insert(keys.end(), {"context", "resources", "access"});
-    return keys;
-}
-
-Loader::OneKey Loader::one_key(const Item& item, const std::string& shape,
-                               const std::string& key_name) const {
-    if (!item.node.IsMap() || item.node.size() != 1)
-        throw ConfigError(item.loc, shape + ", got " + describe(item.node) +
-                                        (item.node.IsMap() ? " with " +
-                                                                 std::to_string(item.node.size()) +
-                                                                 " keys"
-                                                           : std::string()));
-    const auto entry = item.node.begin();
-    if (!entry->first.IsScalar())
-        throw ConfigError(loc_of(entry->first, item.loc.key_path),
-                          key_name + " must be a plain name, got " + describe(entry->first));
-    const std::string key = entry->first.Scalar();
-    return {key, loc_of(entry->first, child_path(item.loc.key_path, key)), entry->second};
-}
-
-Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const {
-    const OneKey entry = one_key(item,
-                                 "a command is a map with one key, its type (e.g. "
-                                 "'- dma_read: { bytes: 65536 }')",
-                                 "the command type");
-    const std::string& type = entry.key;
-    const SourceLoc& type_loc = entry.loc;
-
-    Command cmd;
-    cmd.index = index;
-    cmd.loc = type_loc;
-    cmd.id = "c" + std::to_string(index);
-    std::vector<std::string> type_names;
-    const CommandKindSpec* spec = nullptr;
-    for (const CommandKindSpec& kind : command_kinds()) {
-        type_names.push_back(kind.name);
-        if (kind.name == type) spec = &kind;
+// `cubes`: a non-empty list of sipS.cubeC, no repeats; absent = [sip0.cube0].
+void Loader::host_cubes(const Item& item, std::vector<CubeRef>& cubes) const {
+    cubes.clear();
+    if (!item.present) {
+        CubeRef ref;
+        cube_id(item, ref.sip, ref.cube);
+        cubes.push_back(ref);
+        return;
     }
-    if (!spec)
-        throw ConfigError(type_loc, "unknown command type '" + type + "' (known: " +
-                                        join(type_names) + ")");
-    cmd.kind = spec->kind;
-    const Item body = child_item(entry.value, type_loc.key_path);
-    cmd.context = default_context(cmd.kind);
-    if (cmd.kind == CommandKind::wait) {
-        read_wait(body, index, extras);
-        return cmd;
-    }
-
-    const std::vector<std::string> allowed = command_keys(*spec, body);
-    if (!body.present || body.node.IsNull())
-        throw ConfigError(body.loc, "expected a map of the command's fields (" + join(allowed) + ")");
-    if (!context_scheduled(cmd.kind)) reject_context_keys(body, type);
-    const MapReader reader(m_yaml, body, allowed, reserved_command_keys());
-
-    const Item id = reader.child("id");
-    if (id.present) {
-        cmd.id = to_string(id);
-        if (!is_command_id(cmd.id))
-            throw ConfigError(id.loc, "id '" + cmd.id + "' must match [A-Za-z_][A-Za-z0-9_]*");
-    }
-    if (reader.has("wait")) cmd.wait = to_bool(reader.child("wait"));
-    (this->*spec->read)(reader, cmd, extras);
-    read_schedule_keys(reader, cmd);
-    return cmd;
-}
-
-// `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.
-void Loader::read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const {
-    if (body.node.IsScalar() && body.node.Scalar() == "all" && body.node.Tag() != "!") return;
-    if (!body.node.IsSequence())
-        throw ConfigError(body.loc, "expected 'all' or a list of command ids, got " +
-                                        describe(body.node));
-    for (const Item& ref : list(body, false))
-        extras.waits.push_back({index, to_string(ref), ref.loc});
-}
-
-// A command not run in an execution context says so for context, resources
-// and access (rather than "unknown key").
-void Loader::reject_context_keys(const Item& body, const std::string& type) const {
-    if (!body.node.IsMap()) return;
-    for (auto it = body.node.begin(); it != body.node.end(); ++it) {
-        if (!it->first.IsScalar()) continue;  // MapReader reports it
-        const std::string key = it->first.Scalar();
-        if (key == "context" || key == "resources" || key == "access")
-            throw ConfigError(loc_of(it->first, child_path(body.loc.key_path, key)),
-                              "'" + key + "' is not allowed on " + type +
-                                  ": it is not run in an execution context (SPEC §6; "
-                                  "context, resources and access apply to dma_read, "
-                                  "dma_write, gemm, math, fetch, store and ipcq_send)");
+    if (!item.node.IsSequence())
+        throw ConfigError(item.loc, "expected a list of cubes as sipS.cubeC (e.g. [sip0.cube0]), got " +
+                                        describe(item.node));
+    for (const Item& entry : schema::list_items(item, false)) {
+        CubeRef ref;
+        cube_id(entry, ref.sip, ref.cube);
+        for (const CubeRef& seen : cubes)
+            if (seen.sip == ref.sip && seen.cube == ref.cube)
+                throw ConfigError(entry.loc, "cube '" + to_string(entry) + "' listed twice");
+        cubes.push_back(ref);
     }
 }
 
-void Loader::read_dma(const MapReader& reader, Command& cmd, KernelExtras&) const {
-    cmd.bytes = size(reader.required("bytes"));
-    cmd.addr = address(reader.child("addr"));
-}
-
-void Loader::read_gemm(const MapReader& reader, Command& cmd, KernelExtras&) const {
-    cmd.m = size(reader.required("m"));
-    cmd.k = size(reader.required("k"));
-    cmd.n = size(reader.required("n"));
-}
-
-void Loader::read_math(const MapReader& reader, Command& cmd, KernelExtras&) const {
-    cmd.op = math_op(reader.required("op"));
-    cmd.elements = size(reader.required("elements"));
-}
-
-void Loader::read_ipcq_send(const MapReader& reader, Command& cmd, KernelExtras& extras) const {
-    const Item peer = reader.required("peer");
-    cmd.peer = to_int(peer);
-    const int count = m_topo.pes_per_cube();
-    if (cmd.peer >= count)
-        throw ConfigError(peer.loc, "peer " + std::to_string(cmd.peer) +
-                                        " out of range: the cube has " +
-                                        std::to_string(count) + " PEs, [0, " +
-                                        std::to_string(count) + ")");
-    extras.peers.push_back({cmd.peer, peer.loc});
-    cmd.bytes = size(reader.required("bytes"));
-}
-
-// ipcq_recv, fetch, store: only a size.
-void Loader::read_bytes(const MapReader& reader, Command& cmd, KernelExtras&) const {
-    cmd.bytes = size(reader.required("bytes"));
-}
-
-void Loader::read_composite_kind(const MapReader& reader, Command& cmd, KernelExtras&) const {
-    read_composite(reader, cmd);
-}
-
-// SPEC §6: context, reads, writes, resources, access (docs/workload.md
-// "Schedule semantics"). The caller has already limited which keys may appear.
-void Loader::read_schedule_keys(const MapReader& reader, Command& cmd) const {
-    const Item context = reader.child("context");
-    if (context.present) {
-        const std::string name = to_string(context);
-        if (name == "main") cmd.context = ExecContext::main;
-        else if (name == "sub") cmd.context = ExecContext::sub;
-        else if (name == "dma") cmd.context = ExecContext::dma;
-        else
-            throw ConfigError(context.loc,
-                              "unknown context '" + name + "' (known: main, sub, dma)");
-        cmd.context_given = true;
+// `target_pe`: an int, a list of ints, or `all` (= hbm_slices_per_cube PEs,
+// SPEC §4); absent = all.
+void Loader::host_target_pe(const Item& item, HostRequest& request) const {
+    request.target_pe.clear();
+    request.target_all = !item.present || (item.node.IsScalar() && item.node.Scalar() == "all" &&
+                                           item.node.Tag() != "!");
+    if (request.target_all) {
+        for (int pe = 0; pe < m_topo.cube.memory_map.hbm_slices_per_cube; ++pe)
+            request.target_pe.push_back(pe);
+        return;
     }
-    cmd.reads = ranges(reader.child("reads"));
-    cmd.writes = ranges(reader.child("writes"));
-
-    const Item resources = reader.child("resources");
-    if (resources.present && !resources.node.IsNull()) {
-        for (const Item& entry : list(resources, true)) {
-            const std::string name = to_string(entry);
-            if (!is_resource_name(name))
-                throw ConfigError(entry.loc,
-                                  "resource '" + name + "' must match [a-z][a-z0-9_]*");
-            if (std::find(cmd.resources.begin(), cmd.resources.end(), name) != cmd.resources.end())
-                throw ConfigError(entry.loc, "resource '" + name + "' listed twice");
-            cmd.resources.push_back(name);
-        }
-    }
-    cmd.access = access_pattern(reader.child("access"));
+    pe_set(item, request.target_pe);
 }
 
-// `reads:` / `writes:`: a list of ranges; absent or null = none.
-std::vector<MemRange> Loader::ranges(const Item& item) const {
-    std::vector<MemRange> out;
-    if (!item.present || item.node.IsNull()) return out;
-    for (const Item& entry : list(item, true)) out.push_back(range(entry));
-    return out;
+std::uint64_t Loader::page_aligned(const Item& item, bool positive) const {
+    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
+    const std::uint64_t v = positive ? size(item) : to_u64(item);
+    if (v % page != 0)
+        throw ConfigError(item.loc, "must be a multiple of the PE_MMU page size " +
+                                        std::to_string(page) + " bytes (got " +
+                                        item.node.Scalar() + ")");
+    return v;
 }
+
+std::uint64_t Loader::tcm_offset(const Item& item) const {
+    const std::uint64_t tcm = m_topo.cube.pe_template.tcm.size_bytes;
+    const std::uint64_t offset = to_u64(item);
+    if (offset >= tcm)
+        throw ConfigError(item.loc, "base " + item.node.Scalar() + " is outside the PE's TCM [0, " +
+                                        std::to_string(tcm) + ")");
+    return offset;
+}
+
+// End of the HBM window, as AddressResolver decodes it:
+// sips · cubes_per_sip · hbm_slices_per_cube · hbm_slice_bytes (saturating).
+std::uint64_t Loader::hbm_end() const {
+    const std::uint64_t slices = static_cast<std::uint64_t>(m_topo.system.sips) *
+                                 static_cast<std::uint64_t>(m_topo.system.cubes_per_sip) *
+                                 static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube);
+    const std::uint64_t slice_bytes = m_topo.cube.memory_map.hbm_slice_bytes;
+    if (slices != 0 && slice_bytes > std::numeric_limits<std::uint64_t>::max() / slices)
+        return std::numeric_limits<std::uint64_t>::max();
+    return slices * slice_bytes;
+}
+
+// End of the shared SRAM window, as AddressResolver decodes it:
+// sram_base + sips · cubes_per_sip · shared_sram size (saturating).
+std::uint64_t Loader::sram_end() const {
+    const std::uint64_t cubes = static_cast<std::uint64_t>(m_topo.system.sips) *
+                                static_cast<std::uint64_t>(m_topo.system.cubes_per_sip);
+    const std::uint64_t bytes = m_topo.cube.shared_sram.size_bytes;
+    const std::uint64_t base = m_topo.cube.memory_map.sram_base;
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    if (cubes != 0 && bytes > max / cubes) return max;
+    const std::uint64_t window = cubes * bytes;
+    return window > max - base ? max : base + window;
+}
+
+// ---------------------------------------------------------------- checks across keys
 
 // `{ tcm: OFFSET, bytes: N }`, `{ hbm: PA, bytes: N }` or `{ sram: PA, bytes: N }`:
 // TCM offsets lie in [0, pe_tcm size); HBM and SRAM addresses in the PA windows
 // AddressResolver decodes (as for host memory requests).
-MemRange Loader::range(const Item& item) const {
-    const MapReader reader(m_yaml, item, {"tcm", "hbm", "sram", "bytes"});
-    const int spaces = int(reader.has("tcm")) + int(reader.has("hbm")) + int(reader.has("sram"));
-    if (spaces != 1)
-        throw ConfigError(item.loc, "give exactly one of 'tcm', 'hbm' or 'sram' (got " +
-                                        std::to_string(spaces) + ")");
-    MemRange r;
-    std::string key = "tcm";
-    if (reader.has("hbm")) {
-        r.space = MemSpace::hbm;
-        key = "hbm";
-    } else if (reader.has("sram")) {
-        r.space = MemSpace::sram;
-        key = "sram";
-    }
+void Loader::check_range(const MapReader& reader, const MemRange& range) const {
+    const std::string key = npuvp::to_string(range.space);
     const Item base = reader.child(key);
-    const Item bytes = reader.required("bytes");
-    r.base = to_u64(base);
-    r.bytes = size(bytes);
+    const Item bytes = reader.child("bytes");
     std::uint64_t begin = 0, end = 0;
     std::string window;
-    switch (r.space) {
+    switch (range.space) {
         case MemSpace::tcm:
             end = m_topo.cube.pe_template.tcm.size_bytes;
             window = "the PE's TCM";
@@ -595,96 +1007,33 @@ MemRange Loader::range(const Item& item) const {
             break;
     }
     const std::string span = " [" + std::to_string(begin) + ", " + std::to_string(end) + ")";
-    if (r.base < begin || r.base >= end)
+    if (range.base < begin || range.base >= end)
         throw ConfigError(base.loc, key + " " + base.node.Scalar() + " is outside " + window + span);
-    if (r.bytes > end - r.base)
+    if (range.bytes > end - range.base)
         throw ConfigError(bytes.loc, key + " + bytes runs past the end of " + window + span + " (" +
                                          key + " " + base.node.Scalar() + ", bytes " +
                                          bytes.node.Scalar() + ")");
-    return r;
 }
 
-// `access: { base, stride, count, elem_bytes }`: a TCM access pattern; stride
-// defaults to elem_bytes (contiguous). Every access must lie inside the TCM.
-AccessPattern Loader::access_pattern(const Item& item) const {
-    AccessPattern a;
-    if (!item.present || item.node.IsNull()) return a;
-    const MapReader reader(m_yaml, item, {"base", "stride", "count", "elem_bytes"});
+// `access`: stride defaults to elem_bytes (contiguous); the last access,
+// base + stride · (count - 1), must end inside the TCM.
+void Loader::check_access(const MapReader& reader, AccessPattern& a) const {
+    if (!reader.has("stride")) a.stride = a.elem_bytes;
     const std::uint64_t tcm = m_topo.cube.pe_template.tcm.size_bytes;
-    const Item base = reader.required("base");
-    a.base = to_u64(base);
-    if (a.base >= tcm)
-        throw ConfigError(base.loc, "base " + base.node.Scalar() + " is outside the PE's TCM [0, " +
-                                        std::to_string(tcm) + ")");
-    const Item elem = reader.required("elem_bytes");
-    const std::uint64_t elem_bytes = to_u64(elem);
-    const auto& sizes = access_elem_sizes();
-    if (std::find(sizes.begin(), sizes.end(), elem_bytes) == sizes.end())
-        throw ConfigError(elem.loc, "must be one of 1, 2, 4, 8, 16, 32, 64 (got " +
-                                        elem.node.Scalar() + ")");
-    a.elem_bytes = static_cast<std::uint32_t>(elem_bytes);
-    const Item count = reader.required("count");
-    a.count = size(count);
-    const Item stride = reader.child("stride");
-    a.stride = stride.present ? to_u64(stride) : elem_bytes;
-    // The last access, base + stride · (count - 1), must end inside the TCM.
+    const std::uint64_t elem_bytes = a.elem_bytes;
     const std::uint64_t room = tcm - a.base - std::min<std::uint64_t>(elem_bytes, tcm - a.base);
     const bool fits = elem_bytes <= tcm - a.base &&
                       (a.count == 1 || a.stride == 0 || (a.count - 1) <= room / a.stride);
     if (!fits)
-        throw ConfigError(item.loc, "the accesses run past the end of the PE's TCM [0, " +
-                                        std::to_string(tcm) + ") (base + stride · (count - 1) + "
-                                        "elem_bytes > TCM size)");
+        throw ConfigError(reader.item().loc, "the accesses run past the end of the PE's TCM [0, " +
+                                                 std::to_string(tcm) + ") (base + stride · (count - 1) + "
+                                                 "elem_bytes > TCM size)");
     a.given = true;
-    return a;
 }
 
-void Loader::read_composite(const MapReader& reader, Command& cmd) const {
-    CompositeSpec& spec = cmd.composite;
-    cmd.src = address(reader.child("src"));
-    cmd.dst = address(reader.child("dst"));
-    SourceLoc fit_loc;
-    if (reader.has("gemm")) {
-        const MapReader gemm(m_yaml, reader.required("gemm"), {"m", "k", "n"});
-        spec.m = size(gemm.required("m"));
-        spec.k = size(gemm.required("k"));
-        spec.n = size(gemm.required("n"));
-        const MapReader tile(m_yaml, reader.required("tile"), {"m", "k", "n"});
-        spec.tm = size(tile.required("m"));
-        spec.tk = size(tile.required("k"));
-        spec.tn = size(tile.required("n"));
-        fit_loc = tile.item().loc;
-        const MapReader dt(m_yaml, reader.child("dtype"), {"in", "out"});
-        spec.d_in = dt.has("in") ? dtype(dt.child("in")) : 2;
-        spec.d_out = dt.has("out") ? dtype(dt.child("out")) : 2;
-        spec.ops.push_back(OpSpec{"gemm", EpilogueScope::per_output_tile});
-        const Item epilogues = reader.child("epilogues");
-        if (epilogues.present && !epilogues.node.IsNull()) {
-            for (const Item& entry : list(epilogues, true)) {
-                const MapReader ep(m_yaml, entry, {"op", "scope"});
-                OpSpec op{"math." + math_op(ep.required("op")), EpilogueScope::per_output_tile};
-                const Item scope = ep.child("scope");
-                if (scope.present) {
-                    const std::string name = to_string(scope);
-                    if (name == "per_k_tile") op.scope = EpilogueScope::per_k_tile;
-                    else if (name == "per_output_tile") op.scope = EpilogueScope::per_output_tile;
-                    else if (name == "once") op.scope = EpilogueScope::once;
-                    else
-                        throw ConfigError(scope.loc, "unknown epilogue scope '" + name +
-                                                         "' (known: per_k_tile, per_output_tile, once)");
-                }
-                spec.ops.push_back(std::move(op));
-            }
-        }
-    } else {
-        spec.legacy_op = math_op(reader.required("op"));
-        spec.total_bytes = size(reader.required("bytes"));
-        spec.tile_bytes = size(reader.required("tile_bytes"));
-        fit_loc = reader.child("tile_bytes").loc;
-        spec.d_in = spec.d_out = reader.has("dtype") ? dtype(reader.child("dtype")) : 2;
-    }
+void Loader::check_composite(const Command& cmd, const SourceLoc& fit_loc) const {
     try {
-        TilePlanner planner(spec);
+        TilePlanner planner(cmd.composite);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(cmd.loc, e.what());
     }
@@ -722,13 +1071,112 @@ void Loader::check_tile_fit(const Command& cmd, const SourceLoc& loc) const {
                                    " bytes (pe_tcm reserved_mb); it can never be fed");
 }
 
+// memory_write, memory_read: [pa, pa + bytes) inside the HBM window.
+void Loader::check_hbm_range(const MapReader& reader, const HostRequest& req) const {
+    const Item pa = reader.child("pa");
+    const Item bytes = reader.child("bytes");
+    const std::uint64_t end = hbm_end();
+    if (req.pa >= end)
+        throw ConfigError(pa.loc, "pa " + pa.node.Scalar() + " is outside the HBM window [0, " +
+                                      std::to_string(end) + ")");
+    if (req.bytes > end - req.pa)
+        throw ConfigError(bytes.loc, "pa + bytes runs past the end of the HBM window [0, " +
+                                         std::to_string(end) + ") (pa " + pa.node.Scalar() +
+                                         ", bytes " + bytes.node.Scalar() + ")");
+}
+
+// ---------------------------------------------------------------- commands
+
+Loader::OneKey Loader::one_key(const Item& item, const std::string& shape,
+                               const std::string& key_name) const {
+    if (!item.node.IsMap() || item.node.size() != 1)
+        throw ConfigError(item.loc, shape + ", got " + describe(item.node) +
+                                        (item.node.IsMap() ? " with " +
+                                                                 std::to_string(item.node.size()) +
+                                                                 " keys"
+                                                           : std::string()));
+    const auto entry = item.node.begin();
+    if (!entry->first.IsScalar())
+        throw ConfigError(loc_of(entry->first, item.loc.key_path),
+                          key_name + " must be a plain name, got " + describe(entry->first));
+    const std::string key = entry->first.Scalar();
+    return {key, loc_of(entry->first, child_path(item.loc.key_path, key)), entry->second};
+}
+
+Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras& extras) const {
+    const OneKey entry = one_key(item,
+                                 "a command is a map with one key, its type (e.g. "
+                                 "'- dma_read: { bytes: 65536 }')",
+                                 "the command type");
+    const std::string& type = entry.key;
+    const SourceLoc& type_loc = entry.loc;
+
+    Command cmd;
+    cmd.index = index;
+    cmd.loc = type_loc;
+    cmd.id = "c" + std::to_string(index);
+    const Item body = child_item(entry.value, type_loc.key_path);
+    std::vector<std::string> type_names;
+    const CommandKindSpec* spec = nullptr;
+    for (const CommandKindSpec& kind : command_kinds()) {
+        if (type_names.empty() || type_names.back() != kind.name) type_names.push_back(kind.name);
+        if (!spec && kind.name == type && kind.picks(body)) spec = &kind;
+    }
+    if (!spec)
+        throw ConfigError(type_loc, "unknown command type '" + type + "' (known: " +
+                                        join(type_names) + ")");
+    cmd.kind = spec->kind;
+    cmd.context = default_context(cmd.kind);
+    if (cmd.kind == CommandKind::wait) {
+        read_wait(body, index, extras);
+        return cmd;
+    }
+
+    const std::vector<const KeyTable<Command>*> tables = command_tables(*spec);
+    const std::vector<std::string> allowed = key_names(tables);
+    if (!body.present || body.node.IsNull())
+        throw ConfigError(body.loc, "expected a map of the command's fields (" + join(allowed) + ")");
+    if (!context_scheduled(cmd.kind)) reject_context_keys(body, type);
+    const MapReader reader(m_yaml, body, allowed, reserved_command_keys());
+    const Scope scope{*this, &extras};
+    for (const KeyTable<Command>* table : tables) schema::read_keys(reader, *table, cmd, scope);
+    return cmd;
+}
+
+// `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.
+void Loader::read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const {
+    if (is_all(body.node)) return;
+    if (!body.node.IsSequence())
+        throw ConfigError(body.loc, "expected 'all' or a list of command ids, got " +
+                                        describe(body.node));
+    for (const Item& ref : schema::list_items(body, false))
+        extras.waits.push_back({index, to_string(ref), ref.loc});
+}
+
+// A command not run in an execution context says so for context, resources
+// and access (rather than "unknown key").
+void Loader::reject_context_keys(const Item& body, const std::string& type) const {
+    if (!body.node.IsMap()) return;
+    const std::vector<std::string> keys = context_keys().names();
+    for (auto it = body.node.begin(); it != body.node.end(); ++it) {
+        if (!it->first.IsScalar()) continue;  // MapReader reports it
+        const std::string key = it->first.Scalar();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end())
+            throw ConfigError(loc_of(it->first, child_path(body.loc.key_path, key)),
+                              "'" + key + "' is not allowed on " + type +
+                                  ": it is not run in an execution context (SPEC §6; "
+                                  "context, resources and access apply to dma_read, "
+                                  "dma_write, gemm, math, fetch, store and ipcq_send)");
+    }
+}
+
 Kernel Loader::read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const {
     Kernel kernel;
     kernel.name = name;
     kernel.loc = item.loc;
     if (!item.present || item.node.IsNull())
         throw ConfigError(item.loc, "a kernel is a list of commands, got nothing");
-    const std::vector<Item> items = list(item, false);
+    const std::vector<Item> items = schema::list_items(item, false);
     std::map<std::string, std::uint32_t> ids;
     for (std::size_t i = 0; i < items.size(); ++i) {
         Command cmd = read_command(items[i], static_cast<std::uint32_t>(i), extras);
@@ -763,29 +1211,16 @@ void Loader::resolve_waits(Kernel& kernel, const KernelExtras& extras) const {
 
 // ---------------------------------------------------------------- launch, mmu
 
-Launch Loader::read_launch(const Item& item, const WorkloadConfig& config,
-                           const std::map<std::string, KernelExtras>& extras) const {
-    const MapReader reader(m_yaml, item, {"kernel", "cube", "pes"});
+Launch Loader::read_launch(const Item& item, const WorkloadConfig& config, const Extras& extras) const {
     Launch launch;
     launch.loc = item.loc;
-    const Item kernel = reader.required("kernel");
-    launch.kernel = to_string(kernel);
-    if (!config.kernels.count(launch.kernel)) {
-        std::vector<std::string> known;
-        for (const auto& entry : config.kernels) known.push_back(entry.first);
-        throw ConfigError(kernel.loc, "unknown kernel '" + launch.kernel + "' (kernels: " +
-                                          join(known) + ")");
-    }
-    cube_id(reader.child("cube"), launch.sip, launch.cube);
-    pe_set(reader.child("pes"), launch.pes);
-    check_self_peers(launch.kernel, launch.pes, launch.loc, extras);
+    schema::read_key_map(m_yaml, item, launch_keys(), launch, Scope{*this, nullptr, &config, &extras});
     return launch;
 }
 
 // A PE cannot be its own IPCQ peer: its send would wait on its own ring.
 void Loader::check_self_peers(const std::string& kernel, const std::vector<int>& pes,
-                              const SourceLoc& launch_loc,
-                              const std::map<std::string, KernelExtras>& extras) const {
+                              const SourceLoc& launch_loc, const Extras& extras) const {
     for (const PeerRef& peer : extras.at(kernel).peers)
         if (std::find(pes.begin(), pes.end(), peer.peer) != pes.end())
             throw ConfigError(peer.loc, "ipcq_send peer " + std::to_string(peer.peer) +
@@ -797,117 +1232,13 @@ void Loader::check_self_peers(const std::string& kernel, const std::vector<int>&
 }
 
 MmuMapping Loader::read_mmu(const Item& item) const {
-    const MapReader reader(m_yaml, item, {"cube", "pes", "va", "pa", "bytes"});
     MmuMapping map;
     map.loc = item.loc;
-    cube_id(reader.child("cube"), map.sip, map.cube);
-    pe_set(reader.child("pes"), map.pes);
-    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
-    const auto aligned = [&](const std::string& key, bool positive) {
-        const Item value = reader.required(key);
-        const std::uint64_t v = positive ? size(value) : to_u64(value);
-        if (v % page != 0)
-            throw ConfigError(value.loc, "must be a multiple of the PE_MMU page size " +
-                                             std::to_string(page) + " bytes (got " +
-                                             value.node.Scalar() + ")");
-        return v;
-    };
-    map.va = aligned("va", false);
-    map.pa = aligned("pa", false);
-    map.bytes = aligned("bytes", true);
-    if (map.va + map.bytes < map.va)
-        throw ConfigError(reader.child("bytes").loc, "va + bytes overflows 64 bits");
-    if (map.pa + map.bytes < map.pa)
-        throw ConfigError(reader.child("bytes").loc, "pa + bytes overflows 64 bits");
+    schema::read_key_map(m_yaml, item, mmu_keys(), map, Scope{*this});
     return map;
 }
 
 // ---------------------------------------------------------------- host
-
-const std::vector<Loader::HostRequestKindSpec>& Loader::host_request_kinds() {
-    static const std::vector<HostRequestKindSpec> kinds = {
-        {"memory_write", HostRequestKind::memory_write, {"pa", "bytes"}, &Loader::read_memory_request},
-        {"memory_read", HostRequestKind::memory_read, {"pa", "bytes"}, &Loader::read_memory_request},
-        {"mmu_map", HostRequestKind::mmu_map, {"cubes", "target_pe", "va", "pa", "bytes"},
-         &Loader::read_mmu_request},
-        {"mmu_unmap", HostRequestKind::mmu_unmap, {"cubes", "target_pe", "va", "bytes"},
-         &Loader::read_mmu_request},
-        {"kernel_launch", HostRequestKind::kernel_launch, {"kernel", "cubes", "target_pe", "target_start_ns"},
-         &Loader::read_launch_request},
-    };
-    return kinds;
-}
-
-// End of the HBM window, as AddressResolver decodes it:
-// sips · cubes_per_sip · hbm_slices_per_cube · hbm_slice_bytes (saturating).
-std::uint64_t Loader::hbm_end() const {
-    const std::uint64_t slices = static_cast<std::uint64_t>(m_topo.system.sips) *
-                                 static_cast<std::uint64_t>(m_topo.system.cubes_per_sip) *
-                                 static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube);
-    const std::uint64_t slice_bytes = m_topo.cube.memory_map.hbm_slice_bytes;
-    if (slices != 0 && slice_bytes > std::numeric_limits<std::uint64_t>::max() / slices)
-        return std::numeric_limits<std::uint64_t>::max();
-    return slices * slice_bytes;
-}
-
-// End of the shared SRAM window, as AddressResolver decodes it:
-// sram_base + sips · cubes_per_sip · shared_sram size (saturating).
-std::uint64_t Loader::sram_end() const {
-    const std::uint64_t cubes = static_cast<std::uint64_t>(m_topo.system.sips) *
-                                static_cast<std::uint64_t>(m_topo.system.cubes_per_sip);
-    const std::uint64_t bytes = m_topo.cube.shared_sram.size_bytes;
-    const std::uint64_t base = m_topo.cube.memory_map.sram_base;
-    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
-    if (cubes != 0 && bytes > max / cubes) return max;
-    const std::uint64_t window = cubes * bytes;
-    return window > max - base ? max : base + window;
-}
-
-std::uint64_t Loader::page_aligned(const Item& item, bool positive) const {
-    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
-    const std::uint64_t v = positive ? size(item) : to_u64(item);
-    if (v % page != 0)
-        throw ConfigError(item.loc, "must be a multiple of the PE_MMU page size " +
-                                        std::to_string(page) + " bytes (got " +
-                                        item.node.Scalar() + ")");
-    return v;
-}
-
-// `cubes`: a non-empty list of sipS.cubeC, no repeats; absent = [sip0.cube0].
-void Loader::host_cubes(const Item& item, std::vector<CubeRef>& cubes) const {
-    cubes.clear();
-    if (!item.present) {
-        CubeRef ref;
-        cube_id(item, ref.sip, ref.cube);
-        cubes.push_back(ref);
-        return;
-    }
-    if (!item.node.IsSequence())
-        throw ConfigError(item.loc, "expected a list of cubes as sipS.cubeC (e.g. [sip0.cube0]), got " +
-                                        describe(item.node));
-    for (const Item& entry : list(item, false)) {
-        CubeRef ref;
-        cube_id(entry, ref.sip, ref.cube);
-        for (const CubeRef& seen : cubes)
-            if (seen.sip == ref.sip && seen.cube == ref.cube)
-                throw ConfigError(entry.loc, "cube '" + to_string(entry) + "' listed twice");
-        cubes.push_back(ref);
-    }
-}
-
-// `target_pe`: an int, a list of ints, or `all` (= hbm_slices_per_cube PEs,
-// SPEC §4); absent = all.
-void Loader::host_target_pe(const Item& item, HostRequest& request) const {
-    request.target_pe.clear();
-    request.target_all = !item.present || (item.node.IsScalar() && item.node.Scalar() == "all" &&
-                                           item.node.Tag() != "!");
-    if (request.target_all) {
-        for (int pe = 0; pe < m_topo.cube.memory_map.hbm_slices_per_cube; ++pe)
-            request.target_pe.push_back(pe);
-        return;
-    }
-    pe_set(item, request.target_pe);
-}
 
 HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
                                       const WorkloadConfig& config, const Extras& extras,
@@ -932,92 +1263,24 @@ HostRequest Loader::read_host_request(const Item& item, std::uint32_t index,
                                         join(type_names) + ")");
     req.kind = spec->kind;
 
-    std::vector<std::string> allowed = {"id", "after"};
-    allowed.insert(allowed.end(), spec->keys.begin(), spec->keys.end());
+    const std::vector<const KeyTable<HostRequest>*> tables = host_tables(*spec);
+    const std::vector<std::string> allowed = key_names(tables);
     const Item body = child_item(entry.value, type_loc.key_path);
     // A null value has no useful mark (yaml-cpp puts it on the next line): point at the kind.
     if (body.node.IsNull())
         throw ConfigError(type_loc, "expected a map of the request's fields (" + join(allowed) + ")");
     const MapReader reader(m_yaml, body, allowed);
-    read_host_request_head(reader, req, after);
-    (this->*spec->read)(reader, req, config, extras);
+    const Scope scope{*this, nullptr, &config, &extras, &after};
+    for (const KeyTable<HostRequest>* table : tables) schema::read_keys(reader, *table, req, scope);
     return req;
 }
 
-// id and after, on every request.
-void Loader::read_host_request_head(const MapReader& reader, HostRequest& req,
-                                    std::vector<WaitRef>& after) const {
-    const Item id = reader.child("id");
-    if (id.present) {
-        req.id = to_string(id);
-        if (!is_command_id(req.id))
-            throw ConfigError(id.loc, "id '" + req.id + "' must match [A-Za-z_][A-Za-z0-9_]*");
-    }
-    const Item after_item = reader.child("after");
-    if (after_item.present) {
-        req.explicit_after = true;
-        if (!after_item.node.IsNull())
-            for (const Item& ref : list(after_item, true))
-                after.push_back({req.index, to_string(ref), ref.loc});
-    }
-}
-
-// memory_write, memory_read: a range of the HBM window.
-void Loader::read_memory_request(const MapReader& reader, HostRequest& req, const WorkloadConfig&,
-                                 const Extras&) const {
-    const Item pa = reader.required("pa");
-    const Item bytes = reader.required("bytes");
-    req.pa = to_u64(pa);
-    req.bytes = size(bytes);
-    const std::uint64_t end = hbm_end();
-    if (req.pa >= end)
-        throw ConfigError(pa.loc, "pa " + pa.node.Scalar() + " is outside the HBM window [0, " +
-                                      std::to_string(end) + ")");
-    if (req.bytes > end - req.pa)
-        throw ConfigError(bytes.loc, "pa + bytes runs past the end of the HBM window [0, " +
-                                         std::to_string(end) + ") (pa " + pa.node.Scalar() +
-                                         ", bytes " + bytes.node.Scalar() + ")");
-}
-
-// mmu_map, mmu_unmap: page-aligned va (and pa) and bytes.
-void Loader::read_mmu_request(const MapReader& reader, HostRequest& req, const WorkloadConfig&,
-                              const Extras&) const {
-    host_cubes(reader.child("cubes"), req.cubes);
-    host_target_pe(reader.child("target_pe"), req);
-    req.va = page_aligned(reader.required("va"), false);
-    if (req.kind == HostRequestKind::mmu_map) req.pa = page_aligned(reader.required("pa"), false);
-    const Item bytes = reader.required("bytes");
-    req.bytes = page_aligned(bytes, true);
-    if (req.va + req.bytes < req.va) throw ConfigError(bytes.loc, "va + bytes overflows 64 bits");
-    if (req.pa + req.bytes < req.pa) throw ConfigError(bytes.loc, "pa + bytes overflows 64 bits");
-}
-
-void Loader::read_launch_request(const MapReader& reader, HostRequest& req, const WorkloadConfig& config,
-                                 const Extras& extras) const {
-    const Item kernel = reader.required("kernel");
-    req.kernel = to_string(kernel);
-    if (!config.kernels.count(req.kernel)) {
-        std::vector<std::string> names;
-        for (const auto& k : config.kernels) names.push_back(k.first);
-        throw ConfigError(kernel.loc, "unknown kernel '" + req.kernel + "' (kernels: " + join(names) + ")");
-    }
-    host_cubes(reader.child("cubes"), req.cubes);
-    host_target_pe(reader.child("target_pe"), req);
-    check_self_peers(req.kernel, req.target_pe, req.loc, extras);
-    const Item start = reader.child("target_start_ns");
-    if (start.present) {
-        const double value = to_double(start);
-        if (value < 0.0) throw ConfigError(start.loc, "must be >= 0 (got " + start.node.Scalar() + ")");
-        req.target_start_ns = value;
-    }
-}
-
 std::vector<HostRequest> Loader::read_host(const Item& item, const WorkloadConfig& config,
-                                           const std::map<std::string, KernelExtras>& extras) const {
+                                           const Extras& extras) const {
     std::vector<HostRequest> requests;
     std::vector<WaitRef> after;
     std::map<std::string, std::uint32_t> ids;
-    const std::vector<Item> items = list(item, false);
+    const std::vector<Item> items = schema::list_items(item, false);
     for (std::size_t i = 0; i < items.size(); ++i) {
         HostRequest req =
             read_host_request(items[i], static_cast<std::uint32_t>(i), config, extras, after);
@@ -1084,14 +1347,58 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
                           "nothing to run: give 'launch' (direct launches at t = 0) and/or "
                           "'host' (requests through IO_CPU)");
     if (has_launch)
-        for (const Item& entry : list(launch, false))
+        for (const Item& entry : schema::list_items(launch, false))
             config.launches.push_back(read_launch(entry, config, extras));
 
     const Item mmu = top.child("mmu");
     if (mmu.present && !mmu.node.IsNull())
-        for (const Item& entry : list(mmu, true)) config.mmu.push_back(read_mmu(entry));
+        for (const Item& entry : schema::list_items(mmu, true)) config.mmu.push_back(read_mmu(entry));
     if (has_host) config.host = read_host(host, config, extras);
     return config;
+}
+
+// ---------------------------------------------------------------- docs
+
+// The kinds the scheduler runs in a context, for the docs: "`a`, `b` and `c`".
+std::string context_scheduled_kinds() {
+    std::vector<std::string> names;
+    for (const CommandKindSpec& kind : command_kinds())
+        if (context_scheduled(kind.kind) &&
+            std::find(names.begin(), names.end(), "`" + kind.name + "`") == names.end())
+            names.push_back("`" + kind.name + "`");
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return text;
+}
+
+std::string command_markdown() {
+    schema::KeyDocs docs{{"Keys of every command",
+                          "Every kind but `wait` takes these beside its own (an unknown key is an error that "
+                          "lists the allowed ones). `context`, `resources` and `access` only on the kinds the "
+                          "scheduler runs in an execution context: " + context_scheduled_kinds() +
+                              "; elsewhere they are an error at the key (\"not run in an execution context\").",
+                          {}}};
+    for (const KeyTable<Command>* table : {&command_head_keys(), &command_tail_keys(), &context_keys()})
+        schema::document_keys(*table, "", docs, 0);
+    for (const CommandKindSpec& kind : command_kinds()) {
+        docs.push_back({kind.title(), kind.doc, {}});
+        schema::document_keys(kind.keys, "", docs, docs.size() - 1);
+    }
+    return schema::key_markdown(docs);
+}
+
+std::string host_markdown() {
+    schema::KeyDocs docs{{"Keys of every host request",
+                          "Every kind takes these beside its own (an unknown key is an error that lists the "
+                          "allowed ones).",
+                          {}}};
+    schema::document_keys(host_head_keys(), "", docs, 0);
+    for (const HostRequestKindSpec& kind : host_request_kinds()) {
+        docs.push_back({"`" + kind.name + "`", kind.doc, {}});
+        schema::document_keys(kind.keys, "", docs, docs.size() - 1);
+    }
+    return schema::key_markdown(docs);
 }
 
 }  // namespace
@@ -1100,12 +1407,27 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
 
 std::vector<WorkloadKindKeys> workload_kind_keys() {
     std::vector<WorkloadKindKeys> kinds;
-    for (const auto& kind : Loader::command_kinds()) {
-        kinds.push_back({"command", kind.name, kind.keys});
-        if (kind.kind == CommandKind::composite) kinds.push_back({"command", kind.name, kCompositeGemmKeys});
+    for (const CommandKindSpec& kind : command_kinds()) {
+        const bool has_map = kind.kind != CommandKind::wait;
+        kinds.push_back({"command", kind.name, kind.form.head, kind.title(),
+                         has_map ? key_names(command_tables(kind)) : std::vector<std::string>{}});
     }
-    for (const auto& kind : Loader::host_request_kinds()) kinds.push_back({"host", kind.name, kind.keys});
+    for (const HostRequestKindSpec& kind : host_request_kinds())
+        kinds.push_back({"host", kind.name, "", "`" + kind.name + "`", key_names(host_tables(kind))});
+    kinds.push_back({"launch", "launch", "", "Keys of a launch", launch_keys().names()});
+    kinds.push_back({"mmu", "mmu", "", "Keys of a mapping", mmu_keys().names()});
     return kinds;
+}
+
+std::vector<WorkloadDocBlock> workload_schema_markdown() {
+    schema::KeyDocs launch{{"Keys of a launch", "", {}}};
+    schema::document_keys(launch_keys(), "", launch, 0);
+    schema::KeyDocs mmu{{"Keys of a mapping", "", {}}};
+    schema::document_keys(mmu_keys(), "", mmu, 0);
+    return {{"commands", command_markdown()},
+            {"launch", schema::key_markdown(launch)},
+            {"mmu", schema::key_markdown(mmu)},
+            {"host", host_markdown()}};
 }
 
 WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig& topo) {

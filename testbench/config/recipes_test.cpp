@@ -1,8 +1,9 @@
-// The two recipes of docs/architecture.md, followed as written: "How to add a
-// parameter" (one line in a field table) and "How to add an impl" (a factory
-// plus, when the impl has parameters of its own, its attrs table in the
-// registry). Each must load, reject unknown keys with file:line:column: key,
-// dump and document what it adds, without touching the loader.
+// The recipes of docs/architecture.md, followed as written: "How to add a
+// parameter" (one line in a field table; for a workload key, one row in a
+// key table) and "How to add an impl" (a factory plus, when the impl has
+// parameters of its own, its attrs table in the registry). Each must load,
+// reject unknown keys with file:line:column: key, dump (the topology) and
+// document what it adds, without touching the loader.
 #include <boost/test/unit_test.hpp>
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include <systemc>
 
+#include "config/key_table.h"
 #include "config/schema.h"
 #include "config/topology_loader.h"
 #include "config/yaml_reader.h"
@@ -54,6 +56,45 @@ ToyConfig load_toy(const std::string& text) {
 std::string toy_error(const std::string& text) {
     try {
         load_toy(text);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+// ---------------------------------------------------------------- a workload key
+
+// A toy command kind as the workload loader reads one, with the scope its
+// keys read with (the loader's carries the topology); `burst` is the key the
+// recipe adds: the member below and one row in the key table.
+struct ToyCommand {
+    std::uint64_t bytes = 0;
+    bool wait = false;
+    std::uint64_t burst = 0;  // added by the recipe
+};
+struct ToyScope {};
+
+schema::KeyTable<ToyCommand, ToyScope> toy_command_keys() {
+    using K = schema::Keys<ToyCommand, ToyScope>;
+    return {"ToyCommand",
+            {
+                K::size("bytes", &ToyCommand::bytes, "bytes", "bytes", "how many bytes it moves"),
+                K::flag("wait", &ToyCommand::wait, "wait", "PE_CPU waits for it"),
+                K::size("burst", &ToyCommand::burst, "burst", "bytes", "largest burst"),  // the new row
+            }};
+}
+
+ToyCommand load_toy_command(const std::string& text) {
+    YamlReader yaml("cmd.yaml");
+    ToyCommand cmd;
+    schema::read_key_map(yaml, yaml.root(parse_map_document(text, "cmd.yaml", "command keys")), toy_command_keys(),
+                         cmd, ToyScope{});
+    return cmd;
+}
+
+std::string toy_command_error(const std::string& text) {
+    try {
+        load_toy_command(text);
     } catch (const ConfigError& e) {
         return e.what();
     }
@@ -161,6 +202,24 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_recipe) {
     schema::Docs docs{{"toy", {}}};
     schema::document(toy_table(), "", docs, 0);
     BOOST_TEST(schema::markdown(docs).find("| `burst_kb` | int | KiB | 4 | > 0 | largest burst |") !=
+               std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(add_a_workload_key_recipe) {
+    // Loads into its member.
+    BOOST_TEST(load_toy_command("bytes: 64\nburst: 16\n").burst == 16u);
+    // Required, and checked by its bound, at file:line:column: key.
+    BOOST_TEST(toy_command_error("bytes: 64\n") == "cmd.yaml:1:1: burst: missing required key 'burst'");
+    BOOST_TEST(toy_command_error("bytes: 64\nburst: 0\n") == "cmd.yaml:2:8: burst: must be > 0 (got 0)");
+    // A misspelling is an unknown key that lists the new one.
+    BOOST_TEST(toy_command_error("bytes: 64\nbrust: 16\n") ==
+               "cmd.yaml:2:1: brust: unknown key 'brust' (allowed: bytes, wait, burst)");
+    // Documented: the table's row, with the member it fills, is in the
+    // generated reference.
+    schema::KeyDocs docs{{"`toy`", "", {}}};
+    schema::document_keys(toy_command_keys(), "", docs, 0);
+    BOOST_TEST(schema::key_markdown(docs).find(
+                   "| `burst` | size | bytes | **required** | > 0 | `ToyCommand::burst` | largest burst |") !=
                std::string::npos);
 }
 
