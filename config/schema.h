@@ -11,9 +11,11 @@
 // fills), plus its use. docs/architecture.md "How to add a parameter".
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,6 +47,7 @@ template <class T>
 struct Field {
     std::string key;
     std::function<void(const MapReader&, T&)> read;
+    // Null for a table that is only read (the sweep file).
     std::function<void(YAML::Emitter&, const T&)> dump;
     // Appends this field's rows to docs[section] (key prefixed by `prefix`).
     std::function<void(const std::string& prefix, Docs& docs, std::size_t section)> document;
@@ -107,6 +110,35 @@ inline std::string path_in(const DocSection& section, const std::string& key) {
 // The docs as markdown: one `###` heading and one table per section.
 std::string markdown(const Docs& docs);
 
+// `field`, documented with a section of its own after its row: titled with
+// the field's path and `suffix` ("[]" for the elements of a list), its rows
+// appended by `rows` (e.g. with document() of the table its value is read by).
+template <class T>
+Field<T> with_section(Field<T> field, const std::string& suffix,
+                      std::function<void(Docs& docs, std::size_t section)> rows) {
+    field.document = [own = field.document, key = field.key, suffix, rows](
+                         const std::string& prefix, Docs& docs, std::size_t section) {
+        own(prefix, docs, section);
+        docs.push_back({path_in(docs[section], prefix + key) + suffix, {}});
+        rows(docs, docs.size() - 1);
+    };
+    return field;
+}
+
+// What a list field needs: at least `min` elements, and whether it must be
+// given. `expected` is the error when it is not a list or too short (and,
+// when required, absent), in the file's own words ("expected a non-empty
+// list of axes").
+struct ListRule {
+    std::size_t min = 0;
+    bool required = false;
+    std::string expected;
+};
+
+// The elements of the list at `key`, each the Item `key[i]`; none when the
+// key is absent and not required.
+std::vector<Item> list_items(const MapReader& reader, const std::string& key, const ListRule& rule);
+
 // ---------------------------------------------------------------- emitters
 
 inline void emit(YAML::Emitter& out, const std::string& key, double value) {
@@ -133,6 +165,7 @@ std::string int_text(long long value);
 // lambda `[](auto& t) -> auto& { return t.link.bw_gbs; }` for a nested one.
 template <class T>
 struct Fields {
+    // A field with a read of its own (and a dump, or null if only read).
     static Field<T> leaf(std::string key, DocRow row,
                          std::function<void(const MapReader&, T&)> read,
                          std::function<void(YAML::Emitter&, const T&)> dump) {
@@ -143,6 +176,23 @@ struct Fields {
                             out.key = prefix + out.key;
                             docs[section].rows.push_back(out);
                         }};
+    }
+
+    // A list, read into a std::vector member: each element by
+    // `element(reader, item)` (`reader`: the map that holds the list; `item`:
+    // the element, `key[i]`), checked against `rule`. `loc_at`, when given,
+    // keeps where the list is, for later errors about it as a whole. Only
+    // read, never dumped (files that npuvp does not write back: the sweep file).
+    template <class At, class Element, class LocAt = std::nullptr_t>
+    static Field<T> list(const std::string& key, At at, ListRule rule, Element element, DocRow row,
+                         LocAt loc_at = nullptr) {
+        return leaf(key, std::move(row),
+                    [=](const MapReader& r, T& t) {
+                        if constexpr (!std::is_null_pointer_v<LocAt>) std::invoke(loc_at, t) = r.child(key).loc;
+                        auto& values = std::invoke(at, t);
+                        for (const Item& item : list_items(r, key, rule)) values.push_back(element(r, item));
+                    },
+                    nullptr);
     }
 
     // A finite number with a default.

@@ -45,6 +45,12 @@ Item YamlReader::child_item(const Item& parent, const YAML::Node& node,
     return item;
 }
 
+Item YamlReader::element(const Item& list, std::size_t index) const {
+    Item item = child_item(list, list.node[index], "");
+    item.loc.key_path = list.loc.key_path + "[" + std::to_string(index) + "]";
+    return item;
+}
+
 SourceLoc YamlReader::key_loc(const Item& parent, const YAML::Node& key,
                               const std::string& path) const {
     return loc_of(key, parent.from_set || key.Mark().is_null(), path);

@@ -80,6 +80,8 @@ public:
     Item root(const YAML::Node& node) const;
     Item child_item(const Item& parent, const YAML::Node& node, const std::string& key) const;
     SourceLoc key_loc(const Item& parent, const YAML::Node& key, const std::string& path) const;
+    // Element `index` of a list, named `path[index]`.
+    Item element(const Item& list, std::size_t index) const;
 
     // Nodes made by `--set`: values from them are reported as "--set".
     void add_set_node(const YAML::Node& node) { m_set_nodes.push_back(node); }

@@ -18,11 +18,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "report/atomic_file.h"
 #include "config/config_error.h"
-#include "config/topology_loader.h"
-#include "config/yaml_document.h"
-#include "config/yaml_reader.h"
+#include "config/sweep_file.h"
+#include "report/atomic_file.h"
 
 namespace npuvp {
 namespace {
@@ -31,87 +29,11 @@ namespace {
 constexpr std::size_t kMaxPoints = 1000000;
 constexpr std::size_t kMaxIdLength = 120;
 
-// ------------------------------------------------------------ YAML access
-
-// The sweep file read through the shared reader (config/yaml_reader.h) with
-// its terse map wording; the scalars keep the sweep's own wording ("expected
-// a single value"), since its values are texts handed on to --set.
-class SweepReader {
-public:
-    explicit SweepReader(const std::string& file)
-        : m_yaml(file, YamlReader::Rules{false, false, true}) {}
-
-    [[noreturn]] static void fail(const Item& item, const std::string& message) {
-        throw ConfigError(item.loc, message);
-    }
-    // At `item`'s place, reported under another key path.
-    [[noreturn]] static void fail_as(const Item& item, const std::string& path,
-                                     const std::string& message) {
-        SourceLoc loc = item.loc;
-        loc.key_path = path;
-        throw ConfigError(loc, message);
-    }
-
-    Item root(const YAML::Node& node) const { return m_yaml.root(node); }
-    MapReader map(const Item& item, const std::vector<std::string>& keys) {
-        return MapReader(m_yaml, item, keys);
-    }
-    // Element i of a list, as path[i].
-    Item element(const Item& list, std::size_t i) const {
-        Item item = m_yaml.child_item(list, list.node[i], "");
-        item.loc.key_path = list.loc.key_path + "[" + std::to_string(i) + "]";
-        return item;
-    }
-
-    std::string scalar(const Item& item) const {
-        if (!item.node.IsScalar()) fail(item, "expected a single value");
-        return item.node.Scalar();
-    }
-
-    double number(const Item& item) const {
-        const std::string text = scalar(item);
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(v))
-            fail(item, "expected a number, got '" + text + "'");
-        return v;
-    }
-
-    const std::string& file() const { return m_yaml.source(); }
-
-private:
-    YamlReader m_yaml;
-};
-
-// The keys of each map of the sweep file (docs/sweep.md).
-const std::vector<std::string> kSweepKeys = {"name", "topology", "workload", "set", "axes", "constraints"};
-const std::vector<std::string> kParamKeys = {"key", "name", "values", "range"};
-const std::vector<std::string> kRangeKeys = {"from", "to", "step", "factor"};
-
-// A value as written: a scalar's text, or a flow list / map (a --set value
-// may be one, e.g. op_cost: {exp: 3}).
-std::string value_text(const YAML::Node& node) {
-    if (node.IsScalar()) return node.Scalar();
-    YAML::Emitter out;
-    out << YAML::Flow << node;
-    return out.c_str();
-}
-
-bool is_integer(double v) { return std::floor(v) == v && std::fabs(v) < 9.0e15; }
-
-std::string number_text(double v) {
-    char buffer[64];
-    if (is_integer(v)) std::snprintf(buffer, sizeof buffer, "%.0f", v);
-    else std::snprintf(buffer, sizeof buffer, "%.12g", v);
-    return buffer;
-}
-
-bool valid_name(const std::string& name) {
-    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-        return false;
-    for (char c : name)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-    return true;
+// Errors about what the sweep file gives, at `loc` reported under another
+// key path (a parameter's name, `constraints`).
+[[noreturn]] void fail_as(SourceLoc loc, const std::string& path, const std::string& message) {
+    loc.key_path = path;
+    throw ConfigError(loc, message);
 }
 
 // ------------------------------------------------------------ constraints
@@ -312,7 +234,7 @@ Value eval(const Expr& e, const std::vector<Value>& params) {
     }
     const Value a = eval(*e.a, params), b = eval(*e.b, params);
     if (e.op == Expr::Op::eq || e.op == Expr::Op::ne) {
-        auto text = [](const Value& v) { return v.is_number && v.text.empty() ? number_text(v.number) : v.text; };
+        auto text = [](const Value& v) { return v.is_number && v.text.empty() ? sweep_number_text(v.number) : v.text; };
         const bool same = a.is_number && b.is_number ? a.number == b.number : text(a) == text(b);
         return num((e.op == Expr::Op::eq) == same);
     }
@@ -340,65 +262,6 @@ struct Axis {
     std::vector<std::vector<std::string>> steps;
 };
 
-// `values: [...]`: each value as written.
-std::vector<std::string> read_list_values(const SweepReader& r, const Item& list) {
-    if (!list.node.IsSequence() || list.node.size() == 0)
-        r.fail(list, "expected a non-empty list of values");
-    std::vector<std::string> values;
-    for (std::size_t i = 0; i < list.node.size(); ++i) {
-        const Item value = r.element(list, i);
-        if (value.node.IsNull()) r.fail(value, "empty value");
-        const std::string text = value_text(value.node);
-        if (text.find_first_of("\t\n\r") != std::string::npos)
-            r.fail(value, "a value may not contain tabs or line breaks");
-        values.push_back(text);
-    }
-    return values;
-}
-
-// `range: {from, to, step | factor}`: from + i·step, or from·factor^i, up to to.
-std::vector<std::string> read_range_values(SweepReader& r, const Item& item) {
-    const MapReader range = r.map(item, kRangeKeys);
-    if (!range.has("from") || !range.has("to")) r.fail(item, "needs 'from' and 'to'");
-    if (range.has("step") == range.has("factor"))
-        r.fail(item, "give exactly one of 'step' (linear) and 'factor' (geometric)");
-    const double from = r.number(range.child("from"));
-    const double to = r.number(range.child("to"));
-    if (to < from) r.fail(range.child("to"), "must be >= from (" + number_text(from) + ")");
-    const double slack = 1e-9 * std::max(1.0, std::fabs(to));
-    std::vector<std::string> values;
-    if (range.has("step")) {
-        const double step = r.number(range.child("step"));
-        if (step <= 0) r.fail(range.child("step"), "must be > 0");
-        // from + i·step (not repeated addition, which drifts).
-        for (std::size_t i = 0; from + static_cast<double>(i) * step <= to + slack; ++i) {
-            if (values.size() >= kMaxPoints) r.fail(item, "more than 1000000 values");
-            values.push_back(number_text(from + static_cast<double>(i) * step));
-        }
-        return values;
-    }
-    const double factor = r.number(range.child("factor"));
-    if (factor <= 1) r.fail(range.child("factor"), "must be > 1");
-    if (from <= 0) r.fail(range.child("from"), "must be > 0 for a geometric range");
-    for (double v = from; v <= to + slack; v *= factor) {
-        if (values.size() >= kMaxPoints) r.fail(item, "more than 1000000 values");
-        values.push_back(number_text(v));
-    }
-    return values;
-}
-
-std::vector<std::string> read_values(SweepReader& r, const MapReader& param) {
-    if (param.has("values") == param.has("range"))
-        r.fail(param.item(), "give exactly one of 'values' and 'range'");
-    if (param.has("values")) return read_list_values(r, param.child("values"));
-    return read_range_values(r, param.child("range"));
-}
-
-std::string default_name(const std::string& key) {
-    const std::size_t dot = key.rfind('.');
-    return dot == std::string::npos ? key : key.substr(dot + 1);
-}
-
 std::string directory_of(const std::string& path) {
     const std::size_t slash = path.rfind('/');
     return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
@@ -407,11 +270,11 @@ std::string directory_of(const std::string& path) {
 // A path from the sweep file: relative ones are relative to the sweep file's
 // directory; the result is absolute, so a point runs from any directory (a
 // Slurm node, a GNU parallel ssh login).
-std::string resolve(const SweepReader& r, const Item& item, const std::string& key,
+std::string resolve(const std::string& sweep_file, const SourceLoc& loc, const std::string& key,
                     const std::string& path) {
-    const std::string joined = !path.empty() && path[0] == '/' ? path : directory_of(r.file()) + "/" + path;
+    const std::string joined = !path.empty() && path[0] == '/' ? path : directory_of(sweep_file) + "/" + path;
     char* real = realpath(joined.c_str(), nullptr);
-    if (!real) r.fail_as(item, key, "cannot find file '" + path + "' (looked for " + joined + ")");
+    if (!real) fail_as(loc, key, "cannot find file '" + path + "' (looked for " + joined + ")");
     std::string out(real);
     std::free(real);
     return out;
@@ -451,139 +314,52 @@ std::string sweep_point_id(const std::vector<SweepParam>& params,
 
 namespace {
 
-// The sweep file while it is read: the plan so far, and what later parts
-// need of earlier ones (the parameters' names and places, for the
-// constraints and for file-valued parameters).
+// The plan while it is made from the sweep file: what later parts need of
+// earlier ones (the parameters' names and places, for the constraints and
+// for file-valued parameters).
 struct SweepLoad {
-    SweepReader r;
+    const SweepFile& file;
     SweepPlan plan;
     std::string topology, workload;  // the base files, resolved
-    std::vector<std::string> fixed_sets;
     std::vector<Axis> axes;
-    Item axes_item;
-    std::vector<Item> param_items;  // for errors about a parameter
+    std::vector<SourceLoc> param_locs;  // for errors about a parameter
     std::map<std::string, std::size_t> names;
     std::vector<std::map<std::string, std::string>> resolved;  // file-valued parameters
-    std::vector<std::pair<std::unique_ptr<Expr>, Item>> constraints;
+    std::vector<std::pair<std::unique_ptr<Expr>, SourceLoc>> constraints;
 
-    explicit SweepLoad(const std::string& path) : r(path) {}
+    explicit SweepLoad(const SweepFile& sweep_file) : file(sweep_file) {}
 };
 
-std::string plan_name(const SweepReader& r, const MapReader& root, const std::string& path) {
-    std::string name = root.has("name") ? r.scalar(root.child("name")) : "";
-    if (!name.empty()) return name;
-    // The file's name without directory and extension.
-    const std::size_t slash = path.rfind('/');
-    name = path.substr(slash == std::string::npos ? 0 : slash + 1);
-    const std::size_t dot = name.rfind('.');
-    if (dot != std::string::npos) name.resize(dot);
-    return name;
+void resolve_base_files(SweepLoad& s, const std::string& path) {
+    s.topology = resolve(path, s.file.topology.loc, "topology", s.file.topology.text);
+    s.workload = resolve(path, s.file.workload.loc, "workload", s.file.workload.text);
 }
 
-void read_base_files(SweepLoad& s, const MapReader& root) {
-    if (!root.has("topology")) s.r.fail(root.child("topology"), "missing: the base topology file");
-    if (!root.has("workload")) s.r.fail(root.child("workload"), "missing: the base workload file");
-    const Item topology = root.child("topology"), workload = root.child("workload");
-    s.topology = resolve(s.r, topology, "topology", s.r.scalar(topology));
-    s.workload = resolve(s.r, workload, "workload", s.r.scalar(workload));
-}
-
-// `set: [KEY.PATH=VALUE, ...]`: overrides every point gets.
-void read_fixed_sets(SweepLoad& s, const MapReader& root) {
-    if (!root.has("set")) return;
-    const Item sets = root.child("set");
-    if (!sets.node.IsSequence()) s.r.fail(sets, "expected a list of KEY.PATH=VALUE");
-    for (std::size_t i = 0; i < sets.node.size(); ++i) {
-        const Item set = s.r.element(sets, i);
-        const std::string text = s.r.scalar(set);
-        try {
-            parse_override(text);
-        } catch (const ConfigError& e) {
-            s.r.fail(set, e.what());
+// Each axis's parameters, each under a name of its own, and its steps: one
+// value per parameter (a zip's parameters step together).
+void add_axes(SweepLoad& s) {
+    for (const SweepFileAxis& file_axis : s.file.axes) {
+        Axis axis;
+        for (const SweepFileParam& p : file_axis.params) {
+            if (s.names.count(p.name))
+                throw ConfigError(p.name_loc, "parameter name '" + p.name +
+                                                  "' is used twice; give each axis its own 'name'");
+            s.names[p.name] = s.plan.params.size();
+            axis.params.push_back(s.plan.params.size());
+            s.plan.params.push_back({p.name, p.key});
+            s.param_locs.push_back(p.loc);
         }
-        s.fixed_sets.push_back(text);
+        for (std::size_t i = 0; i < file_axis.params.front().values.size(); ++i) {
+            std::vector<std::string> step;
+            for (const SweepFileParam& p : file_axis.params) step.push_back(p.values[i]);
+            axis.steps.push_back(step);
+        }
+        s.axes.push_back(axis);
     }
-}
-
-// A parameter's `key`: `workload`, `topology` or a --set key path.
-std::string read_param_key(const SweepReader& r, const MapReader& item) {
-    if (!item.has("key")) return "";
-    const Item key_item = item.child("key");
-    const std::string key = r.scalar(key_item);
-    if (key == "workload" || key == "topology") return key;
-    try {
-        parse_override(key + "=0");
-    } catch (const ConfigError& e) {
-        r.fail(key_item, "not a --set key path: " + std::string(e.what()));
-    }
-    return key;
-}
-
-// One parameter of an axis (its map is also where its values are).
-std::size_t add_param(SweepLoad& s, const MapReader& item) {
-    const std::string ipath = item.item().loc.key_path;
-    SweepParam p;
-    p.key = read_param_key(s.r, item);
-    if (item.has("name")) p.name = s.r.scalar(item.child("name"));
-    else if (!p.key.empty()) p.name = default_name(p.key);
-    else s.r.fail(item.item(), "give 'key' (what the value sets) or 'name' (a recorded label), or both");
-    const Item name_item = item.has("name") ? item.child("name") : item.child("key");
-    if (!valid_name(p.name))
-        s.r.fail_as(name_item, ipath + ".name",
-                    "'" + p.name + "' is not a usable parameter name ([A-Za-z_][A-Za-z0-9_]*); give 'name'");
-    if (s.names.count(p.name))
-        s.r.fail_as(name_item, ipath + ".name",
-                    "parameter name '" + p.name + "' is used twice; give each axis its own 'name'");
-    s.names[p.name] = s.plan.params.size();
-    s.plan.params.push_back(p);
-    s.param_items.push_back(item.item());
-    return s.plan.params.size() - 1;
-}
-
-// `zip: [axis, axis, ...]`: parameters stepped together.
-Axis read_zip(SweepLoad& s, const Item& item) {
-    const std::string apath = item.loc.key_path;
-    const Item zip = s.r.map(item, {"zip"}).child("zip");
-    if (!zip.node.IsSequence() || zip.node.size() < 2)
-        s.r.fail(zip, "expected a list of at least two axes stepped together");
-    Axis axis;
-    std::vector<std::vector<std::string>> columns;
-    for (std::size_t z = 0; z < zip.node.size(); ++z) {
-        const MapReader param = s.r.map(s.r.element(zip, z), kParamKeys);
-        axis.params.push_back(add_param(s, param));
-        columns.push_back(read_values(s.r, param));
-        if (columns.back().size() != columns.front().size())
-            s.r.fail(param.item(), "has " + std::to_string(columns.back().size()) + " values but " + apath +
-                                       ".zip[0] has " + std::to_string(columns.front().size()) +
-                                       "; zipped axes step together and need equal lengths");
-    }
-    for (std::size_t i = 0; i < columns.front().size(); ++i) {
-        std::vector<std::string> step;
-        for (const auto& c : columns) step.push_back(c[i]);
-        axis.steps.push_back(step);
-    }
-    return axis;
-}
-
-Axis read_axis(SweepLoad& s, const Item& item) {
-    if (item.node.IsMap() && item.node["zip"]) return read_zip(s, item);
-    const MapReader param = s.r.map(item, kParamKeys);
-    Axis axis;
-    axis.params.push_back(add_param(s, param));
-    for (const std::string& v : read_values(s.r, param)) axis.steps.push_back({v});
-    return axis;
-}
-
-void read_axes(SweepLoad& s, const MapReader& root) {
-    s.axes_item = root.child("axes");
-    const YAML::Node& node = s.axes_item.node;
-    if (!s.axes_item.present || !node.IsSequence() || node.size() == 0)
-        s.r.fail(s.axes_item, "expected a non-empty list of axes");
-    for (std::size_t a = 0; a < node.size(); ++a) s.axes.push_back(read_axis(s, s.r.element(s.axes_item, a)));
 }
 
 // File-valued parameters, resolved once per distinct value.
-void resolve_file_params(SweepLoad& s) {
+void resolve_file_params(SweepLoad& s, const std::string& path) {
     s.resolved.resize(s.plan.params.size());
     for (const Axis& axis : s.axes)
         for (std::size_t k = 0; k < axis.params.size(); ++k) {
@@ -592,21 +368,16 @@ void resolve_file_params(SweepLoad& s) {
             if (p.key != "workload" && p.key != "topology") continue;
             for (const auto& step : axis.steps)
                 if (!s.resolved[i].count(step[k]))
-                    s.resolved[i][step[k]] = resolve(s.r, s.param_items[i], p.name, step[k]);
+                    s.resolved[i][step[k]] = resolve(path, s.param_locs[i], p.name, step[k]);
         }
 }
 
-void read_constraints(SweepLoad& s, const MapReader& root) {
-    if (!root.has("constraints")) return;
-    const Item list = root.child("constraints");
-    if (!list.node.IsSequence()) s.r.fail(list, "expected a list of expressions");
-    for (std::size_t i = 0; i < list.node.size(); ++i) {
-        const Item item = s.r.element(list, i);
-        const std::string text = s.r.scalar(item);
+void parse_constraints(SweepLoad& s) {
+    for (const SweepText& constraint : s.file.constraints) {
         try {
-            s.constraints.push_back({ExprParser(text, s.names).parse(), item});
+            s.constraints.push_back({ExprParser(constraint.text, s.names).parse(), constraint.loc});
         } catch (const ExprParser::Error& e) {
-            s.r.fail(item, e.message);
+            throw ConfigError(constraint.loc, e.message);
         }
     }
 }
@@ -614,12 +385,12 @@ void read_constraints(SweepLoad& s, const MapReader& root) {
 bool passes_constraints(const SweepLoad& s, const std::vector<std::string>& values) {
     std::vector<Value> vars;
     for (const std::string& v : values) vars.push_back(param_value(v));
-    for (const auto& [expr, item] : s.constraints) {
+    for (const auto& [expr, loc] : s.constraints) {
         try {
             const Value v = eval(*expr, vars);
             if (v.is_number ? v.number == 0.0 : v.text.empty()) return false;
         } catch (const ExprParser::Error& e) {
-            s.r.fail_as(item, "constraints", e.message);
+            fail_as(loc, "constraints", e.message);
         }
     }
     return true;
@@ -628,7 +399,7 @@ bool passes_constraints(const SweepLoad& s, const std::vector<std::string>& valu
 // The command line of the point with `values`.
 std::vector<std::string> point_args(const SweepLoad& s, const std::vector<std::string>& values) {
     std::string topo = s.topology, work = s.workload;
-    std::vector<std::string> sets = s.fixed_sets;
+    std::vector<std::string> sets = s.file.set;
     for (std::size_t i = 0; i < s.plan.params.size(); ++i) {
         const SweepParam& p = s.plan.params[i];
         if (p.key == "topology") topo = s.resolved[i].at(values[i]);
@@ -645,7 +416,7 @@ void expand_points(SweepLoad& s) {
     double total = 1;
     for (const Axis& axis : s.axes) total *= static_cast<double>(axis.steps.size());
     if (total > static_cast<double>(kMaxPoints))
-        s.r.fail(s.axes_item, "the axes give " + number_text(total) + " points, more than 1000000");
+        throw ConfigError(s.file.axes_loc, "the axes give " + sweep_number_text(total) + " points, more than 1000000");
     std::vector<std::size_t> at(s.axes.size(), 0);
     std::map<std::string, std::size_t> ids;
     for (std::size_t n = 0; n < static_cast<std::size_t>(total); ++n) {
@@ -666,9 +437,9 @@ void expand_points(SweepLoad& s) {
         point.values = values;
         point.id = sweep_point_id(s.plan.params, values);
         if (ids.count(point.id))
-            s.r.fail(s.axes_item,
-                     "two points get the same id '" + point.id + "' (values that differ only in characters "
-                     "outside [A-Za-z0-9._+-]); make the values or names distinct");
+            throw ConfigError(s.file.axes_loc,
+                              "two points get the same id '" + point.id + "' (values that differ only in characters "
+                              "outside [A-Za-z0-9._+-]); make the values or names distinct");
         ids[point.id] = point.index;
         point.args = point_args(s, values);
         s.plan.points.push_back(point);
@@ -678,19 +449,15 @@ void expand_points(SweepLoad& s) {
 }  // namespace
 
 SweepPlan load_sweep_file(const std::string& path) {
-    SweepLoad s(path);
-    const Item root_item = s.r.root(parse_map_document(
-        read_input_file(path), path, "sweep keys (name, topology, workload, set, axes, constraints)"));
-    const MapReader root = s.r.map(root_item, kSweepKeys);
-    s.plan.name = plan_name(s.r, root, path);
-    read_base_files(s, root);
-    read_fixed_sets(s, root);
-    read_axes(s, root);
-    resolve_file_params(s);
-    read_constraints(s, root);
+    const SweepFile file = read_sweep_file(path);
+    SweepLoad s(file);
+    s.plan.name = file.name;
+    resolve_base_files(s, path);
+    add_axes(s);
+    resolve_file_params(s, path);
+    parse_constraints(s);
     expand_points(s);
-    if (s.plan.points.empty())
-        s.r.fail(root.child("constraints"), "the constraints leave no point to run");
+    if (s.plan.points.empty()) throw ConfigError(file.constraints_loc, "the constraints leave no point to run");
     return s.plan;
 }
 

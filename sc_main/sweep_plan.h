@@ -1,7 +1,8 @@
 // A design-space sweep's plan (`npuvp sweep`, docs/sweep.md; SPEC §9): the
-// sweep file (YAML: a base topology and workload, fixed --set overrides,
-// parameter axes, constraints) expanded into points, each a complete npuvp
-// command line with a stable id derived from its parameter values.
+// sweep file (read by config/sweep_file.h: a base topology and workload,
+// fixed --set overrides, parameter axes, constraints) expanded into points,
+// each a complete npuvp command line with a stable id derived from its
+// parameter values.
 //
 // Axes combine as a cartesian product, first axis outermost; a `zip:` axis
 // steps several parameters together. Points whose constraints do not all
