@@ -97,3 +97,61 @@ launch: [ { kernel: k, pes: [0] } ]
     BOOST_CHECK_EQUAL(r.hbm_bytes(0), 65536u);
     BOOST_CHECK_EQUAL(r.hbm_bytes(7), 65536u);
 }
+
+// F: seed 002, every wait has a cause. Two MATH commands on two contexts share
+// PE_MATH: the second waits for the engine (cause resource, naming it) and
+// its context is busy only from when the engine begins it.
+//   MATH 512000 relu: ceil(512000 * 1.0 / 512) + 8 fill = 1008 cycles at
+//   1 GHz = 1008 ns. PE_CPU issues c0 at 2 ns, c1 at 4 ns (2 ns each);
+//   PE_SCHEDULER dispatches after its 1 ns overhead: c0 at 3 ns, on a free
+//   engine: starts 3, done 3 + 1008 = 1011. c1 at 5 ns: PE_MATH busy, so it
+//   waits (resource) 5 -> 1011 = 1006 ns, starts 1011, done 2019 ns.
+BOOST_AUTO_TEST_CASE(a_wait_for_an_engine_two_contexts_share_is_recorded) {
+    Run r(R"(
+kernels:
+  k:
+    - math: { op: relu, elements: 512000 }
+    - math: { op: relu, elements: 512000, context: sub }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    r.start();
+    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
+    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
+    BOOST_REQUIRE_EQUAL(done.size(), 2u);
+    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
+    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    BOOST_CHECK_EQUAL(c0.started.value(), 3000u);
+    BOOST_CHECK_EQUAL(c0.finished.value(), 1011000u);
+    BOOST_CHECK_EQUAL(c1.started.value(), 1011000u);
+    BOOST_CHECK_EQUAL(c1.finished.value(), 2019000u);
+    BOOST_CHECK_EQUAL(c1.waited[static_cast<std::size_t>(WaitCause::resource)].value(), 1006000u);
+    BOOST_CHECK(c1.gated_cause == WaitCause::resource);
+    // The wait names the engine.
+    BOOST_CHECK_MESSAGE(contains(r.trace_text.str(), "\"cause\":\"resource\"") &&
+                            contains(r.trace_text.str(), "engine MATH busy"),
+                        "no recorded resource wait naming MATH in the trace");
+}
+
+// F: the same for the compute slot GEMM and MATH share (seed 000 D4): a MATH
+// on sub behind a GEMM on main waits for accel_slot, recorded.
+//   GEMM 128^3: ceil(128/128) * ceil(128/128) * 128 + 128 fill = 256 cycles =
+//   256 ns: c0 runs 3 -> 259. c1 dispatched at 5 finds PE_MATH free but the
+//   slot held: waits (resource) 5 -> 259 = 254 ns, runs 259 -> 259 + 1008 = 1267.
+BOOST_AUTO_TEST_CASE(a_wait_for_the_shared_compute_slot_is_recorded) {
+    Run r(R"(
+kernels:
+  k:
+    - gemm: { m: 128, k: 128, n: 128 }
+    - math: { op: relu, elements: 512000, context: sub }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    r.start();
+    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
+    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
+    BOOST_REQUIRE_EQUAL(done.size(), 2u);
+    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    BOOST_CHECK_EQUAL(c1.started.value(), 259000u);
+    BOOST_CHECK_EQUAL(c1.finished.value(), 1267000u);
+    BOOST_CHECK_EQUAL(c1.waited[static_cast<std::size_t>(WaitCause::resource)].value(), 254000u);
+    BOOST_CHECK(contains(r.trace_text.str(), "accel_slot held"));
+}
