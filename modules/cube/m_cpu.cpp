@@ -138,34 +138,57 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const std::uint64_t slice_bytes = m_fabric->hbm_slice_bytes();
     const std::uint64_t cube_base = m_fabric->hbm_base(m_sip, m_cube, 0);
-    m_trace.emit(trace::fanout_start(start.value(), node_id_ref(), -1, to_string(msg.request->kind),
-                                     static_cast<std::int64_t>(msg.bytes), msg.request->id));
-    Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
-    sc_core::sc_time latest = start;
-    double xfer_ns = 0.0;
-    int destinations = 0;
     // seed 001 D5: one destination per HBM slice the range touches.
+    struct Piece {
+        int slice;
+        std::uint64_t pa, bytes;
+    };
+    std::vector<Piece> pieces;
     for (std::uint64_t pa = msg.pa, end = msg.pa + msg.bytes; pa < end;) {
         const int slice = static_cast<int>((pa - cube_base) / slice_bytes);
         const std::uint64_t slice_end = cube_base + (slice + 1) * slice_bytes;
-        const std::uint64_t bytes = std::min(end, slice_end) - pa;
-        RoutedNode& target = m_fabric->node(NodeRole::hbm_slice, m_sip, m_cube, slice);
+        pieces.push_back({slice, pa, std::min(end, slice_end) - pa});
+        pa += pieces.back().bytes;
+    }
+    // seed 001 D5.4, D8: the fan-out is pending until every destination has
+    // answered; each answer is a response that M_CPU's worker handles
+    // (overhead_ns, D9) like a PE's.
+    const std::uint64_t id = m_next_fanout++;
+    Pending& pending = *(m_pending[id] = std::make_unique<Pending>());
+    pending.expected = static_cast<int>(pieces.size());
+    pending.answered.assign(pieces.size(), 0);
+    for (const Piece& piece : pieces) pending.pes.push_back(piece.slice);
+    m_trace.emit(trace::fanout_start(start.value(), node_id_ref(), static_cast<std::int64_t>(id),
+                                     to_string(msg.request->kind),
+                                     static_cast<std::int64_t>(msg.bytes), msg.request->id));
+    Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
+    double xfer_ns = 0.0;
+    for (const Piece& piece : pieces) {
+        RoutedNode& target = m_fabric->node(NodeRole::hbm_slice, m_sip, m_cube, piece.slice);
         const Route& route =
             write ? m_fabric->route(*this, target) : m_fabric->read_route(*this, target);
         // D3: the channel serialises the dispatch step only, not the transfer.
         FifoResource& channel = dma_channel(write);
         channel.wait();
-        txn.prepare(write ? MsgKind::dma_write : MsgKind::dma_read, route, pa, bytes);
+        txn.prepare(write ? MsgKind::dma_write : MsgKind::dma_read, route, piece.pa, piece.bytes);
         const sc_core::sc_time drain = transport(txn);
         channel.post();
         xfer_ns = std::max(xfer_ns, static_cast<double>(drain.value()) / 1000.0);
-        latest = std::max(latest, sc_core::sc_time_stamp() + drain);
-        ++destinations;
-        pa += bytes;
+        // The destination answers when its transfer is done. A read's data
+        // already came back to M_CPU within the drain (the read route); a
+        // write's answer travels the reversed path, an n = 0 message.
+        const sc_core::sc_time back =
+            write ? sc_core::sc_time::from_value(m_fabric->route(target, *this).latency_ps)
+                  : sc_core::SC_ZERO_TIME;
+        m_replies.push_back({id, piece.slice, {}});
+        m_inbox.push({MsgKind::response, &m_replies.back()}, drain + back);
     }
-    sc_core::wait(latest - sc_core::sc_time_stamp());
+    if (pending.received < pending.expected) sc_core::wait(pending.all_done);
+    m_pending.erase(id);
     msg.parent->xfer_ns = std::max(msg.parent->xfer_ns, xfer_ns);
-    respond(msg, true, "", {msg.request, start, sc_core::sc_time_stamp(), destinations, xfer_ns, 0, true});
+    respond(msg, true, "",
+            {msg.request, start, sc_core::sc_time_stamp(), static_cast<int>(pieces.size()), xfer_ns,
+             0, true});
 }
 
 void MCpu::mmu_msg_fanout(const CubeRequestMsg& msg) {

@@ -10,8 +10,10 @@
 //    (D1, D9), responses included.
 //  - M_CPU.DMA (D3): a read and a write channel (FIFO-fair, capacity 1),
 //    internal (not topology nodes), serialising only the dispatch step.
-//  - Aggregation (D8): per fan-out (expected, received, all_done); one
-//    ResponseMsg(src_pe = -1) goes back to IO_CPU when all have answered.
+//  - Aggregation (D8): per fan-out (expected, received, all_done), for
+//    kernel launches (one answer per PE) and memory fan-outs (one per HBM
+//    slice, D5.4); one ResponseMsg(src_pe = -1) goes back to IO_CPU when
+//    all have answered.
 //  - Watchdog (beyond the seed): with response_timeout_ns set, a launch whose
 //    PEs have not all answered in time ends with success = false, naming them.
 #pragma once
@@ -107,6 +109,7 @@ private:
     std::deque<CubeResponseMsg> m_responses;  // alive until IO_CPU has handled them
     std::deque<LaunchMsg> m_launches;
     std::deque<MmuMsg> m_mmu_msgs;
+    std::deque<PeResponseMsg> m_replies;  // memory destinations' answers (pe = HBM slice)
     // One payload per fan-out step, owned here rather than on the stack of a
     // process that may never return (a PE that never answers, a run stopped
     // by a fault): SystemC does not unwind such stacks at exit.

@@ -71,7 +71,11 @@ public:
 
 protected:
     void process(TileToken& token) final {
-        m_slot->lock();
+        if (m_slot->trylock() != 0) {  // held by the other engine: a recorded wait
+            token.cmd->stage_waits(token, m_slot->basename());
+            m_slot->lock();
+            if (token.cmd->awaits_engine) token.cmd->stage_granted(token);
+        }
         const sc_core::sc_time start = sc_core::sc_time_stamp();
         trace_engine(true, token);
         compute(token.stage());

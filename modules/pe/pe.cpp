@@ -22,7 +22,11 @@ void Pe::build_channels(const NodeEnv& env) {
         m_inboxes[i] = m_inbox_fifos[i].get();
         m_scheduler->inboxes.bind(*m_inbox_fifos[i]);
     }
-    for (StageWorker* w : workers()) w->connect(m_inboxes);
+    for (StageWorker* w : workers()) {
+        w->connect(m_inboxes);
+        m_workers_of[static_cast<std::size_t>(w->type())].push_back(w);
+    }
+    m_scheduler->engines.bind(*this);
 
     m_cpu->routes.bind(routes);
     m_cpu->scheduler.bind(*m_scheduler);
@@ -58,6 +62,14 @@ std::vector<Pe::Edge> Pe::edges() const {
         {m_fetch_store.get(), m_tcm.get(), 0.0, l.fetch_store_to_tcm_bw_gbs},
         {m_tcm.get(), m_fetch_store.get(), 0.0, l.fetch_store_to_tcm_bw_gbs},
     };
+}
+
+bool Pe::engine_free(StageType type) const {
+    const auto t = static_cast<std::size_t>(type);
+    if (m_inbox_fifos[t]->num_available() > 0) return false;
+    for (const StageWorker* w : m_workers_of[t])
+        if (!w->holding()) return true;
+    return false;
 }
 
 std::vector<StageWorker*> Pe::workers() const {

@@ -43,7 +43,7 @@
 
 namespace npuvp {
 
-class Pe : public sc_core::sc_module {
+class Pe : public sc_core::sc_module, public EngineState {
 public:
     // Ports: the routes its blocks use, computed by the platform (SPEC §2);
     // bound through to PE_CPU, PE_DMA and PE_FETCH_STORE.
@@ -71,6 +71,9 @@ public:
     FifoResource& accel_slot() const { return *m_accel_slot; }
     // SPEC §5 T6: one sc_fifo per StageType, depth inbox_depth.
     const StageInboxes& inboxes() const { return m_inboxes; }
+    // EngineState (PE_SCHEDULER's `engines` port): nothing waits in the
+    // stage's inbox and one of its workers holds no token.
+    bool engine_free(StageType type) const override;
 
     // The blocks in the order they were built, and whether each attaches to
     // the PE's mesh router (the others are reached only inside the PE).
@@ -139,6 +142,7 @@ private:
     std::unique_ptr<FifoResource> m_accel_slot;
     std::array<std::unique_ptr<CountingFifo>, stage_type_count> m_inbox_fifos;
     StageInboxes m_inboxes{};
+    std::array<std::vector<StageWorker*>, stage_type_count> m_workers_of{};  // by stage type
 };
 
 template <class Factory>

@@ -1,5 +1,6 @@
 #include "modules/pe/pe_dma.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -15,6 +16,9 @@ struct PeDma::Channel {
     Hop hop;
     Transaction txn;
     std::uint64_t bytes = 0;
+    // The stage in flight: its bytes and the target of its first piece.
+    std::uint64_t stage_bytes = 0;
+    const std::string* target = nullptr;
     sc_core::sc_time busy;
     // VCD shadow state
     bool active = false;
@@ -75,25 +79,17 @@ protected:
         const MemAddress& addr = type() == StageType::dma_read ? cmd.read_addr : cmd.write_addr;
         return addr.is_va ? m_dma.mmu->translate_time() : sc_core::SC_ZERO_TIME;
     }
+    // The stage's bytes as pieces, one per memory target (seed 000 D1: the
+    // MMU translates every page the transfer touches).
     bool prepare_stage(TileToken& token) override {
         const InflightCommand& cmd = *token.cmd;
-        const bool read = type() == StageType::dma_read;
-        const MemAddress& addr = read ? cmd.read_addr : cmd.write_addr;
-        m_pa = addr.value;
-        if (addr.is_va) {
-            const auto translated = m_dma.mmu->translate(addr.value);
-            if (!translated) {
-                char va[32];
-                std::snprintf(va, sizeof va, "0x%llx", static_cast<unsigned long long>(addr.value));
-                status().fail(owner_id(), std::string("MMU fault: command ") + cmd.command->id +
-                                              " accesses unmapped virtual address " + va);
-                return false;
-            }
-            m_pa = *translated;
-        }
+        const Stage& stage = token.stage();
+        const MemAddress& addr = type() == StageType::dma_read ? cmd.read_addr : cmd.write_addr;
+        m_pieces.clear();
         try {
-            m_route = &m_dma.routes->dma(read ? DmaDirection::read : DmaDirection::write,
-                                         m_index, m_pa);
+            if (stage.mem_runs == 0) return add_run(cmd, addr, 0, stage.bytes);
+            for (std::uint8_t r = 0; r < stage.mem_runs; ++r)
+                if (!add_run(cmd, addr, stage.mem[r].offset, stage.mem[r].bytes)) return false;
         } catch (const std::out_of_range& e) {
             status().fail(owner_id(), "command " + cmd.command->id + ": " + e.what());
             return false;
@@ -102,21 +98,61 @@ protected:
     }
     FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        const bool read = type() == StageType::dma_read;
-        time = m_dma.begin_on(m_channel, to_string(type()),
-                              read ? MsgKind::dma_read : MsgKind::dma_write, *m_route, m_pa,
-                              token.stage().bytes, static_cast<std::int64_t>(token.cmd->seq),
-                              static_cast<std::int64_t>(token.plan.tile_id));
+        time = m_dma.begin_pieces(m_channel, type(), m_pieces,
+                                  static_cast<std::int64_t>(token.cmd->seq),
+                                  static_cast<std::int64_t>(token.plan.tile_id));
         return true;
     }
     void end_stage(TileToken&) override { m_dma.end_on(m_channel, to_string(type()), stage_start()); }
 
 private:
+    // Adds [addr + offset, + bytes) to m_pieces. A physical range is one
+    // piece; a virtual one is translated page by page, and a page whose
+    // target differs from the last piece's starts a new piece. False (the
+    // run stopped) on an unmapped page, naming its first address.
+    bool add_run(const InflightCommand& cmd, const MemAddress& addr, std::uint64_t offset,
+                 std::uint64_t bytes) {
+        const DmaDirection dir = type() == StageType::dma_read ? DmaDirection::read : DmaDirection::write;
+        std::uint64_t start = 0, end = 0;
+        if (__builtin_add_overflow(addr.value, offset, &start) ||
+            __builtin_add_overflow(start, bytes, &end)) {
+            status().fail(owner_id(), "command " + cmd.command->id +
+                                          ": its transfer runs past the end of the address space");
+            return false;
+        }
+        if (!addr.is_va) {
+            add_piece(m_dma.routes->dma(dir, m_index, start), start, bytes);
+            return true;
+        }
+        const std::uint64_t page = m_dma.mmu->page_bytes();
+        for (std::uint64_t at = start; at < end;) {
+            const std::uint64_t n = std::min(end, (at / page + 1) * page) - at;
+            const auto translated = m_dma.mmu->translate(at);
+            if (!translated) {
+                char va[32];
+                std::snprintf(va, sizeof va, "0x%llx", static_cast<unsigned long long>(at));
+                status().fail(owner_id(), std::string("MMU fault: command ") + cmd.command->id +
+                                              " accesses unmapped virtual address " + va);
+                return false;
+            }
+            add_piece(m_dma.routes->dma(dir, m_index, *translated), *translated, n);
+            at += n;
+        }
+        return true;
+    }
+    // Bytes bound for the same target as the last piece join it: one
+    // transfer to one target costs what its bytes cost, wherever they lie.
+    void add_piece(const Route& route, std::uint64_t pa, std::uint64_t bytes) {
+        if (!m_pieces.empty() && m_pieces.back().route == &route)
+            m_pieces.back().bytes += bytes;
+        else
+            m_pieces.push_back({&route, pa, bytes});
+    }
+
     int m_index;
     PeDma& m_dma;
     Channel& m_channel;
-    std::uint64_t m_pa = 0;          // prepare_stage() -> begin_stage()
-    const Route* m_route = nullptr;
+    std::vector<Piece> m_pieces;  // prepare_stage() -> begin_stage(); reused
 };
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
@@ -197,30 +233,52 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
 sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
                                  std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                                  std::int64_t tile) {
-    const std::string& target = route.path.back().node->node_id_ref();
+    const Piece piece{&route, address, bytes};
+    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile);
+}
+
+sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
+                                     std::int64_t cmd, std::int64_t tile) {
+    const bool read = type == StageType::dma_read;
+    return begin_transfers(ch, to_string(type), read ? MsgKind::dma_read : MsgKind::dma_write,
+                           pieces.data(), pieces.size(), cmd, tile);
+}
+
+// Every piece is sent at the grant, each along its own route (its own T1
+// reservations); the stage is done when the last piece is. Pieces share the
+// channel's hop, so their bytes still cross it one after the other.
+sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
+                                        const Piece* pieces, std::size_t count, std::int64_t cmd,
+                                        std::int64_t tile) {
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < count; ++i) bytes += pieces[i].bytes;
+    ch.target = &pieces[0].route->path.back().node->node_id_ref();
+    ch.stage_bytes = bytes;
     ch.active = true;
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
     if (m_trace.enabled())
         m_trace.emit(trace::engine_start(sc_core::sc_time_stamp().value(), node_id_ref(), cmd, tile,
-                                         stage, static_cast<std::int64_t>(bytes), &target));
+                                         stage, static_cast<std::int64_t>(bytes), ch.target));
     ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
     ch.txn.ext().tile_id = tile;
-    ch.txn.prepare(kind, route, address, bytes);
-    return transport(ch.txn);
+    sc_core::sc_time done = sc_core::SC_ZERO_TIME;
+    for (std::size_t i = 0; i < count; ++i) {
+        ch.txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
+        done = std::max(done, transport(ch.txn));
+    }
+    return done;
 }
 
 void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start) {
     const sc_core::sc_time done = sc_core::sc_time_stamp();
-    const NpuExtension& ext = ch.txn.ext();
     const std::int64_t cmd = ch.cmd, tile = ch.tile;
     ch.busy += done - start;
-    ch.bytes += ext.bytes;
+    ch.bytes += ch.stage_bytes;
     ch.active = false;
     ch.cmd = ch.tile = -1;
     m_trace.emit(trace::engine_complete(done.value(), node_id_ref(), cmd, tile, stage,
-                                        static_cast<std::int64_t>(ext.bytes),
-                                        &ext.route->path.back().node->node_id_ref()));
+                                        static_cast<std::int64_t>(ch.stage_bytes), ch.target));
 }
 
 std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {

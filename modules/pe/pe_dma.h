@@ -10,8 +10,10 @@
 //    so collective traffic never queues behind tiles; it still shares the NoC
 //    links and the peer's ports with them.
 // Every access to a virtual address is translated by the PE's PE_MMU first
-// (translate_ns); an unmapped page stops the run with a fault naming the PE,
-// the command and the address.
+// (translate_ns, once per transfer): every page the transfer touches, so a
+// transfer whose pages map to different targets is split into one piece per
+// target, each with its own route and T1 reservations; an unmapped page stops
+// the run with a fault naming the PE, the command and the page's address.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,12 @@ private:
     struct Channel;
     class CommWorker;
     class TransferWorker;
+    // One transport of a stage: bytes bound for one target.
+    struct Piece {
+        const Route* route;
+        std::uint64_t pa;
+        std::uint64_t bytes;
+    };
 
     IpcqRing& ipcq_of(int peer);
 
@@ -97,6 +105,12 @@ private:
                               std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                               std::int64_t tile);
     void end_on(Channel& ch, const char* stage, const sc_core::sc_time& start);
+    // begin_on() for a DMA stage's pieces (one per target).
+    sc_core::sc_time begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
+                                  std::int64_t cmd, std::int64_t tile);
+    sc_core::sc_time begin_transfers(Channel& ch, const char* stage, MsgKind kind,
+                                     const Piece* pieces, std::size_t count, std::int64_t cmd,
+                                     std::int64_t tile);
 
     TraceSink& m_trace;
     RunStatus& m_status;

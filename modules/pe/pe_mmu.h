@@ -23,6 +23,8 @@ public:
     virtual std::optional<std::uint64_t> translate(std::uint64_t va) const = 0;
     // What one translation costs (translate_ns).
     virtual sc_core::sc_time translate_time() const = 0;
+    // The page size: a transfer is translated page by page.
+    virtual std::uint64_t page_bytes() const = 0;
 };
 
 class PeMmu : public RoutedNode, public AddressTranslator {
@@ -42,6 +44,7 @@ public:
     sc_core::sc_time translate_time() const override {
         return sc_core::sc_time::from_value(ns_to_ps(config.translate_ns));
     }
+    std::uint64_t page_bytes() const override { return config.page_bytes; }
     std::size_t mapped_pages() const { return m_pages.size(); }
 
 protected:

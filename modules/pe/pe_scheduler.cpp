@@ -183,11 +183,38 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     token.completed = false;
     token.owner = nullptr;
     cmd.total_tiles = 1;
-    start_command(cmd);
+    const StageType type = token.stage().type;
+    if (engines.size() > 0 && !engines->engine_free(type)) {
+        // seed 002: its engine works for another command; it starts when
+        // the engine begins it (stage_granted).
+        note_wait(cmd, {WaitCause::resource, std::string("engine ") + to_string(type) + " busy", nullptr});
+        cmd.awaits_engine = true;
+    } else {
+        start_command(cmd);
+    }
     m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
                                                static_cast<std::int64_t>(cmd.seq), 0,
                                                to_string(token.stage().type), &cmd.command->id));
     inboxes[static_cast<int>(token.stage().type)]->write(&token);
+}
+
+// seed 002 (SPEC §6): a simple command dispatched to an engine that another
+// command holds (GEMM and MATH share accel_slot; contexts share DMA channels)
+// waits with cause `resource`, naming the engine, and starts when it gets it:
+// its context is not busy while it waits. A composite's tiles queue at their
+// engines as the pipeline does; that is not a wait of the command.
+void PeScheduler::stage_waits(TileToken& token, const char* resource) {
+    InflightCommand& cmd = *token.cmd;
+    if (cmd.command->kind == CommandKind::composite) return;
+    note_wait(cmd, {WaitCause::resource, std::string(resource) + " held", nullptr});
+    cmd.awaits_engine = true;
+}
+
+void PeScheduler::stage_granted(TileToken& token) {
+    InflightCommand& cmd = *token.cmd;
+    cmd.awaits_engine = false;
+    note_wait(cmd, {});
+    start_command(cmd);
 }
 
 void PeScheduler::feed_step() {

@@ -46,6 +46,14 @@ public:
     virtual const sc_core::sc_event& completion_event() const = 0;
 };
 
+// Whether an engine could begin a token now (the PE answers for its workers):
+// PE_SCHEDULER asks when it dispatches a simple command (seed 002: a wait for
+// an engine is a recorded `resource` wait).
+class EngineState : public virtual sc_core::sc_interface {
+public:
+    virtual bool engine_free(StageType type) const = 0;
+};
+
 class PeScheduler : public RoutedNode,
                     public CompletionSink,
                     public BankMonitor,
@@ -57,6 +65,8 @@ public:
     // Ports: the PE's stage inboxes, bound in StageType order (a simple
     // command's one token, a composite's tiles, go to their first stage's).
     sc_core::sc_port<TokenOutIf, stage_type_count> inboxes;
+    // The engines' state (optional: unbound, every engine counts as free).
+    sc_core::sc_port<EngineState, 1, sc_core::SC_ZERO_OR_MORE_BOUND> engines;
 
     struct CompletionRecord {
         const Command* command;
@@ -121,6 +131,8 @@ private:
     void feed_step();
     void record_completions();
     void tile_completed(TileToken& token) override;
+    void stage_waits(TileToken& token, const char* resource) override;
+    void stage_granted(TileToken& token) override;
 
     TileToken& take_token();
     void start_command(InflightCommand& cmd);

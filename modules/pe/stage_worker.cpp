@@ -28,6 +28,7 @@ void StageWorker::take(TileToken& token) {
         SC_REPORT_ERROR("npuvp/invariant",
                         (m_owner_id + ": took a token that another stage still owns").c_str());
     token.owner = this;
+    m_holding = true;
 }
 
 void StageWorker::hand_off(TileToken& token) {
@@ -35,6 +36,7 @@ void StageWorker::hand_off(TileToken& token) {
         SC_REPORT_ERROR("npuvp/invariant",
                         (m_owner_id + ": handed off a token it does not own").c_str());
     token.owner = nullptr;
+    m_holding = false;
 }
 
 StageWorker::Next StageWorker::advance(TileToken& token) {
@@ -54,6 +56,7 @@ void ThreadStageWorker::run() {
         TileToken* token = in.read();
         take(*token);
         for (;;) {
+            if (token->cmd->awaits_engine) token->cmd->stage_granted(*token);
             process(*token);
             if (failed()) return;  // the run is stopping; leave the token be
             const Next next = advance(*token);
@@ -102,6 +105,7 @@ void MethodStageWorker::step() {
             m_resource = stage_resource(*m_token);
             m_waiter.event = &m_grant_event;
             if (m_resource && !m_resource->acquire(m_waiter)) {
+                m_token->cmd->stage_waits(*m_token, m_resource->basename());
                 m_phase = Phase::queued;
                 next_trigger(m_grant_event);
                 return;
@@ -117,6 +121,7 @@ void MethodStageWorker::step() {
             m_phase = Phase::begin;
             break;
         case Phase::begin:
+            if (m_token->cmd->awaits_engine) m_token->cmd->stage_granted(*m_token);
             m_stage_start = sc_time_stamp();
             if (!begin_stage(*m_token, m_remaining)) return;
             if (stall_event(*m_token) == nullptr) {

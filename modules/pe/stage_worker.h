@@ -105,6 +105,8 @@ public:
     virtual void spawn(const char* name) = 0;
 
     StageType type() const { return m_type; }
+    // Whether it holds a token (from taking it to handing it on or completing it).
+    bool holding() const { return m_holding; }
     // Statistics: busy time (grant of its resource to done) and stages done.
     sc_core::sc_time busy() const { return m_busy; }
     std::uint64_t stages_done() const { return m_stages; }
@@ -150,6 +152,7 @@ private:
     TraceSink& m_trace;
     RunStatus& m_status;
     const StageInboxes* m_inboxes = nullptr;
+    bool m_holding = false;
     sc_core::sc_time m_busy;
     std::uint64_t m_stages = 0;
     std::uint64_t m_activations = 0;

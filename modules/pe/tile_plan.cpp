@@ -1,6 +1,7 @@
 #include "modules/pe/tile_plan.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -38,6 +39,14 @@ public:
         Stage& s = slot(type);
         s.bytes = bytes;
     }
+    // A DMA stage of `runs` runs in memory (their bytes add up to the stage's).
+    void dma(StageType type, std::initializer_list<MemRun> runs) {
+        Stage& s = slot(type);
+        for (const MemRun& run : runs) {
+            s.mem[s.mem_runs++] = run;
+            s.bytes += run.bytes;
+        }
+    }
     void gemm(std::uint64_t m, std::uint64_t k, std::uint64_t n) {
         Stage& s = slot(StageType::gemm);
         s.m = m;
@@ -57,6 +66,7 @@ private:
         s.type = type;
         s.bytes = s.m = s.k = s.n = s.elements = 0;
         s.op.clear();
+        s.mem_runs = 0;
         return s;
     }
 
@@ -134,6 +144,12 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k), tn = std::min(s.tn, s.n);
     checked_mul(checked_mul(tm, tk, "tile bytes") + checked_mul(tk, tn, "tile bytes"), s.d_in, "tile bytes");
     checked_mul(checked_mul(tm, tn, "tile bytes"), s.d_out, "tile bytes");
+    // Tile addresses (docs/timing.md): A (M·K) then B (K·N) from src, C
+    // (M·N) from dst; the farthest byte must fit 64 bits.
+    m_b_base = checked_mul(checked_mul(s.m, s.k, "operand bytes"), s.d_in, "operand bytes");
+    const std::uint64_t b_bytes = checked_mul(checked_mul(s.k, s.n, "operand bytes"), s.d_in, "operand bytes");
+    if (m_b_base + b_bytes < m_b_base) reject("operand bytes overflows 64 bits");
+    checked_mul(checked_mul(s.m, s.n, "output bytes"), s.d_out, "output bytes");
     // DMA_READ, FETCH, GEMM, every epilogue, STORE, DMA_WRITE: the last token's plan.
     m_max_stages = 5 + m_epilogues.size();
 }
@@ -170,8 +186,15 @@ void TilePlanner::next_gemm(TilePlan& out) {
     out.in_bytes = (tm * tk + tk * tn) * s.d_in;
     out.out_bytes = out.last_k ? tm * tn * s.d_out : 0;
 
+    // Tile addresses (docs/timing.md "Tile addresses"): each operand is
+    // stored tile-major, one row panel after the other, as a compiler for a
+    // tensor unit lays it out: A tile (mi, ki) at mi·tm·K + ki·tk·tm, B tile
+    // (ki, ni) at M·K + ki·tk·N + ni·tn·tk, C tile (mi, ni) at mi·tm·N +
+    // ni·tn·tm, in elements, with tm, tk, tn this tile's (clipped) sizes.
+    const std::uint64_t a_off = (mi * s.tm * s.k + ki * s.tk * tm) * s.d_in;
+    const std::uint64_t b_off = m_b_base + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
     StageWriter w(out.stages);
-    w.transfer(StageType::dma_read, out.in_bytes);
+    w.dma(StageType::dma_read, {{a_off, tm * tk * s.d_in}, {b_off, tk * tn * s.d_in}});
     w.transfer(StageType::fetch, out.in_bytes);
     w.gemm(tm, tk, tn);
     const std::uint64_t out_elems = tm * tn;
@@ -188,7 +211,7 @@ void TilePlanner::next_gemm(TilePlan& out) {
         for (const Epilogue& e : m_epilogues)
             if (e.scope == EpilogueScope::once) w.math(out_elems, e.op);
     w.transfer(StageType::store, out.out_bytes);
-    w.transfer(StageType::dma_write, out.out_bytes);
+    w.dma(StageType::dma_write, {{(mi * s.tm * s.n + ni * s.tn * tm) * s.d_out, out.out_bytes}});
 }
 
 void TilePlanner::next_legacy(TilePlan& out) {
@@ -208,12 +231,14 @@ void TilePlanner::next_legacy(TilePlan& out) {
     // is assumed and the output buffer has the input's size.
     out.out_bytes = bytes;
 
+    // Byte tile i lies at i·tile_bytes past src and past dst.
+    const std::uint64_t offset = id * s.tile_bytes;
     StageWriter w(out.stages);
-    w.transfer(StageType::dma_read, bytes);
+    w.dma(StageType::dma_read, {{offset, bytes}});
     w.transfer(StageType::fetch, bytes);
     w.math(bytes / s.d_in, s.legacy_op);
     w.transfer(StageType::store, bytes);
-    w.transfer(StageType::dma_write, bytes);
+    w.dma(StageType::dma_write, {{offset, bytes}});
 }
 
 }  // namespace npuvp

@@ -44,12 +44,24 @@ struct CompositeSpec {
     std::string legacy_op;  // MATH op name, e.g. "relu"
 };
 
+// Where a DMA stage's bytes lie in memory: `bytes` from `offset` past the
+// command's memory address (src for DMA_READ, dst for DMA_WRITE).
+struct MemRun {
+    std::uint64_t offset = 0;
+    std::uint64_t bytes = 0;
+};
+
 struct Stage {
     StageType type = StageType::dma_read;
     std::uint64_t bytes = 0;            // DMA_READ, FETCH, STORE, DMA_WRITE
     std::uint64_t m = 0, k = 0, n = 0;  // GEMM
     std::uint64_t elements = 0;         // MATH
     std::string op;                     // MATH op name without "math."
+    // DMA_READ / DMA_WRITE of a composite's tile: its runs in memory (a GEMM
+    // tile reads two, its A and B operand tiles; docs/timing.md "Tile
+    // addresses"). None (a simple command): one run of `bytes` at offset 0.
+    MemRun mem[2];
+    std::uint8_t mem_runs = 0;
 };
 
 struct TilePlan {
@@ -85,6 +97,7 @@ private:
     CompositeSpec m_spec;
     std::vector<Epilogue> m_epilogues;  // ops[1:], in their order
     std::uint64_t m_mt = 0, m_nt = 0, m_kt = 0;  // tile counts per dimension
+    std::uint64_t m_b_base = 0;  // where B starts past src: M·K·d_in
     std::uint64_t m_total = 0;
     std::uint64_t m_next_id = 0;
     std::size_t m_max_stages = 0;  // reserved once so the plan never grows

@@ -44,6 +44,11 @@ struct TileToken {
 class CompletionSink {
 public:
     virtual void tile_completed(TileToken& token) = 0;
+    // A stage of `token` waits for the engine `resource`, which another token
+    // holds (seed 002: every wait has a cause); then, with cmd->awaits_engine
+    // set, its engine begins it.
+    virtual void stage_waits(TileToken& token, const char* resource) {}
+    virtual void stage_granted(TileToken& token) {}
 
 protected:
     ~CompletionSink() = default;
@@ -67,6 +72,9 @@ public:
     sc_core::sc_time finished;
     bool done = false;
     bool dispatched = false;
+    // A simple command dispatched to an engine that is not free: it has a
+    // `resource` wait and starts when its engine begins its stage.
+    bool awaits_engine = false;
 
     // Schedule semantics (seed 002): the command's TCM bank runs (bank,
     // consecutive same-bank accesses), its current wait and the time it has
@@ -91,6 +99,9 @@ public:
     // Called by the last stage of each token, exactly once per token. A second
     // call for the same token is an invariant violation, reported (SPEC §8).
     void complete_tile(TileToken& token);
+    // A stage of `token` waits for an engine held by another token; its engine begins.
+    void stage_waits(TileToken& token, const char* resource) { m_sink->stage_waits(token, resource); }
+    void stage_granted(TileToken& token) { m_sink->stage_granted(token); }
 
 private:
     CompletionSink* m_sink = nullptr;

@@ -258,9 +258,13 @@ BOOST_AUTO_TEST_CASE(transit_is_handled_one_at_a_time_at_arrival) {
 //   dispatch step (transport does not wait): both start at the fan-out start.
 //   xfer_ns = max = 5565.834 ns.
 // Timeline: issued 0; IO_CPU overhead -> 5; io_link 500 (n = 0) -> 505 at
-// M_CPU; M_CPU overhead -> fan-out starts 510; done 510 + 5565.834 =
-// 6075.834; response M_CPU -> IO_CPU 500 -> 6575.834; IO_CPU overhead ->
-// completed 6580.834 ns.
+// M_CPU; M_CPU overhead -> fan-out starts 510; dest 1 done 510 + 5563.334 =
+// 6073.334, dest 2 done 510 + 5565.834 = 6075.834.
+// D5.4 / D8: each slice answers (n = 0) over the reversed route: hbm_ctrl.pe0
+// -> r0 -> m_cpu 2 ns, hbm_ctrl.pe1 -> r1 -> r0 -> m_cpu 4.5 ns; M_CPU handles
+// each answer with its 5 ns overhead (D9): 6075.334 -> 6080.334, then
+// 6080.334 -> 6085.334 = fan-out end; response M_CPU -> IO_CPU 500 ->
+// 6585.334; IO_CPU overhead -> completed 6590.334 ns.
 BOOST_AUTO_TEST_CASE(memory_write_spanning_two_slices) {
     const TopologyConfig topo = test::load_shipped("default");
     const WorkloadConfig wl = load_workload_text(std::string(kDummyKernel) + R"(
@@ -288,7 +292,7 @@ host:
     BOOST_CHECK_EQUAL(f.destinations, 2);
     BOOST_CHECK_EQUAL(ps(f.xfer_ns), ps(5565.834));
     BOOST_CHECK_EQUAL(f.start.value(), 510 * kNs);
-    BOOST_CHECK_EQUAL(f.end.value(), ps(6075.834));
+    BOOST_CHECK_EQUAL(f.end.value(), ps(6085.334));
     BOOST_CHECK(f.success);
     BOOST_CHECK_EQUAL(m_cpu.dma_channel(true).grants(), 2u);
     BOOST_CHECK_EQUAL(m_cpu.dma_channel(false).grants(), 0u);
@@ -298,7 +302,7 @@ host:
     BOOST_CHECK(r.success);
     BOOST_CHECK_EQUAL(r.issued.value(), 0u);
     BOOST_CHECK_EQUAL(ps(r.result.xfer_ns), ps(5565.834));
-    BOOST_CHECK_EQUAL(r.completed.value(), ps(6580.834));
+    BOOST_CHECK_EQUAL(r.completed.value(), ps(6590.334));
     // Each HBM port moved its 1 MiB once.
     BOOST_CHECK_EQUAL(platform.cube(0, 0).hbm.at(0)->service_hop()->bytes(), 1u << 20);
     BOOST_CHECK_EQUAL(platform.cube(0, 0).hbm.at(1)->service_hop()->bytes(), 1u << 20);
@@ -313,8 +317,11 @@ host:
 //   r: read route m_cpu -> r0 -> r1 -> hbm_ctrl.pe1, data back on the
 //      reverse-direction links (hbm->r1, r1->r0, r0->m_cpu): L = 104.5,
 //      min B 192: drain 5565.834 -> [515, 6080.834]
-//   The intervals overlap. Completion: w 6073.334 + 500 + 5 = 6578.334;
-//   r 6080.834 + 500 + 5 = 6585.834 ns.
+//   Answers (D5.4, D8): w's slice answers over hbm_ctrl.pe0 -> r0 -> m_cpu
+//   (2 ns): at 6075.334, handled 6080.334 = w's end; r's data is its answer:
+//   at 6080.834, handled 6085.834 = r's end.
+//   The intervals overlap. At IO_CPU: w 6080.334 + 500 = 6580.334, handled
+//   -> 6585.334; r 6085.834 + 500 = 6585.834, handled -> 6590.834 ns.
 BOOST_AUTO_TEST_CASE(read_parallel_to_write) {
     const TopologyConfig topo = test::load_shipped("default");
     const WorkloadConfig wl = load_workload_text(std::string(kDummyKernel) + R"(
@@ -346,9 +353,9 @@ host:
         (f.request->kind == HostRequestKind::memory_write ? w : r) = &f;
     BOOST_REQUIRE(w && r);
     BOOST_CHECK_EQUAL(w->start.value(), 510 * kNs);
-    BOOST_CHECK_EQUAL(w->end.value(), ps(6073.334));
+    BOOST_CHECK_EQUAL(w->end.value(), ps(6080.334));
     BOOST_CHECK_EQUAL(r->start.value(), 515 * kNs);
-    BOOST_CHECK_EQUAL(r->end.value(), ps(6080.834));
+    BOOST_CHECK_EQUAL(r->end.value(), ps(6085.834));
     BOOST_CHECK(w->start < r->end && r->start < w->end);  // overlap
     BOOST_CHECK_EQUAL(m_cpu.dma_channel(true).grants(), 1u);
     BOOST_CHECK_EQUAL(m_cpu.dma_channel(false).grants(), 1u);
@@ -356,8 +363,8 @@ host:
     const auto& reqs = run.host()->requests();
     BOOST_CHECK_EQUAL(reqs.at(0).issued.value(), 0u);
     BOOST_CHECK_EQUAL(reqs.at(1).issued.value(), 0u);
-    BOOST_CHECK_EQUAL(reqs.at(0).completed.value(), ps(6578.334));
-    BOOST_CHECK_EQUAL(reqs.at(1).completed.value(), ps(6585.834));
+    BOOST_CHECK_EQUAL(reqs.at(0).completed.value(), ps(6585.334));
+    BOOST_CHECK_EQUAL(reqs.at(1).completed.value(), ps(6590.834));
     BOOST_CHECK_EQUAL(ps(reqs.at(1).result.xfer_ns), ps(5565.834));
 }
 
@@ -524,11 +531,13 @@ host:
 
 // Case 7a. host_watchdog.yaml with response_timeout_ns = 100000.
 //   w_in: 64 KiB into pe0's slice: 5 + 500 + 5 -> fan-out 510; drain
-//         102 + 341.334 = 443.334 -> 953.334; + 500 + 5 -> completed 1458.334
-//   hang: issued 1458.334; IO_CPU -> 1463.334; barrier 1463.334 + 500 + 5 +
-//         leg pe2 (1 + 2 x 2.5 + 1 = 7) = 1975.334; at M_CPU 1963.334, M_CPU
-//         overhead -> dispatch 1968.334; watchdog 100000 -> 101968.334;
-//         response 500 -> 102468.334; IO_CPU 5 -> completed 102473.334 ns,
+//         102 + 341.334 = 443.334 -> 953.334; the slice's answer back 2 ns
+//         (hbm_ctrl.pe0 -> r0 -> m_cpu) + M_CPU 5 -> 960.334 (D5.4, D8);
+//         + 500 + 5 -> completed 1465.334
+//   hang: issued 1465.334; IO_CPU -> 1470.334; barrier 1470.334 + 500 + 5 +
+//         leg pe2 (1 + 2 x 2.5 + 1 = 7) = 1982.334; at M_CPU 1970.334, M_CPU
+//         overhead -> dispatch 1975.334; watchdog 100000 -> 101975.334;
+//         response 500 -> 102475.334; IO_CPU 5 -> completed 102480.334 ns,
 //         success = false, missing sip0.cube0.pe2.
 BOOST_AUTO_TEST_CASE(watchdog_names_the_missing_pe) {
     const TopologyConfig topo =
@@ -544,19 +553,19 @@ BOOST_AUTO_TEST_CASE(watchdog_names_the_missing_pe) {
 
     const auto& reqs = run.host()->requests();
     BOOST_CHECK(reqs.at(0).done && reqs.at(0).success);
-    BOOST_CHECK_EQUAL(reqs.at(0).completed.value(), ps(1458.334));
+    BOOST_CHECK_EQUAL(reqs.at(0).completed.value(), ps(1465.334));
     const IoCpu::RequestRecord& r = reqs.at(1);
-    BOOST_CHECK_EQUAL(r.issued.value(), ps(1458.334));
-    BOOST_CHECK_EQUAL(r.target_start_ps, ps(1975.334));
+    BOOST_CHECK_EQUAL(r.issued.value(), ps(1465.334));
+    BOOST_CHECK_EQUAL(r.target_start_ps, ps(1982.334));
     BOOST_CHECK(r.done);
     BOOST_CHECK(!r.success);
     BOOST_CHECK_EQUAL(r.missing, "sip0.cube0.pe2");
-    BOOST_CHECK_EQUAL(r.completed.value(), ps(102473.334));
+    BOOST_CHECK_EQUAL(r.completed.value(), ps(102480.334));
     const MCpu::FanoutRecord& f = platform.cube(0, 0).m_cpu->fanouts().at(1);
-    BOOST_CHECK_EQUAL(f.start.value(), ps(1968.334));
-    BOOST_CHECK_EQUAL(f.end.value(), ps(101968.334));
+    BOOST_CHECK_EQUAL(f.start.value(), ps(1975.334));
+    BOOST_CHECK_EQUAL(f.end.value(), ps(101975.334));
     BOOST_CHECK(!f.success);
-    BOOST_CHECK_EQUAL(platform.pe(0, 0, 2).cpu().runs().at(0).start.value(), ps(1975.334));
+    BOOST_CHECK_EQUAL(platform.pe(0, 0, 2).cpu().runs().at(0).start.value(), ps(1982.334));
     BOOST_CHECK(!run.finished());
     const std::string d = run.diagnosis();
     BOOST_CHECK_MESSAGE(contains(d, "'hang'") && contains(d, "sip0.cube0.pe2"), d);

@@ -7,7 +7,8 @@
 // M_CPU overhead_ns = 5 (one transaction at a time, responses included).
 // Links (latency only unless said): IO_CPU <-> M_CPU 10 ns each way;
 // M_CPU <-> pe0.pe_cpu 3 ns, M_CPU <-> pe1.pe_cpu 7 ns; M_CPU -> HBM slices
-// share one 4 ns, 64 GB/s link (6400 B = exactly 100 ns on it).
+// share one 4 ns, 64 GB/s link (6400 B = exactly 100 ns on it); a slice's
+// answer to a write comes back over a 6 ns link (n = 0).
 // A request sent by IO_CPU at 0 arrives at 10 ns and is dispatched at
 // 10 + 5 = 15 ns.
 // The whole-platform M_CPU tests are m_cpu_integration_test.cpp.
@@ -66,6 +67,9 @@ struct Bench {
         hbm_link = &wires.hop("m_cpu->hbm", 4.0, 64.0);
         fabric.set_route(m_cpu, hbm0, wires.route({&m_cpu, &hbm0}, {{hbm_link, 0}}));
         fabric.set_route(m_cpu, hbm1, wires.route({&m_cpu, &hbm1}, {{hbm_link, 0}}));
+        // A slice's answer to a write comes back over its own 6 ns link.
+        fabric.set_route(hbm0, m_cpu, *link(hbm0, m_cpu, 6));
+        fabric.set_route(hbm1, m_cpu, *link(hbm1, m_cpu, 6));
         fabric.set_node(NodeRole::hbm_slice, 0, 0, 0, hbm0);
         fabric.set_node(NodeRole::hbm_slice, 0, 0, 1, hbm1);
         fabric.slice_bytes = 1 << 20;
@@ -186,16 +190,48 @@ BOOST_AUTO_TEST_CASE(memory_write_spanning_two_slices_one_destination_each) {
     // Slice 1: link busy until 115 (free 215), 119 ns there, drain -> 204 ns.
     BOOST_CHECK_EQUAL(b.hbm0.arrivals[0].arrival_ps, ns(19));
     BOOST_CHECK_EQUAL(b.hbm1.arrivals[0].arrival_ps, ns(119));
-    // xfer_ns = the longest drain; the response leaves at 15 + 204 = 219 ns
-    // and reaches IO_CPU at 229 ns.
+    // xfer_ns = the longest drain (204 ns).
+    // seed 001 D5.4, D8: the fan-out waits for both slices' answers. Slice 0
+    // is done at 15 + 104 = 119 ns, its answer arrives at 119 + 6 = 125 and is
+    // handled at 125 + 5 = 130 (D9); slice 1 is done at 15 + 204 = 219, its
+    // answer arrives at 225 and is handled at 230. The response leaves at
+    // 230 ns and reaches IO_CPU at 240 ns.
     BOOST_CHECK_EQUAL(b.parent.xfer_ns, 204.0);
     BOOST_REQUIRE_EQUAL(b.m_cpu.fanouts().size(), 1u);
     BOOST_CHECK_EQUAL(b.m_cpu.fanouts()[0].destinations, 2);
-    BOOST_CHECK_EQUAL(b.m_cpu.fanouts()[0].end.value(), ns(219));
+    BOOST_CHECK_EQUAL(b.m_cpu.fanouts()[0].end.value(), ns(230));
     BOOST_REQUIRE_EQUAL(b.io.arrivals.size(), 1u);
-    BOOST_CHECK_EQUAL(b.io.arrivals[0].arrival_ps, ns(229));
+    BOOST_CHECK_EQUAL(b.io.arrivals[0].arrival_ps, ns(240));
     BOOST_CHECK_EQUAL(b.m_cpu.dma_channel(true).grants(), 2u);
     BOOST_CHECK_EQUAL(b.m_cpu.dma_channel(false).grants(), 0u);
+    // The request and the two answers went through the processor.
+    BOOST_CHECK_EQUAL(b.m_cpu.transactions(), 3u);
+}
+
+BOOST_AUTO_TEST_CASE(memory_answers_arriving_together_each_cost_the_overhead) {
+    Bench b(m_cpu_config());
+    // A read over two slices, each with its own 8 ns, 64 GB/s read route, so
+    // the two transfers run side by side and finish together.
+    Hop& back0 = b.wires.hop("hbm0->m_cpu", 8.0, 64.0);
+    Hop& back1 = b.wires.hop("hbm1->m_cpu", 8.0, 64.0);
+    b.fabric.set_read_route(b.m_cpu, b.hbm0, b.wires.route({&b.m_cpu, &b.hbm0}, {{&back0, 0}}));
+    b.fabric.set_read_route(b.m_cpu, b.hbm1, b.wires.route({&b.m_cpu, &b.hbm1}, {{&back1, 0}}));
+    b.msg.pa = (1 << 20) - 6400;
+    b.msg.bytes = 12800;
+    b.send(HostRequestKind::memory_read, MsgKind::dma_read);
+    sc_core::sc_start();
+    BOOST_CHECK(!b.status.failed());
+    // Both dispatched at 15 ns, both drains 8 + 100 = 108 ns: done at 123 ns.
+    // A read's data is its answer (it came back within the drain): both
+    // answers arrive at 123 ns; M_CPU handles one at a time (D9): 128, 133.
+    // The response leaves at 133 ns and reaches IO_CPU at 143 ns — not at
+    // 15 + xfer_ns + 10 = 133 ns, as when the answers were not collected.
+    BOOST_CHECK_EQUAL(b.parent.xfer_ns, 108.0);
+    BOOST_REQUIRE_EQUAL(b.m_cpu.fanouts().size(), 1u);
+    BOOST_CHECK_EQUAL(b.m_cpu.fanouts()[0].end.value(), ns(133));
+    BOOST_REQUIRE_EQUAL(b.io.arrivals.size(), 1u);
+    BOOST_CHECK_EQUAL(b.io.arrivals[0].arrival_ps, ns(143));
+    BOOST_CHECK_EQUAL(b.m_cpu.transactions(), 3u);
 }
 
 BOOST_AUTO_TEST_CASE(memory_read_takes_the_read_route_of_each_slice) {
@@ -211,11 +247,12 @@ BOOST_AUTO_TEST_CASE(memory_read_takes_the_read_route_of_each_slice) {
     BOOST_REQUIRE_EQUAL(b.hbm0.arrivals.size(), 1u);
     BOOST_CHECK(b.hbm0.arrivals[0].kind == MsgKind::dma_read);
     // Dispatched at 15 ns: 15 + 8 = 23 ns at the slice, drain 100 ns ->
-    // xfer_ns = 108; the response leaves at 123 and reaches IO_CPU at 133.
+    // xfer_ns = 108, done at 123 ns. The data is the slice's answer: handled
+    // at 123 + 5 = 128 (D8, D9); the response reaches IO_CPU at 138.
     BOOST_CHECK_EQUAL(b.hbm0.arrivals[0].arrival_ps, ns(23));
     BOOST_CHECK_EQUAL(b.parent.xfer_ns, 108.0);
     BOOST_REQUIRE_EQUAL(b.io.arrivals.size(), 1u);
-    BOOST_CHECK_EQUAL(b.io.arrivals[0].arrival_ps, ns(133));
+    BOOST_CHECK_EQUAL(b.io.arrivals[0].arrival_ps, ns(138));
     BOOST_CHECK_EQUAL(back.bytes(), 6400u);
     BOOST_CHECK_EQUAL(b.hbm_link->transfers(), 0u);  // the write direction is untouched
     BOOST_CHECK_EQUAL(b.m_cpu.dma_channel(false).grants(), 1u);

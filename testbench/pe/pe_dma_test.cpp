@@ -194,7 +194,7 @@ BOOST_AUTO_TEST_CASE(two_read_channels_run_together_and_meet_at_the_port) {
 
 BOOST_AUTO_TEST_CASE(virtual_address_costs_the_translation_first) {
     Bench b;
-    b.mmu.map(0x10000, 0x2000, 4096);
+    b.mmu.map(0x10000, 0x2000, 5 * 4096);  // [0x10040, 0x14b40) lies in it
     b.read(0, "rd", 19200, va(0x10040));
     sc_core::sc_start();
     BOOST_CHECK(!b.status.failed());
@@ -218,6 +218,60 @@ BOOST_AUTO_TEST_CASE(unmapped_virtual_address_stops_the_run_naming_it) {
     BOOST_CHECK_EQUAL(b.status.time().value(), ns(105));
     BOOST_CHECK(b.scheduler.completions.empty());
     BOOST_CHECK(b.hbm_a.arrivals.empty());
+}
+
+// seed 000 D1: every page a transfer touches is translated.
+BOOST_AUTO_TEST_CASE(first_unmapped_page_of_a_transfer_faults_at_its_address) {
+    Bench b;
+    b.mmu.map(0x10000, 0x2000, 4096);  // only the first page
+    b.read(ns(100), "rd", 8192, va(0x10000));
+    sc_core::sc_start();
+    // Fed at 100 ns, translated at 105 ns: the second page, 0x11000, is unmapped.
+    BOOST_REQUIRE(b.status.failed());
+    BOOST_CHECK_EQUAL(b.status.error(),
+                      "pe_dma: MMU fault: command rd accesses unmapped virtual address 0x11000");
+    BOOST_CHECK_EQUAL(b.status.time().value(), ns(105));
+    BOOST_CHECK(b.hbm_a.arrivals.empty());  // nothing moved
+}
+
+BOOST_AUTO_TEST_CASE(pages_on_two_targets_split_the_transfer) {
+    Bench b;
+    b.mmu.map(0x10000, 0x2000, 4096);        // -> hbm_a
+    b.mmu.map(0x11000, mib + 0x3000, 4096);  // -> hbm_b
+    b.read(0, "rd", 8192, va(0x10000));
+    sc_core::sc_start();
+    BOOST_CHECK(!b.status.failed());
+    // One piece per target, each its own route (T1 from the grant at 5 ns):
+    //   hbm_a, 4096 B: channel 5 (free 5 + 16 = 21) -> 505; port -> 605;
+    //     TCM write 605 (free 605.5) -> 607; done 607 + ser(4096, 192) =
+    //     607 + 21.334 = 628.334 ns.
+    //   hbm_b, 4096 B: channel busy until 21 (free 37) -> 521; port b -> 621;
+    //     TCM write 621 -> 623; done 623 + 21.334 = 644.334 ns.
+    // The stage is done with its last piece: 644.334 ns.
+    BOOST_REQUIRE_EQUAL(b.hbm_a.arrivals.size(), 1u);
+    BOOST_REQUIRE_EQUAL(b.hbm_b.arrivals.size(), 1u);
+    BOOST_CHECK_EQUAL(b.hbm_a.arrivals[0].address, 0x2000u);
+    BOOST_CHECK_EQUAL(b.hbm_a.arrivals[0].bytes, 4096u);
+    BOOST_CHECK_EQUAL(b.hbm_b.arrivals[0].address, mib + 0x3000);
+    BOOST_CHECK_EQUAL(b.hbm_b.arrivals[0].bytes, 4096u);
+    BOOST_CHECK_EQUAL(b.scheduler.completed_at("rd"), 644334u);
+    BOOST_CHECK_EQUAL(b.dma.bytes_moved(DmaDirection::read), 8192u);
+    BOOST_CHECK_EQUAL(b.dma.busy_time(DmaDirection::read).value(), 644334u - ns(5));
+}
+
+BOOST_AUTO_TEST_CASE(pages_on_one_target_stay_one_transfer) {
+    Bench b;
+    b.mmu.map(0x10000, 0x2000, 4096);
+    b.mmu.map(0x11000, 0x8000, 4096);  // not contiguous, same target
+    b.read(0, "rd", 8192, va(0x10000));
+    sc_core::sc_start();
+    // One transfer of 8192 B to hbm_a: 5 + 602 + ser(8192, 192) = 5 + 602 +
+    // 42.667 = 649.667 ns, as if the pages were contiguous.
+    BOOST_REQUIRE_EQUAL(b.hbm_a.arrivals.size(), 1u);
+    BOOST_CHECK_EQUAL(b.hbm_a.arrivals[0].bytes, 8192u);
+    BOOST_CHECK_EQUAL(b.hbm_a.arrivals[0].address, 0x2000u);
+    BOOST_CHECK(b.hbm_b.arrivals.empty());
+    BOOST_CHECK_EQUAL(b.scheduler.completed_at("rd"), 649667u);
 }
 
 BOOST_AUTO_TEST_CASE(address_outside_every_window_stops_the_run) {

@@ -131,6 +131,36 @@ BOOST_AUTO_TEST_CASE(clipped_edge_tiles) {
     BOOST_CHECK_EQUAL(shape(p2), "DMA_READ FETCH GEMM");
 }
 
+// Tile addresses (docs/timing.md "Tile addresses"): operands tile-major by
+// row panel, A then B from src, C from dst; offsets in bytes.
+BOOST_AUTO_TEST_CASE(tile_addresses_are_tile_major_row_panels) {
+    // M=300, K=200, N=130, tile 128, d_in 2, d_out 4 (as clipped_edge_tiles).
+    const auto plans = all_plans(gemm_spec(300, 200, 130, 128, 2, 4));
+    // A is 300·200·2 = 120000 B, so B starts at 120000.
+    // Corner tile (mi=2, ni=1, ki=1): tm 44, tk 72, tn 2.
+    //   A: (2·128·200 + 1·128·44)·2 = (51200 + 5632)·2 = 113664, 44·72·2 = 6336 B
+    //   B: 120000 + (1·128·130 + 1·128·72)·2 = 120000 + (16640 + 9216)·2 = 171712,
+    //      72·2·2 = 288 B
+    //   C: (2·128·130 + 1·128·44)·4 = (33280 + 5632)·4 = 155648, 44·2·4 = 352 B
+    const npuvp::Stage& rd = plans[11].stages[0];
+    BOOST_REQUIRE_EQUAL(rd.mem_runs, 2u);
+    BOOST_CHECK_EQUAL(rd.mem[0].offset, 113664u);
+    BOOST_CHECK_EQUAL(rd.mem[0].bytes, 6336u);
+    BOOST_CHECK_EQUAL(rd.mem[1].offset, 171712u);
+    BOOST_CHECK_EQUAL(rd.mem[1].bytes, 288u);
+    BOOST_CHECK_EQUAL(rd.mem[0].bytes + rd.mem[1].bytes, rd.bytes);
+    const npuvp::Stage& wr = plans[11].stages[4];
+    BOOST_REQUIRE_EQUAL(wr.mem_runs, 1u);
+    BOOST_CHECK_EQUAL(wr.mem[0].offset, 155648u);
+    BOOST_CHECK_EQUAL(wr.mem[0].bytes, 352u);
+    // The first tile starts both operands at their bases.
+    BOOST_CHECK_EQUAL(plans[0].stages[0].mem[0].offset, 0u);
+    BOOST_CHECK_EQUAL(plans[0].stages[0].mem[1].offset, 120000u);
+    // The farthest byte read is the end of B: 120000 + 200·130·2 = 172000 =
+    // the corner tile's B run end (171712 + 288).
+    BOOST_CHECK_EQUAL(rd.mem[1].offset + rd.mem[1].bytes, 172000u);
+}
+
 BOOST_AUTO_TEST_CASE(epilogue_scopes) {
     // 256³ tile 128: 8 tokens, last K-steps at odd ids, last token id 7.
     CompositeSpec spec = gemm_spec(256, 256, 256, 128);
@@ -186,6 +216,9 @@ BOOST_AUTO_TEST_CASE(legacy_split) {
             BOOST_CHECK_EQUAL(p.stages[2].elements, expect[i] / 2);
             BOOST_CHECK_EQUAL(p.stages[3].bytes, expect[i]);
             BOOST_CHECK_EQUAL(p.stages[4].bytes, expect[i]);
+            // Byte tile i lies at i·384 past src and past dst.
+            BOOST_CHECK_EQUAL(p.stages[0].mem[0].offset, i * 384);
+            BOOST_CHECK_EQUAL(p.stages[4].mem[0].offset, i * 384);
         }
     }
 }
