@@ -150,6 +150,7 @@ public:
 
     // ------------------------------------------------------------ checks across keys
     void check_range(const MapReader& reader, const MemRange& range) const;
+    void check_on_chip(const MapReader& reader, const Command& cmd, const std::string& type) const;
     void check_access(const MapReader& reader, AccessPattern& access) const;
     // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
     void check_composite(const Command& cmd, const SourceLoc& fit_loc) const;
@@ -1140,7 +1141,32 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
     const MapReader reader(m_yaml, body, allowed, reserved_command_keys());
     const Scope scope{*this, &extras};
     for (const KeyTable<Command>* table : tables) schema::read_keys(reader, *table, cmd, scope);
+    check_on_chip(reader, cmd, type);
     return cmd;
+}
+
+// seed 002: tensor-unit operations (gemm, math, fetch, store) read and write
+// on-chip memory only; a range of `reads` / `writes` in HBM or SRAM is an
+// error at its space key.
+void Loader::check_on_chip(const MapReader& reader, const Command& cmd, const std::string& type) const {
+    const bool tensor_unit = cmd.kind == CommandKind::gemm || cmd.kind == CommandKind::math ||
+                             cmd.kind == CommandKind::fetch || cmd.kind == CommandKind::store;
+    if (!tensor_unit) return;
+    for (const char* key : {"reads", "writes"}) {
+        const std::vector<MemRange>& ranges = std::string(key) == "reads" ? cmd.reads : cmd.writes;
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+            if (ranges[i].space == MemSpace::tcm) continue;
+            const Item list = reader.child(key);
+            const Item entry = m_yaml.element(list, i);
+            const std::string space = npuvp::to_string(ranges[i].space);
+            const YAML::Node at = entry.node[space];
+            throw ConfigError(at ? loc_of(at, child_path(entry.loc.key_path, space)) : entry.loc,
+                              "'" + space + "' is not allowed in a " + type + "'s " + key +
+                                  ": tensor-unit operations (gemm, math, fetch, store) read and "
+                                  "write on-chip memory only (seed 002); name a 'tcm' range, and "
+                                  "move the data with dma_read / dma_write");
+        }
+    }
 }
 
 // `wait: all` or `wait: [id, ...]`; resolved once the kernel is read.

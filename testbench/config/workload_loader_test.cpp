@@ -1196,6 +1196,25 @@ BOOST_AUTO_TEST_CASE(error_ranges) {
                  "sram 0 is outside the shared SRAM window [281474976710656, 281475043819520)");
 }
 
+// seed 002 (issue 15 G): tensor-unit operations read and write on-chip
+// memory only, so an HBM or SRAM range on gemm, math, fetch or store is an
+// error at its space key; DMA commands may name them.
+BOOST_AUTO_TEST_CASE(error_tensor_unit_ranges_off_chip) {
+    expect_error("gemm: { m: 128, k: 128, n: 128, reads: [{ hbm: 0x10000, bytes: 16 }] }", "0x10000",
+                 "kernels.k[0].gemm.reads[0].hbm",
+                 "'hbm' is not allowed in a gemm's reads: tensor-unit operations");
+    expect_error("math: { op: relu, elements: 64, writes: [{ tcm: 0, bytes: 8 }, { sram: 281474976710656, bytes: 8 }] }",
+                 "281474976710656", "kernels.k[0].math.writes[1].sram", "'sram' is not allowed in a math's writes");
+    expect_error("fetch: { bytes: 64, reads: [{ hbm: 0, bytes: 64 }] }", "0, bytes",
+                 "kernels.k[0].fetch.reads[0].hbm", "'hbm' is not allowed in a fetch's reads");
+    expect_error("store: { bytes: 64, writes: [{ hbm: 0, bytes: 64 }] }", "0, bytes",
+                 "kernels.k[0].store.writes[0].hbm", "'hbm' is not allowed in a store's writes");
+    // A DMA moves data between HBM and TCM: both are fine there.
+    const WorkloadConfig w = load(one_command(
+        "dma_read: { bytes: 64, reads: [{ hbm: 0, bytes: 64 }], writes: [{ tcm: 0, bytes: 64 }] }"));
+    BOOST_TEST(w.kernels.at("k").commands[0].reads.size() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(error_resources) {
     const std::string k = "kernels.k[0].math.";
     expect_error("math: { op: relu, elements: 8, resources: vector_engine }", "vector_engine",

@@ -235,8 +235,8 @@ BOOST_AUTO_TEST_CASE(waw_forces_wait_with_cause) {
 }
 
 BOOST_AUTO_TEST_CASE(disjoint_ranges_no_hazard_control) {
-    // Same shapes as the RAW / WAW cases, ranges disjoint (and hbm ranges that
-    // do not overlap either): mm submitted 4, started 5 -> 261; st submitted 6,
+    // Same shapes as the RAW / WAW cases, ranges disjoint (mm's output in TCM
+    // too: tensor-unit ops name on-chip ranges only, seed 002): mm submitted 4, started 5 -> 261; st submitted 6,
     // started 7. No scheduling waits at all.
     // st's STORE is not 5 ns here: T1 reserves a whole route when a transfer
     // starts (docs/timing.md, "Contention"), and ld (started 3) reserved the
@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(disjoint_ranges_no_hazard_control) {
     - dma_read: { id: ld, bytes: 65536, addr: { pa: 0x0 }, reads: [{ hbm: 0x0, bytes: 65536 }],
                   writes: [{ tcm: 0x0, bytes: 65536 }] }
     - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x10000, bytes: 65536 }],
-              writes: [{ hbm: 0x10000, bytes: 64 }] }
+              writes: [{ tcm: 0x30000, bytes: 64 }] }
     - store: { id: st, bytes: 4096, writes: [{ tcm: 0x20000, bytes: 4096 }] }
 )"));
     sim->start();
