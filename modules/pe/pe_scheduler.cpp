@@ -1,3 +1,5 @@
+// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/pe/pe_scheduler.h"
 
 #include <algorithm>
@@ -22,6 +24,15 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
     sensitive << m_done_event;
     dont_initialize();
     m_completion_process = sc_core::sc_get_current_process_handle();
+    for (std::size_t t = 0; t < stage_type_count; ++t) {
+        sc_core::sc_spawn_options options;
+        options.spawn_method();
+        options.set_sensitivity(&m_blocked_added[t]);
+        options.dont_initialize();
+        sc_core::sc_spawn([this, t] { drain_blocked(t); },
+                          (std::string("drain_") + to_string(static_cast<StageType>(t))).c_str(),
+                          &options);
+    }
 }
 
 void PeScheduler::add_traces(sc_core::sc_trace_file* tf) const {
@@ -195,7 +206,27 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
                                                static_cast<std::int64_t>(cmd.seq), 0,
                                                to_string(token.stage().type), &cmd.command->id));
-    inboxes[static_cast<int>(token.stage().type)]->write(&token);
+    // seed 002: contexts run concurrently; a full inbox holds up only this
+    // command, never the dispatch of the others (issue 15 D).
+    const auto t = static_cast<std::size_t>(type);
+    if (m_blocked[t].empty() && inboxes[static_cast<int>(t)]->nb_write(&token)) return;
+    if (!cmd.awaits_engine) {
+        note_wait(cmd, {WaitCause::resource, std::string(to_string(type)) + " inbox full", nullptr});
+        cmd.awaits_engine = true;
+    }
+    m_blocked[t].push_back(&token);
+    m_blocked_added[t].notify(sc_core::SC_ZERO_TIME);
+}
+
+void PeScheduler::drain_blocked(std::size_t t) {
+    TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+    std::deque<TileToken*>& blocked = m_blocked[t];
+    while (!blocked.empty() && inbox.nb_write(blocked.front())) blocked.pop_front();
+    if (blocked.empty()) {
+        m_blocked_drained[t].notify(sc_core::SC_ZERO_TIME);
+        return;  // static sensitivity: the next m_blocked_added
+    }
+    sc_core::next_trigger(inbox.data_read_event());
 }
 
 // seed 002 (SPEC §6): a simple command dispatched to an engine that another
@@ -298,7 +329,13 @@ void PeScheduler::feed_step() {
         }
         case FeedPhase::write: {
             // Waits while the first stage's inbox is full (back-pressure).
-            TokenOutIf& inbox = *inboxes[static_cast<int>(m_feed_token->stage().type)];
+            const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
+            TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+            // A simple command waiting for this inbox gets the free slots first.
+            if (!m_blocked[t].empty()) {
+                sc_core::next_trigger(m_blocked_drained[t]);
+                return;
+            }
             if (!inbox.nb_write(m_feed_token)) {
                 sc_core::next_trigger(inbox.data_read_event());
                 return;

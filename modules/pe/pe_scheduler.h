@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -129,6 +130,9 @@ private:
     // the seed's _feed_loop (next command, TCM space, the per-tile overhead,
     // room in the first stage's inbox).
     void feed_step();
+    // One per stage type: writes the simple commands' tokens that found the
+    // stage's inbox full, oldest first, as slots free (a method).
+    void drain_blocked(std::size_t type);
     void record_completions();
     void tile_completed(TileToken& token) override;
     void stage_waits(TileToken& token, const char* resource) override;
@@ -161,6 +165,12 @@ private:
     std::optional<TilePlanner> m_planner;  // of the command being fed
     TileToken* m_feed_token = nullptr;
     bool m_feed_first = false;
+    // Simple commands' tokens dispatched while their first stage's inbox was
+    // full, by stage type: they take the next free slots before the feeder's
+    // tiles do, and dispatch goes on with other contexts meanwhile.
+    std::array<std::deque<TileToken*>, stage_type_count> m_blocked;
+    std::array<sc_core::sc_event, stage_type_count> m_blocked_added;
+    std::array<sc_core::sc_event, stage_type_count> m_blocked_drained;
     std::vector<InflightCommand*> m_done;
     sc_core::sc_event m_done_event;
     sc_core::sc_event m_completed;

@@ -155,3 +155,43 @@ launch: [ { kernel: k, pes: [0] } ]
     BOOST_CHECK_EQUAL(c1.waited[static_cast<std::size_t>(WaitCause::resource)].value(), 254000u);
     BOOST_CHECK(contains(r.trace_text.str(), "accel_slot held"));
 }
+
+// D: seed 002, contexts run concurrently unless a resource or hazard says
+// otherwise. A GEMM composite 512x128x512 (tile 128: 16 tokens) fills the
+// DMA_READ inbox (depth 2); then a dma_read (dma context) and an independent
+// fetch (sub context).
+//   Each tile's DMA_READ is 128*128*2 (A) + 128*128*2 (B) = 65536 B: the
+//   604 ns default DMA route + ser(65536, 192 GB/s) = 341.334 ns = 945.334 ns;
+//   tile 0 starts at 3 ns on the one read channel, tiles 1 and 2 wait in the
+//   inbox.
+//   fetch: PE_CPU issues it at 6 ns, dispatched at 7 ns (1 ns overhead) on an
+//   idle FETCH: link t = 7, TCM port + 2 = 9, drain 4096 / 2048 GB/s = 2 ns,
+//   + fetch_store latency 1 -> 12 ns. The full DMA_READ inbox does not hold
+//   it up (before: it started after the composite's tiles, at ~13 us).
+//   dma_read: dispatched at 5 ns into a full inbox, it waits (resource) and
+//   takes the first slot that frees (tile 1 leaves at 948.334), ahead of the
+//   feeder's tile 3: it starts after tile 2, at 3 + 3 * 945.334 = 2839.002 ns.
+BOOST_AUTO_TEST_CASE(a_full_inbox_holds_up_only_its_own_command) {
+    Run r(R"(
+kernels:
+  k:
+    - composite: { gemm: { m: 512, k: 128, n: 512 }, tile: { m: 128, k: 128, n: 128 } }
+    - dma_read: { bytes: 65536, writes: [{ tcm: 0x1000000, bytes: 65536 }] }
+    - fetch: { bytes: 4096, reads: [{ tcm: 0x1100000, bytes: 4096 }] }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    r.start();
+    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
+    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
+    auto find = [&](const std::string& id) -> const PeScheduler::CompletionRecord& {
+        for (const auto& c : done)
+            if (c.command->id == id) return c;
+        BOOST_FAIL("no completion of " + id);
+        return done.front();
+    };
+    BOOST_CHECK_EQUAL(find("c2").started.value(), 7000u);
+    BOOST_CHECK_EQUAL(find("c2").finished.value(), 12000u);
+    BOOST_CHECK_EQUAL(find("c1").started.value(), 2839002u);
+    BOOST_CHECK_EQUAL(find("c1").waited[static_cast<std::size_t>(WaitCause::resource)].value(),
+                      2839002u - 5000u);
+}
