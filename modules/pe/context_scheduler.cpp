@@ -155,7 +155,7 @@ std::optional<std::string> ContextScheduler::violation(const InflightCommand& x)
 
 bool ContextScheduler::sub_stalled(const InflightCommand& sub) const {
     for (const InflightCommand* m : m_running) {
-        if (m->context() != ExecContext::main) continue;
+        if (m->context() != ExecContext::main || !m->begun) continue;
         for (const auto& a : m->bank_runs)
             for (const auto& b : sub.bank_runs)
                 if (a.first == b.first) return true;

@@ -66,7 +66,7 @@ public:
     const InflightCommand* running_in(ExecContext context) const;
 
     // Main starves sub (seed 002): a running sub command makes no progress
-    // while a running main command uses one of its banks.
+    // while a running main command whose engine has begun uses one of its banks.
     bool sub_stalled(const InflightCommand& sub) const;
 
 private:

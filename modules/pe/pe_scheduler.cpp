@@ -66,6 +66,10 @@ TileToken& PeScheduler::take_token() {
 
 void PeScheduler::start_command(InflightCommand& cmd) {
     cmd.started = sc_core::sc_time_stamp();
+    // seed 002: main starves sub from when main's engine begins, not from
+    // the dispatch decision (sub_stalled() asks `begun`).
+    cmd.begun = true;
+    m_bank_event.notify(sc_core::SC_ZERO_TIME);
 }
 
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {

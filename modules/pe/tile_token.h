@@ -75,6 +75,8 @@ public:
     // A simple command dispatched to an engine that is not free: it has a
     // `resource` wait and starts when its engine begins its stage.
     bool awaits_engine = false;
+    // Its (first) engine has begun: from here on it uses its TCM banks.
+    bool begun = false;
 
     // Schedule semantics (seed 002): the command's TCM bank runs (bank,
     // consecutive same-bank accesses), its current wait and the time it has

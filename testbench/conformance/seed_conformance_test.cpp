@@ -9,6 +9,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "config/workload_loader.h"
 #include "platform/platform.h"
@@ -25,12 +26,13 @@ bool contains(const std::string& text, const std::string& what) {
 }
 
 struct Run {
-    TopologyConfig topo = test::load_shipped("default");
+    TopologyConfig topo;
     std::ostringstream trace_text;
     TraceSink trace{&trace_text};
     WorkloadConfig workload;
     Platform platform{topo, trace};
-    explicit Run(const std::string& yaml) : workload(load_workload_text(yaml, "t.yaml", topo)) {}
+    explicit Run(const std::string& yaml, const std::vector<std::string>& sets = {})
+        : topo(test::load_shipped("default", sets)), workload(load_workload_text(yaml, "t.yaml", topo)) {}
     void start() {
         WorkloadRun run(platform, workload);
         sc_core::sc_start();
@@ -194,4 +196,49 @@ launch: [ { kernel: k, pes: [0] } ]
     BOOST_CHECK_EQUAL(find("c1").started.value(), 2839002u);
     BOOST_CHECK_EQUAL(find("c1").waited[static_cast<std::size_t>(WaitCause::resource)].value(),
                       2839002u - 5000u);
+}
+
+// H: seed 002, main starves sub: the worst case is main + sub. A sub fetch
+// of 65536 B and a main GEMM 128^3 on the same banks (both access patterns
+// start at bank 0 with stride 128 = 16 banks * 8 B: one bank, 10 times).
+//   fetch alone: TCM read port 2 ns + link 0 ns, drain 65536 / 2048 GB/s =
+//   32 ns, + fetch_store latency 1 = 35 ns. GEMM: 128 + 128 fill = 256 ns.
+//   fetch dispatched at 3 ns; GEMM at 5 ns (PE_CPU 4 + 1) and it begins at
+//   once: the fetch stalls from 5 (not from the dispatch decision at 4) to
+//   261, then finishes its last 33 ns: 294 ns, 291 = 256 + 35 ns of sub time.
+//   With a 10 ns scheduler overhead: fetch 12 ns, GEMM dispatched 12 -> 22,
+//   runs 22 -> 278; the fetch runs 10 ns, stalls 22 -> 278, ends at 303.
+BOOST_AUTO_TEST_CASE(main_starving_sub_costs_main_plus_sub) {
+    Run r(R"(
+kernels:
+  k:
+    - fetch: { bytes: 65536, access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
+    - gemm: { m: 128, k: 128, n: 128, access: { base: 0, stride: 128, count: 10, elem_bytes: 8 } }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    r.start();
+    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
+    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
+    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
+    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    BOOST_CHECK_EQUAL(c1.started.value(), 5000u);
+    BOOST_CHECK_EQUAL(c1.finished.value(), 261000u);
+    BOOST_CHECK_EQUAL(c0.started.value(), 3000u);
+    BOOST_CHECK_EQUAL(c0.finished.value(), 294000u);
+}
+
+BOOST_AUTO_TEST_CASE(main_starving_sub_with_a_slow_scheduler) {
+    Run r(R"(
+kernels:
+  k:
+    - fetch: { bytes: 65536, access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
+    - gemm: { m: 128, k: 128, n: 128, access: { base: 0, stride: 128, count: 10, elem_bytes: 8 } }
+launch: [ { kernel: k, pes: [0] } ]
+)", {"cube.pe_template.components.pe_scheduler.attrs.overhead_ns=10"});
+    r.start();
+    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
+    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
+    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
+    BOOST_CHECK_EQUAL(c0.started.value(), 12000u);
+    BOOST_CHECK_EQUAL(c0.finished.value(), 303000u);
 }
