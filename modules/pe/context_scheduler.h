@@ -28,7 +28,7 @@ namespace npuvp {
 
 struct WaitInfo {
     WaitCause cause = WaitCause::none;
-    std::string detail;  // e.g. "RAW on tcm [0x0, +0x640) with ld_x"
+    std::string detail;  // e.g. "RAW on tcm [0x800000, +0x640) with ld_x"
     const InflightCommand* blocker = nullptr;  // the command waited for, if one
 };
 
