@@ -57,6 +57,10 @@ public:
     WaitInfo blocked(const InflightCommand& x, const std::vector<InflightCommand*>& inflight,
                      const std::vector<InflightCommand*>& waiting_before) const;
 
+    // Why `x` must wait for an earlier command in flight (RAW, WAR, WAW on its
+    // ranges), or cause none: step 1 of blocked(), also asked for a composite.
+    WaitInfo hazard(const InflightCommand& x, const std::vector<InflightCommand*>& inflight) const;
+
     // Under `detect`: the bank violation starting `x` would cause, if any.
     std::optional<std::string> violation(const InflightCommand& x) const;
 

@@ -94,6 +94,24 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     }
 }
 
+// seed 002: RAW / WAR / WAW apply to every command. A composite reads its
+// operands A (M·K) and B (K·N) from src and writes C (M·N) to dst (docs/timing.md
+// "Tile addresses"); a legacy one reads and writes total_bytes. On virtual
+// addresses only its declared reads / writes count (the loader's ranges are
+// physical). Its reserved-TCM tile buffers are the scheduler's own: no
+// workload range can lie there (seed 000 D5.1).
+void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
+    const CompositeSpec& s = cmd.command->composite;
+    const bool legacy = s.ops.empty();
+    const std::uint64_t in = legacy ? s.total_bytes : (s.m * s.k + s.k * s.n) * s.d_in;
+    const std::uint64_t out = legacy ? s.total_bytes : s.m * s.n * s.d_out;
+    auto range = [&](const MemAddress& at, std::uint64_t bytes) {
+        return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
+    };
+    if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, in));
+    if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, out));
+}
+
 void PeScheduler::receive_loop() {
     for (;;) {
         const Command& command = *m_submissions.pop();
@@ -108,6 +126,9 @@ void PeScheduler::receive_loop() {
         const MemAddress& dst = composite ? command.dst : command.addr;
         cmd.read_addr = src.given ? src : home;
         cmd.write_addr = dst.given ? dst : home;
+        cmd.reads = command.reads;
+        cmd.writes = command.writes;
+        if (composite) add_composite_ranges(cmd);
         m_inflight.push_back(&cmd);
         m_trace.emit(trace::command_submitted(cmd.submitted.value(), node_id_ref(),
                                               static_cast<std::int64_t>(cmd.seq),
@@ -262,6 +283,14 @@ void PeScheduler::feed_step() {
                 return;
             }
             InflightCommand& cmd = *m_pending_feeds.front();
+            // seed 002: an earlier command in flight with a hazard on its
+            // ranges holds it back, as any command (issue 15 E).
+            const WaitInfo hazard = m_context_scheduler.hazard(cmd, m_inflight);
+            note_wait(cmd, hazard);
+            if (hazard.cause != WaitCause::none) {
+                sc_core::next_trigger(m_completed);
+                return;
+            }
             // The loader validated the spec; one planner per command, tiles streamed.
             m_planner.emplace(cmd.command->composite);
             cmd.total_tiles = m_planner->total_tiles();

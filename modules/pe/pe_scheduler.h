@@ -89,6 +89,9 @@ public:
     // Elaboration: the PA of the PE's own HBM slice, which DMA sides a
     // workload leaves out default to (SPEC §3 T2).
     void set_home_pa(std::uint64_t home_pa) { m_home_pa = home_pa; }
+    // Where the shared-SRAM window starts: a composite's physical addresses
+    // from there on are `sram` ranges for hazards, below it `hbm` ones.
+    void set_sram_base(std::uint64_t sram_base) { m_sram_base = sram_base; }
 
     // CommandCompletion
     void prepare(const Kernel& kernel) override;
@@ -125,6 +128,7 @@ private:
     void receive_loop();
     void dispatch_loop();
     void dispatch(InflightCommand& cmd);
+    void add_composite_ranges(InflightCommand& cmd) const;
     void note_wait(InflightCommand& cmd, const WaitInfo& wait);
     // The feed loop, as a method (docs/speed.md): one activation per wait of
     // the seed's _feed_loop (next command, TCM space, the per-tile overhead,
@@ -180,6 +184,7 @@ private:
     std::vector<std::unique_ptr<TileToken>> m_tokens;  // the pool
     std::vector<TileToken*> m_free_tokens;
     std::uint64_t m_home_pa = 0;
+    std::uint64_t m_sram_base = UINT64_MAX;
     std::uint64_t m_next_seq = 0;
     std::uint64_t m_tiles_fed = 0;
     std::uint64_t m_activations = 0;
