@@ -345,7 +345,7 @@ const Table<PeTcmConfig>& pe_tcm_attrs() {
     static const Table<PeTcmConfig> table{
         {
             F::size("size_mb", &PeTcmConfig::size_bytes, dflt::kPeTcmSizeMb, 20, "MiB", ""),
-            F::size("reserved_mb", &PeTcmConfig::reserved_bytes, dflt::kPeTcmReservedMb, 20, "MiB", "SchedulerReservedTCM; must be < `size_mb`"),
+            F::size("reserved_mb", &PeTcmConfig::reserved_bytes, dflt::kPeTcmReservedMb, 20, "MiB", "SchedulerReservedTCM, the first `reserved_mb` of the TCM: PE_SCHEDULER's tile buffers; workload `tcm` ranges lie above it (AllocatableTCM); must be < `size_mb`"),
             F::number("read_bw_gbs", &PeTcmConfig::read_bw_gbs, dflt::kPeTcmReadBwGbs, Bound::positive, "GB/s", ""),
             F::number("write_bw_gbs", &PeTcmConfig::write_bw_gbs, dflt::kPeTcmWriteBwGbs, Bound::positive, "GB/s", ""),
             F::number("latency_ns", &PeTcmConfig::latency_ns, dflt::kPeTcmLatencyNs, Bound::non_negative, "ns", ""),

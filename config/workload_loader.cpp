@@ -31,6 +31,7 @@
 #include "config/key_table.h"
 #include "config/yaml_document.h"
 #include "config/yaml_reader.h"
+#include "modules/pe/tcm_partition.h"
 
 namespace npuvp {
 namespace {
@@ -272,7 +273,7 @@ const KeyTable<MemRange>& range_keys() {
     static const KeyTable<MemRange> table{
         "MemRange",
         {
-            space_key<MemSpace::tcm>("inside `[0, pe_tcm size_mb · 2^20)`", "a PE-local TCM offset"),
+            space_key<MemSpace::tcm>("inside the allocatable TCM `[pe_tcm reserved_mb · 2^20, size_mb · 2^20)`; `[0, reserved_mb · 2^20)` holds PE_SCHEDULER's tile buffers", "a PE-local TCM offset"),
             space_key<MemSpace::hbm>("inside the HBM window `[0, sips · cubes_per_sip · hbm_slices_per_cube · hbm_slice_gb · 2^30)`, as for host memory requests", "an HBM physical address"),
             space_key<MemSpace::sram>("inside the SRAM window `[sram_base, sram_base + sips · cubes_per_sip · shared_sram size)`", "a shared-SRAM physical address"),
             Keys<MemRange>::size("bytes", &MemRange::bytes, "bytes", "bytes", "the range's length; it must end inside its window"),
@@ -984,8 +985,9 @@ std::uint64_t Loader::sram_end() const {
 // ---------------------------------------------------------------- checks across keys
 
 // `{ tcm: OFFSET, bytes: N }`, `{ hbm: PA, bytes: N }` or `{ sram: PA, bytes: N }`:
-// TCM offsets lie in [0, pe_tcm size); HBM and SRAM addresses in the PA windows
-// AddressResolver decodes (as for host memory requests).
+// TCM offsets lie in AllocatableTCM, [pe_tcm reserved, size); HBM and SRAM
+// addresses in the PA windows AddressResolver decodes (as for host memory
+// requests).
 void Loader::check_range(const MapReader& reader, const MemRange& range) const {
     const std::string key = npuvp::to_string(range.space);
     const Item base = reader.child(key);
@@ -993,10 +995,26 @@ void Loader::check_range(const MapReader& reader, const MemRange& range) const {
     std::uint64_t begin = 0, end = 0;
     std::string window;
     switch (range.space) {
-        case MemSpace::tcm:
-            end = m_topo.cube.pe_template.tcm.size_bytes;
-            window = "the PE's TCM";
+        case MemSpace::tcm: {
+            // seed 000 §D5.1: SchedulerReservedTCM holds PE_SCHEDULER's tile
+            // buffers; data placed by DMA and the host lives in AllocatableTCM.
+            // The same definition gives PeMemAllocator its range.
+            const PeTcmConfig& tcm = m_topo.cube.pe_template.tcm;
+            const TcmRegion allocatable = allocatable_region(tcm);
+            const TcmRegion reserved = scheduler_reserved_region(tcm);
+            begin = allocatable.base;
+            end = allocatable.limit;
+            window = "the PE's allocatable TCM";
+            if (range.base >= reserved.base && range.base < reserved.limit)
+                throw ConfigError(base.loc, key + " " + base.node.Scalar() +
+                                                " lies in the scheduler's reserved tile buffers [" +
+                                                std::to_string(reserved.base) + ", " +
+                                                std::to_string(reserved.limit) +
+                                                ") (seed 000 D5.1); workload data goes in the "
+                                                "allocatable TCM [" +
+                                                std::to_string(begin) + ", " + std::to_string(end) + ")");
             break;
+        }
         case MemSpace::hbm:
             end = hbm_end();
             window = "the HBM window";

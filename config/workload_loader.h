@@ -2,8 +2,9 @@
 // A workload names kernels (lists of PE commands), launches them on PEs of a
 // cube and maps pages in PE_MMU before the run. It is checked against the
 // topology it runs on: cubes and PEs in range, math ops known to PE_MATH,
-// composite tiles that fit SchedulerReservedTCM, MMU pages aligned to the
-// PE_MMU page size. Every bad input throws ConfigError naming file, line,
+// composite tiles that fit SchedulerReservedTCM, `tcm` ranges inside
+// AllocatableTCM (never in the scheduler's reserved tile buffers), MMU pages
+// aligned to the PE_MMU page size. Every bad input throws ConfigError naming file, line,
 // column and key path, in the topology loader's format.
 #pragma once
 

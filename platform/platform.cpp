@@ -206,6 +206,7 @@ void Platform::attach_pe(CubeNodes& cube, Pe& pe) {
     for (Pe* peer : cube.pes) pe.dma().peers.bind(peer->ipcq());
     const std::uint64_t home = m_resolver.hbm_base(cube.sip, cube.cube, pe.index());
     pe.scheduler().set_home_pa(home);
+    pe.scheduler().set_sram_base(m_resolver.sram_base(0, 0));
     // The routes every PE uses, computed now rather than at the first transfer.
     routes.to_scheduler();
     routes.fetch();

@@ -112,22 +112,27 @@ std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* e
     return std::nullopt;
 }
 
+WaitInfo ContextScheduler::hazard(const InflightCommand& x,
+                                  const std::vector<InflightCommand*>& inflight) const {
+    for (const InflightCommand* y : inflight) {
+        if (y == &x || y->command->index >= x.command->index) continue;
+        const char* kind = "RAW";
+        std::optional<MemRange> r = first_overlap(x.reads, y->writes);
+        if (!r && (r = first_overlap(x.writes, y->reads))) kind = "WAR";
+        if (!r && (r = first_overlap(x.writes, y->writes))) kind = "WAW";
+        if (r)
+            return {WaitCause::dependency,
+                    std::string(kind) + " on " + range_text(*r) + " with " + y->command->id, y};
+    }
+    return {};
+}
+
 WaitInfo ContextScheduler::blocked(const InflightCommand& x,
                                    const std::vector<InflightCommand*>& inflight,
                                    const std::vector<InflightCommand*>& waiting_before) const {
     const Command& cx = *x.command;
     // 1. Memory hazards against every earlier command still in flight.
-    for (const InflightCommand* y : inflight) {
-        if (y == &x || y->command->index >= cx.index) continue;
-        const Command& cy = *y->command;
-        const char* kind = "RAW";
-        std::optional<MemRange> r = first_overlap(cx.reads, cy.writes);
-        if (!r && (r = first_overlap(cx.writes, cy.reads))) kind = "WAR";
-        if (!r && (r = first_overlap(cx.writes, cy.writes))) kind = "WAW";
-        if (r)
-            return {WaitCause::dependency,
-                    std::string(kind) + " on " + range_text(*r) + " with " + cy.id, y};
-    }
+    if (WaitInfo h = hazard(x, inflight); h.cause != WaitCause::none) return h;
     // 2. The context: in order, one at a time.
     for (const InflightCommand* w : waiting_before)
         if (w->context() == x.context())
@@ -155,7 +160,7 @@ std::optional<std::string> ContextScheduler::violation(const InflightCommand& x)
 
 bool ContextScheduler::sub_stalled(const InflightCommand& sub) const {
     for (const InflightCommand* m : m_running) {
-        if (m->context() != ExecContext::main) continue;
+        if (m->context() != ExecContext::main || !m->begun) continue;
         for (const auto& a : m->bank_runs)
             for (const auto& b : sub.bank_runs)
                 if (a.first == b.first) return true;

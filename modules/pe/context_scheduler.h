@@ -28,7 +28,7 @@ namespace npuvp {
 
 struct WaitInfo {
     WaitCause cause = WaitCause::none;
-    std::string detail;  // e.g. "RAW on tcm [0x0, +0x640) with ld_x"
+    std::string detail;  // e.g. "RAW on tcm [0x800000, +0x640) with ld_x"
     const InflightCommand* blocker = nullptr;  // the command waited for, if one
 };
 
@@ -57,6 +57,10 @@ public:
     WaitInfo blocked(const InflightCommand& x, const std::vector<InflightCommand*>& inflight,
                      const std::vector<InflightCommand*>& waiting_before) const;
 
+    // Why `x` must wait for an earlier command in flight (RAW, WAR, WAW on its
+    // ranges), or cause none: step 1 of blocked(), also asked for a composite.
+    WaitInfo hazard(const InflightCommand& x, const std::vector<InflightCommand*>& inflight) const;
+
     // Under `detect`: the bank violation starting `x` would cause, if any.
     std::optional<std::string> violation(const InflightCommand& x) const;
 
@@ -66,7 +70,7 @@ public:
     const InflightCommand* running_in(ExecContext context) const;
 
     // Main starves sub (seed 002): a running sub command makes no progress
-    // while a running main command uses one of its banks.
+    // while a running main command whose engine has begun uses one of its banks.
     bool sub_stalled(const InflightCommand& sub) const;
 
 private:

@@ -1,3 +1,5 @@
+// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/pe/pe_scheduler.h"
 
 #include <algorithm>
@@ -22,6 +24,15 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
     sensitive << m_done_event;
     dont_initialize();
     m_completion_process = sc_core::sc_get_current_process_handle();
+    for (std::size_t t = 0; t < stage_type_count; ++t) {
+        sc_core::sc_spawn_options options;
+        options.spawn_method();
+        options.set_sensitivity(&m_blocked_added[t]);
+        options.dont_initialize();
+        sc_core::sc_spawn([this, t] { drain_blocked(t); },
+                          (std::string("drain_") + to_string(static_cast<StageType>(t))).c_str(),
+                          &options);
+    }
 }
 
 void PeScheduler::add_traces(sc_core::sc_trace_file* tf) const {
@@ -55,6 +66,10 @@ TileToken& PeScheduler::take_token() {
 
 void PeScheduler::start_command(InflightCommand& cmd) {
     cmd.started = sc_core::sc_time_stamp();
+    // seed 002: main starves sub from when main's engine begins, not from
+    // the dispatch decision (sub_stalled() asks `begun`).
+    cmd.begun = true;
+    m_bank_event.notify(sc_core::SC_ZERO_TIME);
 }
 
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
@@ -79,6 +94,24 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     }
 }
 
+// seed 002: RAW / WAR / WAW apply to every command. A composite reads its
+// operands A (M·K) and B (K·N) from src and writes C (M·N) to dst (docs/timing.md
+// "Tile addresses"); a legacy one reads and writes total_bytes. On virtual
+// addresses only its declared reads / writes count (the loader's ranges are
+// physical). Its reserved-TCM tile buffers are the scheduler's own: no
+// workload range can lie there (seed 000 D5.1).
+void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
+    const CompositeSpec& s = cmd.command->composite;
+    const bool legacy = s.ops.empty();
+    const std::uint64_t in = legacy ? s.total_bytes : (s.m * s.k + s.k * s.n) * s.d_in;
+    const std::uint64_t out = legacy ? s.total_bytes : s.m * s.n * s.d_out;
+    auto range = [&](const MemAddress& at, std::uint64_t bytes) {
+        return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
+    };
+    if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, in));
+    if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, out));
+}
+
 void PeScheduler::receive_loop() {
     for (;;) {
         const Command& command = *m_submissions.pop();
@@ -93,6 +126,9 @@ void PeScheduler::receive_loop() {
         const MemAddress& dst = composite ? command.dst : command.addr;
         cmd.read_addr = src.given ? src : home;
         cmd.write_addr = dst.given ? dst : home;
+        cmd.reads = command.reads;
+        cmd.writes = command.writes;
+        if (composite) add_composite_ranges(cmd);
         m_inflight.push_back(&cmd);
         m_trace.emit(trace::command_submitted(cmd.submitted.value(), node_id_ref(),
                                               static_cast<std::int64_t>(cmd.seq),
@@ -195,7 +231,27 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
                                                static_cast<std::int64_t>(cmd.seq), 0,
                                                to_string(token.stage().type), &cmd.command->id));
-    inboxes[static_cast<int>(token.stage().type)]->write(&token);
+    // seed 002: contexts run concurrently; a full inbox holds up only this
+    // command, never the dispatch of the others (issue 15 D).
+    const auto t = static_cast<std::size_t>(type);
+    if (m_blocked[t].empty() && inboxes[static_cast<int>(t)]->nb_write(&token)) return;
+    if (!cmd.awaits_engine) {
+        note_wait(cmd, {WaitCause::resource, std::string(to_string(type)) + " inbox full", nullptr});
+        cmd.awaits_engine = true;
+    }
+    m_blocked[t].push_back(&token);
+    m_blocked_added[t].notify(sc_core::SC_ZERO_TIME);
+}
+
+void PeScheduler::drain_blocked(std::size_t t) {
+    TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+    std::deque<TileToken*>& blocked = m_blocked[t];
+    while (!blocked.empty() && inbox.nb_write(blocked.front())) blocked.pop_front();
+    if (blocked.empty()) {
+        m_blocked_drained[t].notify(sc_core::SC_ZERO_TIME);
+        return;  // static sensitivity: the next m_blocked_added
+    }
+    sc_core::next_trigger(inbox.data_read_event());
 }
 
 // seed 002 (SPEC §6): a simple command dispatched to an engine that another
@@ -227,6 +283,14 @@ void PeScheduler::feed_step() {
                 return;
             }
             InflightCommand& cmd = *m_pending_feeds.front();
+            // seed 002: an earlier command in flight with a hazard on its
+            // ranges holds it back, as any command (issue 15 E).
+            const WaitInfo hazard = m_context_scheduler.hazard(cmd, m_inflight);
+            note_wait(cmd, hazard);
+            if (hazard.cause != WaitCause::none) {
+                sc_core::next_trigger(m_completed);
+                return;
+            }
             // The loader validated the spec; one planner per command, tiles streamed.
             m_planner.emplace(cmd.command->composite);
             cmd.total_tiles = m_planner->total_tiles();
@@ -298,7 +362,13 @@ void PeScheduler::feed_step() {
         }
         case FeedPhase::write: {
             // Waits while the first stage's inbox is full (back-pressure).
-            TokenOutIf& inbox = *inboxes[static_cast<int>(m_feed_token->stage().type)];
+            const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
+            TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+            // A simple command waiting for this inbox gets the free slots first.
+            if (!m_blocked[t].empty()) {
+                sc_core::next_trigger(m_blocked_drained[t]);
+                return;
+            }
             if (!inbox.nb_write(m_feed_token)) {
                 sc_core::next_trigger(inbox.data_read_event());
                 return;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -88,6 +89,9 @@ public:
     // Elaboration: the PA of the PE's own HBM slice, which DMA sides a
     // workload leaves out default to (SPEC §3 T2).
     void set_home_pa(std::uint64_t home_pa) { m_home_pa = home_pa; }
+    // Where the shared-SRAM window starts: a composite's physical addresses
+    // from there on are `sram` ranges for hazards, below it `hbm` ones.
+    void set_sram_base(std::uint64_t sram_base) { m_sram_base = sram_base; }
 
     // CommandCompletion
     void prepare(const Kernel& kernel) override;
@@ -124,11 +128,15 @@ private:
     void receive_loop();
     void dispatch_loop();
     void dispatch(InflightCommand& cmd);
+    void add_composite_ranges(InflightCommand& cmd) const;
     void note_wait(InflightCommand& cmd, const WaitInfo& wait);
     // The feed loop, as a method (docs/speed.md): one activation per wait of
     // the seed's _feed_loop (next command, TCM space, the per-tile overhead,
     // room in the first stage's inbox).
     void feed_step();
+    // One per stage type: writes the simple commands' tokens that found the
+    // stage's inbox full, oldest first, as slots free (a method).
+    void drain_blocked(std::size_t type);
     void record_completions();
     void tile_completed(TileToken& token) override;
     void stage_waits(TileToken& token, const char* resource) override;
@@ -161,6 +169,12 @@ private:
     std::optional<TilePlanner> m_planner;  // of the command being fed
     TileToken* m_feed_token = nullptr;
     bool m_feed_first = false;
+    // Simple commands' tokens dispatched while their first stage's inbox was
+    // full, by stage type: they take the next free slots before the feeder's
+    // tiles do, and dispatch goes on with other contexts meanwhile.
+    std::array<std::deque<TileToken*>, stage_type_count> m_blocked;
+    std::array<sc_core::sc_event, stage_type_count> m_blocked_added;
+    std::array<sc_core::sc_event, stage_type_count> m_blocked_drained;
     std::vector<InflightCommand*> m_done;
     sc_core::sc_event m_done_event;
     sc_core::sc_event m_completed;
@@ -170,6 +184,7 @@ private:
     std::vector<std::unique_ptr<TileToken>> m_tokens;  // the pool
     std::vector<TileToken*> m_free_tokens;
     std::uint64_t m_home_pa = 0;
+    std::uint64_t m_sram_base = UINT64_MAX;
     std::uint64_t m_next_seq = 0;
     std::uint64_t m_tiles_fed = 0;
     std::uint64_t m_activations = 0;

@@ -128,17 +128,25 @@ std::uint64_t TcmRangeMap::largest_free() const {
 
 }  // namespace detail
 
+TcmRegion scheduler_reserved_region(const PeTcmConfig& config) {
+    check_config(config);
+    return {0, config.reserved_bytes};
+}
+
+TcmRegion allocatable_region(const PeTcmConfig& config) {
+    check_config(config);
+    return {config.reserved_bytes, config.size_bytes};
+}
+
 // ------------------------------------------------------------ ReservedTcm
 
 namespace {
 
 detail::TcmRangeMap make_reserved_map(const PeTcmConfig& config) {
-    check_config(config);
-    // seed 000 §D5.1: SchedulerReservedTCM = [0, reserved_bytes), usable up
-    // to the last whole 64-byte granule.
-    const std::uint64_t limit = config.reserved_bytes / ReservedTcm::k_alignment *
-                                ReservedTcm::k_alignment;
-    return detail::TcmRangeMap(0, limit, "SchedulerReservedTCM");
+    // Usable up to the last whole 64-byte granule of the region.
+    const TcmRegion region = scheduler_reserved_region(config);
+    const std::uint64_t limit = region.limit / ReservedTcm::k_alignment * ReservedTcm::k_alignment;
+    return detail::TcmRangeMap(region.base, limit, "SchedulerReservedTCM");
 }
 
 }  // namespace
@@ -177,10 +185,10 @@ std::string oom_message(std::uint64_t requested, std::uint64_t alignment,
 }
 
 detail::TcmRangeMap make_allocatable_map(const PeTcmConfig& config) {
-    check_config(config);
     // seed 000 §D5.1: the reserved range is excluded at configuration time;
     // the allocator only ever knows [reserved_bytes, size_bytes).
-    return detail::TcmRangeMap(config.reserved_bytes, config.size_bytes, "PEMemAllocator");
+    const TcmRegion region = allocatable_region(config);
+    return detail::TcmRangeMap(region.base, region.limit, "PEMemAllocator");
 }
 
 }  // namespace

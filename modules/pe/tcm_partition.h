@@ -61,6 +61,23 @@ private:
 
 }  // namespace detail
 
+// One region of the PE's TCM address space: [base, limit).
+struct TcmRegion {
+    std::uint64_t base = 0;
+    std::uint64_t limit = 0;
+};
+
+// The layout above, defined once: the allocators below take their ranges from
+// these, and the workload loader checks `tcm` ranges against them, so the
+// regions a workload may name and the ones the PE allocates from cannot
+// disagree. Both throw std::invalid_argument when reserved_bytes > size_bytes.
+// seed 000 §D5.1: SchedulerReservedTCM = [0, reserved_bytes), PE_SCHEDULER's
+// tile buffers.
+TcmRegion scheduler_reserved_region(const PeTcmConfig& config);
+// seed 000 §D5.1: AllocatableTCM = [reserved_bytes, size_bytes), where data
+// placed by DMA and the host (workload `tcm` ranges) lives.
+TcmRegion allocatable_region(const PeTcmConfig& config);
+
 // SchedulerReservedTCM (seed 000 §D5.1): owned by PE_SCHEDULER alone; holds
 // the tile buffers of composite commands. Buffers are 64-byte aligned and
 // their sizes are rounded up to 64 bytes. Invariant (SPEC §8, every build):

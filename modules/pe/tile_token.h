@@ -66,6 +66,11 @@ public:
     // The memory side of its DMA_READ and DMA_WRITE stages (PA or VA).
     MemAddress read_addr;
     MemAddress write_addr;
+    // What it reads and writes, for hazards (seed 002): the command's
+    // `reads` / `writes`, and for a composite on physical addresses also its
+    // operands [src, + A and B) and its output [dst, + C).
+    std::vector<MemRange> reads;
+    std::vector<MemRange> writes;
     // Timing record, written by the scheduler.
     sc_core::sc_time submitted;
     sc_core::sc_time started;
@@ -75,6 +80,8 @@ public:
     // A simple command dispatched to an engine that is not free: it has a
     // `resource` wait and starts when its engine begins its stage.
     bool awaits_engine = false;
+    // Its (first) engine has begun: from here on it uses its TCM banks.
+    bool begun = false;
 
     // Schedule semantics (seed 002): the command's TCM bank runs (bank,
     // consecutive same-bank accesses), its current wait and the time it has

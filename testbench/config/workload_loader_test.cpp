@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "modules/pe/command.h"
+#include "modules/pe/tcm_partition.h"
 #include "platform/impl_registry.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
@@ -401,7 +402,7 @@ BOOST_AUTO_TEST_CASE(formerly_reserved_keys_are_accepted) {
     // context, reads and writes were reserved until SPEC §6 gave them meaning.
     const WorkloadConfig w = load(patched(
         "bytes: 65536 }",
-        "bytes: 65536, context: dma, reads: [{ hbm: 0, bytes: 64 }], writes: [{ tcm: 0, bytes: 64 }] }"));
+        "bytes: 65536, context: dma, reads: [{ hbm: 0, bytes: 64 }], writes: [{ tcm: 0x800000, bytes: 64 }] }"));
     const Command& c = w.kernels.at("k").commands[0];
     BOOST_TEST(c.context_given);
     BOOST_TEST(c.reads.size() == 1u);
@@ -1004,6 +1005,7 @@ void expect_error(const std::string& command, const std::string& token,
 }
 
 const std::uint64_t kTcmBytes = 32ull << 20;             // default.yaml pe_tcm size_mb 32
+const std::uint64_t kTcmReserved = 8ull << 20;           // default.yaml pe_tcm reserved_mb 8
 const std::uint64_t kHbmEnd = 8ull * (6ull << 30);       // 1 × 1 × 8 slices × 6 GiB
 const std::uint64_t kSramBase = 0x1000000000000ull;      // default.yaml sram_base
 const std::uint64_t kSramEnd = kSramBase + (64ull << 20);  // one cube × 64 MiB
@@ -1065,12 +1067,12 @@ kernels:
     - dma_read:
         bytes: 4096
         reads: [{ hbm: 0x1000, bytes: 4096 }]
-        writes: [{ tcm: 0, bytes: 4096 }]
+        writes: [{ tcm: 0x800000, bytes: 4096 }]
     - fetch:
         id: f0
         bytes: 4096
         context: sub
-        reads: [{ tcm: 0, bytes: 2048 }, { tcm: 2048, bytes: 2048 }]
+        reads: [{ tcm: 0x800000, bytes: 2048 }, { tcm: 0x800800, bytes: 2048 }]
         resources: [vector_engine, trf0]
         access: { base: 64, stride: 128, count: 32, elem_bytes: 8 }
     - math:
@@ -1101,12 +1103,12 @@ launch:
     BOOST_TEST(c[0].reads[0].bytes == 4096u);
     BOOST_REQUIRE(c[0].writes.size() == 1u);
     BOOST_TEST((c[0].writes[0].space == MemSpace::tcm));
-    BOOST_TEST(c[0].writes[0].base == 0u);
+    BOOST_TEST(c[0].writes[0].base == kTcmReserved);  // the first byte of AllocatableTCM
 
     BOOST_TEST((c[1].context == npuvp::ExecContext::sub));
     BOOST_TEST(c[1].context_given);
     BOOST_REQUIRE(c[1].reads.size() == 2u);
-    BOOST_TEST(c[1].reads[1].base == 2048u);
+    BOOST_TEST(c[1].reads[1].base == kTcmReserved + 2048);
     BOOST_TEST(c[1].reads[1].bytes == 2048u);
     BOOST_TEST(c[1].reads[0].overlaps(c[0].writes[0]));
     BOOST_TEST((c[1].resources == std::vector<std::string>{"vector_engine", "trf0"}));
@@ -1164,36 +1166,98 @@ BOOST_AUTO_TEST_CASE(error_resources_and_access_where_not_scheduled) {
     expect_error("ipcq_recv: { bytes: 64, access: { base: 0, count: 1, elem_bytes: 8 } }", "access",
                  "kernels.k[0].ipcq_recv.access", "'access' is not allowed on ipcq_recv");
     // reads / writes are fine on both.
-    const WorkloadConfig w = load(one_command("ipcq_recv: { bytes: 64, writes: [{ tcm: 0, bytes: 64 }] }"));
+    const WorkloadConfig w = load(one_command("ipcq_recv: { bytes: 64, writes: [{ tcm: 0x800000, bytes: 64 }] }"));
     BOOST_TEST(w.kernels.at("k").commands[0].writes.size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(error_ranges) {
     const std::string k = "kernels.k[0].dma_read.";
-    expect_error("dma_read: { bytes: 64, reads: { tcm: 0, bytes: 64 } }", "{ tcm", k + "reads",
+    expect_error("dma_read: { bytes: 64, reads: { tcm: 0x800000, bytes: 64 } }", "{ tcm", k + "reads",
                  "expected a list, got a map");
-    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0, hbm: 0, bytes: 64 }] }", "{ tcm",
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0x800000, hbm: 0, bytes: 64 }] }", "{ tcm",
                  k + "reads[0]", "give exactly one of 'tcm', 'hbm' or 'sram' (got 2)");
-    expect_error("dma_read: { bytes: 64, writes: [{ tcm: 0, bytes: 64 }, { bytes: 64 }] }",
+    expect_error("dma_read: { bytes: 64, writes: [{ tcm: 0x800000, bytes: 64 }, { bytes: 64 }] }",
                  "{ bytes: 64 }", k + "writes[1]", "give exactly one of 'tcm', 'hbm' or 'sram' (got 0)");
-    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0 }] }", "{ tcm", k + "reads[0].bytes",
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0x800000 }] }", "{ tcm", k + "reads[0].bytes",
                  "missing required key 'bytes'");
-    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0, bytes: 0 }] }", "0 }", k + "reads[0].bytes",
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0x800000, bytes: 0 }] }", "0 }", k + "reads[0].bytes",
                  "must be > 0");
-    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0, bytes: 8, size: 1 }] }", "size",
+    expect_error("dma_read: { bytes: 64, reads: [{ tcm: 0x800000, bytes: 8, size: 1 }] }", "size",
                  k + "reads[0].size", "unknown key 'size' (allowed: tcm, hbm, sram, bytes)");
     expect_error("dma_read: { bytes: 64, reads: [{ tcm: -8, bytes: 8 }] }", "-8", k + "reads[0].tcm",
                  "must be >= 0");
     expect_error("dma_read: { bytes: 64, writes: [{ tcm: 33554432, bytes: 8 }] }", "33554432",
-                 k + "writes[0].tcm", "tcm 33554432 is outside the PE's TCM [0, 33554432)");
+                 k + "writes[0].tcm", "tcm 33554432 is outside the PE's allocatable TCM [8388608, 33554432)");
     expect_error("dma_read: { bytes: 64, writes: [{ tcm: 33554430, bytes: 8 }] }", "8 }",
-                 k + "writes[0].bytes", "tcm + bytes runs past the end of the PE's TCM [0, 33554432)");
+                 k + "writes[0].bytes",
+                 "tcm + bytes runs past the end of the PE's allocatable TCM [8388608, 33554432) "
+                 "(tcm 33554430, bytes 8)");
     expect_error("dma_read: { bytes: 64, reads: [{ hbm: 51539607552, bytes: 8 }] }", "51539607552",
                  k + "reads[0].hbm", "is outside the HBM window [0, 51539607552)");
     expect_error("dma_read: { bytes: 64, reads: [{ hbm: 51539607544, bytes: 9 }] }", "9 }",
                  k + "reads[0].bytes", "hbm + bytes runs past the end of the HBM window");
     expect_error("dma_read: { bytes: 64, reads: [{ sram: 0, bytes: 8 }] }", "0,", k + "reads[0].sram",
                  "sram 0 is outside the shared SRAM window [281474976710656, 281475043819520)");
+}
+
+// Issue 15 B (seed 000 D5.1): [0, reserved_mb) of the TCM holds PE_SCHEDULER's
+// tile buffers; data placed by DMA and the host lives in AllocatableTCM,
+// [reserved_mb, size_mb). The issue's reproducer: a GEMM composite whose tiles
+// the scheduler places in the reserved region, then a DMA writing to tcm 0.
+// Line 5 is the dma_read; its tcm value `0` is at column 49.
+BOOST_AUTO_TEST_CASE(error_tcm_range_in_scheduler_reserved_region) {
+    const ConfigError e = load_error(R"(name: r
+kernels:
+  k:
+    - composite: { gemm: { m: 512, k: 128, n: 512 }, tile: { m: 128, k: 128, n: 128 } }
+    - dma_read: { bytes: 65536, writes: [{ tcm: 0, bytes: 65536 }] }
+launch:
+  - { kernel: k, pes: [0] }
+)");
+    check_loc(e, 5, 49, "kernels.k[1].dma_read.writes[0].tcm");
+    BOOST_TEST(contains(e.what(),
+                        "tcm 0 lies in the scheduler's reserved tile buffers [0, 8388608) (seed 000 D5.1); "
+                        "workload data goes in the allocatable TCM [8388608, 33554432)"),
+               e.what());
+}
+
+BOOST_AUTO_TEST_CASE(error_tcm_range_at_the_reserved_boundary) {
+    const std::string k = "kernels.k[0].";
+    const std::string in_reserved = "lies in the scheduler's reserved tile buffers [0, 8388608)";
+    // The last 64 bytes of the reserved region: [8388544, 8388608) ends exactly
+    // at reserved_bytes. An error at its tcm key, in reads as in writes.
+    expect_error("dma_write: { bytes: 64, reads: [{ tcm: 8388544, bytes: 64 }] }", "8388544",
+                 k + "dma_write.reads[0].tcm", "tcm 8388544 " + in_reserved);
+    expect_error("fetch: { bytes: 64, writes: [{ tcm: 0x7fffff, bytes: 1 }] }", "0x7fffff",
+                 k + "fetch.writes[0].tcm", "tcm 0x7fffff " + in_reserved);
+    // Starting in the reserved region and crossing into AllocatableTCM: the
+    // start is the fault, so the error is at tcm, not at bytes. The second
+    // range is the bad one here: the error names its index.
+    expect_error("gemm: { m: 8, k: 8, n: 8, reads: [{ tcm: 0x800000, bytes: 64 }, "
+                 "{ tcm: 0x7fffc0, bytes: 128 }] }",
+                 "0x7fffc0", k + "gemm.reads[1].tcm", "tcm 0x7fffc0 " + in_reserved);
+    // The first byte of AllocatableTCM is fine, and so is its last.
+    const WorkloadConfig w = load(one_command(
+        "dma_read: { bytes: 64, writes: [{ tcm: 8388608, bytes: 64 }, { tcm: 33554431, bytes: 1 }] }"));
+    BOOST_TEST(w.kernels.at("k").commands[0].writes[0].base == kTcmReserved);
+}
+
+// The window follows the topology: with reserved_mb=1 AllocatableTCM starts at
+// 1 MiB, the bound PeMemAllocator gets from the same config.
+BOOST_AUTO_TEST_CASE(tcm_range_window_follows_reserved_mb) {
+    const TopologyConfig small =
+        topology({Override{"cube.pe_template.components.pe_tcm.attrs.reserved_mb", "1"}});
+    BOOST_TEST(npuvp::allocatable_region(small.cube.pe_template.tcm).base == 1048576u);
+    const WorkloadConfig w =
+        load(one_command("dma_read: { bytes: 64, writes: [{ tcm: 0x100000, bytes: 64 }] }"), small);
+    BOOST_TEST(w.kernels.at("k").commands[0].writes[0].base == 0x100000u);
+    const std::string command = "dma_read: { bytes: 64, writes: [{ tcm: 0xfffc0, bytes: 64 }] }";
+    const ConfigError e = load_error(one_command(command), small);
+    check_loc(e, 4, col4(command, "0xfffc0"), "kernels.k[0].dma_read.writes[0].tcm");
+    BOOST_TEST(contains(e.what(), "tcm 0xfffc0 lies in the scheduler's reserved tile buffers [0, 1048576) "
+                                  "(seed 000 D5.1); workload data goes in the allocatable TCM "
+                                  "[1048576, 33554432)"),
+               e.what());
 }
 
 // seed 002 (issue 15 G): tensor-unit operations read and write on-chip
@@ -1203,7 +1267,7 @@ BOOST_AUTO_TEST_CASE(error_tensor_unit_ranges_off_chip) {
     expect_error("gemm: { m: 128, k: 128, n: 128, reads: [{ hbm: 0x10000, bytes: 16 }] }", "0x10000",
                  "kernels.k[0].gemm.reads[0].hbm",
                  "'hbm' is not allowed in a gemm's reads: tensor-unit operations");
-    expect_error("math: { op: relu, elements: 64, writes: [{ tcm: 0, bytes: 8 }, { sram: 281474976710656, bytes: 8 }] }",
+    expect_error("math: { op: relu, elements: 64, writes: [{ tcm: 0x800000, bytes: 8 }, { sram: 281474976710656, bytes: 8 }] }",
                  "281474976710656", "kernels.k[0].math.writes[1].sram", "'sram' is not allowed in a math's writes");
     expect_error("fetch: { bytes: 64, reads: [{ hbm: 0, bytes: 64 }] }", "0, bytes",
                  "kernels.k[0].fetch.reads[0].hbm", "'hbm' is not allowed in a fetch's reads");
@@ -1211,7 +1275,7 @@ BOOST_AUTO_TEST_CASE(error_tensor_unit_ranges_off_chip) {
                  "kernels.k[0].store.writes[0].hbm", "'hbm' is not allowed in a store's writes");
     // A DMA moves data between HBM and TCM: both are fine there.
     const WorkloadConfig w = load(one_command(
-        "dma_read: { bytes: 64, reads: [{ hbm: 0, bytes: 64 }], writes: [{ tcm: 0, bytes: 64 }] }"));
+        "dma_read: { bytes: 64, reads: [{ hbm: 0, bytes: 64 }], writes: [{ tcm: 0x800000, bytes: 64 }] }"));
     BOOST_TEST(w.kernels.at("k").commands[0].reads.size() == 1u);
 }
 

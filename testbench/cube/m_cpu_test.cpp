@@ -234,6 +234,29 @@ BOOST_AUTO_TEST_CASE(memory_answers_arriving_together_each_cost_the_overhead) {
     BOOST_CHECK_EQUAL(b.m_cpu.transactions(), 3u);
 }
 
+// seed 001 D1: M_CPU does no routing or address decoding of its own: the
+// destination node of a slice and the route to it are whatever the fabric
+// (the platform's address resolver and router) says. Here the fabric says
+// that slice 1 is hbm0, reached over a 40 ns link of its own: the second
+// piece goes there, at 15 + 40 = 55 ns, not to hbm1 over the shared link.
+BOOST_AUTO_TEST_CASE(destinations_and_routes_come_from_the_fabric) {
+    Bench b(m_cpu_config());
+    Hop& odd = b.wires.hop("m_cpu->hbm0 (odd)", 40.0);
+    b.fabric.set_node(NodeRole::hbm_slice, 0, 0, 1, b.hbm0);
+    b.fabric.set_route(b.m_cpu, b.hbm0, b.wires.route({&b.m_cpu, &b.hbm0}, {{&odd, 0}}));
+    b.msg.pa = (1 << 20) - 6400;
+    b.msg.bytes = 12800;
+    b.send(HostRequestKind::memory_write, MsgKind::dma_write);
+    sc_core::sc_start();
+    BOOST_CHECK(b.hbm1.arrivals.empty());
+    BOOST_REQUIRE_EQUAL(b.hbm0.arrivals.size(), 2u);
+    // Both pieces on the fabric's route: 15 + 40 ns (latency only), the
+    // second's address the physical one, never rewritten.
+    BOOST_CHECK_EQUAL(b.hbm0.arrivals[0].arrival_ps, ns(55));
+    BOOST_CHECK_EQUAL(b.hbm0.arrivals[1].arrival_ps, ns(55));
+    BOOST_CHECK_EQUAL(b.hbm0.arrivals[1].address, 1u << 20);
+}
+
 BOOST_AUTO_TEST_CASE(memory_read_takes_the_read_route_of_each_slice) {
     Bench b(m_cpu_config());
     // The data of a read comes back hbm -> M_CPU: the fabric's read_route,

@@ -144,15 +144,15 @@ BOOST_AUTO_TEST_CASE(read_after_write_waits_for_the_writer_with_cause_dependency
     Bench b;
     Command& load = b.add("load", CommandKind::dma_read);
     load.bytes = 4096;
-    load.writes = {tcm(0, 4096)};
+    load.writes = {tcm(0x800000, 4096)};  // AllocatableTCM: above the 8 MiB reserved
     Command& mm = b.add("mm", CommandKind::gemm);
     mm.m = mm.k = mm.n = 128;
-    mm.reads = {tcm(1024, 1024)};  // inside what load writes: RAW
+    mm.reads = {tcm(0x800400, 1024)};  // inside what load writes: RAW
     Command& other = b.add("other", CommandKind::math);
     other.op = "relu";
     other.elements = 64;
     other.context = ExecContext::sub;  // its own context, no hazard
-    other.reads = {tcm(8192, 64)};
+    other.reads = {tcm(0x802000, 64)};
     b.engines.stage_ns[static_cast<std::size_t>(StageType::math)] = 20;
     b.run();
     // mm (main) could run beside load (dma) but reads what load writes: it

@@ -149,8 +149,8 @@ BOOST_AUTO_TEST_CASE(across_contexts_independent_ops_overlap) {
     // mm (main), no shared range: submitted 4, started 5, GEMM 256 -> 261 ns.
     // [3, 948.334] and [5, 261] intersect; neither waits.
     auto sim = sim_text(kernel(R"(
-    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x0, bytes: 65536 }] }
-    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x20000, bytes: 65536 }] }
+    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x800000, bytes: 65536 }] }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x820000, bytes: 65536 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -168,12 +168,12 @@ BOOST_AUTO_TEST_CASE(across_contexts_independent_ops_overlap) {
 // ----------------------------------------------------------------- 2. hazards
 
 BOOST_AUTO_TEST_CASE(raw_forces_wait_with_cause) {
-    // ld writes tcm [0, 0x10000): 3 -> 948.334 ns. mm reads it: submitted 4,
+    // ld writes tcm [0x800000, +0x10000): 3 -> 948.334 ns. mm reads it: submitted 4,
     // waits (dependency, RAW) 4 -> 948.334 = 944.334 ns; started 949.334,
     // finished 949.334 + 256 = 1205.334 ns.
     auto sim = sim_text(kernel(R"(
-    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x0, bytes: 65536 }] }
-    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x0, bytes: 65536 }] }
+    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x800000, bytes: 65536 }] }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x800000, bytes: 65536 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -187,16 +187,16 @@ BOOST_AUTO_TEST_CASE(raw_forces_wait_with_cause) {
     BOOST_REQUIRE_EQUAL(begins.size(), 1u);
     BOOST_CHECK_EQUAL(begins[0].cause, "dependency");
     BOOST_CHECK_EQUAL(begins[0].t_ps, 4000u);
-    BOOST_CHECK_EQUAL(begins[0].detail, "RAW on tcm [0x0, +0x10000) with ld");
+    BOOST_CHECK_EQUAL(begins[0].detail, "RAW on tcm [0x800000, +0x10000) with ld");
 }
 
 BOOST_AUTO_TEST_CASE(war_forces_wait_with_cause) {
-    // mm reads tcm [0, 0x10000): 3 -> 259 ns. ld writes it: submitted 4, waits
+    // mm reads tcm [0x800000, +0x10000): 3 -> 259 ns. ld writes it: submitted 4, waits
     // (dependency, WAR) 4 -> 259 = 255 ns; started 260, finished 260 + 945.334
     // = 1205.334 ns.
     auto sim = sim_text(kernel(R"(
-    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x0, bytes: 65536 }] }
-    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x0, bytes: 65536 }] }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x800000, bytes: 65536 }] }
+    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x800000, bytes: 65536 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -209,17 +209,17 @@ BOOST_AUTO_TEST_CASE(war_forces_wait_with_cause) {
     const auto begins = sim->wait_begins(1);
     BOOST_REQUIRE_EQUAL(begins.size(), 1u);
     BOOST_CHECK_EQUAL(begins[0].cause, "dependency");
-    BOOST_CHECK_EQUAL(begins[0].detail, "WAR on tcm [0x0, +0x10000) with mm");
+    BOOST_CHECK_EQUAL(begins[0].detail, "WAR on tcm [0x800000, +0x10000) with mm");
 }
 
 BOOST_AUTO_TEST_CASE(waw_forces_wait_with_cause) {
-    // ld (dma) writes tcm [0, 0x10000): 3 -> 948.334 ns. st (sub store, 4096 B)
-    // writes tcm [0x8000, +0x10000): overlap [0x8000, +0x8000). Submitted 4,
+    // ld (dma) writes tcm [0x800000, +0x10000): 3 -> 948.334 ns. st (sub store, 4096 B)
+    // writes tcm [0x808000, +0x10000): overlap [0x808000, +0x8000). Submitted 4,
     // waits (dependency, WAW) 944.334 ns; started 949.334, STORE 5 ns ->
     // finished 954.334 ns.
     auto sim = sim_text(kernel(R"(
-    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x0, bytes: 65536 }] }
-    - store: { id: st, bytes: 4096, writes: [{ tcm: 0x8000, bytes: 65536 }] }
+    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x800000, bytes: 65536 }] }
+    - store: { id: st, bytes: 4096, writes: [{ tcm: 0x808000, bytes: 65536 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -231,7 +231,7 @@ BOOST_AUTO_TEST_CASE(waw_forces_wait_with_cause) {
     const auto begins = sim->wait_begins(1);
     BOOST_REQUIRE_EQUAL(begins.size(), 1u);
     BOOST_CHECK_EQUAL(begins[0].cause, "dependency");
-    BOOST_CHECK_EQUAL(begins[0].detail, "WAW on tcm [0x8000, +0x8000) with ld");
+    BOOST_CHECK_EQUAL(begins[0].detail, "WAW on tcm [0x808000, +0x8000) with ld");
 }
 
 BOOST_AUTO_TEST_CASE(disjoint_ranges_no_hazard_control) {
@@ -246,10 +246,10 @@ BOOST_AUTO_TEST_CASE(disjoint_ranges_no_hazard_control) {
     // 617; + fetch_store latency 1 -> finished 618 ns.
     auto sim = sim_text(kernel(R"(
     - dma_read: { id: ld, bytes: 65536, addr: { pa: 0x0 }, reads: [{ hbm: 0x0, bytes: 65536 }],
-                  writes: [{ tcm: 0x0, bytes: 65536 }] }
-    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x10000, bytes: 65536 }],
-              writes: [{ tcm: 0x30000, bytes: 64 }] }
-    - store: { id: st, bytes: 4096, writes: [{ tcm: 0x20000, bytes: 4096 }] }
+                  writes: [{ tcm: 0x800000, bytes: 65536 }] }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x810000, bytes: 65536 }],
+              writes: [{ tcm: 0x830000, bytes: 64 }] }
+    - store: { id: st, bytes: 4096, writes: [{ tcm: 0x820000, bytes: 4096 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -268,9 +268,9 @@ BOOST_AUTO_TEST_CASE(later_independent_op_runs_before_earlier_dependent_one) {
     // f (sub fetch 4096 B) reads B, independent: submitted 6, started 7,
     // finished 12 ns — long before mm starts.
     auto sim = sim_text(kernel(R"(
-    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x0, bytes: 65536 }] }
-    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x0, bytes: 65536 }] }
-    - fetch: { id: f, bytes: 4096, reads: [{ tcm: 0x20000, bytes: 4096 }] }
+    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x800000, bytes: 65536 }] }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x800000, bytes: 65536 }] }
+    - fetch: { id: f, bytes: 4096, reads: [{ tcm: 0x820000, bytes: 4096 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -299,9 +299,9 @@ BOOST_AUTO_TEST_CASE(shared_resource_serialises_main_and_sub) {
     // (resource) 4 -> 111 = 107 ns; started 112, finished 117 ns.
     auto sim = sim_text(kernel(R"(
     - math: { id: m, op: relu, elements: 51200, resources: [vector_engine],
-              reads: [{ tcm: 0x0, bytes: 4096 }] }
+              reads: [{ tcm: 0x800000, bytes: 4096 }] }
     - fetch: { id: f, bytes: 4096, resources: [vector_engine],
-               reads: [{ tcm: 0x10000, bytes: 4096 }] }
+               reads: [{ tcm: 0x810000, bytes: 4096 }] }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -333,7 +333,7 @@ std::string bank_kernel(int sub_run) {
     - fetch: { id: f, bytes: 4096,
                access: { base: 0x40000, stride: 128, count: )" + std::to_string(sub_run) +
                   R"(, elem_bytes: 8 } }
-    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x80000, bytes: 65536 }] }
+    - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x880000, bytes: 65536 }] }
 )");
 }
 
@@ -466,7 +466,7 @@ BOOST_AUTO_TEST_CASE(disjoint_banks_take_max) {
 
 BOOST_AUTO_TEST_CASE(mnist_dma_overlaps_main_and_preload_waits_raw) {
     // ld_x (seq 0): submitted 2, started 3, DMA_READ 1600 B: 604 + 8.334 ->
-    // finished 615.334 ns. pre_x (seq 5, fetch reading tcm [0, 1600)) is
+    // finished 615.334 ns. pre_x (seq 5, fetch reading tcm [0x800000, +1600)) is
     // submitted at 12 ns while ld_x is in flight: RAW with ld_x, waits
     // 12 -> 615.334 = 603.334 ns (dependency).
     const TopologyConfig topo = test::load_shipped("rngd_pe");
@@ -492,5 +492,5 @@ BOOST_AUTO_TEST_CASE(mnist_dma_overlaps_main_and_preload_waits_raw) {
     const auto begins = sim.wait_begins(5);
     BOOST_REQUIRE(!begins.empty());
     BOOST_CHECK_EQUAL(begins[0].cause, "dependency");
-    BOOST_CHECK_EQUAL(begins[0].detail, "RAW on tcm [0x0, +0x640) with ld_x");
+    BOOST_CHECK_EQUAL(begins[0].detail, "RAW on tcm [0x800000, +0x640) with ld_x");
 }

@@ -168,6 +168,27 @@ BOOST_AUTO_TEST_CASE(reserved_exceeding_size_rejected) {
     BOOST_CHECK_THROW(PeMemAllocator(tcm_config(4096, 8192)), std::invalid_argument);
 }
 
+// seed 000 §D5.1: the two regions tile the TCM, and each allocator manages
+// exactly its region (the workload loader checks `tcm` ranges against the
+// same definition).
+BOOST_AUTO_TEST_CASE(regions_split_at_reserved_bytes) {
+    const PeTcmConfig config = tcm_config(32u << 20, 8u << 20);  // default.yaml
+    const npuvp::TcmRegion reserved = npuvp::scheduler_reserved_region(config);
+    const npuvp::TcmRegion allocatable = npuvp::allocatable_region(config);
+    BOOST_CHECK_EQUAL(reserved.base, 0u);
+    BOOST_CHECK_EQUAL(reserved.limit, 8u << 20);
+    BOOST_CHECK_EQUAL(allocatable.base, 8u << 20);
+    BOOST_CHECK_EQUAL(allocatable.limit, 32u << 20);
+
+    const PeMemAllocator alloc(config);
+    BOOST_CHECK_EQUAL(alloc.base(), allocatable.base);
+    BOOST_CHECK_EQUAL(alloc.limit(), allocatable.limit);
+    BOOST_CHECK_EQUAL(ReservedTcm(config).capacity(), reserved.limit - reserved.base);
+
+    BOOST_CHECK_THROW(npuvp::allocatable_region(tcm_config(4096, 8192)), std::invalid_argument);
+    BOOST_CHECK_THROW(npuvp::scheduler_reserved_region(tcm_config(4096, 8192)), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(allocator_never_returns_reserved_addresses) {
     // reserved_bytes deliberately not a multiple of any alignment used.
     const std::uint64_t size = 256 * 1024;
