@@ -1,7 +1,5 @@
 #include "modules/pe/pe.h"
 
-#include <cctype>
-
 namespace npuvp {
 
 Pe::~Pe() = default;
@@ -12,17 +10,18 @@ void Pe::build_channels(const NodeEnv& env) {
     m_gemm->accel_slot.bind(*m_accel_slot);
     m_math->accel_slot.bind(*m_accel_slot);
 
-    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
-    const int depth = env.topo.cube.pe_template.scheduler.inbox_depth;
-    for (std::size_t i = 0; i < stage_type_count; ++i) {
-        std::string inbox_name = to_string(static_cast<StageType>(i));
-        for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        m_inbox_fifos[i] = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(), depth,
-                                                          name(), env.trace);
-        m_inboxes[i] = m_inbox_fifos[i].get();
-        m_scheduler->inboxes.bind(*m_inbox_fifos[i]);
-    }
-    for (StageWorker* w : workers()) w->connect(m_inboxes);
+    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned
+    // by the PE. The scheduler feeds them; each engine block's workers take
+    // their tokens from them and hand tokens on through them.
+    m_inboxes = std::make_unique<StageInboxes>(
+        name(), env.topo.cube.pe_template.scheduler.inbox_depth, env.trace);
+    for (std::size_t i = 0; i < stage_type_count; ++i)
+        m_scheduler->inboxes.bind(m_inboxes->fifo(static_cast<StageType>(i)));
+    m_dma->inboxes.bind(*m_inboxes);
+    m_fetch_store->inboxes.bind(*m_inboxes);
+    m_gemm->inboxes.bind(*m_inboxes);
+    m_math->inboxes.bind(*m_inboxes);
+    m_ipcq->inboxes.bind(*m_inboxes);
 
     m_cpu->routes.bind(routes);
     m_cpu->scheduler.bind(*m_scheduler);
@@ -125,8 +124,10 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     const std::string id = name();
     if (!wanted(id)) return;
     m_accel_slot->add_traces(tf, id + ".accel_slot");
-    for (std::size_t i = 0; i < stage_type_count; ++i)
-        sc_core::sc_trace(tf, m_inbox_fifos[i]->fill(), std::string(m_inbox_fifos[i]->name()) + ".fill");
+    for (std::size_t i = 0; i < stage_type_count; ++i) {
+        const CountingFifo& inbox = m_inboxes->fifo(static_cast<StageType>(i));
+        sc_core::sc_trace(tf, inbox.fill(), std::string(inbox.name()) + ".fill");
+    }
     traced.push_back(id);
 }
 

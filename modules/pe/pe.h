@@ -16,7 +16,6 @@
 //  - `scheduler().set_home_pa()`, the PE's own HBM slice (T2).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +38,7 @@
 #include "modules/pe/pe_routes.h"
 #include "modules/pe/pe_scheduler.h"
 #include "modules/pe/pe_tcm.h"
+#include "modules/pe/stage_inboxes.h"
 #include "modules/pe/stage_worker.h"
 
 namespace npuvp {
@@ -70,7 +70,7 @@ public:
     // seed 000 §D4: the one compute slot of PE_GEMM and PE_MATH.
     FifoResource& accel_slot() const { return *m_accel_slot; }
     // SPEC §5 T6: one sc_fifo per StageType, depth inbox_depth.
-    const StageInboxes& inboxes() const { return m_inboxes; }
+    StageInboxes& inboxes() const { return *m_inboxes; }
 
     // The blocks in the order they were built, and whether each attaches to
     // the PE's mesh router (the others are reached only inside the PE).
@@ -137,8 +137,7 @@ private:
     std::unique_ptr<PeMmu> m_mmu;
     std::unique_ptr<PeIpcq> m_ipcq;
     std::unique_ptr<FifoResource> m_accel_slot;
-    std::array<std::unique_ptr<CountingFifo>, stage_type_count> m_inbox_fifos;
-    StageInboxes m_inboxes{};
+    std::unique_ptr<StageInboxes> m_inboxes;
 };
 
 template <class Factory>
