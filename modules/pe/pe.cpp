@@ -92,15 +92,25 @@ Pe::Work Pe::work() const {
     return work;
 }
 
+sc_core::sc_time Pe::busy_time(StageType stage) const {
+    switch (stage) {
+    case StageType::dma_read: return m_dma->busy_time(DmaDirection::read);
+    case StageType::dma_write: return m_dma->busy_time(DmaDirection::write);
+    case StageType::fetch: return m_fetch_store->workers()[0]->busy();
+    case StageType::store: return m_fetch_store->workers()[1]->busy();
+    case StageType::gemm: return m_gemm->worker().busy();
+    case StageType::math: return m_math->worker().busy();
+    case StageType::ipcq_send: return m_dma->comm_busy_time();
+    case StageType::ipcq_recv: return m_ipcq->receiver().busy();
+    }
+    return sc_core::SC_ZERO_TIME;
+}
+
 std::vector<Pe::EngineBusy> Pe::engine_busy() const {
-    const auto fs = m_fetch_store->workers();
-    return {{"DMA_READ", m_dma->busy_time(DmaDirection::read)},
-            {"DMA_WRITE", m_dma->busy_time(DmaDirection::write)},
-            {"FETCH", fs[0]->busy()},
-            {"STORE", fs[1]->busy()},
-            {"GEMM", m_gemm->worker().busy()},
-            {"MATH", m_math->worker().busy()},
-            {"IPCQ_SEND", m_dma->comm_busy_time()}};
+    std::vector<EngineBusy> out;
+    for (const EngineKind& kind : engine_kinds)
+        if (kind.busy_row) out.push_back({to_string(kind.stage), busy_time(kind.stage)});
+    return out;
 }
 
 void Pe::add_traces(sc_core::sc_trace_file* tf,

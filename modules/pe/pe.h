@@ -5,10 +5,11 @@
 // each other. Each block is made by the factory its `impl:` names.
 //
 // This is the one place that lists the PE's engines: their stage workers,
-// their VCD traces, their work counts, their RTL blocks, the nodes the cube
-// attaches to its mesh and the template's intra-PE edges. Adding an engine
-// kind is its block and these lists (docs/architecture.md, "How to add an
-// engine").
+// their VCD traces, their work counts, their busy times, their RTL blocks,
+// the nodes the cube attaches to its mesh and the template's intra-PE edges.
+// (How the outputs show each engine kind is its row in engine_kinds.h.)
+// Adding an engine kind is its block, its row and these lists
+// (docs/architecture.md, "How to add an engine").
 //
 // What the PE does not bind, because it reaches outside the PE:
 //  - `routes`, which the platform implements (modules never compute routes);
@@ -28,6 +29,7 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/node_env.h"
 #include "modules/common/rtl_block.h"
+#include "modules/pe/engine_kinds.h"
 #include "modules/pe/pe_cpu.h"
 #include "modules/pe/pe_dma.h"
 #include "modules/pe/pe_fetch_store.h"
@@ -105,8 +107,11 @@ public:
         std::uint64_t tiles = 0, stage_events = 0, commands = 0, activations = 0;
     };
     Work work() const;
-    // Each engine's busy time so far, by its report label (DMA_READ,
-    // DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_SEND), in that order.
+    // The busy time so far of the engine that runs `stage`: its workers'
+    // (for PE_DMA, its channels' of that direction or vc_comm).
+    sc_core::sc_time busy_time(StageType stage) const;
+    // The busy time of each engine kind with a busy row (engine_kinds.h),
+    // by its lane (DMA_READ, ...), in engine_kinds order.
     struct EngineBusy {
         const char* engine;
         sc_core::sc_time busy;

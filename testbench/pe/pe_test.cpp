@@ -98,4 +98,16 @@ BOOST_AUTO_TEST_CASE(a_pe_alone_binds_its_blocks_slot_and_inboxes) {
     // the IPCQ receiver (default.yaml: 1 + 1 DMA channels).
     BOOST_CHECK_EQUAL(pe.workers().size(), 1u + 1u + 1u + 2u + 1u + 1u + 1u);
     BOOST_CHECK(pe.rtl_blocks().empty());
+
+    // The busy rows are the engine kinds that have one, by lane, in the
+    // table's order (modules/pe/engine_kinds.h): what the report and the
+    // printed table show.
+    std::vector<std::string> busy_rows, expected;
+    for (const Pe::EngineBusy& e : pe.engine_busy()) busy_rows.push_back(e.engine);
+    for (const EngineKind& kind : engine_kinds)
+        if (kind.busy_row) expected.push_back(to_string(kind.stage));
+    BOOST_CHECK(busy_rows == expected);
+    BOOST_CHECK_EQUAL(busy_rows.size(), busy_row_count());
+    BOOST_CHECK(busy_rows == (std::vector<std::string>{"DMA_READ", "DMA_WRITE", "FETCH", "STORE",
+                                                       "GEMM", "MATH", "IPCQ_SEND"}));
 }
