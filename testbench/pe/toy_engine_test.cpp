@@ -5,7 +5,10 @@
 // nothing else. Two of them share one compute slot in a small harness that
 // owns what the Pe module owns (the stage inboxes, the slot) and binds the
 // blocks' ports, as Pe does; the completion side is a stub sink. The times
-// are derived by hand below.
+// are derived by hand below. The toy borrows two stage types (GEMM, MATH),
+// so step 1 (a StageType and its engine_kinds row) is already done for it:
+// the test checks that the lane its trace names has that row, which is all
+// the outputs need to show it.
 #include <boost/test/unit_test.hpp>
 
 #include <map>
@@ -17,6 +20,7 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/engine_kinds.h"
 #include "modules/pe/stage_inboxes.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tile_token.h"
@@ -169,12 +173,22 @@ BOOST_AUTO_TEST_CASE(toy_method_engines_chain_and_share_a_slot_in_request_order)
     BOOST_CHECK_EQUAL(h.accel_slot.grants(), 3u);
     BOOST_CHECK_EQUAL(h.accel_slot.total_wait().value(), 3 * kNs);
     // One engine_start and one engine_complete per stage, through the base's
-    // trace_engine() (the trace event names every engine uses).
+    // trace_engine() (the trace event names every engine uses), each on the
+    // lane of an engine_kinds row (its stage).
     std::istringstream lines(h.trace_text.str());
     int starts = 0, completes = 0;
     for (std::string line; std::getline(lines, line);) {
-        starts += line.find("\"engine_start\"") != std::string::npos;
-        completes += line.find("\"engine_complete\"") != std::string::npos;
+        const bool start = line.find("\"engine_start\"") != std::string::npos;
+        const bool complete = line.find("\"engine_complete\"") != std::string::npos;
+        starts += start;
+        completes += complete;
+        if (!start && !complete) continue;
+        const std::string key = "\"stage\":\"";
+        const std::size_t at = line.find(key);
+        BOOST_REQUIRE(at != std::string::npos);
+        const std::size_t from = at + key.size();
+        const std::string lane = line.substr(from, line.find('"', from) - from);
+        BOOST_CHECK_MESSAGE(find_engine_kind(lane) != nullptr, "no engine_kinds row for " << lane);
     }
     BOOST_CHECK_EQUAL(starts, 3);
     BOOST_CHECK_EQUAL(completes, 3);
