@@ -36,7 +36,7 @@ struct ContextTotals {
 
 struct EngineBusy {
     std::string pe;
-    const char* engine;  // DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_SEND
+    const char* engine;  // its lane (DMA_READ, ...): an engine_kinds row with a busy row
     std::uint64_t busy_ps;
 };
 
@@ -57,7 +57,7 @@ public:
     std::string diagnosis() const;         // why not, one line per stuck PE
     std::uint64_t makespan_ps() const;     // latest PE finish
     std::vector<CommandResult> commands() const;  // in PE order, then completion order
-    std::vector<EngineBusy> engines() const;      // launched PEs only, 7 engines each
+    std::vector<EngineBusy> engines() const;      // launched PEs only, Pe::engine_busy() each
     std::vector<ContextTotals> contexts() const;   // launched PEs, main / sub / dma
     // Total wait of every command, by cause (index = WaitCause).
     std::vector<std::uint64_t> waits_by_cause() const;

@@ -5,7 +5,10 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include "modules/pe/engine_kinds.h"
 
 namespace npuvp {
 namespace {
@@ -67,15 +70,30 @@ VcdHeader read_vcd(const std::string& vcd_path) {
     return header;
 }
 
-// Engines first (the busy lanes an architect looks at), then the scheduler,
-// the slot and the inbox fill levels; stable within a rank.
+// The order of a PE's signals: its engine blocks first (the busy lanes an
+// architect looks at; each block once, in engine_kinds order), then the
+// scheduler, the slot and the inbox fill levels. Each is a part of the node
+// path.
+const std::vector<std::string>& signal_order() {
+    static const std::vector<std::string> order = [] {
+        std::vector<std::string> out;
+        for (const EngineKind& kind : engine_kinds) {
+            const std::string block = std::string(".") + kind.block;
+            if (std::find(out.begin(), out.end(), block) == out.end()) out.push_back(block);
+        }
+        for (const char* other : {".pe_scheduler", ".accel_slot", "_inbox"}) out.push_back(other);
+        return out;
+    }();
+    return order;
+}
+
+// Signals by signal_order(), stable within a rank.
 void sort_signals(std::vector<Signal>& signals) {
     auto rank = [](const Signal& sig) {
-        static const char* order[] = {".pe_dma", ".pe_fetch_store", ".pe_gemm", ".pe_math",
-                                      ".pe_ipcq", ".pe_scheduler", ".accel_slot", "_inbox"};
-        for (int i = 0; i < 8; ++i)
+        const std::vector<std::string>& order = signal_order();
+        for (std::size_t i = 0; i < order.size(); ++i)
             if (sig.node.find(order[i]) != std::string::npos) return i;
-        return 8;
+        return order.size();
     };
     std::stable_sort(signals.begin(), signals.end(), [&](const Signal& a, const Signal& b) {
         const std::string ga = group_of(a.node), gb = group_of(b.node);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "modules/common/time_text.h"
+#include "modules/pe/engine_kinds.h"
 
 namespace npuvp {
 namespace {
@@ -84,7 +85,7 @@ void print_contexts(std::ostream& out, const WorkloadRun& run) {
 
 void print_engines(std::ostream& out, const WorkloadRun& run, std::uint64_t makespan) {
     out << "\nengine busy ns (utilisation of the makespan)\n" << std::left << std::setw(18) << "PE";
-    constexpr std::size_t engines_per_pe = 7;  // as engines() lists them
+    constexpr std::size_t engines_per_pe = busy_row_count();  // as Pe::engine_busy() lists them
     const auto busy = run.engines();
     for (std::size_t j = 0; j < engines_per_pe && j < busy.size(); ++j)
         out << std::right << std::setw(20) << busy[j].engine;

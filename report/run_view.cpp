@@ -7,15 +7,15 @@
 #include <tuple>
 
 #include "modules/common/json_text.h"
+#include "modules/pe/engine_kinds.h"
 
 namespace npuvp {
 namespace obs {
 namespace {
 
-const char* const lane_order[] = {"DMA_READ", "DMA_WRITE", "FETCH", "STORE", "GEMM",
-                                  "MATH",     "IPCQ_SEND", "IPCQ_RECV", "main", "sub",
-                                  "dma",      "other"};
-constexpr int lane_order_count = sizeof lane_order / sizeof lane_order[0];
+// The context lanes, shown after the engine lanes (engine_kinds order).
+const char* const context_lanes[] = {"main", "sub", "dma", "other"};
+constexpr int context_lane_count = sizeof context_lanes / sizeof context_lanes[0];
 
 // "sip0.cube0.pe3.pe_dma" -> "sip0.cube0.pe3"; a node outside a PE is its own group.
 std::string group_of(const std::string& node) {
@@ -311,14 +311,19 @@ std::string CommandSpan::main_cause() const {
     return best ? to_string(static_cast<WaitCause>(best)) : "";
 }
 
+int known_lane_count() { return static_cast<int>(engine_kind_count) + context_lane_count; }
+
 int lane_rank(const std::string& lane) {
-    for (int i = 0; i < lane_order_count; ++i)
-        if (lane == lane_order[i]) return i;
-    return lane_order_count;
+    if (const EngineKind* kind = find_engine_kind(lane)) return static_cast<int>(kind - engine_kinds);
+    for (int i = 0; i < context_lane_count; ++i)
+        if (lane == context_lanes[i]) return static_cast<int>(engine_kind_count) + i;
+    return known_lane_count();
 }
 
 bool is_context_lane(const std::string& lane) {
-    return lane == "main" || lane == "sub" || lane == "dma" || lane == "other";
+    for (const char* context : context_lanes)
+        if (lane == context) return true;
+    return false;
 }
 
 std::string json_string(const std::string& text) {

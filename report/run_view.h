@@ -28,7 +28,7 @@ namespace obs {
 // of the same node, stage, command and tile (first in, first out).
 struct EngineSlice {
     std::string group;  // PE id (sip0.cube0.pe3) or the node itself (sip0.io_cpu)
-    std::string lane;   // the stage: DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_*
+    std::string lane;   // the stage (to_string(StageType)): DMA_READ, ..., IPCQ_RECV
     std::string label;  // command id, with "#tile" for a composite's tile
     std::int64_t cmd = -1, tile = -1, bytes = -1;
     std::uint64_t start_ps = 0, end_ps = 0;
@@ -128,10 +128,13 @@ struct RunView {
 RunView build_view(const WorkloadRun& run, const Platform& platform,
                    const std::vector<RecordedEvent>& events);
 
-// The lanes of one group in display order: engines first (DMA_READ, DMA_WRITE,
-// FETCH, STORE, GEMM, MATH, IPCQ_SEND, IPCQ_RECV), then contexts (main, sub,
-// dma, other), then any other lane by name. Returns the rank of `lane`.
+// The lanes of one group in display order: engines first, in engine_kinds
+// order (modules/pe/engine_kinds.h: DMA_READ, DMA_WRITE, FETCH, ...), then
+// contexts (main, sub, dma, other), then any other lane by name. Returns the
+// rank of `lane`: below known_lane_count() for an engine or context lane,
+// known_lane_count() for any other.
 int lane_rank(const std::string& lane);
+int known_lane_count();
 bool is_context_lane(const std::string& lane);
 
 // Text escaping shared by the writers.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "modules/pe/engine_kinds.h"
+
 namespace npuvp {
 namespace {
 
@@ -24,14 +26,9 @@ std::string num(double v) {
     return s.str();
 }
 
+// An engine lane has its kind's colour (modules/pe/engine_kinds.h).
 const char* lane_colour(const std::string& lane) {
-    if (lane == "DMA_READ") return "#4e79a7";
-    if (lane == "DMA_WRITE") return "#76b7b2";
-    if (lane == "FETCH") return "#edc948";
-    if (lane == "STORE") return "#b07aa1";
-    if (lane == "GEMM") return "#f28e2b";
-    if (lane == "MATH") return "#59a14f";
-    if (lane == "IPCQ_SEND" || lane == "IPCQ_RECV") return "#ff9da7";
+    if (const EngineKind* kind = find_engine_kind(lane)) return kind->colour;
     if (lane == "requests" || lane == "fanouts") return "#9c755f";
     return "#bab0ac";  // contexts
 }
@@ -255,11 +252,13 @@ private:
     void legend() {
         const double y = legend_y();
         double lx = 4;
-        const char* const engines[] = {"DMA_READ", "DMA_WRITE", "FETCH", "STORE", "GEMM", "MATH", "IPCQ_SEND"};
-        for (const char* e : engines) {
+        // Each engine colour once, named after the first engine kind drawn in it.
+        std::set<std::string> colours;
+        for (const EngineKind& kind : engine_kinds) {
+            if (!colours.insert(kind.colour).second) continue;
             m_out << "<rect x=\"" << num(lx) << "\" y=\"" << num(y) << "\" width=\"12\" height=\"12\" fill=\""
-                  << lane_colour(e) << "\"/><text x=\"" << num(lx + 16) << "\" y=\"" << num(y + 10)
-                  << "\">" << e << "</text>\n";
+                  << kind.colour << "\"/><text x=\"" << num(lx + 16) << "\" y=\"" << num(y + 10)
+                  << "\">" << to_string(kind.stage) << "</text>\n";
             lx += 100;
         }
         lx = 4;

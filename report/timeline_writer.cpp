@@ -13,7 +13,7 @@ using obs::ps_as_us;
 
 int lane_tid(const std::string& lane, std::map<std::string, int>& extra) {
     const int rank = obs::lane_rank(lane);
-    if (rank < 12) return rank + 1;
+    if (rank < obs::known_lane_count()) return rank + 1;
     const auto it = extra.find(lane);
     if (it != extra.end()) return it->second;
     const int id = 100 + static_cast<int>(extra.size());
@@ -62,7 +62,7 @@ private:
         std::map<std::string, int> extra;
         std::set<std::string> extra_names;
         for (const auto& l : lanes)
-            if (obs::lane_rank(l.second) >= 12) extra_names.insert(l.second);
+            if (obs::lane_rank(l.second) >= obs::known_lane_count()) extra_names.insert(l.second);
         for (const std::string& name : extra_names) lane_tid(name, extra);
         for (const auto& l : lanes) m_tid[l] = lane_tid(l.second, extra);
     }

@@ -12,9 +12,9 @@ namespace {
 // (modules/pe/compute_worker.h).
 class RtlGemmWorker final : public BlockingComputeWorker {
 public:
-    RtlGemmWorker(const std::string& owner_id, AccelSlotPort& slot, GemmRtlDriver& driver,
-                  TraceSink& trace, RunStatus& status)
-        : BlockingComputeWorker(owner_id, StageType::gemm, slot, trace, status),
+    RtlGemmWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
+                  GemmRtlDriver& driver, TraceSink& trace, RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::gemm, inboxes, slot, trace, status),
           m_driver(driver) {}
 
 protected:
@@ -50,8 +50,8 @@ sc_core::sc_time RtlPeGemm::clock_period(double freq_ghz) {
 RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
                      TraceSink& trace, RunStatus& status)
     : PeGemm(name, config), m_driver("rtl", clock_period(config.freq_ghz)) {
-    adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), accel_slot, m_driver, trace,
-                                                 status));
+    adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), inboxes, accel_slot, m_driver,
+                                                 trace, status));
 }
 
 }  // namespace npuvp

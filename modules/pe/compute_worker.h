@@ -34,10 +34,11 @@ using AccelSlotPort = sc_core::sc_port<FifoResource>;
 class ComputeWorker : public MethodStageWorker {
 public:
     // `cycles` gives a stage's cycle count; the engine runs at `freq_ghz`.
-    ComputeWorker(const std::string& owner_id, StageType type, AccelSlotPort& slot,
-                  double freq_ghz, std::function<std::uint64_t(const Stage&)> cycles,
-                  TraceSink& trace, RunStatus& status)
-        : MethodStageWorker(owner_id, type, trace, status),
+    ComputeWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
+                  AccelSlotPort& slot, double freq_ghz,
+                  std::function<std::uint64_t(const Stage&)> cycles, TraceSink& trace,
+                  RunStatus& status)
+        : MethodStageWorker(owner_id, type, inboxes, trace, status),
           m_slot(slot),
           m_freq_ghz(freq_ghz),
           m_cycles(std::move(cycles)) {}
@@ -65,9 +66,9 @@ private:
 // the slot around compute(), with the builtin's trace and busy accounting.
 class BlockingComputeWorker : public ThreadStageWorker {
 public:
-    BlockingComputeWorker(const std::string& owner_id, StageType type, AccelSlotPort& slot,
-                          TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(owner_id, type, trace, status), m_slot(slot) {}
+    BlockingComputeWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
+                          AccelSlotPort& slot, TraceSink& trace, RunStatus& status)
+        : ThreadStageWorker(owner_id, type, inboxes, trace, status), m_slot(slot) {}
 
 protected:
     void process(TileToken& token) final {
@@ -90,16 +91,19 @@ private:
     AccelSlotPort& m_slot;
 };
 
-// The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot port and
-// the engine's one worker. The builtin engine makes a ComputeWorker with its
+// The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot and
+// inboxes ports and the engine's one worker. The builtin engine makes a ComputeWorker with its
 // timing formula; another implementation (rtl.pe_gemm, docs/rtl.md) brings a
 // BlockingComputeWorker, so that it holds accel_slot, traces and counts busy
 // time exactly as the builtin does. Each calls adopt_worker() once, from its
 // constructor.
 class ComputeEngine : public RoutedNode, public BusyTime {
 public:
-    // Ports: the compute slot GEMM and MATH share (seed 000 §D4)
+    // Ports: the compute slot GEMM and MATH share (seed 000 §D4), and the
+    // PE's stage inboxes (its stage's tokens in, each token out to its next
+    // stage's inbox)
     AccelSlotPort accel_slot;
+    StageInboxPort inboxes;
 
     StageWorker& worker() { return *m_worker; }
     const StageWorker& worker() const { return *m_worker; }
@@ -111,7 +115,7 @@ public:
 
 protected:
     explicit ComputeEngine(const sc_core::sc_module_name& name)
-        : RoutedNode(name), accel_slot("accel_slot") {}
+        : RoutedNode(name), accel_slot("accel_slot"), inboxes("inboxes") {}
     void adopt_worker(std::unique_ptr<StageWorker> worker) {
         m_worker = std::move(worker);
         m_worker->spawn("worker");

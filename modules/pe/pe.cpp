@@ -1,7 +1,5 @@
 #include "modules/pe/pe.h"
 
-#include <cctype>
-
 namespace npuvp {
 
 Pe::~Pe() = default;
@@ -12,20 +10,20 @@ void Pe::build_channels(const NodeEnv& env) {
     m_gemm->accel_slot.bind(*m_accel_slot);
     m_math->accel_slot.bind(*m_accel_slot);
 
-    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned by the PE.
-    const int depth = env.topo.cube.pe_template.scheduler.inbox_depth;
-    for (std::size_t i = 0; i < stage_type_count; ++i) {
-        std::string inbox_name = to_string(static_cast<StageType>(i));
-        for (char& c : inbox_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        m_inbox_fifos[i] = std::make_unique<CountingFifo>((inbox_name + "_inbox").c_str(), depth,
-                                                          name(), env.trace);
-        m_inboxes[i] = m_inbox_fifos[i].get();
-        m_scheduler->inboxes.bind(*m_inbox_fifos[i]);
-    }
-    for (StageWorker* w : workers()) {
-        w->connect(m_inboxes);
+    // SPEC §5 T6: every stage inbox is an sc_fifo of depth inbox_depth, owned
+    // by the PE. The scheduler feeds them; each engine block's workers take
+    // their tokens from them and hand tokens on through them.
+    m_inboxes = std::make_unique<StageInboxes>(
+        name(), env.topo.cube.pe_template.scheduler.inbox_depth, env.trace);
+    for (std::size_t i = 0; i < stage_type_count; ++i)
+        m_scheduler->inboxes.bind(m_inboxes->fifo(static_cast<StageType>(i)));
+    m_dma->inboxes.bind(*m_inboxes);
+    m_fetch_store->inboxes.bind(*m_inboxes);
+    m_gemm->inboxes.bind(*m_inboxes);
+    m_math->inboxes.bind(*m_inboxes);
+    m_ipcq->inboxes.bind(*m_inboxes);
+    for (StageWorker* w : workers())
         m_workers_of[static_cast<std::size_t>(w->type())].push_back(w);
-    }
     m_scheduler->engines.bind(*this);
 
     m_cpu->routes.bind(routes);
@@ -66,7 +64,7 @@ std::vector<Pe::Edge> Pe::edges() const {
 
 bool Pe::engine_free(StageType type) const {
     const auto t = static_cast<std::size_t>(type);
-    if (m_inbox_fifos[t]->num_available() > 0) return false;
+    if (m_inboxes->fifo(type).num_available() > 0) return false;
     for (const StageWorker* w : m_workers_of[t])
         if (!w->holding()) return true;
     return false;
@@ -105,15 +103,25 @@ Pe::Work Pe::work() const {
     return work;
 }
 
+sc_core::sc_time Pe::busy_time(StageType stage) const {
+    switch (stage) {
+    case StageType::dma_read: return m_dma->busy_time(DmaDirection::read);
+    case StageType::dma_write: return m_dma->busy_time(DmaDirection::write);
+    case StageType::fetch: return m_fetch_store->workers()[0]->busy();
+    case StageType::store: return m_fetch_store->workers()[1]->busy();
+    case StageType::gemm: return m_gemm->worker().busy();
+    case StageType::math: return m_math->worker().busy();
+    case StageType::ipcq_send: return m_dma->comm_busy_time();
+    case StageType::ipcq_recv: return m_ipcq->receiver().busy();
+    }
+    return sc_core::SC_ZERO_TIME;
+}
+
 std::vector<Pe::EngineBusy> Pe::engine_busy() const {
-    const auto fs = m_fetch_store->workers();
-    return {{"DMA_READ", m_dma->busy_time(DmaDirection::read)},
-            {"DMA_WRITE", m_dma->busy_time(DmaDirection::write)},
-            {"FETCH", fs[0]->busy()},
-            {"STORE", fs[1]->busy()},
-            {"GEMM", m_gemm->worker().busy()},
-            {"MATH", m_math->worker().busy()},
-            {"IPCQ_SEND", m_dma->comm_busy_time()}};
+    std::vector<EngineBusy> out;
+    for (const EngineKind& kind : engine_kinds)
+        if (kind.busy_row) out.push_back({to_string(kind.stage), busy_time(kind.stage)});
+    return out;
 }
 
 void Pe::add_traces(sc_core::sc_trace_file* tf,
@@ -137,8 +145,10 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     const std::string id = name();
     if (!wanted(id)) return;
     m_accel_slot->add_traces(tf, id + ".accel_slot");
-    for (std::size_t i = 0; i < stage_type_count; ++i)
-        sc_core::sc_trace(tf, m_inbox_fifos[i]->fill(), std::string(m_inbox_fifos[i]->name()) + ".fill");
+    for (std::size_t i = 0; i < stage_type_count; ++i) {
+        const CountingFifo& inbox = m_inboxes->fifo(static_cast<StageType>(i));
+        sc_core::sc_trace(tf, inbox.fill(), std::string(inbox.name()) + ".fill");
+    }
     traced.push_back(id);
 }
 

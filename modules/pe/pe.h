@@ -5,10 +5,11 @@
 // each other. Each block is made by the factory its `impl:` names.
 //
 // This is the one place that lists the PE's engines: their stage workers,
-// their VCD traces, their work counts, their RTL blocks, the nodes the cube
-// attaches to its mesh and the template's intra-PE edges. Adding an engine
-// kind is its block and these lists (docs/architecture.md, "How to add an
-// engine").
+// their VCD traces, their work counts, their busy times, their RTL blocks,
+// the nodes the cube attaches to its mesh and the template's intra-PE edges.
+// (How the outputs show each engine kind is its row in engine_kinds.h.)
+// Adding an engine kind is its block, its row and these lists
+// (docs/architecture.md, "How to add an engine").
 //
 // What the PE does not bind, because it reaches outside the PE:
 //  - `routes`, which the platform implements (modules never compute routes);
@@ -16,7 +17,6 @@
 //  - `scheduler().set_home_pa()`, the PE's own HBM slice (T2).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,6 +29,7 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/node_env.h"
 #include "modules/common/rtl_block.h"
+#include "modules/pe/engine_kinds.h"
 #include "modules/pe/pe_cpu.h"
 #include "modules/pe/pe_dma.h"
 #include "modules/pe/pe_fetch_store.h"
@@ -39,6 +40,7 @@
 #include "modules/pe/pe_routes.h"
 #include "modules/pe/pe_scheduler.h"
 #include "modules/pe/pe_tcm.h"
+#include "modules/pe/stage_inboxes.h"
 #include "modules/pe/stage_worker.h"
 
 namespace npuvp {
@@ -70,7 +72,7 @@ public:
     // seed 000 §D4: the one compute slot of PE_GEMM and PE_MATH.
     FifoResource& accel_slot() const { return *m_accel_slot; }
     // SPEC §5 T6: one sc_fifo per StageType, depth inbox_depth.
-    const StageInboxes& inboxes() const { return m_inboxes; }
+    StageInboxes& inboxes() const { return *m_inboxes; }
     // EngineState (PE_SCHEDULER's `engines` port): nothing waits in the
     // stage's inbox and one of its workers holds no token.
     bool engine_free(StageType type) const override;
@@ -108,8 +110,11 @@ public:
         std::uint64_t tiles = 0, stage_events = 0, commands = 0, activations = 0;
     };
     Work work() const;
-    // Each engine's busy time so far, by its report label (DMA_READ,
-    // DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_SEND), in that order.
+    // The busy time so far of the engine that runs `stage`: its workers'
+    // (for PE_DMA, its channels' of that direction or vc_comm).
+    sc_core::sc_time busy_time(StageType stage) const;
+    // The busy time of each engine kind with a busy row (engine_kinds.h),
+    // by its lane (DMA_READ, ...), in engine_kinds order.
     struct EngineBusy {
         const char* engine;
         sc_core::sc_time busy;
@@ -140,8 +145,7 @@ private:
     std::unique_ptr<PeMmu> m_mmu;
     std::unique_ptr<PeIpcq> m_ipcq;
     std::unique_ptr<FifoResource> m_accel_slot;
-    std::array<std::unique_ptr<CountingFifo>, stage_type_count> m_inbox_fifos;
-    StageInboxes m_inboxes{};
+    std::unique_ptr<StageInboxes> m_inboxes;
     std::array<std::vector<StageWorker*>, stage_type_count> m_workers_of{};  // by stage type
 };
 

@@ -31,7 +31,7 @@ struct PeDma::Channel {
 class PeDma::CommWorker : public ThreadStageWorker {
 public:
     CommWorker(PeDma& dma, Channel& channel, TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(dma.node_id_ref(), StageType::ipcq_send, trace, status),
+        : ThreadStageWorker(dma.node_id_ref(), StageType::ipcq_send, dma.inboxes, trace, status),
           m_dma(dma),
           m_channel(channel) {}
 
@@ -66,7 +66,7 @@ class PeDma::TransferWorker : public MethodStageWorker {
 public:
     TransferWorker(PeDma& dma, StageType type, int index, Channel& channel, TraceSink& trace,
                    RunStatus& status)
-        : MethodStageWorker(dma.node_id_ref(), type, trace, status),
+        : MethodStageWorker(dma.node_id_ref(), type, dma.inboxes, trace, status),
           m_index(index),
           m_dma(dma),
           m_channel(channel) {}
@@ -162,6 +162,7 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, Tra
       routes("routes"),
       mmu("mmu"),
       peers("peers"),
+      inboxes("inboxes"),
       m_trace(trace),
       m_status(status) {
     auto make = [&](std::vector<std::unique_ptr<Channel>>& channels, int count, const char* prefix,

@@ -46,6 +46,9 @@ public:
     sc_core::sc_port<AddressTranslator> mmu;     // the PE's MMU (virtual addresses)
     // The IPCQ of every PE of the cube, bound in PE index order (IPCQ_SEND's peer).
     sc_core::sc_port<IpcqRing, 0, sc_core::SC_ZERO_OR_MORE_BOUND> peers;
+    // The PE's stage inboxes: DMA_READ, DMA_WRITE and IPCQ_SEND tokens in,
+    // each token out to its next stage's inbox.
+    StageInboxPort inboxes;
 
     PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
           RunStatus& status);
@@ -58,7 +61,7 @@ public:
     Hop& comm_hop();
     FifoResource& channel(DmaDirection dir, int channel);
 
-    // The stage workers (one per channel), for the PE's inbox wiring.
+    // The stage workers (one per channel).
     std::vector<StageWorker*> workers();
 
     // Runs one transfer on `channel` along `route`: waits for the channel in

@@ -8,7 +8,7 @@ namespace npuvp {
 class PeFetchStore::Worker : public MethodStageWorker {
 public:
     Worker(PeFetchStore& unit, StageType type, TraceSink& trace, RunStatus& status)
-        : MethodStageWorker(unit.node_id_ref(), type, trace, status), m_unit(unit) {}
+        : MethodStageWorker(unit.node_id_ref(), type, unit.inboxes, trace, status), m_unit(unit) {}
 
 protected:
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
@@ -47,6 +47,7 @@ PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchSto
       config(config),
       routes("routes"),
       banks("banks"),
+      inboxes("inboxes"),
       m_fetch(std::make_unique<Worker>(*this, StageType::fetch, trace, status)),
       m_store(std::make_unique<Worker>(*this, StageType::store, trace, status)) {
     m_fetch->spawn("fetch_worker");

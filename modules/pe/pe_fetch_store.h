@@ -31,13 +31,16 @@ public:
     // The scheduler that says when a sub-context command is stalled by a
     // main one on its banks (seed 002).
     sc_core::sc_port<BankMonitor> banks;
+    // The PE's stage inboxes: FETCH and STORE tokens in, each token out to
+    // its next stage's inbox.
+    StageInboxPort inboxes;
 
     PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,
                  TraceSink& trace, RunStatus& status);
     ~PeFetchStore() override;
     const char* kind() const override { return "pe_fetch_store"; }
 
-    // The stage workers (fetch, store), for the PE's inbox wiring.
+    // The stage workers (fetch, store).
     std::vector<StageWorker*> workers();
 
 private:

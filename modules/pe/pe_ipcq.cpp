@@ -6,7 +6,8 @@ namespace npuvp {
 class PeIpcq::Receiver : public ThreadStageWorker {
 public:
     Receiver(PeIpcq& ipcq, TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(ipcq.node_id_ref(), StageType::ipcq_recv, trace, status), m_ipcq(ipcq) {}
+        : ThreadStageWorker(ipcq.node_id_ref(), StageType::ipcq_recv, ipcq.inboxes, trace, status),
+          m_ipcq(ipcq) {}
 
 protected:
     void process(TileToken& token) override {
@@ -29,7 +30,10 @@ private:
 
 PeIpcq::PeIpcq(const sc_core::sc_module_name& name, const PeIpcqConfig& config, TraceSink& trace,
                RunStatus& status)
-    : RoutedNode(name), config(config), m_receiver(std::make_unique<Receiver>(*this, trace, status)) {
+    : RoutedNode(name),
+      config(config),
+      inboxes("inboxes"),
+      m_receiver(std::make_unique<Receiver>(*this, trace, status)) {
     m_receiver->spawn("receiver");
 }
 

@@ -35,6 +35,10 @@ public:
     // Parameters
     const PeIpcqConfig& config;
 
+    // Ports: the PE's stage inboxes (IPCQ_RECV tokens in, each token out to
+    // its next stage's inbox)
+    StageInboxPort inboxes;
+
     PeIpcq(const sc_core::sc_module_name& name, const PeIpcqConfig& config, TraceSink& trace,
            RunStatus& status);
     ~PeIpcq() override;

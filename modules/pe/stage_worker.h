@@ -13,7 +13,6 @@
 //   hook, process(), run as an SC_THREAD.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 
@@ -22,57 +21,10 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/stage_inboxes.h"
 #include "modules/pe/tile_token.h"
 
 namespace npuvp {
-
-using TokenFifo = sc_core::sc_fifo<TileToken*>;
-
-// A stage inbox that keeps its fill level in a plain int the VCD can trace
-// (tokens written and not yet read).
-class CountingFifo : public TokenFifo {
-public:
-    // `owner` is the PE's id; every change of fill is traced as an
-    // inbox_fill event (one branch when tracing is off).
-    CountingFifo(const char* name, int depth, std::string owner, TraceSink& trace)
-        : TokenFifo(name, depth), m_owner(std::move(owner)), m_label(name), m_trace(trace) {}
-    using TokenFifo::read;
-    void read(TileToken*& token) override {
-        TokenFifo::read(token);
-        --m_fill;
-        emit();
-    }
-    void write(TileToken* const& token) override {
-        TokenFifo::write(token);
-        ++m_fill;
-        emit();
-    }
-    bool nb_read(TileToken*& token) override {
-        if (!TokenFifo::nb_read(token)) return false;
-        --m_fill;
-        emit();
-        return true;
-    }
-    bool nb_write(TileToken* const& token) override {
-        if (!TokenFifo::nb_write(token)) return false;
-        ++m_fill;
-        emit();
-        return true;
-    }
-    const int& fill() const { return m_fill; }
-
-private:
-    void emit() {
-        if (m_trace.enabled())
-            m_trace.emit(trace::inbox_fill(sc_core::sc_time_stamp().value(), m_owner, m_label.c_str(),
-                                           m_fill));
-    }
-
-    int m_fill = 0;
-    std::string m_owner;
-    std::string m_label;
-    TraceSink& m_trace;
-};
 
 // An engine's busy time so far (PE_CPU's `dma` and `compute` ports: the
 // dma_ns and compute_ns of a kernel's response).
@@ -80,13 +32,6 @@ class BusyTime : public virtual sc_core::sc_interface {
 public:
     virtual sc_core::sc_time total_busy() const = 0;
 };
-
-// What PE_SCHEDULER writes stage inboxes through (its `inboxes` port).
-using TokenOutIf = sc_core::sc_fifo_out_if<TileToken*>;
-
-// The PE's stage inboxes, indexed by StageType; owned by the PE (its
-// elaborator), shared by every worker of the PE.
-using StageInboxes = std::array<TokenFifo*, stage_type_count>;
 
 // What every stage worker shares: the chaining loop's bookkeeping (one owner
 // per token, hand-off to the next stage's inbox, completion after the last
@@ -97,8 +42,6 @@ class StageWorker {
 public:
     virtual ~StageWorker() = default;
 
-    // Elaboration: where tokens come from and go to.
-    void connect(const StageInboxes& inboxes) { m_inboxes = &inboxes; }
     // Starts the worker's process, named `name`, under the module being
     // constructed (call from a module constructor): an SC_METHOD for a
     // MethodStageWorker, an SC_THREAD for a ThreadStageWorker.
@@ -118,8 +61,11 @@ public:
     void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
 
 protected:
-    StageWorker(const std::string& owner_id, StageType type, TraceSink& trace, RunStatus& status)
-        : m_owner_id(owner_id), m_type(type), m_trace(trace), m_status(status) {}
+    // `inboxes` is its block's port to the PE's stage inboxes: where tokens
+    // come from (the inbox of `type`) and go to (the next stage's).
+    StageWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
+                TraceSink& trace, RunStatus& status)
+        : m_owner_id(owner_id), m_type(type), m_inboxes(inboxes), m_trace(trace), m_status(status) {}
 
     // Traces engine_start (start) or engine_complete and keeps the VCD shadow
     // state in step.
@@ -136,7 +82,7 @@ private:
     // The chaining, for the two bases' loops only (friends), not for engines.
     friend class MethodStageWorker;
     friend class ThreadStageWorker;
-    TokenFifo& inbox(StageType type) const { return *(*m_inboxes)[static_cast<std::size_t>(type)]; }
+    TokenFifo& inbox(StageType type) const { return m_inboxes[type]; }
     void take(TileToken& token);
     // After a stage: whether the token's next stage stays here (consecutive
     // stages of this worker's type chain in place), is elsewhere (the token is
@@ -149,9 +95,9 @@ private:
 
     const std::string& m_owner_id;
     StageType m_type;
+    StageInboxPort& m_inboxes;
     TraceSink& m_trace;
     RunStatus& m_status;
-    const StageInboxes* m_inboxes = nullptr;
     bool m_holding = false;
     sc_core::sc_time m_busy;
     std::uint64_t m_stages = 0;

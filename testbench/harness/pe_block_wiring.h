@@ -1,5 +1,6 @@
 // How a bench wires one PE block to its stub neighbours: one small helper per
-// block binding its typed ports (and inboxes) as the Pe module does
+// block binding its typed ports (its `inboxes` to the stub scheduler's) as the
+// Pe module does
 // (modules/pe/pe.cpp), so that when a block's ports change only these lines
 // change, not the benches.
 #pragma once
@@ -16,9 +17,9 @@
 
 namespace npuvp::test {
 
-// PE_IPCQ: its receiver takes IPCQ_RECV tokens from the scheduler's inboxes.
+// PE_IPCQ: the inboxes (its receiver takes IPCQ_RECV tokens).
 inline void wire_pe_ipcq(PeIpcq& ipcq, StubScheduler& scheduler) {
-    ipcq.receiver().connect(scheduler.inboxes());
+    ipcq.inboxes.bind(scheduler.inboxes());
 }
 
 // PE_DMA: routes, the PE's MMU, the cube's IPCQs (by PE index), inboxes.
@@ -27,7 +28,7 @@ inline void wire_pe_dma(PeDma& dma, PeRoutes& routes, PeMmu& mmu, const std::vec
     dma.routes.bind(routes);
     dma.mmu.bind(mmu);
     for (PeIpcq* ipcq : ipcqs) dma.peers.bind(*ipcq);
-    for (StageWorker* w : dma.workers()) w->connect(scheduler.inboxes());
+    dma.inboxes.bind(scheduler.inboxes());
 }
 
 // PE_FETCH_STORE: routes, the bank monitor (seed 002 starvation), inboxes.
@@ -35,12 +36,12 @@ inline void wire_pe_fetch_store(PeFetchStore& unit, PeRoutes& routes, BankMonito
                                 StubScheduler& scheduler) {
     unit.routes.bind(routes);
     unit.banks.bind(banks);
-    for (StageWorker* w : unit.workers()) w->connect(scheduler.inboxes());
+    unit.inboxes.bind(scheduler.inboxes());
 }
 
 // PE_SCHEDULER: the PE's inboxes it feeds, and the PA of the PE's own HBM
 // slice (the DMA side a workload leaves out).
-inline void wire_pe_scheduler(PeScheduler& scheduler, Inboxes& inboxes, std::uint64_t home_pa) {
+inline void wire_pe_scheduler(PeScheduler& scheduler, StageInboxes& inboxes, std::uint64_t home_pa) {
     for (std::size_t i = 0; i < stage_type_count; ++i) scheduler.inboxes.bind(inboxes.fifo(static_cast<StageType>(i)));
     scheduler.set_home_pa(home_pa);
 }
@@ -48,7 +49,7 @@ inline void wire_pe_scheduler(PeScheduler& scheduler, Inboxes& inboxes, std::uin
 // PE_GEMM / PE_MATH: the accel_slot they share, inboxes.
 inline void wire_compute_engine(ComputeEngine& engine, FifoResource& accel_slot, StubScheduler& scheduler) {
     engine.accel_slot.bind(accel_slot);
-    engine.worker().connect(scheduler.inboxes());
+    engine.inboxes.bind(scheduler.inboxes());
 }
 
 }  // namespace npuvp::test

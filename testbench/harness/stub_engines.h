@@ -1,5 +1,6 @@
 // Stub engines for the PE_SCHEDULER bench: one thread-mode StageWorker per
-// stage type on the PE's inboxes, each stage taking a fixed time set by the
+// stage type on the PE's inboxes (bound to `inboxes`, as an engine block's
+// port), each stage taking a fixed time set by the
 // bench, recorded as an interval. They chain and complete tokens through the
 // real StageWorker loop (seed 000 §D6), so the scheduler sees exactly what
 // real engines would show it: tokens taken from inboxes and complete_tile().
@@ -33,12 +34,13 @@ public:
     std::vector<Interval> intervals;
     std::array<double, stage_type_count> stage_ns{};  // time of one stage, by type
 
-    StubEngines(const sc_core::sc_module_name& name, const StageInboxes& inboxes, TraceSink& trace,
-                RunStatus& status)
-        : sc_module(name), m_id(this->name()) {
+    // Ports: the PE's stage inboxes, shared by every stub worker
+    StageInboxPort inboxes;
+
+    StubEngines(const sc_core::sc_module_name& name, TraceSink& trace, RunStatus& status)
+        : sc_module(name), inboxes("inboxes"), m_id(this->name()) {
         for (std::size_t i = 0; i < stage_type_count; ++i) {
             m_workers[i] = std::make_unique<Worker>(*this, static_cast<StageType>(i), trace, status);
-            m_workers[i]->connect(inboxes);
             m_workers[i]->spawn((std::string("worker_") + std::to_string(i)).c_str());
         }
     }
@@ -54,7 +56,7 @@ private:
     class Worker : public ThreadStageWorker {
     public:
         Worker(StubEngines& owner, StageType type, TraceSink& trace, RunStatus& status)
-            : ThreadStageWorker(owner.m_id, type, trace, status), m_owner(owner) {}
+            : ThreadStageWorker(owner.m_id, type, owner.inboxes, trace, status), m_owner(owner) {}
 
     protected:
         void process(TileToken& token) override {

@@ -6,8 +6,6 @@
 // The block under test runs its real stage workers on these inboxes.
 #pragma once
 
-#include <array>
-#include <cctype>
 #include <deque>
 #include <memory>
 #include <string>
@@ -17,7 +15,7 @@
 
 #include "modules/common/trace.h"
 #include "modules/pe/context_scheduler.h"
-#include "modules/pe/stage_worker.h"
+#include "modules/pe/stage_inboxes.h"
 #include "modules/pe/tile_token.h"
 #include "testbench/harness/stub_nodes.h"
 
@@ -46,29 +44,6 @@ inline Stage math_stage(const std::string& op, std::uint64_t elements) {
     return s;
 }
 
-// The eight stage inboxes of a PE (SPEC §5 T6: sc_fifo of depth
-// inbox_depth), as the PE owns them, for a bench that has no PE.
-class Inboxes {
-public:
-    Inboxes(const std::string& owner, int depth, TraceSink& trace) {
-        for (std::size_t i = 0; i < stage_type_count; ++i) {
-            // Named as the PE names them: dma_read_inbox, fetch_inbox, ...
-            std::string name = to_string(static_cast<StageType>(i));
-            for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            name += "_inbox";
-            m_fifos[i] = std::make_unique<CountingFifo>(name.c_str(), depth, owner, trace);
-            m_inboxes[i] = m_fifos[i].get();
-        }
-    }
-    const StageInboxes& all() const { return m_inboxes; }
-    TokenFifo& operator[](StageType type) { return *m_inboxes[static_cast<std::size_t>(type)]; }
-    CountingFifo& fifo(StageType type) { return *m_fifos[static_cast<std::size_t>(type)]; }
-
-private:
-    std::array<std::unique_ptr<CountingFifo>, stage_type_count> m_fifos;
-    StageInboxes m_inboxes{};
-};
-
 class StubScheduler : public sc_core::sc_module, public CompletionSink {
 public:
     struct Completion {
@@ -90,8 +65,9 @@ public:
         SC_THREAD(feed_loop);
     }
 
-    const StageInboxes& inboxes() const { return m_inboxes.all(); }
-    TokenFifo& inbox(StageType type) { return m_inboxes[type]; }
+    // The PE's inboxes, as the PE owns them (what a block's `inboxes` binds to).
+    StageInboxes& inboxes() { return m_inboxes; }
+    TokenFifo& inbox(StageType type) { return m_inboxes.inbox(type); }
 
     // A command whose tokens (one per plan, tile ids 0, 1, ...) are fed at
     // `at_ps`, after every earlier command's. Returns its context, to set the
@@ -148,7 +124,7 @@ private:
         }
     }
 
-    Inboxes m_inboxes;
+    StageInboxes m_inboxes;
     std::deque<Command> m_commands;
     std::deque<InflightCommand> m_contexts;
     std::deque<TileToken> m_tokens;

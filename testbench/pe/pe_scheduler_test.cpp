@@ -50,8 +50,8 @@ struct Bench {
     TraceSink trace;
     RunStatus status;
     PeScheduler scheduler;
-    test::Inboxes inboxes{"pe", 2, trace};
-    test::StubEngines engines{"engines", inboxes.all(), trace, status};
+    StageInboxes inboxes{"pe", 2, trace};
+    test::StubEngines engines{"engines", trace, status};
     test::StubInitiator pe_cpu{"pe_cpu"};
     test::Wires wires;
     const Route* to_scheduler = nullptr;
@@ -61,6 +61,7 @@ struct Bench {
         : configs(reserved_bytes),
           scheduler("pe_scheduler", configs.scheduler, configs.tcm, configs.dma, trace, status) {
         test::wire_pe_scheduler(scheduler, inboxes, home_pa);
+        engines.inboxes.bind(inboxes);
         Hop& link = wires.hop("cpu->scheduler", 1.0);
         to_scheduler = &wires.route({&pe_cpu, &scheduler}, {{&link, 0}});
         engines.stage_ns[static_cast<std::size_t>(StageType::dma_read)] = 100;

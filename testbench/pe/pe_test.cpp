@@ -71,9 +71,15 @@ BOOST_AUTO_TEST_CASE(a_pe_alone_binds_its_blocks_slot_and_inboxes) {
     BOOST_REQUIRE_EQUAL(pe.scheduler().inboxes.size(), static_cast<int>(stage_type_count));
     for (std::size_t i = 0; i < stage_type_count; ++i)
         BOOST_CHECK(pe.scheduler().inboxes[static_cast<int>(i)] ==
-                    static_cast<TokenOutIf*>(pe.inboxes()[i]));
-    BOOST_CHECK_EQUAL(std::string(pe.inboxes()[static_cast<std::size_t>(StageType::gemm)]->name()),
-                      "pe3.gemm_inbox");
+                    static_cast<TokenOutIf*>(&pe.inboxes().fifo(static_cast<StageType>(i))));
+    BOOST_CHECK_EQUAL(std::string(pe.inboxes().fifo(StageType::gemm).name()), "pe3.gemm_inbox");
+    // Every engine block reaches the same inboxes through its `inboxes` port.
+    const sc_core::sc_interface* inboxes = &pe.inboxes();
+    BOOST_CHECK(pe.dma().inboxes.get_interface() == inboxes);
+    BOOST_CHECK(pe.fetch_store().inboxes.get_interface() == inboxes);
+    BOOST_CHECK(pe.gemm().inboxes.get_interface() == inboxes);
+    BOOST_CHECK(pe.math().inboxes.get_interface() == inboxes);
+    BOOST_CHECK(pe.ipcq().inboxes.get_interface() == inboxes);
 
     // PE_CPU asks its own scheduler and reports its own engines' busy time.
     BOOST_CHECK(pe.cpu().scheduler[0] == static_cast<CommandCompletion*>(&pe.scheduler()));
@@ -92,4 +98,16 @@ BOOST_AUTO_TEST_CASE(a_pe_alone_binds_its_blocks_slot_and_inboxes) {
     // the IPCQ receiver (default.yaml: 1 + 1 DMA channels).
     BOOST_CHECK_EQUAL(pe.workers().size(), 1u + 1u + 1u + 2u + 1u + 1u + 1u);
     BOOST_CHECK(pe.rtl_blocks().empty());
+
+    // The busy rows are the engine kinds that have one, by lane, in the
+    // table's order (modules/pe/engine_kinds.h): what the report and the
+    // printed table show.
+    std::vector<std::string> busy_rows, expected;
+    for (const Pe::EngineBusy& e : pe.engine_busy()) busy_rows.push_back(e.engine);
+    for (const EngineKind& kind : engine_kinds)
+        if (kind.busy_row) expected.push_back(to_string(kind.stage));
+    BOOST_CHECK(busy_rows == expected);
+    BOOST_CHECK_EQUAL(busy_rows.size(), busy_row_count());
+    BOOST_CHECK(busy_rows == (std::vector<std::string>{"DMA_READ", "DMA_WRITE", "FETCH", "STORE",
+                                                       "GEMM", "MATH", "IPCQ_SEND"}));
 }

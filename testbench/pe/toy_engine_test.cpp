@@ -1,15 +1,17 @@
 // Follows docs/architecture.md, "How to add an engine", with a toy engine:
-// the block is a module with its ports listed first and one
-// MethodStageWorker that writes the documented hooks (pre_delay,
-// stage_resource, begin_stage, end_stage) and nothing else. Two of them share
-// one compute slot in a small harness that owns what the Pe module owns (the
-// stage inboxes, the slot) and binds the blocks' ports, as Pe does; the
-// completion side is a stub sink. The times are derived by hand below.
+// the block is a module with its ports listed first (the slot it holds and
+// the PE's stage inboxes) and one MethodStageWorker that writes the
+// documented hooks (pre_delay, stage_resource, begin_stage, end_stage) and
+// nothing else. Two of them share one compute slot in a small harness that
+// owns what the Pe module owns (the stage inboxes, the slot) and binds the
+// blocks' ports, as Pe does; the completion side is a stub sink. The times
+// are derived by hand below. The toy borrows two stage types (GEMM, MATH),
+// so step 1 (a StageType and its engine_kinds row) is already done for it:
+// the test checks that the lane its trace names has that row, which is all
+// the outputs need to show it.
 #include <boost/test/unit_test.hpp>
 
-#include <array>
 #include <map>
-#include <memory>
 #include <sstream>
 #include <string>
 
@@ -18,6 +20,8 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/engine_kinds.h"
+#include "modules/pe/stage_inboxes.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tile_token.h"
 
@@ -35,14 +39,17 @@ public:
     // Parameters
     const double pre_ns;
 
-    // Ports: the compute slot it holds for a stage
+    // Ports: the compute slot it holds for a stage, and the PE's stage
+    // inboxes (its stage's tokens in, each token out to its next stage's)
     sc_core::sc_port<FifoResource> slot;
+    StageInboxPort inboxes;
 
     ToyEngine(const sc_core::sc_module_name& name, StageType type, double pre_ns,
               TraceSink& trace, RunStatus& status)
         : sc_core::sc_module(name),
           pre_ns(pre_ns),
           slot("slot"),
+          inboxes("inboxes"),
           m_id(this->name()),
           m_worker(*this, type, trace, status) {
         m_worker.spawn("worker");
@@ -54,7 +61,8 @@ private:
     class Worker : public MethodStageWorker {
     public:
         Worker(ToyEngine& engine, StageType type, TraceSink& trace, RunStatus& status)
-            : MethodStageWorker(engine.m_id, type, trace, status), m_engine(engine) {}
+            : MethodStageWorker(engine.m_id, type, engine.inboxes, trace, status),
+              m_engine(engine) {}
 
     protected:
         sc_core::sc_time pre_delay(const TileToken&) override {
@@ -105,8 +113,7 @@ struct Harness : sc_core::sc_module {
     TraceSink trace{&trace_text};
     RunStatus status;
     FifoResource accel_slot{"accel_slot", 1};
-    std::array<std::unique_ptr<TokenFifo>, stage_type_count> fifos;
-    StageInboxes inboxes{};
+    StageInboxes inboxes{name(), 2, trace};
     ToyEngine first;
     ToyEngine second;
     RecordingSink sink;
@@ -116,14 +123,12 @@ struct Harness : sc_core::sc_module {
     SC_HAS_PROCESS(Harness);
     explicit Harness(const sc_core::sc_module_name& name)
         : sc_core::sc_module(name),
-          fifos(make_fifos()),
           first("first", StageType::gemm, 2.0, trace, status),
           second("second", StageType::math, 3.0, trace, status) {
-        for (std::size_t i = 0; i < stage_type_count; ++i) inboxes[i] = fifos[i].get();
         first.slot.bind(accel_slot);
         second.slot.bind(accel_slot);
-        first.worker().connect(inboxes);
-        second.worker().connect(inboxes);
+        first.inboxes.bind(inboxes);
+        second.inboxes.bind(inboxes);
         cmd.total_tiles = 2;
         cmd.reset(sink);
         t1.cmd = &cmd;
@@ -135,17 +140,9 @@ struct Harness : sc_core::sc_module {
         SC_THREAD(feed);
     }
 
-    static std::array<std::unique_ptr<TokenFifo>, stage_type_count> make_fifos() {
-        std::array<std::unique_ptr<TokenFifo>, stage_type_count> out;
-        for (std::size_t i = 0; i < stage_type_count; ++i)
-            out[i] = std::make_unique<TokenFifo>(
-                (std::string("inbox_") + std::to_string(i)).c_str(), 2);
-        return out;
-    }
-
     void feed() {
-        inboxes[static_cast<std::size_t>(StageType::gemm)]->write(&t1);
-        inboxes[static_cast<std::size_t>(StageType::gemm)]->write(&t2);
+        inboxes.inbox(StageType::gemm).write(&t1);
+        inboxes.inbox(StageType::gemm).write(&t2);
     }
 };
 
@@ -176,12 +173,22 @@ BOOST_AUTO_TEST_CASE(toy_method_engines_chain_and_share_a_slot_in_request_order)
     BOOST_CHECK_EQUAL(h.accel_slot.grants(), 3u);
     BOOST_CHECK_EQUAL(h.accel_slot.total_wait().value(), 3 * kNs);
     // One engine_start and one engine_complete per stage, through the base's
-    // trace_engine() (the trace event names every engine uses).
+    // trace_engine() (the trace event names every engine uses), each on the
+    // lane of an engine_kinds row (its stage).
     std::istringstream lines(h.trace_text.str());
     int starts = 0, completes = 0;
     for (std::string line; std::getline(lines, line);) {
-        starts += line.find("\"engine_start\"") != std::string::npos;
-        completes += line.find("\"engine_complete\"") != std::string::npos;
+        const bool start = line.find("\"engine_start\"") != std::string::npos;
+        const bool complete = line.find("\"engine_complete\"") != std::string::npos;
+        starts += start;
+        completes += complete;
+        if (!start && !complete) continue;
+        const std::string key = "\"stage\":\"";
+        const std::size_t at = line.find(key);
+        BOOST_REQUIRE(at != std::string::npos);
+        const std::size_t from = at + key.size();
+        const std::string lane = line.substr(from, line.find('"', from) - from);
+        BOOST_CHECK_MESSAGE(find_engine_kind(lane) != nullptr, "no engine_kinds row for " << lane);
     }
     BOOST_CHECK_EQUAL(starts, 3);
     BOOST_CHECK_EQUAL(completes, 3);
