@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,20 @@ struct Run {
         sc_core::sc_start();
         finished = run.finished();
     }
+    // Runs and requires that every kernel finished.
+    void run_to_end() {
+        start();
+        BOOST_REQUIRE_MESSAGE(finished, error());
+    }
     bool finished = false;
     const std::string& error() const { return platform.status().error(); }
+    // pe0's completion record of command `id` (fails the test if none).
+    const PeScheduler::CompletionRecord& done(const std::string& id) {
+        for (const auto& c : platform.pe(0, 0, 0).scheduler().completions())
+            if (c.command->id == id) return c;
+        BOOST_FAIL("no completion of " + id);
+        throw std::logic_error("unreachable");
+    }
     std::uint64_t hbm_bytes(int pe) { return platform.cube(0, 0).hbm.at(pe)->service_hop()->bytes(); }
 };
 
@@ -118,12 +131,10 @@ kernels:
     - math: { op: relu, elements: 512000, context: sub }
 launch: [ { kernel: k, pes: [0] } ]
 )");
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    BOOST_REQUIRE_EQUAL(done.size(), 2u);
-    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
-    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    r.run_to_end();
+    BOOST_REQUIRE_EQUAL(r.platform.pe(0, 0, 0).scheduler().completions().size(), 2u);
+    const auto& c0 = r.done("c0");
+    const auto& c1 = r.done("c1");
     BOOST_CHECK_EQUAL(c0.started.value(), 3000u);
     BOOST_CHECK_EQUAL(c0.finished.value(), 1011000u);
     BOOST_CHECK_EQUAL(c1.started.value(), 1011000u);
@@ -149,11 +160,9 @@ kernels:
     - math: { op: relu, elements: 512000, context: sub }
 launch: [ { kernel: k, pes: [0] } ]
 )");
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    BOOST_REQUIRE_EQUAL(done.size(), 2u);
-    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    r.run_to_end();
+    BOOST_REQUIRE_EQUAL(r.platform.pe(0, 0, 0).scheduler().completions().size(), 2u);
+    const auto& c1 = r.done("c1");
     BOOST_CHECK_EQUAL(c1.started.value(), 259000u);
     BOOST_CHECK_EQUAL(c1.finished.value(), 1267000u);
     BOOST_CHECK_EQUAL(c1.waited[static_cast<std::size_t>(WaitCause::resource)].value(), 254000u);
@@ -184,19 +193,11 @@ kernels:
     - fetch: { bytes: 4096, reads: [{ tcm: 0x1100000, bytes: 4096 }] }
 launch: [ { kernel: k, pes: [0] } ]
 )");
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    auto find = [&](const std::string& id) -> const PeScheduler::CompletionRecord& {
-        for (const auto& c : done)
-            if (c.command->id == id) return c;
-        BOOST_FAIL("no completion of " + id);
-        return done.front();
-    };
-    BOOST_CHECK_EQUAL(find("c2").started.value(), 7000u);
-    BOOST_CHECK_EQUAL(find("c2").finished.value(), 12000u);
-    BOOST_CHECK_EQUAL(find("c1").started.value(), 2839002u);
-    BOOST_CHECK_EQUAL(find("c1").waited[static_cast<std::size_t>(WaitCause::resource)].value(),
+    r.run_to_end();
+    BOOST_CHECK_EQUAL(r.done("c2").started.value(), 7000u);
+    BOOST_CHECK_EQUAL(r.done("c2").finished.value(), 12000u);
+    BOOST_CHECK_EQUAL(r.done("c1").started.value(), 2839002u);
+    BOOST_CHECK_EQUAL(r.done("c1").waited[static_cast<std::size_t>(WaitCause::resource)].value(),
                       2839002u - 5000u);
 }
 
@@ -218,11 +219,9 @@ kernels:
     - gemm: { m: 128, k: 128, n: 128, access: { base: 0, stride: 128, count: 10, elem_bytes: 8 } }
 launch: [ { kernel: k, pes: [0] } ]
 )");
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
-    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    r.run_to_end();
+    const auto& c0 = r.done("c0");
+    const auto& c1 = r.done("c1");
     BOOST_CHECK_EQUAL(c1.started.value(), 5000u);
     BOOST_CHECK_EQUAL(c1.finished.value(), 261000u);
     BOOST_CHECK_EQUAL(c0.started.value(), 3000u);
@@ -237,10 +236,8 @@ kernels:
     - gemm: { m: 128, k: 128, n: 128, access: { base: 0, stride: 128, count: 10, elem_bytes: 8 } }
 launch: [ { kernel: k, pes: [0] } ]
 )", {"cube.pe_template.components.pe_scheduler.attrs.overhead_ns=10"});
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
+    r.run_to_end();
+    const auto& c0 = r.done("c0");
     BOOST_CHECK_EQUAL(c0.started.value(), 12000u);
     BOOST_CHECK_EQUAL(c0.finished.value(), 303000u);
 }
@@ -261,11 +258,9 @@ kernels:
     - composite: { op: relu, bytes: 65536, tile_bytes: 65536, src: { pa: 0 }, dst: { pa: 0x100000 } }
 launch: [ { kernel: k, pes: [0] } ]
 )");
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
-    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    r.run_to_end();
+    const auto& c0 = r.done("c0");
+    const auto& c1 = r.done("c1");
     BOOST_CHECK_EQUAL(c0.finished.value(), 6068334u);
     BOOST_CHECK_EQUAL(c1.started.value(), 6069334u);
     BOOST_CHECK_EQUAL(c1.waited[static_cast<std::size_t>(WaitCause::dependency)].value(), 6064334u);
@@ -282,11 +277,9 @@ kernels:
     - dma_read: { bytes: 4096, addr: { pa: 0x100000 }, reads: [{ hbm: 0x100000, bytes: 4096 }] }
 launch: [ { kernel: k, pes: [0] } ]
 )");
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
-    const auto& done = r.platform.pe(0, 0, 0).scheduler().completions();
-    const auto& c0 = done[0].command->id == "c0" ? done[0] : done[1];
-    const auto& c1 = done[0].command->id == "c1" ? done[0] : done[1];
+    r.run_to_end();
+    const auto& c0 = r.done("c0");
+    const auto& c1 = r.done("c1");
     // RAW: c1 starts once c0 has completed (its start is c0's completion plus
     // the 1 ns dispatch overhead).
     BOOST_CHECK_EQUAL(c1.started.value(), c0.finished.value() + 1000u);
@@ -349,8 +342,7 @@ BOOST_AUTO_TEST_CASE(single_writer_and_one_owner_hold_on_a_long_random_workload)
     BOOST_REQUIRE_GT(composites, 20);
 
     Run r(yaml.str());
-    r.start();
-    BOOST_REQUIRE_MESSAGE(r.finished, r.error());
+    r.run_to_end();
     for (int pe = 0; pe < 4; ++pe) {
         const PeScheduler& s = r.platform.pe(0, 0, pe).scheduler();
         BOOST_TEST_CONTEXT("pe" << pe) {
