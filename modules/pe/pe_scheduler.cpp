@@ -101,10 +101,8 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
 // physical). Its reserved-TCM tile buffers are the scheduler's own: no
 // workload range can lie there (seed 000 D5.1).
 void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
-    const CompositeSpec& s = cmd.command->composite;
-    const bool legacy = s.ops.empty();
-    const std::uint64_t in = legacy ? s.total_bytes : (s.m * s.k + s.k * s.n) * s.d_in;
-    const std::uint64_t out = legacy ? s.total_bytes : s.m * s.n * s.d_out;
+    const std::uint64_t in = composite_source_bytes(cmd.command->composite);
+    const std::uint64_t out = composite_output_bytes(cmd.command->composite);
     auto range = [&](const MemAddress& at, std::uint64_t bytes) {
         return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
     };

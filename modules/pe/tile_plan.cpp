@@ -90,6 +90,20 @@ const char* to_string(StageType type) {
     return "?";
 }
 
+std::uint64_t composite_source_bytes(const CompositeSpec& s) {
+    if (s.ops.empty()) return s.total_bytes;
+    const std::uint64_t a = checked_mul(checked_mul(s.m, s.k, "operand bytes"), s.d_in, "operand bytes");
+    const std::uint64_t b = checked_mul(checked_mul(s.k, s.n, "operand bytes"), s.d_in, "operand bytes");
+    std::uint64_t total = 0;
+    if (__builtin_add_overflow(a, b, &total)) reject("operand bytes overflows 64 bits");
+    return total;
+}
+
+std::uint64_t composite_output_bytes(const CompositeSpec& s) {
+    if (s.ops.empty()) return s.total_bytes;
+    return checked_mul(checked_mul(s.m, s.n, "output bytes"), s.d_out, "output bytes");
+}
+
 TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     const CompositeSpec& s = m_spec;
     if (!valid_elem_size(s.d_in)) reject("d_in must be 1, 2 or 4 bytes, got " + std::to_string(s.d_in));
@@ -147,9 +161,8 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     // Tile addresses (docs/timing.md): A (M·K) then B (K·N) from src, C
     // (M·N) from dst; the farthest byte must fit 64 bits.
     m_b_base = checked_mul(checked_mul(s.m, s.k, "operand bytes"), s.d_in, "operand bytes");
-    const std::uint64_t b_bytes = checked_mul(checked_mul(s.k, s.n, "operand bytes"), s.d_in, "operand bytes");
-    if (m_b_base + b_bytes < m_b_base) reject("operand bytes overflows 64 bits");
-    checked_mul(checked_mul(s.m, s.n, "output bytes"), s.d_out, "output bytes");
+    composite_source_bytes(s);
+    composite_output_bytes(s);
     // DMA_READ, FETCH, GEMM, every epilogue, STORE, DMA_WRITE: the last token's plan.
     m_max_stages = 5 + m_epilogues.size();
 }

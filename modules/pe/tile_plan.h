@@ -74,6 +74,14 @@ struct TilePlan {
     std::vector<Stage> stages;
 };
 
+// Where a composite's data lies (docs/timing.md "Tile addresses"): the bytes
+// it reads from src (A, M·K, then B, K·N, at d_in; legacy: total_bytes) and
+// writes to dst (C, M·N at d_out; legacy: total_bytes). Throw
+// std::invalid_argument when a product overflows 64 bits; a spec TilePlanner
+// accepted never does.
+std::uint64_t composite_source_bytes(const CompositeSpec& spec);
+std::uint64_t composite_output_bytes(const CompositeSpec& spec);
+
 class TilePlanner {
 public:
     // Throws std::invalid_argument naming the offending field.
