@@ -25,8 +25,10 @@ std::string indexed(const char* prefix, int index) { return prefix + std::to_str
 
 }  // namespace
 
-Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegistry& impls)
-    : m_topo(topo), m_trace(trace), m_impls(impls), m_resolver(topo) {
+Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegistry& impls,
+                   BuildOrder order)
+    : m_topo(topo), m_trace(trace), m_impls(impls), m_order(order), m_resolver(topo) {
+    RequestRound::instance();  // SPEC T4: made first, at the top of the hierarchy
     build();
     wire();
     std::sort(m_nodes.begin(), m_nodes.end(), [](const RoutedNode* a, const RoutedNode* b) {
@@ -57,6 +59,7 @@ void Platform::build() {
             auto io = m_impls.create<IoCpu>("io_cpu", m_topo.system.io_cpu.impl,
                                             sc_core::sc_module_name("io_cpu"), env);
             sip.io_cpu = io.get();
+            io->set_request_rank(io_cpu_rank(m_topo, {s, -1, -1, -1}));
             register_node(*io, {s, -1, -1, -1});
             m_owned.push_back(std::move(io));
             for (int c = 0; c < m_topo.system.cubes_per_sip; ++c) {
@@ -82,6 +85,7 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
 
     auto m_cpu = m_impls.create<MCpu>("m_cpu", cfg.m_cpu.impl, sc_core::sc_module_name("m_cpu"), env);
     cube.m_cpu = m_cpu.get();
+    m_cpu->set_request_rank(m_cpu_rank(m_topo, {sip.sip, cube.cube, -1, -1}));
     register_node(*m_cpu, {sip.sip, cube.global, -1, cfg.m_cpu.router});
     m_owned.push_back(std::move(m_cpu));
 
@@ -91,14 +95,19 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
         register_node(noc->router(r), {sip.sip, cube.global, -1, r});
     m_owned.push_back(std::move(noc));
 
+    // The index of the i-th PE (or HBM slice) to create.
+    auto nth = [&](int i) { return m_order.pes_in_reverse ? pes - 1 - i : i; };
+    cube.hbm.assign(pes, nullptr);
+    cube.pes.assign(pes, nullptr);
     auto hbm = std::make_unique<Container>("hbm_ctrl", [&] {
-        for (int x = 0; x < pes; ++x) {
+        for (int i = 0; i < pes; ++i) {
+            const int x = nth(i);
             NodeEnv slice_env{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
             auto target = m_impls.create<MemoryTarget>(
                 "hbm_ctrl", cfg.hbm_ctrl.impl, sc_core::sc_module_name(indexed("pe", x).c_str()),
                 slice_env);
             target->set_base(m_resolver.hbm_base(sip.sip, cube.cube, x));
-            cube.hbm.push_back(target.get());
+            cube.hbm[x] = target.get();
             register_node(*target, {sip.sip, cube.global, -1, x});
             m_owned.push_back(std::move(target));
         }
@@ -119,12 +128,13 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
         m_owned.push_back(std::move(ucie));
     }
 
-    for (int x = 0; x < pes; ++x) {
+    for (int i = 0; i < pes; ++i) {
+        const int x = nth(i);
         NodeEnv pe_env{m_topo, {sip.sip, cube.cube, x, -1}, m_trace, m_status};
         auto pe = std::make_unique<Pe>(indexed("pe", x).c_str(), pe_env, m_impls);
         for (const Pe::Block& block : pe->blocks())
             register_node(*block.node, {sip.sip, cube.global, x, block.attached ? x : -1});
-        cube.pes.push_back(pe.get());
+        cube.pes[x] = pe.get();
         m_owned.push_back(std::move(pe));
     }
 }

@@ -73,10 +73,17 @@ struct Link {
     std::unique_ptr<Hop> hop;
 };
 
+// How the platform is elaborated; no choice here may change a result
+// (SPEC T4; t4_order_test builds the same platform both ways).
+struct PlatformBuildOrder {
+    bool pes_in_reverse = false;  // create each cube's PEs (and HBM slices) last to first
+};
+
 class Platform final : public Fabric {
 public:
+    using BuildOrder = PlatformBuildOrder;
     Platform(const TopologyConfig& topo, TraceSink& trace,
-             const ImplRegistry& impls = builtin_registry());
+             const ImplRegistry& impls = builtin_registry(), BuildOrder order = {});
     ~Platform() override;
     Platform(const Platform&) = delete;
     Platform& operator=(const Platform&) = delete;
@@ -186,6 +193,7 @@ private:
     TraceSink& m_trace;
     RunStatus m_status;
     const ImplRegistry& m_impls;
+    BuildOrder m_order;
     AddressResolver m_resolver;
 
     // Every module and channel built, children before their parents; each

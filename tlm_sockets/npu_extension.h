@@ -50,6 +50,7 @@ public:
     const void* body = nullptr;       // what the message carries (e.g. a Command)
     std::uint32_t path_index = 0;     // position of the node now holding the payload
     std::uint32_t step_cursor = 0;    // next RouteStep to apply
+    std::uint32_t sender = 0;         // the sender's T4 rank (RoutedNode::request_rank)
     ResultData result;
 
     tlm::tlm_extension_base* clone() const override { return new NpuExtension(*this); }

@@ -1,11 +1,14 @@
 #include "tlm_sockets/routed_node.h"
 
+#include <exception>
+
 #include <stdexcept>
 
 namespace npuvp {
 
 RoutedNode::RoutedNode(const sc_core::sc_module_name& name)
     : sc_core::sc_module(name), in("in"), out("out"), m_node_id(this->name()) {
+    RequestRound::instance();  // SPEC T4: made during elaboration
     in.register_b_transport(this, &RoutedNode::b_transport);
     in.register_nb_transport_fw(this, &RoutedNode::nb_transport_fw);
     in.register_get_direct_mem_ptr(this, &RoutedNode::get_direct_mem_ptr);
@@ -36,6 +39,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
     sc_assert(!route.path.empty() && route.path.front().node == this);
     ext.path_index = 0;
     ext.step_cursor = 0;
+    ext.sender = m_request_rank;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     apply_steps(ext, delay);
     if (route.path.size() > 1)
@@ -96,5 +100,20 @@ bool RoutedNode::get_direct_mem_ptr(int, tlm::tlm_generic_payload&, tlm::tlm_dmi
 }
 
 unsigned int RoutedNode::transport_dbg(int, tlm::tlm_generic_payload&) { return 0; }
+
+sc_core::sc_time RoutedNode::transport_in_turn(Transaction& txn, RequestKey key) {
+    key.node = m_request_rank;
+    sc_core::sc_time delay;
+    std::exception_ptr error;  // thrown in the update phase, rethrown in the thread
+    RequestRound::instance().in_turn(key, [&] {
+        try {
+            delay = transport(txn);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    });
+    if (error) std::rethrow_exception(error);
+    return delay;
+}
 
 }  // namespace npuvp

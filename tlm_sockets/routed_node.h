@@ -16,6 +16,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "modules/common/request_round.h"
 #include "tlm_sockets/npu_extension.h"
 #include "tlm_sockets/route.h"
 
@@ -58,6 +59,15 @@ public:
     // answered with an error response.
     sc_core::sc_time transport(Transaction& txn);
 
+    // SPEC T4: this node's rank among requesters (modules/common/node_env.h;
+    // set by the platform, 0 for a node alone).
+    void set_request_rank(std::uint32_t rank) { m_request_rank = rank; }
+    std::uint32_t request_rank() const { return m_request_rank; }
+    // From a thread: transport(txn) in T4 order among the requests of this
+    // round (RequestRound::in_turn): returns a delta later, at the same time,
+    // with the delay from now to done. `key.node` is set to this node's rank.
+    sc_core::sc_time transport_in_turn(Transaction& txn, RequestKey key);
+
 protected:
     // Called on a node the payload passes through (not its last) when the
     // payload arrives, before the node's outgoing hops; a node with a
@@ -82,6 +92,7 @@ private:
 
     std::string m_node_id;
     int m_out_bindings = 0;
+    std::uint32_t m_request_rank = 0;
 };
 
 }  // namespace npuvp

@@ -8,13 +8,14 @@ namespace npuvp {
 FifoResource::FifoResource(const char* name, int capacity)
     : sc_core::sc_object(name), m_capacity(capacity), m_free(capacity) {
     if (capacity < 1) throw std::invalid_argument(std::string(name) + ": capacity must be >= 1");
+    RequestRound::instance();  // made during elaboration
 }
 
-void FifoResource::note_grant() {
+void FifoResource::note_grant(const char* owner) {
     m_in_use = m_capacity - m_free;
     if (!m_traced) return;  // the owner's name costs a lookup: only for the VCD
     const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
-    const std::string name = me.valid() ? me.name() : "?";
+    const std::string name = owner ? owner : me.valid() ? me.name() : "?";
     auto it = std::find(m_owner_names.begin(), m_owner_names.end(), name);
     if (it == m_owner_names.end()) it = m_owner_names.insert(m_owner_names.end(), name);
     m_owner_code = static_cast<std::int32_t>(it - m_owner_names.begin()) + 1;
@@ -40,7 +41,7 @@ bool FifoResource::acquire(Waiter& waiter) {
     if (m_free > 0 && m_queue.empty()) {
         --m_free;
         ++m_grants;
-        note_grant();
+        note_grant(waiter.owner);
         return true;
     }
     waiter.granted = false;
@@ -51,7 +52,7 @@ bool FifoResource::acquire(Waiter& waiter) {
 
 void FifoResource::acquired(Waiter& waiter) {
     ++m_grants;  // on the grant, not the request: a process still queued is not counted
-    note_grant();
+    note_grant(waiter.owner);
     m_total_wait += sc_core::sc_time_stamp() - waiter.asked;
 }
 
@@ -70,7 +71,7 @@ int FifoResource::trywait() {
     if (m_free > 0 && m_queue.empty()) {
         --m_free;
         ++m_grants;
-        note_grant();
+        note_grant(nullptr);
         return 0;
     }
     return -1;
@@ -79,11 +80,16 @@ int FifoResource::trywait() {
 int FifoResource::post() {
     if (!m_queue.empty()) {
         // Hand the unit to the oldest waiter: m_free stays as it is, so no
-        // process arriving in this delta can take it first.
+        // process arriving in this delta can take it first. It takes it up
+        // in a later round (SPEC T4): at the end of this one, in key order,
+        // when the RequestRound serves it, else a delta later.
         Waiter* oldest = m_queue.front();
         m_queue.pop_front();
         oldest->granted = true;
-        oldest->event->notify();
+        if (oldest->requester)
+            RequestRound::instance().ask(oldest->key, *oldest->requester);
+        else
+            oldest->event->notify(sc_core::SC_ZERO_TIME);
         return 0;
     }
     if (m_free == m_capacity) return -1;  // nothing was taken

@@ -17,6 +17,8 @@
 
 #include <systemc>
 
+#include "modules/common/request_round.h"
+
 namespace npuvp {
 
 class FifoResource : public sc_core::sc_semaphore_if,
@@ -35,14 +37,71 @@ public:
         sc_core::sc_event* event = nullptr;
         bool granted = false;
         sc_core::sc_time asked;
+        // A requester served by the RequestRound (SPEC T4): a unit handed to
+        // it is taken up in the round's update, in key order, instead of
+        // waking `event`.
+        RoundRequester* requester = nullptr;
+        RequestKey key;
+        // The holder's name for the VCD (default: the current process's).
+        const char* owner = nullptr;
     };
 
-    // For method processes: takes a unit now (true), or queues `waiter`
-    // (false), whose `granted` turns true and `event` is notified when a unit
-    // is handed over; the method then calls acquired(waiter). The same queue
-    // as wait(), so threads and methods are served in one request order.
+    // For a requester that the RequestRound serves (a method stage worker;
+    // call from its serve_round()): takes a unit now (true), or queues
+    // `waiter` (false). When a unit is handed over, `granted` turns true and
+    // the RequestRound serves waiter.requester again (or, without one,
+    // `event` is notified a delta later); it then calls acquired(waiter). The
+    // same queue as wait(), so threads and methods are served in one request
+    // order.
     bool acquire(Waiter& waiter);
     void acquired(Waiter& waiter);
+
+    // For a thread: takes a unit in T4 order among the requests of this
+    // round (RequestRound::in_turn) and waits for it if none is free.
+    // `on_queued()` runs when it queues (to record the wait) and
+    // `on_granted()` when it gets the unit, both in the round's update, in
+    // key order (as a method worker's begin_stage(); e.g. to trace the
+    // start). Returns a delta after the grant, at the grant's time.
+    template <class Q, class G>
+    int wait(const RequestKey& key, Q&& on_queued, G&& on_granted) {
+        struct Taker final : RoundRequester {
+            Taker(FifoResource& r, Waiter& w, G& g) : resource(r), waiter(w), granted(g) {}
+            void serve_round() override {  // the unit was handed over by post()
+                resource.acquired(waiter);
+                granted();
+                done.notify(sc_core::SC_ZERO_TIME);
+            }
+            FifoResource& resource;
+            Waiter& waiter;
+            G& granted;
+            sc_core::sc_event done;
+        };
+        Waiter waiter;
+        Taker taker(*this, waiter, on_granted);
+        waiter.event = &taker.done;
+        waiter.requester = &taker;
+        waiter.key = key;
+        bool got = false;
+        RequestRound::instance().in_turn(key, [&] {
+            got = acquire(waiter);
+            if (got)
+                on_granted();
+            else
+                on_queued();
+        });
+        if (!got) sc_core::wait(taker.done);
+        return 0;
+    }
+    int wait(const RequestKey& key) {
+        return wait(key, [] {}, [] {});
+    }
+    // lock() in T4 order (capacity 1); as wait(key, on_queued, on_granted).
+    template <class Q, class G>
+    int lock(const RequestKey& key, Q&& on_queued, G&& on_granted) {
+        wait(key, on_queued, on_granted);
+        m_owner = sc_core::sc_get_current_process_handle();
+        return 0;
+    }
 
     // sc_semaphore_if
     int wait() override;      // blocks until a unit is granted; returns 0
@@ -69,7 +128,7 @@ public:
 
 private:
     sc_core::sc_event* take_event();
-    void note_grant();
+    void note_grant(const char* owner);
 
     int m_capacity;
     int m_free;

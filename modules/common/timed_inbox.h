@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 
 #include <systemc>
@@ -16,11 +17,15 @@ template <class T>
 class TimedInbox {
 public:
     // Called from the sender's b_transport (any process); never waits.
-    void push(const T& item, const sc_core::sc_time& delay) {
+    // `sender` is the sender's T4 rank.
+    void push(const T& item, const sc_core::sc_time& delay, std::uint32_t sender = 0) {
         const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
-        auto at = std::upper_bound(m_items.begin(), m_items.end(), arrival,
-                                   [](const sc_core::sc_time& t, const Entry& e) { return t < e.arrival; });
-        m_items.insert(at, Entry{item, arrival});
+        auto at = std::upper_bound(m_items.begin(), m_items.end(), Entry{item, arrival, sender},
+                                   [](const Entry& a, const Entry& e) {
+                                       return a.arrival < e.arrival ||
+                                              (a.arrival == e.arrival && a.sender < e.sender);
+                                   });
+        m_items.insert(at, Entry{item, arrival, sender});
         m_arrived.notify(delay);
     }
 
@@ -50,6 +55,7 @@ private:
     struct Entry {
         T item;
         sc_core::sc_time arrival;
+        std::uint32_t sender;
     };
     std::deque<Entry> m_items;
     sc_core::sc_event m_arrived;

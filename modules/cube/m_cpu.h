@@ -106,6 +106,7 @@ private:
     FifoResource m_dma_write;
     std::map<std::uint64_t, std::unique_ptr<Pending>> m_pending;  // lookup only
     std::uint64_t m_next_fanout = 0;
+    std::uint64_t m_worker_turns = 0;  // the worker's T4 requests, numbered
     std::deque<CubeResponseMsg> m_responses;  // alive until IO_CPU has handled them
     std::deque<LaunchMsg> m_launches;
     std::deque<MmuMsg> m_mmu_msgs;

@@ -72,13 +72,17 @@ public:
 
 protected:
     void process(TileToken& token) final {
-        if (m_slot->trylock() != 0) {  // held by the other engine: a recorded wait
-            token.cmd->stage_waits(token, m_slot->basename());
-            m_slot->lock();
-            if (token.cmd->awaits_engine) token.cmd->stage_granted(token);
-        }
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
-        trace_engine(true, token);
+        // SPEC T4: the slot in key order among the round's requests, and the
+        // start where the builtin worker's begins (the round's update); held
+        // by the other engine: a recorded wait.
+        sc_core::sc_time start;
+        m_slot->lock(
+            request_key(token), [&] { token.cmd->stage_waits(token, m_slot->basename()); },
+            [&] {
+                if (token.cmd->awaits_engine) token.cmd->stage_granted(token);
+                start = sc_core::sc_time_stamp();
+                trace_engine(true, token);
+            });
         compute(token.stage());
         record_busy(start);
         trace_engine(false, token);

@@ -22,8 +22,13 @@ void Pe::build_channels(const NodeEnv& env) {
     m_gemm->inboxes.bind(*m_inboxes);
     m_math->inboxes.bind(*m_inboxes);
     m_ipcq->inboxes.bind(*m_inboxes);
-    for (StageWorker* w : workers())
+    // SPEC T4: the workers ask in this PE's rank (a block alone ranks 0).
+    const std::uint32_t rank = env.ids.sip < 0 ? 0 : pe_rank(env.topo, env.ids);
+    for (StageWorker* w : workers()) {
         m_workers_of[static_cast<std::size_t>(w->type())].push_back(w);
+        w->set_rank(rank);
+    }
+    for (const Block& block : m_blocks) block.node->set_request_rank(rank);
     m_scheduler->engines.bind(*this);
 
     m_cpu->routes.bind(routes);

@@ -1,5 +1,7 @@
 #include "modules/pe/pe_dma.h"
 
+#include <exception>
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -52,7 +54,7 @@ protected:
         }
         ring.reserve(stage.bytes);  // credit: waiting for ring space is not busy time
         m_dma.run_on(m_channel, "IPCQ_SEND", MsgKind::ipcq_send, m_dma.routes->comm(peer), 0,
-                     stage.bytes, seq, tile);
+                     stage.bytes, seq, tile, request_key(token));
         ring.deliver(stage.bytes);
     }
 
@@ -69,7 +71,9 @@ public:
         : MethodStageWorker(dma.node_id_ref(), type, dma.inboxes, trace, status),
           m_index(index),
           m_dma(dma),
-          m_channel(channel) {}
+          m_channel(channel) {
+        set_unit(static_cast<std::uint32_t>(index));
+    }
 
 protected:
     // A virtual address costs the MMU's translate time before the channel
@@ -215,17 +219,35 @@ sc_core::sc_time PeDma::transfer(DmaDirection dir, int channel, const Route& rou
                                  std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                                  std::int64_t tile) {
     const bool read = dir == DmaDirection::read;
+    // SPEC T4: in this PE's rank, as its channel's worker would ask.
+    const RequestKey key{m_workers.front()->rank(),
+                         static_cast<std::uint32_t>(read ? RequestEngine::dma_read
+                                                         : RequestEngine::dma_write),
+                         static_cast<std::uint64_t>(cmd), static_cast<std::uint64_t>(tile),
+                         static_cast<std::uint32_t>(channel)};
     return run_on(pick(dir, channel), read ? "DMA_READ" : "DMA_WRITE",
-                  read ? MsgKind::dma_read : MsgKind::dma_write, route, address, bytes, cmd, tile);
+                  read ? MsgKind::dma_read : MsgKind::dma_write, route, address, bytes, cmd, tile,
+                  key);
 }
 
 sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
                                std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
-                               std::int64_t tile) {
-    ch.resource.wait();
+                               std::int64_t tile, const RequestKey& key) {
+    // SPEC T4: the channel is taken, and the transfer's hops reserved at
+    // the grant, in key order among the requests of the round.
+    sc_core::sc_time busy;
+    std::exception_ptr error;  // thrown in the update phase, rethrown in the thread
+    ch.resource.wait(key, [] {}, [&] {
+        try {
+            busy = begin_on(ch, stage, kind, route, address, bytes, cmd, tile);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    });
+    if (error) std::rethrow_exception(error);
     // Busy from the grant to done (T3); the wait for the channel is not busy.
     const sc_core::sc_time start = sc_core::sc_time_stamp();
-    sc_core::wait(begin_on(ch, stage, kind, route, address, bytes, cmd, tile));
+    sc_core::wait(busy);
     end_on(ch, stage, start);
     ch.resource.post();
     return sc_core::sc_time_stamp();

@@ -100,7 +100,7 @@ private:
     Channel& pick(DmaDirection dir, int channel);
     sc_core::sc_time run_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
                             std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
-                            std::int64_t tile);
+                            std::int64_t tile, const RequestKey& key);
     // run_on()'s two halves around its one wait, for a method-mode worker:
     // at the grant (returns the time to done), and at done (before the
     // channel is released). `start` is the grant time.

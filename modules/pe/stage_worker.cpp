@@ -67,6 +67,56 @@ void ThreadStageWorker::run() {
     }
 }
 
+RequestKey StageWorker::request_key(const TileToken& token) const {
+    static constexpr RequestEngine engine_of[stage_type_count] = {
+        RequestEngine::dma_read, RequestEngine::fetch, RequestEngine::gemm, RequestEngine::math,
+        RequestEngine::store, RequestEngine::dma_write, RequestEngine::ipcq, RequestEngine::ipcq};
+    return {m_rank, static_cast<std::uint32_t>(engine_of[static_cast<std::size_t>(m_type)]),
+            token.cmd->seq, token.plan.tile_id, m_unit};
+}
+
+void MethodStageWorker::serve_round() {
+    using sc_core::sc_time_stamp;
+    if (m_phase == Phase::asked) {
+        m_resource = stage_resource(*m_token);
+        if (m_resource) {
+            m_waiter.requester = this;
+            m_waiter.key = request_key(*m_token);
+            m_waiter.owner = m_process_name.c_str();
+            if (!m_resource->acquire(m_waiter)) {
+                m_token->cmd->stage_waits(*m_token, m_resource->basename());
+                m_phase = Phase::queued;
+                return;  // the release that hands it a unit asks the round again
+            }
+        }
+    } else if (m_phase == Phase::queued) {
+        m_resource->acquired(m_waiter);
+    } else {
+        SC_REPORT_ERROR("npuvp/invariant", (owner_id() + ": served by the round while not asking").c_str());
+        return;
+    }
+    if (m_token->cmd->awaits_engine) m_token->cmd->stage_granted(*m_token);
+    m_stage_start = sc_time_stamp();
+    bool begun = false;
+    try {
+        begun = begin_stage(*m_token, m_remaining);
+    } catch (const std::exception& e) {  // a target's error response: no process to unwind here
+        status().fail(owner_id(), e.what());
+    }
+    if (!begun) {
+        m_phase = Phase::idle;  // the run is stopping; never woken again
+        return;
+    }
+    if (stall_event(*m_token) == nullptr) {
+        // As a thread's wait(time), also for a zero time (one delta).
+        m_phase = Phase::busy;
+        m_grant_event.notify(m_remaining);
+    } else {
+        m_phase = Phase::check;
+        m_grant_event.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
 // The method-mode twin of run() + a thread's process(): each `return` after
 // next_trigger() is where the thread would wait; the next activation resumes
 // at m_phase. Nothing here allocates.
@@ -102,36 +152,17 @@ void MethodStageWorker::step() {
             m_phase = Phase::acquire;
             break;
         case Phase::acquire:
-            m_resource = stage_resource(*m_token);
+            // SPEC T4: served at the end of this round, in key order.
+            m_phase = Phase::asked;
             m_waiter.event = &m_grant_event;
-            if (m_resource && !m_resource->acquire(m_waiter)) {
-                m_token->cmd->stage_waits(*m_token, m_resource->basename());
-                m_phase = Phase::queued;
-                next_trigger(m_grant_event);
-                return;
-            }
-            m_phase = Phase::begin;
-            break;
+            RequestRound::instance().ask(request_key(*m_token), *this);
+            next_trigger(m_grant_event);
+            return;
+        case Phase::asked:
         case Phase::queued:
-            if (!m_waiter.granted) {
-                next_trigger(m_grant_event);
-                return;
-            }
-            m_resource->acquired(m_waiter);
-            m_phase = Phase::begin;
-            break;
-        case Phase::begin:
-            if (m_token->cmd->awaits_engine) m_token->cmd->stage_granted(*m_token);
-            m_stage_start = sc_time_stamp();
-            if (!begin_stage(*m_token, m_remaining)) return;
-            if (stall_event(*m_token) == nullptr) {
-                // As a thread's wait(time), also for a zero time (one delta).
-                next_trigger(m_remaining);
-                m_phase = Phase::busy;
-                return;
-            }
-            m_phase = Phase::check;
-            break;
+            // serve_round() wakes it only once the stage has begun.
+            next_trigger(m_grant_event);
+            return;
         case Phase::busy:
             m_phase = Phase::end;
             break;
@@ -179,9 +210,10 @@ void MethodStageWorker::step() {
 }
 
 void MethodStageWorker::spawn(const char* name) {
+    RequestRound::instance();  // made during elaboration
     sc_core::sc_spawn_options options;
     options.spawn_method();
-    sc_core::sc_spawn([this] { step(); }, name, &options);
+    m_process_name = sc_core::sc_spawn([this] { step(); }, name, &options).name();
 }
 
 void ThreadStageWorker::spawn(const char* name) {

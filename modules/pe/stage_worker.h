@@ -19,6 +19,7 @@
 #include <systemc>
 
 #include "modules/common/fifo_resource.h"
+#include "modules/common/request_round.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/stage_inboxes.h"
@@ -60,6 +61,15 @@ public:
     // Shadow state for the VCD: busy, and the command / tile it works on (-1 idle).
     void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
 
+    // SPEC T4: who this worker is among the requesters of a round: its PE's
+    // rank in (sip, cube, pe) order (set by the platform, 0 for a block
+    // alone) and its unit within the engine (a DMA channel's index).
+    void set_rank(std::uint32_t node) { m_rank = node; }
+    std::uint32_t rank() const { return m_rank; }
+    void set_unit(std::uint32_t unit) { m_unit = unit; }
+    // The key of a request this worker makes for `token` (docs/timing.md T4).
+    RequestKey request_key(const TileToken& token) const;
+
 protected:
     // `inboxes` is its block's port to the PE's stage inboxes: where tokens
     // come from (the inbox of `type`) and go to (the next stage's).
@@ -99,6 +109,8 @@ private:
     TraceSink& m_trace;
     RunStatus& m_status;
     bool m_holding = false;
+    std::uint32_t m_rank = 0;
+    std::uint32_t m_unit = 0;
     sc_core::sc_time m_busy;
     std::uint64_t m_stages = 0;
     std::uint64_t m_activations = 0;
@@ -114,7 +126,14 @@ private:
 // stack, no context switch; docs/speed.md): step() calls the hooks below in
 // this order for each stage and waits with next_trigger() exactly where a
 // thread would call wait(), so the times are those of a thread.
-class MethodStageWorker : public StageWorker {
+//
+// SPEC T4: the resource and the hook begin_stage() (where an engine makes its
+// T1 reservations) are not taken while the method runs: the method asks the
+// RequestRound, which serves the round's requests in key order at the end
+// of the round (serve_round()); the method is woken at the end of its busy
+// time. A unit handed over by the resource's release is taken up the same
+// way, so a queued worker is not woken for its grant at all.
+class MethodStageWorker : public StageWorker, private RoundRequester {
 public:
     void spawn(const char* name) override;
     // The process body (public for a test harness that spawns it itself).
@@ -145,9 +164,14 @@ protected:
     const sc_core::sc_time& stage_start() const { return m_stage_start; }
 
 private:
+    // The round's part of a stage: take the resource (or queue for it) and
+    // begin the stage, in the update phase, in key order.
+    void serve_round() override;
+
     // step()'s state: where the method resumes when next triggered.
-    enum class Phase { idle, pre, prepare, acquire, queued, begin, busy, check, stalled_busy, end, out };
+    enum class Phase { idle, pre, prepare, acquire, asked, queued, busy, check, stalled_busy, end, out };
     Phase m_phase = Phase::idle;
+    std::string m_process_name;
     TileToken* m_token = nullptr;
     FifoResource* m_resource = nullptr;
     FifoResource::Waiter m_waiter;

@@ -37,7 +37,7 @@ void IoCpu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core:
         payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
-    m_inbox.push(static_cast<const CubeResponseMsg*>(ext.body), delay);
+    m_inbox.push(static_cast<const CubeResponseMsg*>(ext.body), delay, ext.sender);
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -68,7 +68,11 @@ void IoCpu::run_request(RequestRecord& record) {
     const HostRequest& r = *record.request;
     record.started = true;
     record.issued = sc_core::sc_time_stamp();
-    sc_core::wait(m_processor.reserve(record.issued) - record.issued);
+    // SPEC T4: requests issued at one instant book the processor in list order.
+    sc_core::sc_time booked;
+    RequestRound::instance().in_turn({request_rank(), static_cast<std::uint32_t>(RequestEngine::control), r.index, 0, 0},
+                                     [&] { booked = m_processor.reserve(record.issued); });
+    sc_core::wait(booked - record.issued);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     m_trace.emit(trace::request_start(now.value(), node_id_ref(), static_cast<std::int64_t>(r.index),
                                       to_string(r.kind), r.bytes ? static_cast<std::int64_t>(r.bytes) : -1,
@@ -127,6 +131,7 @@ void IoCpu::run_request(RequestRecord& record) {
                                     MsgKind::mmu_unmap, MsgKind::kernel_launch};
     record.expected = static_cast<int>(record.parts.size());
     Transaction& txn = record.txn;
+    std::uint64_t part_index = 0;
     for (CubeRequestMsg& part : record.parts) {
         RoutedNode& m_cpu = m_fabric->node(NodeRole::m_cpu, part.sip, part.cube, 0);
         txn.ext().body = &part;
@@ -134,7 +139,7 @@ void IoCpu::run_request(RequestRecord& record) {
         // The message to M_CPU is a command (n = 0); the data of a memory
         // request moves between M_CPU and HBM (seed 001 D5).
         txn.prepare(kinds[static_cast<int>(r.kind)], m_fabric->route(*this, m_cpu), 0, 0);
-        transport(txn);
+        transport_in_turn(txn, {0, static_cast<std::uint32_t>(RequestEngine::control), r.index, ++part_index, 1});
     }
     while (!record.done) sc_core::wait(m_request_done);
 }
@@ -142,7 +147,11 @@ void IoCpu::run_request(RequestRecord& record) {
 void IoCpu::worker() {
     for (;;) {
         const CubeResponseMsg& response = *m_inbox.pop();
-        sc_core::wait(m_processor.reserve(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp());
+        // SPEC T4: the processor is booked in turn with requests and transit traffic.
+        sc_core::sc_time done;
+        RequestRound::instance().in_turn({request_rank(), static_cast<std::uint32_t>(RequestEngine::control), m_worker_turns++, 0, 2},
+                                         [&] { done = m_processor.reserve(sc_core::sc_time_stamp()); });
+        sc_core::wait(done - sc_core::sc_time_stamp());
         RequestRecord& record = m_requests.at(response.request->request->index);
         record.success = record.success && response.success;
         if (!response.missing.empty())

@@ -81,6 +81,7 @@ private:
     std::deque<RequestRecord> m_requests;
     TimedInbox<const CubeResponseMsg*> m_inbox;
     SerialProcessor m_processor;
+    std::uint64_t m_worker_turns = 0;  // the worker's T4 requests, numbered
     sc_core::sc_event m_request_done;
 };
 

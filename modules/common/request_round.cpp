@@ -1,0 +1,43 @@
+#include "modules/common/request_round.h"
+
+#include <algorithm>
+
+namespace npuvp {
+
+RequestRound& RequestRound::instance() {
+    // One per simulation, and SystemC runs one simulation per process. It
+    // lives as long as the kernel's own objects (never destroyed: a
+    // primitive channel must not outlive the kernel's registry of them).
+    static RequestRound* round = new RequestRound("npuvp_request_round");
+    return *round;
+}
+
+RequestRound::RequestRound(const char* name) : sc_core::sc_prim_channel(name) {}
+
+void RequestRound::ask(const RequestKey& key, RoundRequester& requester) {
+    if (m_serving_now) {
+        SC_REPORT_ERROR("npuvp/invariant", "a request was made while a round was being served");
+        return;
+    }
+    if (m_pending.empty()) request_update();
+    m_pending.push_back({key, m_asked++, &requester});
+}
+
+void RequestRound::update() {
+    // Swap, so that the list served is not the one a requester could add to.
+    m_serving.swap(m_pending);
+    // Keys are unique within a round (the unit breaks the last tie); the
+    // ask count only makes the sort total.
+    if (m_serving.size() > 1)
+        std::sort(m_serving.begin(), m_serving.end(), [](const Entry& a, const Entry& b) {
+            return a.key < b.key || (!(b.key < a.key) && a.asked < b.asked);
+        });
+    m_serving_now = true;
+    for (const Entry& e : m_serving) e.requester->serve_round();
+    m_serving_now = false;
+    ++m_rounds;
+    m_served += m_serving.size();
+    m_serving.clear();
+}
+
+}  // namespace npuvp

@@ -1,0 +1,112 @@
+// SPEC T4: requests made at one instant are served in causal rounds, and
+// within a round by requester, never in the order the kernel happens to run
+// the processes that make them.
+//
+// A round is one evaluation phase of the kernel: everything a process does
+// when it runs is in that round, and a hand-off to another process (a token
+// into an inbox, a freed slot, a unit passed to a waiter, a completion) is
+// seen by it in a later one. A process that wants a shared resource or a T1
+// reservation does not take it while it runs: it asks the RequestRound, and
+// in the update phase that ends the round the RequestRound serves every
+// request of the round in RequestKey order. Nothing in the model then
+// depends on process creation order or on the kernel's runnable queue.
+//
+// A method process asks with ask() and is woken by its own requester (its
+// serve_round() notifies the event the method waits on). A thread calls
+// in_turn(), which runs its work in the update phase and returns one delta
+// later. Serving allocates nothing once the round's list has grown.
+#pragma once
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include <systemc>
+
+namespace npuvp {
+
+// Who asks, in SPEC T4's order: the requester's node (PEs in (sip, cube, pe)
+// order first, then M_CPUs, then IO_CPUs; docs/timing.md "T4"), then the
+// engine kind, then command id, tile id and, last, the unit of the engine
+// (a DMA channel's index) so that no two requesters ever tie.
+struct RequestKey {
+    std::uint32_t node = 0;
+    std::uint32_t engine = 0;
+    std::uint64_t cmd = 0;
+    std::uint64_t tile = 0;
+    std::uint32_t unit = 0;
+
+    friend bool operator<(const RequestKey& a, const RequestKey& b) {
+        return std::tie(a.node, a.engine, a.cmd, a.tile, a.unit) <
+               std::tie(b.node, b.engine, b.cmd, b.tile, b.unit);
+    }
+};
+
+// The engine part of a RequestKey: the stage kinds in T4's order, then the
+// control processors (a PE_CPU's messages, a fan-out, a host request).
+enum class RequestEngine : std::uint32_t {
+    dma_read, dma_write, fetch, store, gemm, math, ipcq, control
+};
+
+// What the RequestRound calls back, in the update phase, in key order.
+class RoundRequester {
+public:
+    virtual void serve_round() = 0;
+
+protected:
+    ~RoundRequester() = default;
+};
+
+class RequestRound : public sc_core::sc_prim_channel {
+public:
+    // The simulation's one RequestRound, made on the first call (which must
+    // be during elaboration: the platform and every block that asks make it
+    // from their constructors).
+    static RequestRound& instance();
+
+    // From a process (evaluation phase): serve `requester` at the end of
+    // this round, in `key` order among the round's requests.
+    void ask(const RequestKey& key, RoundRequester& requester);
+
+    // From a thread: runs `work()` at the end of this round, in `key` order
+    // among the round's requests, and returns one delta later.
+    template <class F>
+    void in_turn(const RequestKey& key, F&& work) {
+        Turn<F> turn(work);
+        ask(key, turn);
+        sc_core::wait(turn.done);
+    }
+
+    // Statistics: rounds that served a request, and requests served.
+    std::uint64_t rounds() const { return m_rounds; }
+    std::uint64_t served() const { return m_served; }
+
+private:
+    explicit RequestRound(const char* name);
+    void update() override;
+
+    template <class F>
+    struct Turn final : RoundRequester {
+        explicit Turn(F& work) : work(work) {}
+        void serve_round() override {
+            work();
+            done.notify(sc_core::SC_ZERO_TIME);
+        }
+        F& work;
+        sc_core::sc_event done;
+    };
+
+    struct Entry {
+        RequestKey key;
+        std::uint64_t asked;
+        RoundRequester* requester;
+    };
+    std::vector<Entry> m_pending;
+    std::vector<Entry> m_serving;
+    bool m_serving_now = false;
+    std::uint64_t m_asked = 0;
+    std::uint64_t m_rounds = 0;
+    std::uint64_t m_served = 0;
+};
+
+}  // namespace npuvp
