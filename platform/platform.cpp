@@ -29,6 +29,7 @@ Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegis
                    BuildOrder order)
     : m_topo(topo), m_trace(trace), m_impls(impls), m_order(order), m_resolver(topo) {
     RequestRound::instance();  // SPEC T4: made first, at the top of the hierarchy
+    m_status.on_stop([this] { m_trace.stopping(); });
     build();
     wire();
     std::sort(m_nodes.begin(), m_nodes.end(), [](const RoutedNode* a, const RoutedNode* b) {

@@ -410,6 +410,7 @@ int run(int argc, char* argv[]) {
         print_probe(probe, std::cout);
     }
     if (options.trace) {
+        trace.flush();
         trace_file.flush();
         if (!trace_file) {
             const std::string error = "writing the trace to '" + *options.trace + "' failed";

@@ -4,7 +4,9 @@
 // and exits 1 (SPEC §8: a clear error, never a crash or a hang).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <utility>
 
 #include <systemc>
 
@@ -17,8 +19,12 @@ public:
             m_error = node_id + ": " + message;
             m_time = sc_core::sc_time_stamp();
         }
+        if (m_on_stop) m_on_stop();
         sc_core::sc_stop();
     }
+    // Called when the run stops on an error (the platform writes out the
+    // trace's held lines: no later delta cycle will).
+    void on_stop(std::function<void()> hook) { m_on_stop = std::move(hook); }
     bool failed() const { return !m_error.empty(); }
     const std::string& error() const { return m_error; }
     sc_core::sc_time time() const { return m_time; }
@@ -26,6 +32,7 @@ public:
 private:
     std::string m_error;
     sc_core::sc_time m_time;
+    std::function<void()> m_on_stop;
 };
 
 }  // namespace npuvp

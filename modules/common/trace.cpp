@@ -1,6 +1,11 @@
+// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/common/trace.h"
 
+#include <algorithm>
 #include <utility>
+
+#include <systemc>
 
 #include "modules/common/json_text.h"
 
@@ -47,7 +52,15 @@ void TraceSink::write(const TraceEvent& e) {
         m_log->push_back(std::move(r));
     }
     if (m_out == nullptr) return;
-    std::ostream& out = *m_out;
+    // Outside a running simulation there is no round to sort: straight through.
+    const bool hold = m_hold && sc_core::sc_is_running();
+    if (!hold) flush();
+    const std::uint64_t delta = sc_core::sc_delta_count();
+    if (m_held_used != 0 && (delta != m_held_delta || e.t_ps != m_held_t)) flush();
+    m_held_delta = delta;
+    m_held_t = e.t_ps;
+    m_line.str(std::string());
+    std::ostream& out = m_line;
     out << "{\"t_ps\":" << e.t_ps << ",\"ev\":";
     write_json_string(out, to_string(e.kind));
     out << ",\"node\":";
@@ -72,6 +85,38 @@ void TraceSink::write(const TraceEvent& e) {
     }
     out << "}\n";
     ++m_events;
+    if (!hold) {
+        *m_out << m_line.str();
+        return;
+    }
+    if (m_held_used == 0) m_held_event.notify(sc_core::SC_ZERO_TIME);
+    if (m_held_used == m_held.size()) m_held.emplace_back();
+    HeldLine& line = m_held[m_held_used++];
+    line.node.assign(e.node ? *e.node : std::string());
+    line.text.assign(m_line.str());
+}
+
+void TraceSink::start_flusher() {
+    if (m_flusher) return;
+    m_flusher = true;
+    sc_core::sc_spawn_options options;
+    options.spawn_method();
+    options.set_sensitivity(&m_held_event);
+    options.dont_initialize();
+    sc_core::sc_spawn([this] { flush(); }, sc_core::sc_gen_unique_name("npuvp_trace_flush"), &options);
+}
+
+void TraceSink::flush() {
+    if (m_held_used == 0 || m_out == nullptr) {
+        m_held_used = 0;
+        return;
+    }
+    m_held_order.resize(m_held_used);
+    for (std::uint32_t i = 0; i < m_held_used; ++i) m_held_order[i] = i;
+    std::stable_sort(m_held_order.begin(), m_held_order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return m_held[a].node < m_held[b].node; });
+    for (std::uint32_t i : m_held_order) *m_out << m_held[i].text;
+    m_held_used = 0;
 }
 
 }  // namespace npuvp

@@ -11,8 +11,11 @@
 
 #include <cstdint>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <systemc>
 
 namespace npuvp {
 
@@ -170,11 +173,28 @@ class TraceSink {
 public:
     TraceSink() = default;
 
-    explicit TraceSink(std::ostream* out) : m_out(out), m_on(out != nullptr) {}
+    explicit TraceSink(std::ostream* out) : m_out(out), m_on(out != nullptr) {
+        if (m_out) start_flusher();
+    }
+    ~TraceSink() { flush(); }
+    TraceSink(const TraceSink&) = delete;
+    TraceSink& operator=(const TraceSink&) = delete;
 
     void attach(std::ostream* out) {
+        flush();
         m_out = out;
+        if (m_out) start_flusher();
         m_on = m_out != nullptr || m_log != nullptr;
+    }
+    // Writes the lines held back for the last delta cycle (below) to the
+    // stream. A process does it a delta later; attach() and the destructor
+    // do it too.
+    void flush();
+    // The run is stopping (sc_stop(): no later delta will flush): writes the
+    // held lines and every later one straight through.
+    void stopping() {
+        flush();
+        m_hold = false;
     }
     // Also (or only) append every event to `log` (nullptr: stop recording);
     // the observability writers (timeline, SVG, report) read it after the run.
@@ -191,6 +211,27 @@ public:
 
 private:
     void write(const TraceEvent& event);
+
+    // SPEC T4: lines of one delta cycle (one round) go out sorted by node
+    // (stable: one node's lines keep their order), so the trace does not
+    // depend on the order the kernel ran that round's processes in. A line
+    // is held back until the next delta cycle or time begins.
+    struct HeldLine {
+        std::string node;
+        std::string text;
+    };
+    std::vector<HeldLine> m_held;
+    std::size_t m_held_used = 0;
+    std::vector<std::uint32_t> m_held_order;
+    std::uint64_t m_held_delta = 0;
+    std::uint64_t m_held_t = 0;
+    std::ostringstream m_line;
+    // The process that flushes the held lines a delta after they were
+    // written (so the last round's lines are out when sc_start() returns).
+    void start_flusher();
+    bool m_flusher = false;
+    bool m_hold = true;
+    sc_core::sc_event m_held_event;
 
     std::ostream* m_out = nullptr;
     std::vector<RecordedEvent>* m_log = nullptr;

@@ -198,6 +198,28 @@ BOOST_AUTO_TEST_CASE(requests_run_in_order_unless_after_says_otherwise) {
     BOOST_CHECK_EQUAL(b.m_cpu1.arrivals.at(0).arrival_ps, ns(34));
 }
 
+// SPEC T4: host requests issued at one instant are served in list order.
+// Four independent mmu_map requests (after: []) to cube1, all issued at 0:
+// IO_CPU's processor (2 ns each) takes r0 at 0..2, r1 2..4, r2 4..6, r3
+// 6..8, and each reaches cube1's M_CPU 30 ns after its slot: at 32, 34, 36,
+// 38, in list order. (Before the rule, the kernel's process order served
+// them last to first.)
+BOOST_AUTO_TEST_CASE(requests_of_one_instant_are_served_in_list_order) {
+    Bench b;
+    for (int i = 0; i < 4; ++i) {
+        HostRequest& r = b.add(HostRequestKind::mmu_map);
+        r.cubes = {{0, 1}};
+        r.target_pe = {1};
+        r.explicit_after = true;
+    }
+    b.start();
+    BOOST_REQUIRE_EQUAL(b.m_cpu1.arrivals.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+        BOOST_CHECK_EQUAL(b.m_cpu1.arrivals[i].arrival_ps, ns(32 + 2 * i));
+        BOOST_CHECK_EQUAL(b.part(b.m_cpu1, i).request->index, i);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(failed_cube_answer_fails_the_request_naming_the_pes) {
     Bench b;
     b.success[1] = false;
