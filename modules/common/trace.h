@@ -166,6 +166,16 @@ struct RecordedEvent {
     std::string detail;
 };
 
+// Receives every event as it is emitted (TraceSink::listen): the strings
+// it points to are borrowed for the call only. The observability outputs'
+// recorder (report/run_recorder.h) aggregates the run this way while it
+// goes, so memory does not grow with the events.
+class TraceListener {
+public:
+    virtual ~TraceListener() = default;
+    virtual void on_trace(const TraceEvent& event) = 0;
+};
+
 class TraceSink {
 public:
     TraceSink() = default;
@@ -174,13 +184,18 @@ public:
 
     void attach(std::ostream* out) {
         m_out = out;
-        m_on = m_out != nullptr || m_log != nullptr;
+        update_on();
     }
     // Also (or only) append every event to `log` (nullptr: stop recording);
     // the observability writers (timeline, SVG, report) read it after the run.
     void record_to(std::vector<RecordedEvent>* log) {
         m_log = log;
-        m_on = m_out != nullptr || m_log != nullptr;
+        update_on();
+    }
+    // Also (or only) hand every event to `listener` (nullptr: stop).
+    void listen(TraceListener* listener) {
+        m_listener = listener;
+        update_on();
     }
     bool enabled() const { return m_on; }
     std::uint64_t events() const { return m_events; }  // lines written to the stream
@@ -191,9 +206,11 @@ public:
 
 private:
     void write(const TraceEvent& event);
+    void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
 
     std::ostream* m_out = nullptr;
     std::vector<RecordedEvent>* m_log = nullptr;
+    TraceListener* m_listener = nullptr;
     bool m_on = false;
     std::uint64_t m_events = 0;
 };
