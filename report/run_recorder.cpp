@@ -86,6 +86,14 @@ std::uint32_t RunRecorder::intern(std::string_view text) {
     return id;
 }
 
+std::uint32_t RunRecorder::intern_at(const void* address, std::string_view text) {
+    const auto it = m_by_address.find(address);
+    if (it != m_by_address.end() && m_text[it->second] == text) return it->second;
+    const std::uint32_t id = intern(text);
+    m_by_address[address] = id;
+    return id;
+}
+
 std::uint32_t RunRecorder::series_id(std::uint32_t group, std::uint32_t name) {
     const auto [it, added] = m_series_index.try_emplace({group, name}, static_cast<std::uint32_t>(m_series.size()));
     if (added) m_series.push_back({group, name, {}, false, {}});

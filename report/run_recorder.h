@@ -129,8 +129,12 @@ public:
 
 private:
     std::uint32_t intern(std::string_view text);
-    std::uint32_t node_id(const std::string* node) { return intern(node ? *node : std::string()); }
-    std::uint32_t stage_id(const char* stage) { return intern(stage ? stage : ""); }
+    // The emitters' strings live as long as the run (node ids, stage names):
+    // looked up by address first, checked by content, so a hash of the text
+    // is paid once per string, not once per event.
+    std::uint32_t intern_at(const void* address, std::string_view text);
+    std::uint32_t node_id(const std::string* node) { return node ? intern_at(node, *node) : intern(""); }
+    std::uint32_t stage_id(const char* stage) { return stage ? intern_at(stage, stage) : intern(""); }
     std::uint32_t series_id(std::uint32_t group, std::uint32_t name);
     Lane& lane(std::uint32_t group, std::uint32_t lane);
 
@@ -157,6 +161,7 @@ private:
 
     std::deque<std::string> m_text;  // interned strings, by id
     std::unordered_map<std::string_view, std::uint32_t> m_ids;
+    std::unordered_map<const void*, std::uint32_t> m_by_address;
     std::vector<std::uint32_t> m_group;  // node id -> its group's id ("sip0.cube0.pe3.pe_dma" -> "sip0.cube0.pe3")
 
     std::map<std::pair<std::uint32_t, std::int64_t>, CommandName> m_names;  // (group, seq) -> name, kind

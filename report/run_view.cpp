@@ -78,6 +78,7 @@ public:
         d.samples = m_rec.samples_total();
         d.bin_ps = m_rec.bin_ps();
         d.bins = m_rec.bins_used();
+        m_view.engines.reserve(m_rec.slices().size());
         for (const RunRecorder::Slice& s : m_rec.slices()) {
             if (!in_window(s.start_ps, s.end_ps)) continue;
             m_view.engines.push_back(engine_slice(s.group, s.lane, s.cmd, s.tile, s.bytes, s.start_ps, s.end_ps));
@@ -164,6 +165,8 @@ private:
             const RunRecorder::Series& s = series[x.series];
             m_view.counters.push_back({text(s.name), {text(s.group), x.t_ps, x.value}});
         };
+        m_view.tiles_in_flight.reserve(before.size() + m_rec.tile_samples().size());
+        m_view.counters.reserve(before.size() + m_rec.counter_samples().size());
         for (const auto* s : before) {
             if (text(s->name) == "tiles in flight") tile(s->last_before);
             else counter(s->last_before);
