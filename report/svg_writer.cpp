@@ -212,15 +212,18 @@ private:
             const std::uint64_t units = std::max<std::uint64_t>(1, (peak + d.bin_ps - 1) / d.bin_ps);
             const double ly = m_lane_y.at({o.group, o.lane});
             const double full = lane_h - 4;
-            for (std::size_t b = 0; b < o.busy_ps.size(); ++b) {
+            // One bar per run of bins with the same busy time.
+            for (std::size_t b = 0, e = 0; b < o.busy_ps.size(); b = e) {
+                for (e = b + 1; e < o.busy_ps.size() && o.busy_ps[e] == o.busy_ps[b];) ++e;
                 if (o.busy_ps[b] == 0) continue;
-                const std::uint64_t t0 = b * d.bin_ps, t1 = std::min<std::uint64_t>(t0 + d.bin_ps, m_end);
-                const double x = x_of(t0), w = std::max(0.5, x_of(t1) - x);
+                const std::uint64_t t0 = b * d.bin_ps, t1 = e * d.bin_ps;
+                const double x = x_of(t0), w = std::max(0.5, x_of(std::min(t1, m_end)) - x);
                 const double h = full * static_cast<double>(o.busy_ps[b]) / static_cast<double>(d.bin_ps * units);
                 m_out << "<rect class=\"occ\" x=\"" << num(x) << "\" y=\"" << num(ly + 2 + full - h) << "\" width=\""
                       << num(w) << "\" height=\"" << num(h) << "\" fill=\"" << lane_colour(o.lane) << "\"><title>"
-                      << xml_text(o.lane + " " + obs::ps_as_ns(t0) + " .. " + obs::ps_as_ns(t0 + d.bin_ps) +
-                                  " ns: busy " + obs::fraction_text(o.busy_ps[b], d.bin_ps))
+                      << xml_text(o.lane + " " + obs::ps_as_ns(t0) + " .. " + obs::ps_as_ns(t1) + " ns: busy " +
+                                  obs::fraction_text(o.busy_ps[b], d.bin_ps) + " per " +
+                                  obs::ps_as_ns(d.bin_ps) + " ns bin")
                       << "</title></rect>\n";
             }
         }
