@@ -4,6 +4,8 @@
 //   ./build/bench/npuvp_bench --smoke    tiny sizes of every case (seconds; CTest bench_smoke)
 //   ./build/bench/npuvp_bench --no-baseline   skip the SimPy baseline
 //   ./build/bench/npuvp_bench --repeat N      runs per case (median; default 3, smoke 1)
+//   ./build/bench/npuvp_bench --case outputs --m M --k K --n N --out PREFIX
+//                                              one outputs case by hand (files PREFIX.*)
 //
 // Every case runs in its own process (SystemC elaborates once per process):
 // the harness re-executes itself through /proc/self/exe with `--case ...`, as
@@ -43,6 +45,7 @@
 #include "config/workload_loader.h"
 #include "platform/workload_run.h"
 #include "modules/pe/pe_routes.h"
+#include "report/run_outputs.h"
 #include "sc_main/self_exec.h"
 #include "tlm_sockets/route.h"
 
@@ -176,6 +179,60 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
                                 m, k, n),
                   "bench", topo);
     return simulate_case(topo, workload, t0);
+}
+
+// The GEMM on pe0 of default.yaml with every output of a workload run on, as
+// `npuvp --timeline --svg --report` writes them (report/run_outputs.h; the
+// recorder listens to the run with the default tile detail): the files go
+// to `out` + ".timeline.json", ".svg" and ".report.json". Reports the
+// simulation's wall time (recording included), the time to write the
+// files, their sizes and the tile detail kept; the parent reads the peak RSS.
+int run_outputs_case(std::uint64_t m, std::uint64_t k, std::uint64_t n, const std::string& out) {
+    const std::string src = NPUVP_SOURCE_DIR;
+    const auto t0 = clock_type::now();
+    const npuvp::TopologyConfig topo =
+        npuvp::load_topology_file(src + "/configs/topologies/default.yaml", {}, npuvp::builtin_registry());
+    const npuvp::WorkloadConfig workload =
+        npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
+    npuvp::TraceSink trace;
+    npuvp::obs::RunRecorder recorder;
+    trace.listen(&recorder);
+    npuvp::Platform platform(topo, trace);
+    npuvp::WorkloadRun run(platform, workload);
+    const double elab = seconds_since(t0);
+    const Timing t = simulate_timed();
+    if (!run.finished()) {
+        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
+        return 3;
+    }
+    const npuvp::OutputFiles files{out + ".timeline.json", out + ".svg", out + ".report.json"};
+    const auto tw = clock_type::now();
+    std::ostringstream names;
+    npuvp::write_outputs(files, run, platform, recorder, "bench", false, names);
+    const double write_s = seconds_since(tw);
+    auto size_of = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        return str(static_cast<std::uint64_t>(in ? static_cast<std::uint64_t>(in.tellg()) : 0));
+    };
+    const npuvp::Platform::WorkCounts work = platform.work_counts();
+    std::uint64_t slices = 0;
+    for (const auto& l : recorder.lanes()) slices += l.slices;
+    print_result({{"elab_s", str(elab)},
+                  {"init_s", str(t.init_s)},
+                  {"wall_s", str(t.wall_s)},
+                  {"write_s", str(write_s)},
+                  {"tokens", str(work.tiles)},
+                  {"stages", str(work.stage_events)},
+                  {"activations", str(work.activations)},
+                  {"deltas", str(t.deltas)},
+                  {"pes", str(work.pes)},
+                  {"makespan_ps", str(run.makespan_ps())},
+                  {"intervals", str(slices)},
+                  {"detail_intervals", str(recorder.slices().size())},
+                  {"timeline_bytes", size_of(*files.timeline)},
+                  {"svg_bytes", size_of(*files.svg)},
+                  {"report_bytes", size_of(*files.report)}});
+    return 0;
 }
 
 // RTL co-simulation (docs/rtl.md): the GEMM on pe0 of rtl_gemm.yaml, with
@@ -386,6 +443,35 @@ void print_rtl(const std::vector<Case>& cases) {
     }
 }
 
+// The *_outputs cases (docs/speed.md "Outputs"): peak memory and time with
+// --timeline, --svg and --report on.
+void print_outputs(const std::vector<Case>& cases) {
+    bool header = false;
+    for (const Case& c : cases) {
+        if (c.what != "outputs") continue;
+        if (!header) {
+            std::cout << "\noutputs on (--timeline, --svg, --report .json; default tile detail; files in /tmp, "
+                         "removed after):\n"
+                      << std::left << std::setw(20) << "case" << std::right << std::setw(9) << "tokens"
+                      << std::setw(10) << "wall s" << std::setw(10) << "write s" << std::setw(9) << "RSS MiB"
+                      << std::setw(11) << "intervals" << std::setw(11) << "in detail" << std::setw(13)
+                      << "timeline MB" << std::setw(9) << "svg MB" << std::setw(11) << "report kB" << "\n";
+            header = true;
+        }
+        std::cout << std::left << std::setw(20) << c.name << std::right;
+        if (!c.ok) {
+            std::cout << "  FAILED\n";
+            continue;
+        }
+        std::cout << std::setw(9) << std::uint64_t(c.r.at("tokens")) << std::setw(10) << fixed(c.r.at("wall_s"), 4)
+                  << std::setw(10) << fixed(c.r.at("write_s"), 4) << std::setw(9) << fixed(c.rss_mib, 1)
+                  << std::setw(11) << std::uint64_t(c.r.at("intervals")) << std::setw(11)
+                  << std::uint64_t(c.r.at("detail_intervals")) << std::setw(13)
+                  << fixed(c.r.at("timeline_bytes") / 1e6, 1) << std::setw(9) << fixed(c.r.at("svg_bytes") / 1e6, 2)
+                  << std::setw(11) << fixed(c.r.at("report_bytes") / 1e3, 1) << "\n";
+    }
+}
+
 int run_parent(bool smoke, bool baseline, const std::string& baseline_script, int repeats) {
     // Sizes: tokens = ceil(M/128)·ceil(N/128)·ceil(K/128).
     std::vector<Case> cases;
@@ -406,6 +492,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("scale_8", "one", 256, 256, 256, 0);
         gemm("scale_64", "one", 512, 512, 512, 0);
         gemm("scale_512", "one", 1024, 1024, 1024, 0);
+        gemm("scale_512_outputs", "outputs", 1024, 1024, 1024, 0);
         gemm("kernel", "kernel", 100000, 0, 0, 0);
         gemm("kernel_m", "kernel_method", 100000, 0, 0, 0);
         if (npuvp::rtl_built()) {
@@ -421,6 +508,9 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("scale_10k", "one", 2560, 3200, 2560, 0);        // 20·20·25 = 10 000
         gemm("scale_100k", "one", 5120, 6400, 6400, 0);       // 40·50·50 = 100 000
         gemm("scale_1m", "one", 12800, 12800, 12800, 0);      // 100·100·100 = 1 000 000
+        // The same with --timeline, --svg and --report on (docs/speed.md "Outputs").
+        gemm("scale_100k_outputs", "outputs", 5120, 6400, 6400, 0);
+        gemm("scale_1m_outputs", "outputs", 12800, 12800, 12800, 0);
         gemm("kernel", "kernel", 5000000, 0, 0, 0);
         gemm("kernel_m", "kernel_method", 5000000, 0, 0, 0);
         if (npuvp::rtl_built()) {
@@ -460,8 +550,13 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     for (Case& c : cases) {
         std::vector<std::string> args{"--case", c.what, "--m", std::to_string(c.m), "--k",
                                       std::to_string(c.k), "--n", std::to_string(c.n)};
+        const std::string out = tmp + "." + c.name;  // the *_outputs cases' files
+        if (c.what == "outputs") args.insert(args.end(), {"--out", out});
         std::cerr << "npuvp_bench: " << c.name << " ..." << std::flush;
         c.ok = median_of("/proc/self/exe", args, tmp + "." + c.name + ".log", c.r, &c.rss_mib);
+        if (c.what == "outputs")
+            for (const char* suffix : {".timeline.json", ".svg", ".report.json"})
+                std::remove((out + suffix).c_str());
         if (c.ok) std::cerr << " done\n";
         all_ok = all_ok && c.ok;
     }
@@ -515,7 +610,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             (c.what == "kernel" ? kernel : kernel_m) = &c;
             continue;
         }
-        if (c.what.rfind("rtl", 0) == 0) continue;  // print_rtl
+        if (c.what.rfind("rtl", 0) == 0 || c.what == "outputs") continue;  // print_rtl, print_outputs
         std::cout << std::left << std::setw(11) << c.name << std::right;
         if (!c.ok) {
             std::cout << "  FAILED\n";
@@ -576,7 +671,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     if (switches_per_s > 0) {
         std::cout << "\nagainst the raw kernel (" << sci(switches_per_s) << " switches/s):\n";
         for (const Case& c : cases) {
-            if (!c.ok || c.what == "kernel" || c.what == "kernel_method" || c.what.rfind("rtl", 0) == 0)
+            if (!c.ok || c.what == "kernel" || c.what == "kernel_method" || c.what.rfind("rtl", 0) == 0 ||
+                c.what == "outputs")
                 continue;
             const double stage_rate = c.r.at("stages") / c.r.at("wall_s");
             std::cout << "  " << std::left << std::setw(10) << c.name << std::right
@@ -591,6 +687,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         }
     }
     print_rtl(cases);
+    print_outputs(cases);
     return all_ok ? 0 : 1;
 }
 
@@ -604,6 +701,7 @@ int sc_main(int argc, char* argv[]) {
     std::string what;
     std::uint64_t m = 0, k = 0, n = 0;
     std::string script = NPUVP_BENCH_BASELINE;
+    std::string out;  // --out PREFIX: where an outputs case writes its files
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -621,6 +719,7 @@ int sc_main(int argc, char* argv[]) {
         else if (a == "--m") m = std::stoull(value());
         else if (a == "--k") k = std::stoull(value());
         else if (a == "--n") n = std::stoull(value());
+        else if (a == "--out") out = value();
         else if (a == "--help" || a == "-h") {
             std::cout << "usage: npuvp_bench [--smoke] [--no-baseline] [--baseline script.py] [--repeat N]\n"
                          "  see docs/speed.md\n";
@@ -636,6 +735,7 @@ int sc_main(int argc, char* argv[]) {
             return run_kernel_case(m, what == "kernel_method");
         if (what == "routes") return run_routes_case();
         if (what == "rtl" || what == "rtl_cpp") return run_rtl_case(what, m, k, n);
+        if (what == "outputs") return run_outputs_case(m, k, n, out.empty() ? "npuvp_bench_outputs" : out);
         return run_model_case(what, m, k, n);
     } catch (const std::exception& e) {
         std::cerr << "npuvp_bench: error: " << e.what() << "\n";

@@ -259,8 +259,11 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
         r.failure = view.failure;
         r.makespan_ps = view.stopped_ps;
     }
+    r.tile_detail = view.detail;
+    r.tile_detail.occupancy.clear();
+    r.tile_detail.counters.clear();
     std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
-    for (const auto& s : view.engines) ++slices[{s.group, s.lane}];
+    for (const auto& l : view.lane_totals) slices[{l.group, l.lane}] += l.slices;
     for (const EngineBusy& e : run.engines()) {
         Report::Engine x{e.pe, e.engine, e.busy_ps, 0, 0.0};
         const auto it = slices.find({e.pe, e.engine});
@@ -313,7 +316,17 @@ void print_report(std::ostream& out, const Report& r) {
 void write_report_json(std::ostream& out, const Report& r) {
     out << "{\n  \"schema\": \"npuvp.report/1\",\n  \"workload\": " << json_string(r.workload)
         << ",\n  \"status\": " << json_string(r.status) << ",\n  \"failure\": " << json_string(r.failure)
-        << ",\n  \"makespan_ns\": " << ps_as_ns(r.makespan_ps) << ",\n  \"engines\": [";
+        << ",\n  \"makespan_ns\": " << ps_as_ns(r.makespan_ps);
+    if (!r.tile_detail.complete) {
+        const auto& d = r.tile_detail;
+        out << ",\n  \"tile_detail\": {\"complete\": false, \"from_ns\": " << ps_as_ns(d.from_ps)
+            << ", \"to_ns\": " << (d.to_ps == obs::open_end ? std::string("null") : ps_as_ns(d.to_ps))
+            << ", \"cut_by_cap\": " << (d.cut ? "true" : "false") << ", \"detail_slices\": " << d.max_slices
+            << ", \"engine_intervals\": " << d.slices << ", \"engine_intervals_in_detail\": " << d.slices_kept
+            << ", \"counter_samples\": " << d.samples << ", \"counter_samples_in_detail\": " << d.samples_kept
+            << ", \"bin_ns\": " << ps_as_ns(d.bin_ps) << ", \"note\": " << json_string(obs::detail_note(d)) << "}";
+    }
+    out << ",\n  \"engines\": [";
     for (std::size_t i = 0; i < r.engines.size(); ++i) {
         const auto& e = r.engines[i];
         out << (i ? ",\n    " : "\n    ") << "{\"pe\": " << json_string(e.pe) << ", \"engine\": "
@@ -365,6 +378,7 @@ void write_report_markdown(std::ostream& out, const Report& r) {
     } else {
         out << "Makespan: **" << ps_as_ns(r.makespan_ps) << " ns**\n\n";
     }
+    if (!r.tile_detail.complete) out << "Note: " << md_cell(obs::detail_note(r.tile_detail)) << ".\n\n";
     out << "## Engines\n\n| PE | engine | busy ns | utilisation | slices |\n| --- | --- | ---: | ---: | ---: |\n";
     for (const auto& e : r.engines)
         out << "| " << e.pe << " | " << e.engine << " | " << ps_as_ns(e.busy_ps) << " | "

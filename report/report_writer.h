@@ -24,11 +24,15 @@ struct Report {
     std::string status = "ok";
     std::string failure;
     std::uint64_t makespan_ps = 0;
+    // What the outputs' tile detail covers (RunView::Detail, without its
+    // bins; docs/cli.md "Tile detail"). Reported only when it is not the
+    // whole run; the figures here are always exact.
+    obs::RunView::Detail tile_detail;
 
     struct Engine {
         std::string pe, engine;
         std::uint64_t busy_ps = 0;
-        std::uint64_t slices = 0;   // engine intervals in the recorded events (0 if none recorded)
+        std::uint64_t slices = 0;   // engine intervals recorded (RunView::lane_totals; 0 if none recorded)
         double utilisation = 0.0;   // busy / makespan
     };
     std::vector<Engine> engines;

@@ -1,7 +1,6 @@
 #include "report/run_view.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -16,13 +15,6 @@ namespace {
 // The context lanes, shown after the engine lanes (engine_kinds order).
 const char* const context_lanes[] = {"main", "sub", "dma", "other"};
 constexpr int context_lane_count = sizeof context_lanes / sizeof context_lanes[0];
-
-// "sip0.cube0.pe3.pe_dma" -> "sip0.cube0.pe3"; a node outside a PE is its own group.
-std::string group_of(const std::string& node) {
-    const std::size_t dot = node.rfind('.');
-    if (dot != std::string::npos && node.compare(dot + 1, 3, "pe_") == 0) return node.substr(0, dot);
-    return node;
-}
 
 const Pe* find_pe(const Platform& platform, const std::string& id) {
     for (const SipNodes& sip : platform.sips())
@@ -71,152 +63,162 @@ void add_commands(RunView& view, const Platform& platform, const std::vector<std
     }
 }
 
-// Source: the recorded events. One pass; each event kind has its handler,
-// and the pairing state (open intervals, tiles in flight) lives here.
-class EventPass {
+// Source: the recorder (what the events of the run left).
+class RecorderPass {
 public:
-    EventPass(RunView& view, const std::vector<RecordedEvent>& events) : m_view(view) {
-        for (const RecordedEvent& e : events)
-            if (e.kind == TraceKind::command_submitted) m_names[{group_of(e.node), e.cmd}] = {e.detail, e.stage};
-    }
+    RecorderPass(RunView& view, const RunRecorder& recorder) : m_view(view), m_rec(recorder) {}
 
-    void run(const std::vector<RecordedEvent>& events) {
-        for (const RecordedEvent& e : events) {
-            switch (e.kind) {
-            case TraceKind::engine_start: engine_start(e); break;
-            case TraceKind::engine_complete: engine_complete(e); break;
-            case TraceKind::request_start:
-            case TraceKind::fanout_start: node_start(e); break;
-            case TraceKind::request_complete:
-            case TraceKind::fanout_complete: node_complete(e); break;
-            case TraceKind::tcm_in_use: tcm_in_use(e); break;
-            case TraceKind::inbox_fill: inbox_fill(e); break;
-            case TraceKind::sub_command_dispatched:
-            case TraceKind::tile_ready: tile_count(e); break;
-            default: break;  // read from the model's own records, or not drawn
-            }
+    void run() {
+        const DetailOptions& options = m_rec.options();
+        RunView::Detail& d = m_view.detail;
+        d.from_ps = options.from_ps;
+        d.to_ps = m_rec.window_to_ps();
+        d.cut = m_rec.cut();
+        d.max_slices = options.max_slices;
+        d.samples = m_rec.samples_total();
+        d.bin_ps = m_rec.bin_ps();
+        d.bins = m_rec.bins_used();
+        m_view.engines.reserve(m_rec.slices().size());
+        for (const RunRecorder::Slice& s : m_rec.slices()) {
+            if (!in_window(s.start_ps, s.end_ps)) continue;
+            m_view.engines.push_back(engine_slice(s.group, s.lane, s.cmd, s.tile, s.bytes, s.start_ps, s.end_ps));
         }
-        for (const auto& [key, starts] : m_open) m_view.unpaired += starts.size();
+        d.slices_kept = m_view.engines.size();
+        for (const RunRecorder::Lane& l : m_rec.lanes()) {
+            m_view.lane_totals.push_back({text(l.group), text(l.lane), l.slices, l.busy_ps});
+            d.occupancy.push_back({text(l.group), text(l.lane), l.busy_bins});
+            d.slices += l.slices;
+        }
+        samples();
+        for (const RunRecorder::NodeDone& n : m_rec.nodes_done()) {
+            NodeSpan span = node_span(n.node, n.id, n.kind, n.cmd, n.start_ps, n.end_ps);
+            span.lane = n.request ? "requests" : "fanouts";
+            m_view.nodes.push_back(span);
+        }
+        for (const auto& [key, starts] : m_rec.engines_open()) m_view.unpaired += starts.size();
+        d.complete = d.slices_kept == d.slices && d.samples_kept == d.samples;
+        std::sort(m_view.lane_totals.begin(), m_view.lane_totals.end(),
+                  [](const RunView::LaneTotal& a, const RunView::LaneTotal& b) {
+                      return std::make_tuple(a.group, lane_rank(a.lane), a.lane) <
+                             std::make_tuple(b.group, lane_rank(b.lane), b.lane);
+                  });
+        std::sort(d.occupancy.begin(), d.occupancy.end(),
+                  [](const RunView::Detail::Occupancy& a, const RunView::Detail::Occupancy& b) {
+                      return std::make_tuple(a.group, lane_rank(a.lane), a.lane) <
+                             std::make_tuple(b.group, lane_rank(b.lane), b.lane);
+                  });
     }
 
-    // A failed run: every engine interval and node span still open ends at `stop`.
+    // A failed run: every engine interval and node span still open ends at
+    // `stop`, in order of node, stage, command and tile (then as they began).
     void close_at(std::uint64_t stop) {
-        for (const auto& [key, starts] : m_open)
-            for (const RecordedEvent* e : starts)
-                m_view.open_engines.push_back(engine_slice(*e, e->bytes, e->t_ps, stop));
-        for (const auto& [key, e] : m_node_open) {
-            NodeSpan span = node_span(*e, e->detail, e->stage, e->t_ps, stop);
-            span.lane = is_request(*e) ? "requests" : "fanouts";
+        using Open = std::pair<const RunRecorder::OpenKey*, const RunRecorder::OpenStart*>;
+        std::vector<Open> open;
+        for (const auto& [key, starts] : m_rec.engines_open())
+            for (const auto& s : starts) open.push_back({&key, &s});
+        std::stable_sort(open.begin(), open.end(), [&](const Open& a, const Open& b) {
+            return std::tie(text(a.first->node), text(a.first->stage), a.first->cmd, a.first->tile) <
+                   std::tie(text(b.first->node), text(b.first->stage), b.first->cmd, b.first->tile);
+        });
+        for (const auto& [key, s] : open)
+            m_view.open_engines.push_back(engine_slice(m_rec.group_of_node(key->node), key->stage, key->cmd,
+                                                       key->tile, s->bytes, s->t_ps, stop));
+        for (const auto& [key, n] : m_rec.nodes_open()) {
+            NodeSpan span = node_span(n.node, n.detail, n.stage, n.cmd, n.t_ps, stop);
+            span.lane = n.request ? "requests" : "fanouts";
             m_view.open_nodes.push_back(span);
         }
     }
 
 private:
-    using Key = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;
-    using NodeKey = std::pair<std::string, std::int64_t>;
+    const std::string& text(std::uint32_t id) const { return m_rec.text(id); }
 
-    static bool is_request(const RecordedEvent& e) {
-        return e.kind == TraceKind::request_start || e.kind == TraceKind::request_complete;
+    bool in_window(std::uint64_t start_ps, std::uint64_t end_ps) const {
+        const RunView::Detail& d = m_view.detail;
+        return d.to_ps > d.from_ps && start_ps < d.to_ps && (end_ps > d.from_ps || start_ps >= d.from_ps);
     }
-    // A request pairs by its sequence number; a fan-out by its request id (a
-    // kernel launch's fanout_start carries the fan-out number in cmd, its
-    // fanout_complete -1).
-    static NodeKey node_key(const RecordedEvent& e) {
-        return is_request(e) ? NodeKey{e.node + "|requests", e.cmd}
-                             : NodeKey{e.node + "|fanouts|" + e.detail, -1};
+    bool in_window(std::uint64_t t_ps) const {
+        return t_ps >= m_view.detail.from_ps && t_ps < m_view.detail.to_ps;
+    }
+
+    // Counter samples in the window; each track's bins; and, for a window
+    // that starts later than 0, each track's last sample before it first.
+    void samples() {
+        RunView::Detail& d = m_view.detail;
+        std::vector<const RunRecorder::Series*> before;
+        for (const RunRecorder::Series& s : m_rec.series()) {
+            d.counters.push_back({text(s.group), text(s.name), s.bins});
+            if (s.before && d.to_ps > d.from_ps) before.push_back(&s);
+        }
+        std::sort(d.counters.begin(), d.counters.end(),
+                  [](const RunView::Detail::Range& a, const RunView::Detail::Range& b) {
+                      return std::tie(a.group, a.name) < std::tie(b.group, b.name);
+                  });
+        std::stable_sort(before.begin(), before.end(), [](const auto* a, const auto* b) {
+            return a->last_before.t_ps < b->last_before.t_ps;
+        });
+        const auto& series = m_rec.series();
+        auto tile = [&](const RunRecorder::Sample& x) {
+            m_view.tiles_in_flight.push_back({text(series[x.series].group), x.t_ps, x.value});
+        };
+        auto counter = [&](const RunRecorder::Sample& x) {
+            const RunRecorder::Series& s = series[x.series];
+            m_view.counters.push_back({text(s.name), {text(s.group), x.t_ps, x.value}});
+        };
+        m_view.tiles_in_flight.reserve(before.size() + m_rec.tile_samples().size());
+        m_view.counters.reserve(before.size() + m_rec.counter_samples().size());
+        for (const auto* s : before) {
+            if (text(s->name) == "tiles in flight") tile(s->last_before);
+            else counter(s->last_before);
+        }
+        std::uint64_t kept = 0;
+        for (const auto& x : m_rec.tile_samples())
+            if (in_window(x.t_ps)) tile(x), ++kept;
+        for (const auto& x : m_rec.counter_samples())
+            if (in_window(x.t_ps)) counter(x), ++kept;
+        d.samples_kept = kept;
     }
 
     // A command's name from its command_submitted, with "#tile" for a composite's tile.
-    std::string label(const std::string& group, std::int64_t cmd, std::int64_t tile) const {
-        const auto it = m_names.find({group, cmd});
-        std::string name = it != m_names.end() && !it->second.first.empty()
-                               ? it->second.first
+    std::string label(std::uint32_t group, std::int64_t cmd, std::int64_t tile) const {
+        const RunRecorder::CommandName* c = m_rec.command(group, cmd);
+        std::string name = c != nullptr && !c->id.empty()
+                               ? c->id
                                : (cmd >= 0 ? "cmd " + std::to_string(cmd) : std::string("-"));
-        if (it != m_names.end() && it->second.second == "composite" && tile >= 0)
-            name += " #" + std::to_string(tile);
+        if (c != nullptr && c->kind == "composite" && tile >= 0) name += " #" + std::to_string(tile);
         return name;
     }
-    bool is_composite(const std::string& group, std::int64_t cmd) const {
-        const auto it = m_names.find({group, cmd});
-        return it != m_names.end() && it->second.second == "composite";
-    }
 
-    // One engine interval, named from either end's event `e` (a start and
-    // its complete share node, stage, cmd and tile).
-    EngineSlice engine_slice(const RecordedEvent& e, std::int64_t bytes, std::uint64_t start_ps,
-                             std::uint64_t end_ps) const {
+    EngineSlice engine_slice(std::uint32_t group, std::uint32_t lane, std::int64_t cmd, std::int64_t tile,
+                             std::int64_t bytes, std::uint64_t start_ps, std::uint64_t end_ps) const {
         EngineSlice slice;
-        slice.group = group_of(e.node);
-        slice.lane = e.stage;
-        slice.label = label(slice.group, e.cmd, e.tile);
-        slice.cmd = e.cmd;
-        slice.tile = e.tile;
+        slice.group = text(group);
+        slice.lane = text(lane);
+        slice.label = label(group, cmd, tile);
+        slice.cmd = cmd;
+        slice.tile = tile;
         slice.bytes = bytes;
         slice.start_ps = start_ps;
         slice.end_ps = end_ps;
         return slice;
     }
-    static NodeSpan node_span(const RecordedEvent& start, const std::string& id,
-                              const std::string& kind, std::uint64_t start_ps, std::uint64_t end_ps) {
+
+    static NodeSpan node_span(const std::string& node, const std::string& id, const std::string& kind,
+                              std::int64_t cmd, std::uint64_t start_ps, std::uint64_t end_ps) {
         NodeSpan span;
-        span.group = start.node;
+        span.group = node;
         span.label = id;
         if (!kind.empty()) span.label += " (" + kind + ")";
         span.id = id;
         span.kind = kind;
-        span.cmd = start.cmd;
+        span.cmd = cmd;
         span.start_ps = start_ps;
         span.end_ps = end_ps;
         return span;
     }
 
-    void engine_start(const RecordedEvent& e) { m_open[Key{e.node, e.stage, e.cmd, e.tile}].push_back(&e); }
-
-    // Pairs with the earliest open start of the same node, stage, cmd and tile.
-    void engine_complete(const RecordedEvent& e) {
-        auto it = m_open.find(Key{e.node, e.stage, e.cmd, e.tile});
-        if (it == m_open.end() || it->second.empty()) return;
-        const RecordedEvent& s = *it->second.front();
-        it->second.pop_front();
-        m_view.engines.push_back(engine_slice(e, s.bytes >= 0 ? s.bytes : e.bytes, s.t_ps, e.t_ps));
-    }
-
-    void node_start(const RecordedEvent& e) { m_node_open[node_key(e)] = &e; }
-
-    void node_complete(const RecordedEvent& e) {
-        const auto it = m_node_open.find(node_key(e));
-        if (it == m_node_open.end()) return;
-        const RecordedEvent& s = *it->second;
-        NodeSpan span = node_span(s, e.detail.empty() ? s.detail : e.detail, e.stage, s.t_ps, e.t_ps);
-        span.group = e.node;
-        span.lane = is_request(e) ? "requests" : "fanouts";
-        m_view.nodes.push_back(span);
-        m_node_open.erase(it);
-    }
-
-    void tcm_in_use(const RecordedEvent& e) {
-        m_view.counters.push_back({"reserved TCM bytes", {group_of(e.node), e.t_ps, e.bytes}});
-    }
-
-    void inbox_fill(const RecordedEvent& e) {
-        m_view.counters.push_back({e.stage + " fill", {e.node, e.t_ps, e.bytes}});
-    }
-
-    // A composite's tiles in flight: +1 when a tile is fed, -1 at its tile_ready.
-    void tile_count(const RecordedEvent& e) {
-        const std::string group = group_of(e.node);
-        if (!is_composite(group, e.cmd)) return;
-        std::int64_t& n = m_in_flight[group];
-        n += e.kind == TraceKind::tile_ready ? -1 : 1;
-        m_view.tiles_in_flight.push_back({group, e.t_ps, n});
-    }
-
     RunView& m_view;
-    // Names and kinds of commands by (PE, seq), from command_submitted.
-    std::map<std::pair<std::string, std::int64_t>, std::pair<std::string, std::string>> m_names;
-    std::map<Key, std::deque<const RecordedEvent*>> m_open;
-    std::map<NodeKey, const RecordedEvent*> m_node_open;
-    std::map<std::string, std::int64_t> m_in_flight;
+    const RunRecorder& m_rec;
 };
 
 // Source: PE_CPU's kernel runs.
@@ -326,6 +328,33 @@ bool is_context_lane(const std::string& lane) {
     return false;
 }
 
+std::string detail_note(const RunView::Detail& d) {
+    if (d.complete) return "";
+    std::ostringstream o;
+    o << "tile detail: " << d.slices_kept << " of " << d.slices << " engine intervals and " << d.samples_kept
+      << " of " << d.samples << " counter samples";
+    if (d.max_slices == 0)
+        o << ", none asked for (--detail-slices 0)";
+    else if (d.to_ps <= d.from_ps)
+        o << ", no window left (the cap of " << d.max_slices << " intervals was reached before it began)";
+    else
+        o << ", those in " << ps_as_ns(d.from_ps) << " .. "
+          << (d.to_ps == open_end ? std::string("the end") : ps_as_ns(d.to_ps)) << " ns"
+          << (d.cut ? " (the window ends where the cap of " + std::to_string(d.max_slices) +
+                          " intervals was reached)"
+                    : std::string(" (--detail-window)"));
+    o << "; the whole run is aggregated per engine (occupancy) and per counter (maximum) in bins of "
+      << ps_as_ns(d.bin_ps)
+      << " ns. For tile detail elsewhere: --detail-window FROM_NS:TO_NS; for more of it: --detail-slices N";
+    return o.str();
+}
+
+std::string fraction_text(std::uint64_t busy_ps, std::uint64_t bin_ps) {
+    const std::uint64_t q = (busy_ps * 1000 + bin_ps / 2) / bin_ps;
+    std::string frac = std::to_string(q % 1000);
+    return std::to_string(q / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
 std::string json_string(const std::string& text) {
     std::ostringstream out;
     write_json_string(out, text);
@@ -348,14 +377,13 @@ std::string xml_text(const std::string& text) {
     return out;
 }
 
-RunView build_view(const WorkloadRun& run, const Platform& platform,
-                   const std::vector<RecordedEvent>& events) {
+RunView build_view(const WorkloadRun& run, const Platform& platform, const RunRecorder& recorder) {
     RunView view;
     view.makespan_ps = run.makespan_ps();
     const std::vector<std::string> pes = run_pes(run);
     add_commands(view, platform, pes);
-    EventPass pass(view, events);
-    pass.run(events);
+    RecorderPass pass(view, recorder);
+    pass.run();
     add_kernel_starts(view, platform, pes);
     add_fanouts(view, platform);
     if (const IoCpu* host = run.host()) add_requests(view, *host);
@@ -366,13 +394,33 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
     if (view.failed) {
         view.failure = run.diagnosis();
         std::uint64_t stop = std::max<std::uint64_t>(view.makespan_ps, sc_core::sc_time_stamp().value());
-        if (!events.empty()) stop = std::max(stop, events.back().t_ps);
+        if (recorder.any_event()) stop = std::max(stop, recorder.last_event_ps());
         view.stopped_ps = stop;
         pass.close_at(stop);
         add_unfinished(view, platform, pes);
     }
     sort_view(view);
     return view;
+}
+
+RunView build_view(const WorkloadRun& run, const Platform& platform,
+                   const std::vector<RecordedEvent>& events, const DetailOptions& options) {
+    RunRecorder recorder(options);
+    for (const RecordedEvent& r : events) {
+        TraceEvent e;
+        e.t_ps = r.t_ps;
+        e.kind = r.kind;
+        e.node = &r.node;
+        e.cmd = r.cmd;
+        e.tile = r.tile;
+        e.stage = r.stage.empty() ? nullptr : r.stage.c_str();
+        e.cause = r.cause.empty() ? nullptr : r.cause.c_str();
+        e.bytes = r.bytes;
+        e.peer = r.peer.empty() ? nullptr : &r.peer;
+        e.detail = r.detail.empty() ? nullptr : &r.detail;
+        recorder.on_trace(e);
+    }
+    return build_view(run, platform, recorder);
 }
 
 }  // namespace obs

@@ -3,10 +3,10 @@
 // (svg_writer.h) and the report (report_writer.h). (The summary,
 // run_summary.h, takes its figures from the run itself: it is written even
 // for a run that never started.) It is built once, after sc_start returned
-// (finished or failed), from two sources: the typed events recorded in
-// memory (TraceSink::record_to) and the model's own records (the PE
-// schedulers' completions, M_CPU's fan-outs, IO_CPU's requests, PE_CPU's
-// kernel runs).
+// (finished or failed), from two sources: what the recorder gathered from
+// the typed events while the run went (run_recorder.h: TraceSink::listen)
+// and the model's own records (the PE schedulers' completions, M_CPU's
+// fan-outs, IO_CPU's requests, PE_CPU's kernel runs).
 // Nothing here touches the simulation, so building it changes no simulated
 // time. Order is fixed by sorting on ids and times, never on pointers.
 #pragma once
@@ -20,6 +20,7 @@
 #include "modules/pe/command.h"
 #include "platform/platform.h"
 #include "platform/workload_run.h"
+#include "report/run_recorder.h"
 
 namespace npuvp {
 namespace obs {
@@ -65,6 +66,8 @@ struct NodeSpan {
 
 struct RunView {
     std::uint64_t makespan_ps = 0;
+    // The tile detail (see `detail`): every engine interval of the run, or
+    // those in the detail window.
     std::vector<EngineSlice> engines;    // sorted by group, lane, start, end, cmd, tile
     std::vector<CommandSpan> commands;   // in PE order, then completion order
     std::vector<NodeSpan> nodes;         // sorted by group, lane, start
@@ -83,6 +86,42 @@ struct RunView {
     };
     std::vector<Named> counters;
     std::uint64_t unpaired = 0;  // engine_start without engine_complete (a failed run)
+
+    // Every engine interval of the run, per group and lane (sorted by group,
+    // lane rank): whether or not it is in `engines`.
+    struct LaneTotal {
+        std::string group, lane;
+        std::uint64_t slices = 0, busy_ps = 0;
+    };
+    std::vector<LaneTotal> lane_totals;
+
+    // The tile detail (docs/cli.md "Tile detail"): `engines`,
+    // `tiles_in_flight` and `counters` hold every interval and sample of the
+    // run (complete), or only those in the window [from_ps, to_ps) (for a
+    // window's counters also each track's last sample before it). The whole
+    // run is always in the bins: per engine lane its busy time, per counter
+    // track its samples' maximum and last value, in bins of bin_ps from 0.
+    struct Detail {
+        bool complete = true;
+        std::uint64_t from_ps = 0, to_ps = open_end;
+        bool cut = false;  // to_ps is where the cap ended the window (else as asked)
+        std::uint64_t max_slices = 0;
+        std::uint64_t slices = 0, slices_kept = 0;    // engine intervals: run, in `engines`
+        std::uint64_t samples = 0, samples_kept = 0;  // counter samples: run, in the detail
+        std::uint64_t bin_ps = first_bin_ps;
+        std::size_t bins = 0;  // bins 0 .. bins - 1 cover every interval and sample
+        struct Occupancy {
+            std::string group, lane;
+            std::vector<std::uint64_t> busy_ps;  // per bin (missing bins: 0)
+        };
+        std::vector<Occupancy> occupancy;  // sorted by group, lane rank
+        struct Range {
+            std::string group, name;  // the counter track ("tiles in flight", ...)
+            std::vector<RunRecorder::Bin> bins;
+        };
+        std::vector<Range> counters;  // sorted by group, name
+    };
+    Detail detail;
 
     // Host workloads, for the critical path across IO_CPU, M_CPU and the
     // PEs: every request as the host saw it (IoCpu's records, in workload
@@ -125,8 +164,17 @@ struct RunView {
     std::vector<NodeSpan> open_nodes;
 };
 
+RunView build_view(const WorkloadRun& run, const Platform& platform, const RunRecorder& recorder);
+// The same from events recorded in memory (TraceSink::record_to), handed to
+// a recorder with `options` in order.
 RunView build_view(const WorkloadRun& run, const Platform& platform,
-                   const std::vector<RecordedEvent>& events);
+                   const std::vector<RecordedEvent>& events, const DetailOptions& options = {});
+
+// What the tile detail of `detail` covers and how to get more, in one
+// sentence for the outputs' notes ("" when it is complete).
+std::string detail_note(const RunView::Detail& detail);
+// busy / bin as a decimal with three places, rounded half up ("0.875").
+std::string fraction_text(std::uint64_t busy_ps, std::uint64_t bin_ps);
 
 // The lanes of one group in display order: engines first, in engine_kinds
 // order (modules/pe/engine_kinds.h: DMA_READ, DMA_WRITE, FETCH, ...), then

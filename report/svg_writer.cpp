@@ -75,6 +75,8 @@ public:
     void write(const std::string& title) {
         header(title);
         m_out << m_lanes.str();
+        detail_window();
+        occupancy();
         finished_boxes();
         unfinished_boxes();
         stop_line();
@@ -98,6 +100,8 @@ private:
             used.insert({group, {obs::lane_rank(lane), lane}});
         };
         for (const auto& s : m_view.engines) use(s.group, s.lane);
+        if (!m_view.detail.complete)
+            for (const auto& o : m_view.detail.occupancy) use(o.group, o.lane);
         for (const auto& c : m_view.commands) use(c.pe, c.lane);
         for (const auto& n : m_view.nodes) use(n.group, n.lane);
         for (const auto& s : m_view.open_engines) use(s.group, s.lane);
@@ -139,7 +143,10 @@ private:
               << ".label { font-size: 9px; fill: #000; pointer-events: none; }\n"
               << ".tick { stroke: #999; stroke-width: 0.5; }\n"
               << ".unfinished { stroke: #d62728; stroke-width: 1; stroke-dasharray: 3 2; fill-opacity: 0.45; }\n"
-              << ".stop { stroke: #d62728; stroke-width: 1.5; }\n.failure { fill: #d62728; }\n</style>\n";
+              << ".stop { stroke: #d62728; stroke-width: 1.5; }\n.failure { fill: #d62728; }\n";
+        if (!m_view.detail.complete)
+            m_out << ".occ { stroke: none; }\n.detail-window { fill: #4e79a7; }\n.note { font-size: 10px; fill: #555; }\n";
+        m_out << "</style>\n";
         for (const char* cause : causes)
             m_out << "<pattern id=\"hatch-" << cause
                   << "\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" "
@@ -153,6 +160,13 @@ private:
                   << obs::ps_as_ns(m_view.stopped_ps) << " ns (see below)</text>\n";
         else
             m_out << "<text x=\"4\" y=\"34\">makespan " << obs::ps_as_ns(m_view.makespan_ps) << " ns</text>\n";
+        const obs::RunView::Detail& d = m_view.detail;
+        if (!d.complete)
+            m_out << "<text class=\"note\" x=\"" << num(left) << "\" y=\"34\">engine lanes: busy share per "
+                  << obs::ps_as_ns(d.bin_ps) << " ns bin (" << d.slices
+                  << " intervals); a box per interval: --timeline, within the band above the lanes"
+                     " (--detail-window, --detail-slices)<title>"
+                  << xml_text(obs::detail_note(d)) << "</title></text>\n";
     }
 
     void box(const std::string& group, const std::string& lane, std::uint64_t t0, std::uint64_t t1,
@@ -185,13 +199,56 @@ private:
               << "</title></rect>\n";
     }
 
+    // Tile detail not complete (RunView::Detail): each engine lane shows its
+    // occupancy per bin instead of a box per interval (at the scale of a long
+    // run they would be narrower than a pixel), as a bar whose height is the
+    // busy share of the lane's channels.
+    void occupancy() {
+        const obs::RunView::Detail& d = m_view.detail;
+        if (d.complete) return;
+        for (const auto& o : d.occupancy) {
+            std::uint64_t peak = 0;
+            for (std::uint64_t busy : o.busy_ps) peak = std::max(peak, busy);
+            const std::uint64_t units = std::max<std::uint64_t>(1, (peak + d.bin_ps - 1) / d.bin_ps);
+            const double ly = m_lane_y.at({o.group, o.lane});
+            const double full = lane_h - 4;
+            // One bar per run of bins with the same busy time.
+            for (std::size_t b = 0, e = 0; b < o.busy_ps.size(); b = e) {
+                for (e = b + 1; e < o.busy_ps.size() && o.busy_ps[e] == o.busy_ps[b];) ++e;
+                if (o.busy_ps[b] == 0) continue;
+                const std::uint64_t t0 = b * d.bin_ps, t1 = e * d.bin_ps;
+                const double x = x_of(t0), w = std::max(0.5, x_of(std::min(t1, m_end)) - x);
+                const double h = full * static_cast<double>(o.busy_ps[b]) / static_cast<double>(d.bin_ps * units);
+                m_out << "<rect class=\"occ\" x=\"" << num(x) << "\" y=\"" << num(ly + 2 + full - h) << "\" width=\""
+                      << num(w) << "\" height=\"" << num(h) << "\" fill=\"" << lane_colour(o.lane) << "\"><title>"
+                      << xml_text(o.lane + " " + obs::ps_as_ns(t0) + " .. " + obs::ps_as_ns(t1) + " ns: busy " +
+                                  obs::fraction_text(o.busy_ps[b], d.bin_ps) + " per " +
+                                  obs::ps_as_ns(d.bin_ps) + " ns bin")
+                      << "</title></rect>\n";
+            }
+        }
+    }
+
+    // The window whose tiles the timeline has one by one, as a band above the lanes.
+    void detail_window() {
+        const obs::RunView::Detail& d = m_view.detail;
+        if (d.complete || d.to_ps <= d.from_ps || d.from_ps >= m_end) return;
+        const double x = x_of(d.from_ps);
+        const double w = std::max(0.5, x_of(std::min(d.to_ps, m_end)) - x);
+        m_out << "<rect class=\"detail-window\" x=\"" << num(x) << "\" y=\"" << num(top - 5) << "\" width=\""
+              << num(w) << "\" height=\"3\"><title>tile detail (--timeline): " << obs::ps_as_ns(d.from_ps)
+              << " .. " << (d.to_ps == obs::open_end ? std::string("end") : obs::ps_as_ns(d.to_ps))
+              << " ns</title></rect>\n";
+    }
+
     void finished_boxes() {
-        for (const auto& s : m_view.engines)
-            box(s.group, s.lane, s.start_ps, s.end_ps, s.label,
-                s.lane + " " + s.label + ": " + obs::ps_as_ns(s.start_ps) + " .. " +
-                    obs::ps_as_ns(s.end_ps) + " ns" +
-                    (s.bytes >= 0 ? ", " + std::to_string(s.bytes) + " B" : ""),
-                lane_colour(s.lane));
+        if (m_view.detail.complete)
+            for (const auto& s : m_view.engines)
+                box(s.group, s.lane, s.start_ps, s.end_ps, s.label,
+                    s.lane + " " + s.label + ": " + obs::ps_as_ns(s.start_ps) + " .. " +
+                        obs::ps_as_ns(s.end_ps) + " ns" +
+                        (s.bytes >= 0 ? ", " + std::to_string(s.bytes) + " B" : ""),
+                    lane_colour(s.lane));
         for (const auto& c : m_view.commands) {
             wait_box(c);
             box(c.pe, c.lane, c.started_ps, c.finished_ps, c.id,

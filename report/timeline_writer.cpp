@@ -39,7 +39,14 @@ public:
         wait_flows(m_view.commands);
         wait_flows(m_view.unfinished);
         counters();
-        m_out << "\n],\"displayTimeUnit\":\"ns\"}\n";
+        if (!m_view.detail.complete) {
+            occupancy();
+            counter_maxima();
+            detail_markers();
+        }
+        m_out << "\n],\"displayTimeUnit\":\"ns\"";
+        if (!m_view.detail.complete) other_data();
+        m_out << "}\n";
     }
 
 private:
@@ -57,6 +64,10 @@ private:
         for (const auto& c : m_view.tiles_in_flight) groups.insert(c.group);
         for (const auto& c : m_view.counters) groups.insert(c.count.group);
         for (const auto& l : lanes) groups.insert(l.first);
+        if (!m_view.detail.complete) {  // the aggregate's tracks
+            for (const auto& o : m_view.detail.occupancy) groups.insert(o.group);
+            for (const auto& c : m_view.detail.counters) groups.insert(c.group);
+        }
         int next_pid = 1;
         for (const std::string& g : groups) m_pid[g] = next_pid++;
         std::map<std::string, int> extra;
@@ -227,6 +238,75 @@ private:
             begin() << "{\"ph\":\"C\",\"name\":" << json_string(c.name) << ",\"pid\":"
                     << pid(c.count.group) << ",\"tid\":0,\"ts\":" << ps_as_us(c.count.t_ps)
                     << ",\"args\":{\"value\":" << c.count.value << "}}";
+    }
+
+    // Tile detail not complete (RunView::Detail): the whole run's aggregate.
+    // Per engine lane a counter "<LANE> busy": the engine's busy time in each
+    // bin over the bin's width (2.000: two channels busy all the bin), one
+    // sample per change.
+    void occupancy() {
+        const obs::RunView::Detail& d = m_view.detail;
+        for (const auto& o : d.occupancy) {
+            std::string last;
+            for (std::size_t b = 0; b < d.bins; ++b) {
+                const std::string value = obs::fraction_text(b < o.busy_ps.size() ? o.busy_ps[b] : 0, d.bin_ps);
+                if (value == last) continue;
+                last = value;
+                begin() << "{\"ph\":\"C\",\"name\":" << json_string(o.lane + " busy") << ",\"pid\":"
+                        << pid(o.group) << ",\"tid\":0,\"ts\":" << ps_as_us(b * d.bin_ps)
+                        << ",\"args\":{\"busy\":" << value << "}}";
+            }
+        }
+    }
+
+    // Per counter track "<name> (bin max)": the largest sample in each bin
+    // that has one, then the last sample's value where the next bin has none.
+    void counter_maxima() {
+        const obs::RunView::Detail& d = m_view.detail;
+        for (const auto& c : d.counters) {
+            const std::string name = json_string(c.name + " (bin max)");
+            auto sample = [&](std::size_t bin, std::int64_t value) {
+                begin() << "{\"ph\":\"C\",\"name\":" << name << ",\"pid\":" << pid(c.group)
+                        << ",\"tid\":0,\"ts\":" << ps_as_us(bin * d.bin_ps) << ",\"args\":{\"value\":" << value
+                        << "}}";
+            };
+            for (std::size_t b = 0; b < c.bins.size(); ++b) {
+                if (!c.bins[b].seen) continue;
+                sample(b, c.bins[b].max);
+                const bool next_seen = b + 1 < c.bins.size() && c.bins[b + 1].seen;
+                if (!next_seen && b + 1 < d.bins && c.bins[b].last != c.bins[b].max) sample(b + 1, c.bins[b].last);
+            }
+        }
+    }
+
+    // Global instants where the tile detail begins and ends, with the note.
+    void detail_markers() {
+        const obs::RunView::Detail& d = m_view.detail;
+        if (m_pid.empty()) return;
+        const std::string note = json_string(obs::detail_note(d));
+        auto instant = [&](const char* name, std::uint64_t t_ps) {
+            begin() << "{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"detail\",\"name\":\"" << name
+                    << "\",\"pid\":" << m_pid.begin()->second << ",\"tid\":0,\"ts\":" << ps_as_us(t_ps)
+                    << ",\"args\":{\"note\":" << note << "}}";
+        };
+        if (d.to_ps <= d.from_ps) {
+            instant("no tile detail", 0);
+            return;
+        }
+        if (d.from_ps > 0) instant("tile detail begins", d.from_ps);
+        if (d.to_ps != obs::open_end) instant("tile detail ends", d.to_ps);
+    }
+
+    // The trace-event format's place for metadata: what the tile detail covers.
+    void other_data() {
+        const obs::RunView::Detail& d = m_view.detail;
+        m_out << ",\"otherData\":{\"tile_detail\":\"partial\",\"detail_from_ns\":" << obs::ps_as_ns(d.from_ps)
+              << ",\"detail_to_ns\":" << (d.to_ps == obs::open_end ? std::string("null") : obs::ps_as_ns(d.to_ps))
+              << ",\"detail_cut_by_cap\":" << (d.cut ? "true" : "false") << ",\"detail_slices\":" << d.max_slices
+              << ",\"engine_intervals\":" << d.slices << ",\"engine_intervals_in_detail\":" << d.slices_kept
+              << ",\"counter_samples\":" << d.samples << ",\"counter_samples_in_detail\":" << d.samples_kept
+              << ",\"bin_ns\":" << obs::ps_as_ns(d.bin_ps) << ",\"bins\":" << d.bins
+              << ",\"note\":" << json_string(obs::detail_note(d)) << "}";
     }
 
     std::ostream& m_out;

@@ -11,6 +11,36 @@ namespace {
     throw ConfigError({"command line", 0, 0, ""}, message);
 }
 
+// "1234.5" ns -> 1234500 ps: digits, optionally a point and up to three
+// decimals (ps, the resolution); false for anything else.
+bool parse_ns(const std::string& text, std::uint64_t& ps) {
+    const std::size_t dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    const std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+    if (whole.empty() || whole.size() > 12 || frac.size() > 3 || (dot != std::string::npos && frac.empty()))
+        return false;
+    for (char c : whole + frac)
+        if (c < '0' || c > '9') return false;
+    ps = std::stoull(whole) * 1000 + (frac.empty() ? 0 : std::stoull(frac + std::string(3 - frac.size(), '0')));
+    return true;
+}
+
+// --detail-window FROM_NS:TO_NS; an end left out is the run's start or end.
+void parse_detail_window(const std::string& text, obs::DetailOptions& detail) {
+    const std::size_t colon = text.find(':');
+    auto fail = [&] {
+        bad("--detail-window: expected FROM_NS:TO_NS (ns, up to three decimals; an end may be left "
+            "out), got '" + text + "'");
+    };
+    if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) fail();
+    const std::string from = text.substr(0, colon), to = text.substr(colon + 1);
+    detail.from_ps = 0;
+    detail.to_ps = obs::open_end;
+    if (!from.empty() && !parse_ns(from, detail.from_ps)) fail();
+    if (!to.empty() && !parse_ns(to, detail.to_ps)) fail();
+    if (detail.to_ps <= detail.from_ps) bad("--detail-window: the window '" + text + "' is empty (FROM must be below TO)");
+}
+
 }  // namespace
 
 const char* cli_usage() {
@@ -32,6 +62,12 @@ const char* cli_usage() {
            "  --svg FILE            with --workload: write the schedule as an SVG picture\n"
            "  --report FILE         with --workload: write the report as JSON (.json) or\n"
            "                        Markdown (.md)\n"
+           "  --detail-window FROM_NS:TO_NS\n"
+           "                        keep tile detail (a slice per engine interval) in the\n"
+           "                        outputs only for this window (either end may be left\n"
+           "                        out); the whole run is aggregated per engine anyway\n"
+           "  --detail-slices N     keep at most N engine intervals as tile detail\n"
+           "                        (default 100000; 0: none); past it, the window ends\n"
            "  --vcd FILE            write waveforms (VCD, ps time base) for GTKWave, and a\n"
            "                        save file FILE.gtkw beside it\n"
            "  --vcd-filter GLOB     trace only nodes whose id matches GLOB (repeatable),\n"
@@ -112,6 +148,15 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             };
             if (!ends(".json") && !ends(".md"))
                 bad("--report: '" + r + "' must end in .json or .md (the format)");
+        } else if (arg == "--detail-window") {
+            parse_detail_window(value(i, arg), options.detail);
+        } else if (arg == "--detail-slices") {
+            const std::string text = value(i, arg);
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+            if (text.empty() || *end != '\0' || text[0] == '-' || text.size() > 18)
+                bad("--detail-slices: expected a count of engine intervals (0 or more), got '" + text + "'");
+            options.detail.max_slices = n;
         } else if (arg == "--trace") {
             options.trace = value(i, arg);
         } else if (arg == "--list") {

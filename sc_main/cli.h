@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/topology_loader.h"
+#include "report/run_recorder.h"
 
 namespace npuvp {
 
@@ -28,6 +29,7 @@ struct CliOptions {
     std::optional<std::string> timeline;  // --timeline FILE (Chrome trace-event JSON)
     std::optional<std::string> svg;       // --svg FILE (schedule picture)
     std::optional<std::string> report;    // --report FILE (.json or .md)
+    obs::DetailOptions detail;            // --detail-window FROM_NS:TO_NS, --detail-slices N
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
     std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
     std::optional<std::string> vcd_rtl;   // --vcd-rtl FILE (.vcd of the RTL blocks, docs/rtl.md)

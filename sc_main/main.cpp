@@ -19,6 +19,7 @@
 #include "platform/probe.h"
 #include "report/report_writer.h"
 #include "platform/rtl_support.h"
+#include "report/run_outputs.h"
 #include "report/run_print.h"
 #include "report/run_summary.h"
 #include "report/sim_speed.h"
@@ -280,34 +281,6 @@ int finish(int code, const std::string& error = "") {
     return code;
 }
 
-// The report (printed when `print`) and the files of --timeline, --svg and
-// --report, from the events recorded in memory; for a failed run, of what ran
-// up to the stop, marked as failed.
-void write_outputs(const CliOptions& options, const WorkloadRun& run, const Platform& platform,
-                   const std::vector<RecordedEvent>& recorded, const std::string& name, bool print) {
-    const obs::RunView view = obs::build_view(run, platform, recorded);
-    const Report report = build_report(run, platform, view, name);
-    if (print) print_report(std::cout, report);
-    auto write = [](const std::string& flag, const std::string& path, auto&& body) {
-        std::ofstream file(path, std::ios::binary | std::ios::trunc);
-        if (!file)
-            throw ConfigError({"command line", 0, 0, ""},
-                              flag + ": cannot open '" + path + "' for writing");
-        body(file);
-        file.flush();
-        if (!file)
-            throw std::runtime_error(flag + ": writing '" + path + "' failed");
-        std::cout << std::left << std::setw(9) << flag.substr(2) << path << "\n";
-    };
-    if (options.timeline)
-        write("--timeline", *options.timeline, [&](std::ostream& o) { write_timeline(o, view); });
-    if (options.svg)
-        write("--svg", *options.svg, [&](std::ostream& o) { write_svg(o, view, name); });
-    if (options.report)
-        write("--report", *options.report,
-              [&](std::ostream& o) { write_report(o, report, *options.report); });
-}
-
 int run(int argc, char* argv[]) {
     if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
     note_summary_request(argc, argv);
@@ -345,10 +318,12 @@ int run(int argc, char* argv[]) {
         trace.attach(&trace_file);
     }
 
-    // --timeline, --svg and --report read the events from memory after the run.
-    std::vector<RecordedEvent> recorded;
-    const bool outputs = options.timeline || options.svg || options.report;
-    if (outputs && options.workload) trace.record_to(&recorded);
+    // --timeline, --svg and --report: the recorder gathers what they draw
+    // while the run goes (report/run_recorder.h), bounded by the tile detail.
+    const OutputFiles files{options.timeline, options.svg, options.report};
+    const bool outputs = files.any();
+    obs::RunRecorder recorder(options.detail);
+    if (outputs && options.workload) trace.listen(&recorder);
 
     Platform platform(topo, trace);
     std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
@@ -381,7 +356,7 @@ int run(int argc, char* argv[]) {
         if (!run.finished()) {
             print_run(std::cout, run);
             // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
-            if (outputs) write_outputs(options, run, platform, recorded, name, false);
+            if (outputs) write_outputs(files, run, platform, recorder, name, false, std::cout);
             std::cerr << "npuvp: run failed";
             if (!platform.status().failed())
                 std::cerr << " (the simulation ran out of events with work outstanding or a "
@@ -392,7 +367,7 @@ int run(int argc, char* argv[]) {
         }
         print_run(std::cout, run);
         print_speed(speed, std::cout);
-        write_outputs(options, run, platform, recorded, name, true);
+        write_outputs(files, run, platform, recorder, name, true, std::cout);
     } else {
         if (outputs)
             std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "

@@ -37,6 +37,7 @@ const char* to_string(TraceKind kind) {
 }
 
 void TraceSink::write(const TraceEvent& e) {
+    if (m_listener != nullptr) m_listener->on_trace(e);
     if (m_log != nullptr) {
         RecordedEvent r;
         r.t_ps = e.t_ps;

@@ -169,6 +169,16 @@ struct RecordedEvent {
     std::string detail;
 };
 
+// Receives every event as it is emitted (TraceSink::listen): the strings
+// it points to are borrowed for the call only. The observability outputs'
+// recorder (report/run_recorder.h) aggregates the run this way while it
+// goes, so memory does not grow with the events.
+class TraceListener {
+public:
+    virtual ~TraceListener() = default;
+    virtual void on_trace(const TraceEvent& event) = 0;
+};
+
 class TraceSink {
 public:
     TraceSink() = default;
@@ -184,7 +194,7 @@ public:
         flush();
         m_out = out;
         if (m_out) start_flusher();
-        m_on = m_out != nullptr || m_log != nullptr;
+        update_on();
     }
     // Writes the lines held back for the last delta cycle (below) to the
     // stream. A process does it a delta later; attach() and the destructor
@@ -200,7 +210,12 @@ public:
     // the observability writers (timeline, SVG, report) read it after the run.
     void record_to(std::vector<RecordedEvent>* log) {
         m_log = log;
-        m_on = m_out != nullptr || m_log != nullptr;
+        update_on();
+    }
+    // Also (or only) hand every event to `listener` (nullptr: stop).
+    void listen(TraceListener* listener) {
+        m_listener = listener;
+        update_on();
     }
     bool enabled() const { return m_on; }
     std::uint64_t events() const { return m_events; }  // lines written to the stream
@@ -211,6 +226,7 @@ public:
 
 private:
     void write(const TraceEvent& event);
+    void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
 
     // SPEC T4: lines of one delta cycle (one round) go out sorted by node
     // (stable: one node's lines keep their order), so the trace does not
@@ -235,6 +251,7 @@ private:
 
     std::ostream* m_out = nullptr;
     std::vector<RecordedEvent>* m_log = nullptr;
+    TraceListener* m_listener = nullptr;
     bool m_on = false;
     std::uint64_t m_events = 0;
 };

@@ -1,6 +1,6 @@
 // Well-formedness of an XML document (the --svg output) without a parser:
 // tag balance, quoted attributes, no stray '<' / '&' in text. Counts the
-// SVG's boxes by class on the way.
+// SVG's boxes (rect) by class on the way.
 #pragma once
 
 #include <map>
@@ -67,9 +67,9 @@ inline std::string xml_problem(const std::string& doc, std::map<std::string, int
         }
         const bool self = tag.back() == '/';
         const std::string name = tag.substr(0, tag.find_first_of(" \t\n/"));
-        if (name == "rect" && tag.find("class=\"op\"") != std::string::npos) ++counts["op"];
-        if (name == "rect" && tag.find("class=\"wait\"") != std::string::npos) ++counts["wait"];
-        if (name == "rect" && tag.find("class=\"unfinished\"") != std::string::npos) ++counts["unfinished"];
+        const std::size_t cls = tag.find("class=\"");
+        if (name == "rect" && cls != std::string::npos)  // boxes by class: op, wait, unfinished, occ, ...
+            ++counts[tag.substr(cls + 7, tag.find('"', cls + 7) - cls - 7)];
         if (!self) stack.push_back(name);
         if (stack.empty() && !self) return "no root";
     }

@@ -90,3 +90,46 @@ BOOST_AUTO_TEST_CASE(speed_line_counts_the_runs_work) {
     BOOST_CHECK(speed.find("; 256 stage events (") != std::string::npos);
     BOOST_CHECK(speed.find("), 64 tiles (") != std::string::npos);
 }
+
+// The tile detail's options (docs/cli.md "Tile detail"): a capped run says on
+// stdout, in the report and in the timeline's metadata what it aggregated;
+// the same run without a cap says nothing of it. gemm_bias_relu has 256
+// engine intervals (speed_line_counts_the_runs_work): a cap of 10 applies.
+BOOST_AUTO_TEST_CASE(capped_outputs_say_what_they_aggregated) {
+    const std::string args = "--workload " + workload("gemm_bias_relu") +
+                             " --timeline cli_outputs_cap.json --report cli_outputs_cap.md";
+    const RunResult capped = run_npuvp(args + " --detail-slices 10");
+    BOOST_REQUIRE_MESSAGE(capped.code == 0, capped.out);
+    const std::string note = line_with(capped.out, "note     tile detail: ");
+    BOOST_CHECK_MESSAGE(note.find("of 256 engine intervals") != std::string::npos, note);
+    BOOST_CHECK(note.find("--detail-window FROM_NS:TO_NS") != std::string::npos);
+    BOOST_CHECK(slurp("cli_outputs_cap.md").find("\nNote: tile detail: ") != std::string::npos);
+    BOOST_CHECK(slurp("cli_outputs_cap.json").find(",\"otherData\":{\"tile_detail\":\"partial\"") != std::string::npos);
+
+    const RunResult window = run_npuvp(args + " --detail-window 20000:30000.5");
+    BOOST_REQUIRE_MESSAGE(window.code == 0, window.out);
+    BOOST_CHECK(line_with(window.out, "note     ").find("those in 20000.000 .. 30000.500 ns (--detail-window)") !=
+                std::string::npos);
+
+    const RunResult plain = run_npuvp(args);
+    BOOST_REQUIRE_MESSAGE(plain.code == 0, plain.out);
+    BOOST_CHECK(line_with(plain.out, "note ").empty());
+    BOOST_CHECK(slurp("cli_outputs_cap.md").find("Note:") == std::string::npos);
+    BOOST_CHECK(slurp("cli_outputs_cap.json").find("otherData") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(detail_options_are_checked) {
+    const std::string run = "--workload " + workload("simple_commands") + " --report cli_outputs_opt.json ";
+    for (const char* bad : {"--detail-window 5", "--detail-window 30:20", "--detail-window 10:10",
+                            "--detail-window 1.2345:", "--detail-window a:b", "--detail-window 1:2:3",
+                            "--detail-slices -1", "--detail-slices x", "--detail-slices"}) {
+        const RunResult r = run_npuvp(run + bad);
+        BOOST_CHECK_MESSAGE(r.code == 2, bad << ": exit " << r.code);
+        BOOST_CHECK_MESSAGE(r.out.find("--detail-") != std::string::npos, bad << ": " << r.out);
+    }
+    for (const char* good : {"--detail-window :5000", "--detail-window 1000:", "--detail-window 0.5:7.25",
+                             "--detail-slices 0"}) {
+        const RunResult r = run_npuvp(run + good);
+        BOOST_CHECK_MESSAGE(r.code == 0, good << ": " << r.out);
+    }
+}

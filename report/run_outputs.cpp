@@ -1,0 +1,37 @@
+#include "report/run_outputs.h"
+
+#include <fstream>
+#include <iomanip>
+#include <stdexcept>
+
+#include "config/config_error.h"
+#include "report/report_writer.h"
+#include "report/run_view.h"
+#include "report/svg_writer.h"
+#include "report/timeline_writer.h"
+
+namespace npuvp {
+
+void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
+                   const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out) {
+    const obs::RunView view = obs::build_view(run, platform, recorder);
+    const Report report = build_report(run, platform, view, name);
+    if (print) print_report(out, report);
+    auto write = [&](const std::string& flag, const std::string& path, auto&& body) {
+        std::ofstream file(path, std::ios::binary | std::ios::trunc);
+        if (!file)
+            throw ConfigError({"command line", 0, 0, ""}, flag + ": cannot open '" + path + "' for writing");
+        body(file);
+        file.flush();
+        if (!file) throw std::runtime_error(flag + ": writing '" + path + "' failed");
+        out << std::left << std::setw(9) << flag.substr(2) << path << "\n";
+    };
+    if (files.timeline)
+        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view); });
+    if (files.svg) write("--svg", *files.svg, [&](std::ostream& o) { write_svg(o, view, name); });
+    if (files.report)
+        write("--report", *files.report, [&](std::ostream& o) { write_report(o, report, *files.report); });
+    if (files.any() && !view.detail.complete) out << "note     " << obs::detail_note(view.detail) << "\n";
+}
+
+}  // namespace npuvp

@@ -1,0 +1,34 @@
+// The outputs of a workload run (docs/cli.md "Outputs"): the printed report
+// and the files of --timeline, --svg and --report, drawn from the recorder
+// that listened to the run (run_recorder.h) and the model's own records.
+// Shared by npuvp and its benchmark (bench/npuvp_bench.cpp, the *_outputs
+// cases), so the benchmark measures what a user runs.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "platform/platform.h"
+#include "platform/workload_run.h"
+#include "report/run_recorder.h"
+
+namespace npuvp {
+
+struct OutputFiles {
+    std::optional<std::string> timeline;  // --timeline FILE
+    std::optional<std::string> svg;       // --svg FILE
+    std::optional<std::string> report;    // --report FILE (.json or .md)
+    bool any() const { return timeline || svg || report; }
+};
+
+// Builds the run view and the report; prints the report on `out` when
+// `print`; writes each file asked for and names it on `out` ("timeline
+// FILE"), then, when the tile detail is not the whole run, a note saying
+// what it covers. For a failed run, what ran up to the stop, marked as
+// failed. Throws ConfigError when a file cannot be opened,
+// std::runtime_error when writing it fails.
+void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
+                   const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out);
+
+}  // namespace npuvp

@@ -1,0 +1,191 @@
+// What the outputs (--timeline, --svg, --report) need of a run, gathered
+// while it runs (docs/cli.md "Tile detail"). The recorder listens to the
+// trace sink (TraceSink::listen) and consumes each typed event as it is
+// emitted, so its memory does not grow with the run:
+//   - always, exactly: engine intervals and busy time per PE and engine,
+//     host requests and fan-outs, and every engine interval and counter
+//     sample folded into time bins (per-engine occupancy, per-counter
+//     maximum) over the whole run;
+//   - one by one ("tile detail"): engine intervals and counter samples in the
+//     detail window, at most DetailOptions::max_slices intervals (and
+//     counter_samples_per_slice times as many samples). When the cap is
+//     reached, the window ends where the interval that did not fit starts.
+// Strings are interned once; a kept interval or sample holds ids and
+// integers only. build_view (run_view.h) turns it into the RunView the
+// writers draw. Same events, same state: nothing depends on addresses.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "modules/common/trace.h"
+
+namespace npuvp {
+namespace obs {
+
+// Defaults of the tile detail, named once (docs/cli.md "Tile detail").
+// 100 000 engine intervals: about 30 000 tiles of a GEMM composite, a
+// timeline of some 80 MB that Perfetto opens at once.
+inline constexpr std::uint64_t default_detail_slices = 100000;
+// Counter samples kept per engine interval of the cap (a GEMM tile has
+// about 3.3 samples per interval: inbox fills, reserved TCM, tiles in flight).
+inline constexpr std::uint64_t counter_samples_per_slice = 4;
+// Time bins of the aggregate: at most this many per series; the first bin
+// width is 1 ns, doubled (and neighbours merged) whenever the run outgrows
+// them, so a run ends with between max_bins / 2 and max_bins bins.
+inline constexpr std::size_t max_bins = 1024;
+inline constexpr std::uint64_t first_bin_ps = 1000;
+inline constexpr std::uint64_t open_end = std::numeric_limits<std::uint64_t>::max();
+
+struct DetailOptions {
+    std::uint64_t from_ps = 0;                       // --detail-window FROM:TO, in ps
+    std::uint64_t to_ps = open_end;
+    std::uint64_t max_slices = default_detail_slices;  // --detail-slices N
+};
+
+class RunRecorder final : public TraceListener {
+public:
+    explicit RunRecorder(const DetailOptions& options = {});
+
+    void on_trace(const TraceEvent& event) override;
+
+    // ---- what build_view reads (after the run)
+    struct Slice {  // one engine interval, as ids
+        std::uint32_t group, lane;
+        std::int64_t cmd, tile, bytes;
+        std::uint64_t start_ps, end_ps;
+    };
+    struct Sample {  // one counter sample
+        std::uint32_t series;
+        std::uint64_t t_ps;
+        std::int64_t value;
+    };
+    struct Bin {  // a counter's samples in one time bin
+        std::int64_t max = 0, last = 0;
+        bool seen = false;
+    };
+    struct Series {  // one counter track: (group, name), e.g. (sip0.cube0.pe0, reserved TCM bytes)
+        std::uint32_t group, name;
+        std::vector<Bin> bins;
+        bool before = false;  // a sample before the window's start: the value it opens with
+        Sample last_before{};
+    };
+    struct Lane {  // one engine lane of one group: every interval of the run
+        std::uint32_t group, lane;
+        std::uint64_t slices = 0, busy_ps = 0;
+        std::vector<std::uint64_t> busy_bins;  // busy ps per time bin
+    };
+    struct NodeStart {  // an open host request (IO_CPU) or fan-out (M_CPU)
+        std::string node, detail, stage;
+        std::int64_t cmd = -1;
+        bool request = false;
+        std::uint64_t t_ps = 0;
+    };
+    struct NodeDone {  // a completed one: its group, id and kind, as the span shows them
+        std::string node, id, kind;
+        std::int64_t cmd = -1;
+        bool request = false;
+        std::uint64_t start_ps = 0, end_ps = 0;
+    };
+    struct OpenKey {
+        std::uint32_t node, stage;
+        std::int64_t cmd, tile;
+        bool operator<(const OpenKey& o) const;
+    };
+    struct OpenStart {
+        std::uint64_t t_ps;
+        std::int64_t bytes;
+    };
+    struct CommandName {
+        std::string id, kind;
+    };
+
+    const std::string& text(std::uint32_t id) const { return m_text[id]; }
+    std::uint32_t group_of_node(std::uint32_t node) const { return m_group[node]; }
+    const DetailOptions& options() const { return m_options; }
+    // The window the tile detail covers: [from_ps, to_ps) (to_ps may be open_end).
+    std::uint64_t window_to_ps() const { return m_to; }
+    bool cut() const { return m_cut; }  // the cap ended the window
+    const std::vector<Slice>& slices() const { return m_slices; }
+    const std::vector<Sample>& tile_samples() const { return m_tile_samples; }
+    const std::vector<Sample>& counter_samples() const { return m_counter_samples; }
+    std::uint64_t samples_total() const { return m_samples_total; }
+    const std::vector<Series>& series() const { return m_series; }
+    const std::vector<Lane>& lanes() const { return m_lanes; }
+    std::uint64_t bin_ps() const { return m_bin_ps; }
+    std::size_t bins_used() const { return m_bins_used; }
+    const std::vector<NodeDone>& nodes_done() const { return m_nodes_done; }
+    const std::map<std::pair<std::string, std::int64_t>, NodeStart>& nodes_open() const { return m_node_open; }
+    const std::map<OpenKey, std::vector<OpenStart>>& engines_open() const { return m_open; }
+    const CommandName* command(std::uint32_t group, std::int64_t cmd) const;
+    bool any_event() const { return m_events > 0; }
+    std::uint64_t last_event_ps() const { return m_last_ps; }
+
+private:
+    std::uint32_t intern(std::string_view text);
+    // The emitters' strings live as long as the run (node ids, stage names):
+    // looked up by address first, checked by content, so a hash of the text
+    // is paid once per string, not once per event.
+    std::uint32_t intern_at(const void* address, std::string_view text);
+    std::uint32_t node_id(const std::string* node) { return node ? intern_at(node, *node) : intern(""); }
+    std::uint32_t stage_id(const char* stage) { return stage ? intern_at(stage, stage) : intern(""); }
+    std::uint32_t series_id(std::uint32_t group, std::uint32_t name);
+    Lane& lane(std::uint32_t group, std::uint32_t lane);
+
+    void engine_start(const TraceEvent& e);
+    void engine_complete(const TraceEvent& e);
+    void node_start(const TraceEvent& e);
+    void node_complete(const TraceEvent& e);
+    void command_submitted(const TraceEvent& e);
+    void tile_count(const TraceEvent& e);
+
+    void slice(std::uint32_t node, std::uint32_t stage, std::int64_t cmd, std::int64_t tile,
+               std::int64_t bytes, std::uint64_t start_ps, std::uint64_t end_ps);
+    void sample(std::vector<Sample>& detail, std::uint32_t series, std::uint64_t t_ps, std::int64_t value);
+    bool in_window(std::uint64_t start_ps, std::uint64_t end_ps) const;
+    // Ends the window at `t_ps` (the cap is reached).
+    void cut_at(std::uint64_t t_ps);
+    // Widens the bins until `last_ps` (a time in the run) falls in one.
+    void cover(std::uint64_t last_ps);
+
+    DetailOptions m_options;
+    std::uint64_t m_to;     // the window's end, options().to_ps until the cap ends it
+    bool m_cut = false;
+    std::uint64_t m_sample_cap;  // counter samples kept at most
+
+    std::deque<std::string> m_text;  // interned strings, by id
+    std::unordered_map<std::string_view, std::uint32_t> m_ids;
+    std::unordered_map<const void*, std::uint32_t> m_by_address;
+    std::vector<std::uint32_t> m_group;  // node id -> its group's id ("sip0.cube0.pe3.pe_dma" -> "sip0.cube0.pe3")
+
+    std::map<std::pair<std::uint32_t, std::int64_t>, CommandName> m_names;  // (group, seq) -> name, kind
+    std::map<OpenKey, std::vector<OpenStart>> m_open;  // FIFO per key
+    std::map<std::pair<std::string, std::int64_t>, NodeStart> m_node_open;
+    std::vector<NodeDone> m_nodes_done;
+    std::unordered_map<std::uint32_t, std::int64_t> m_in_flight;  // group -> composite tiles in flight
+
+    std::vector<Slice> m_slices;  // tile detail, in completion order
+    std::uint64_t m_slices_kept = 0;
+    std::vector<Sample> m_tile_samples, m_counter_samples;  // tile detail, in event order
+    std::uint64_t m_samples_kept = 0, m_samples_total = 0;
+
+    std::vector<Lane> m_lanes;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_lane_index;  // (group << 32 | lane) -> m_lanes
+    std::vector<Series> m_series;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> m_series_index;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_fill_name;  // inbox id -> "<inbox> fill" id
+    std::uint32_t m_tcm_name, m_tiles_name;
+    std::uint64_t m_bin_ps = first_bin_ps;
+    std::size_t m_bins_used = 0;
+
+    std::uint64_t m_events = 0, m_last_ps = 0;
+};
+
+}  // namespace obs
+}  // namespace npuvp
