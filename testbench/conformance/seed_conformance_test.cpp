@@ -201,6 +201,40 @@ launch: [ { kernel: k, pes: [0] } ]
                       2839002u - 5000u);
 }
 
+// Issue 16's reproducer (SPEC §6: contexts run concurrently): a composite
+// 512^3 GEMM, then a dma_read (dma context), then a 128^3 gemm (main
+// context) on pe0. PE_CPU issues them at 2, 4 and 6 ns (1 ns each after
+// the 1 ns start); dispatch adds 1 ns. The gemm's context is free and GEMM
+// is idle (the composite's first GEMM needs its first tile's DMA_READ and
+// FETCH, ~1 us away): it starts at 7 and takes
+// (ceil(128/128) * ceil(128/128) * 128 + 128 fill) cycles at 1 GHz = 256 ns:
+// done at 263, no wait. The read finds the DMA_READ inbox full of tiles 1
+// and 2 (tile 0 is on the channel), waits with cause `resource` for the
+// next free slot, ahead of tile 3, and so starts when tile 2 leaves the
+// channel: 3 + 3 * 945.334 = 2839.002 ns (each 64 KiB tile read:
+// 500 ns setup + 1 + 1 ns attach links + 100 ns port latency + 2 ns TCM
+// port + 65536 B / 192 GB/s = 341.334 ns), done 945.334 ns later.
+BOOST_AUTO_TEST_CASE(a_simple_command_behind_a_composite_blocks_no_other_context) {
+    Run r(R"(
+kernels:
+  k:
+    - composite: { id: comp, gemm: { m: 512, k: 512, n: 512 }, tile: { m: 128, k: 128, n: 128 } }
+    - dma_read: { id: rd, bytes: 65536, writes: [{ tcm: 0x1000000, bytes: 65536 }] }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, reads: [{ tcm: 0x1100000, bytes: 4096 }] }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    r.run_to_end();
+    BOOST_CHECK_EQUAL(r.done("mm").submitted.value(), 6000u);
+    BOOST_CHECK_EQUAL(r.done("mm").started.value(), 7000u);
+    BOOST_CHECK_EQUAL(r.done("mm").finished.value(), 263000u);
+    for (std::size_t c = 0; c < wait_cause_count; ++c)
+        BOOST_CHECK_EQUAL(r.done("mm").waited[c].value(), 0u);
+    BOOST_CHECK_EQUAL(r.done("rd").started.value(), 2839002u);
+    BOOST_CHECK_EQUAL(r.done("rd").finished.value(), 2839002u + 945334u);
+    BOOST_CHECK_EQUAL(r.done("rd").waited[static_cast<std::size_t>(WaitCause::resource)].value(),
+                      2839002u - 5000u);
+}
+
 // H: seed 002, main starves sub: the worst case is main + sub. A sub fetch
 // of 65536 B and a main GEMM 128^3 on the same banks (both access patterns
 // start at bank 0 with stride 128 = 16 banks * 8 B: one bank, 10 times).
