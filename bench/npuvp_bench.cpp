@@ -62,9 +62,11 @@ double seconds_since(clock_type::time_point t0) {
 
 // Where the GEMM runs: pe0 of sip0.cube0, all 8 PEs of it, or every PE of a
 // 2 SIP x 4 cube x 8 PE system.
-enum class Placement { one, eight, all64 };
+enum class Placement { one, eight, all };
 
-std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+// `all`: every PE of `sips` SIPs of `cubes` cubes each.
+std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std::uint64_t n,
+                          int sips = 0, int cubes = 0) {
     std::ostringstream w;
     w << "name: bench_gemm\n"
          "kernels:\n"
@@ -80,9 +82,9 @@ std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std
          "launch:\n";
     if (where == Placement::one) w << "  - { kernel: gemm, cube: sip0.cube0, pes: [0] }\n";
     if (where == Placement::eight) w << "  - { kernel: gemm, cube: sip0.cube0, pes: all }\n";
-    if (where == Placement::all64)
-        for (int s = 0; s < 2; ++s)
-            for (int c = 0; c < 4; ++c)
+    if (where == Placement::all)
+        for (int s = 0; s < sips; ++s)
+            for (int c = 0; c < cubes; ++c)
                 w << "  - { kernel: gemm, cube: sip" << s << ".cube" << c << ", pes: all }\n";
     return w.str();
 }
@@ -162,9 +164,21 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
     const auto t0 = clock_type::now();
     std::string topo_path = src + "/configs/topologies/default.yaml";
     std::vector<npuvp::Override> overrides;
-    if (what == "all64") {
+    // all64 / all256 / all1024: two_sip.yaml grown to 2 x 4 and 2 x 16
+    // cubes of 8 PEs, and 4 x 16 cubes of 16 PEs (a 4 x 4 mesh; the
+    // loader allows 64 cubes).
+    int sips = 0, cubes = 0;
+    if (what == "all64") sips = 2, cubes = 4;
+    if (what == "all256") sips = 2, cubes = 16;
+    if (what == "all1024") sips = 4, cubes = 16;
+    if (sips) {
         topo_path = src + "/configs/topologies/two_sip.yaml";
-        overrides.push_back(npuvp::parse_override("system.cubes_per_sip=4"));
+        overrides.push_back(npuvp::parse_override("system.sips=" + std::to_string(sips)));
+        overrides.push_back(npuvp::parse_override("system.cubes_per_sip=" + std::to_string(cubes)));
+        if (what == "all1024") {
+            overrides.push_back(npuvp::parse_override("cube.pe_layout.rows=4"));
+            overrides.push_back(npuvp::parse_override("cube.memory_map.hbm_slices_per_cube=16"));
+        }
     }
     if (what == "mnist") topo_path = src + "/configs/topologies/rngd_pe.yaml";
     const npuvp::TopologyConfig topo =
@@ -175,8 +189,8 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
             : npuvp::load_workload_text(
                   gemm_workload(what == "one"     ? Placement::one
                                 : what == "eight" ? Placement::eight
-                                                  : Placement::all64,
-                                m, k, n),
+                                                  : Placement::all,
+                                m, k, n, sips, cubes),
                   "bench", topo);
     return simulate_case(topo, workload, t0);
 }
@@ -488,6 +502,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("pe1_gemm", "one", 256, 256, 256, 1);
         gemm("pe8_gemm", "eight", 256, 256, 256, 8);
         gemm("pe64_gemm", "all64", 256, 256, 256, 0);
+        gemm("pe256_gemm", "all256", 256, 256, 128, 0);
+        gemm("pe1024_gemm", "all1024", 128, 128, 128, 0);
         gemm("mnist", "mnist", 0, 0, 0, 0);
         gemm("scale_8", "one", 256, 256, 256, 0);
         gemm("scale_64", "one", 512, 512, 512, 0);
@@ -503,6 +519,10 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("pe1_gemm", "one", 2048, 2048, 2048, 1);         // 16·16·16 = 4096 tokens
         gemm("pe8_gemm", "eight", 2048, 2048, 2048, 8);       // 8 x 4096
         gemm("pe64_gemm", "all64", 2048, 2048, 2048, 0);      // 64 x 4096
+        // Per-token cost with many PEs (issue 16): less work per PE, the
+        // same kernel. 256 x 8·16·8 = 262 144 and 1024 x 8·8·8 = 524 288 tokens.
+        gemm("pe256_gemm", "all256", 1024, 2048, 1024, 0);
+        gemm("pe1024_gemm", "all1024", 1024, 1024, 1024, 0);
         gemm("mnist", "mnist", 0, 0, 0, 0);
         gemm("scale_1k", "one", 1024, 2048, 1024, 0);         // 8·8·16 = 1024
         gemm("scale_10k", "one", 2560, 3200, 2560, 0);        // 20·20·25 = 10 000
@@ -598,7 +618,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     // ---- the table
     std::cout << "\nnpuvp_bench" << (smoke ? " --smoke" : "") << "  (SystemC "
               << sc_core::sc_release() << ", tracing off, each case in its own process)\n\n";
-    std::cout << std::left << std::setw(11) << "case" << std::right << std::setw(4) << "PEs"
+    std::cout << std::left << std::setw(12) << "case" << std::right << std::setw(5) << "PEs"
               << std::setw(9) << "tokens" << std::setw(9) << "elab s" << std::setw(9) << "init s" << std::setw(10) << "wall s"
               << std::setw(12) << "tokens/s" << std::setw(12) << "stages/s" << std::setw(9)
               << "stg/tok" << std::setw(9) << "act/stg" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
@@ -611,13 +631,13 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             continue;
         }
         if (c.what.rfind("rtl", 0) == 0 || c.what == "outputs") continue;  // print_rtl, print_outputs
-        std::cout << std::left << std::setw(11) << c.name << std::right;
+        std::cout << std::left << std::setw(12) << c.name << std::right;
         if (!c.ok) {
             std::cout << "  FAILED\n";
             continue;
         }
         const double tokens = c.r.at("tokens"), wall = c.r.at("wall_s");
-        std::cout << std::setw(4) << c.r.at("pes") << std::setw(9) << std::uint64_t(tokens)
+        std::cout << std::setw(5) << c.r.at("pes") << std::setw(9) << std::uint64_t(tokens)
                   << std::setw(9) << fixed(c.r.at("elab_s"), 3) << std::setw(9)
                   << fixed(c.r.at("init_s"), 3) << std::setw(10) << fixed(wall, 4)
                   << std::setw(12) << sci(tokens / wall) << std::setw(12)

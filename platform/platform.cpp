@@ -280,6 +280,7 @@ const Route& Platform::fetch_route(Pe& pe) {
     auto route = std::make_unique<Route>();
     route->path = {{&pe.fetch_store(), link(pe.fetch_store(), pe.tcm())->out_port}, {&pe.tcm(), -1}};
     route->steps = {{&pe.tcm().read_port(), 1}, {link(pe.tcm(), pe.fetch_store())->hop.get(), 1}};
+    route->direct = true;  // PE-internal, no transit, TCM's serve() only accepts
     route->finalise();
     return *(m_routes[key] = std::move(route));
 }
@@ -291,6 +292,7 @@ const Route& Platform::store_route(Pe& pe) {
     auto route = std::make_unique<Route>();
     route->path = {{&pe.fetch_store(), link(pe.fetch_store(), pe.tcm())->out_port}, {&pe.tcm(), -1}};
     route->steps = {{link(pe.fetch_store(), pe.tcm())->hop.get(), 0}, {&pe.tcm().write_port(), 1}};
+    route->direct = true;  // PE-internal, no transit, TCM's serve() only accepts
     route->finalise();
     return *(m_routes[key] = std::move(route));
 }

@@ -34,6 +34,12 @@ struct Route {
     double min_bw_gbs = 0.0;       // min over hops with bandwidth; 0 = none has one
     std::uint64_t min_bytes_per_s = 0;  // the same in bytes/s (computed once)
     ps_t latency_ps = 0;           // sum of hop latencies (an uncontended n = 0 message)
+    // Inside one PE, between blocks that are not swapped for other models
+    // (FETCH / STORE <-> TCM): the initiator reserves the steps itself, with
+    // no TLM call (docs/architecture.md, "Where TLM payloads flow"). Only
+    // for a path whose nodes do nothing on transit and whose target's
+    // serve() accepts without side effect.
+    bool direct = false;
 
     // Recomputes min_bw_gbs, min_bytes_per_s and latency_ps from steps.
     void finalise();

@@ -37,6 +37,14 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
     auto& payload = txn.payload();
     const Route& route = *ext.route;
     sc_assert(!route.path.empty() && route.path.front().node == this);
+    if (route.direct) {
+        // T1 as apply_steps() would do it along the path, in one loop.
+        const ps_t now = sc_core::sc_time_stamp().value();
+        ps_t t = now;
+        for (const RouteStep& step : route.steps) t = step.hop->reserve(t, ext.bytes);
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        return sc_core::sc_time::from_value(t - now + serialisation_ps(ext.bytes, route.min_bytes_per_s));
+    }
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
