@@ -103,13 +103,16 @@ public:
         return 0;
     }
 
-    // sc_semaphore_if
+    // sc_semaphore_if and sc_mutex_if, for code written against those
+    // interfaces: a request takes a unit at once, in the order the kernel
+    // runs the callers — not SPEC T4's order. npuvp's own models use the
+    // keyed wait() / lock() above or acquire().
     int wait() override;      // blocks until a unit is granted; returns 0
     int trywait() override;   // takes a unit only if free and nobody waits; -1 otherwise
     int post() override;      // returns a unit (to the oldest waiter, if any)
     int get_value() const override { return m_free; }
 
-    // sc_mutex_if (capacity 1): lock/unlock by the owning process only
+    // (capacity 1): lock/unlock by the owning process only
     int lock() override;
     int trylock() override;
     int unlock() override;    // -1 if the calling process is not the owner
