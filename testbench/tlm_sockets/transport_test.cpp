@@ -281,6 +281,54 @@ BOOST_AUTO_TEST_CASE(middle_hop_still_busy_from_earlier_transfer) {
     BOOST_TEST(h2.free_ps() == ns(116));
 }
 
+// Route::direct (issue 16: a PE-internal route reserved without a TLM
+// call) gives what the socket path gives. The scenario above run twice on
+// twin hops, once through the sockets and once with both routes direct:
+// the same done times (106 and 129 ns) and hop states; the direct run's
+// target sees nothing, the socket run's target serves the later transfer.
+BOOST_AUTO_TEST_CASE(direct_route_reserves_as_the_socket_path_does) {
+    Node a("a"), c("c"), r1("r1"), r2("r2");
+    RecordingTarget t("t");
+    const int a_r1 = a.connect_to(r1);
+    const int c_r1 = c.connect_to(r1);
+    const int r1_r2 = r1.connect_to(r2);
+    const int r2_t = r2.connect_to(t);
+    struct Hops {
+        Hop h0{"a->r1", ns(2), 200.0}, hc{"c->r1", ns(1), 1000.0}, h1{"r1->r2", ns(5), 20.0},
+            h2{"r2->t", ns(3), 40.0};
+    } via_tlm, direct;
+    auto routes = [&](Hops& h, bool is_direct) {
+        std::pair<Route, Route> r{
+            make_route({{&c, c_r1}, {&r1, r1_r2}, {&r2, -1}}, {{&h.hc, 0}, {&h.h1, 1}}),
+            make_route({{&a, a_r1}, {&r1, r1_r2}, {&r2, r2_t}, {&t, -1}},
+                       {{&h.h0, 0}, {&h.h1, 1}, {&h.h2, 2}})};
+        r.first.direct = r.second.direct = is_direct;
+        return r;
+    };
+    const auto tlm_routes = routes(via_tlm, false);
+    const auto direct_routes = routes(direct, true);
+    Sender sc("sc", c), sa("sa", a), dc("dc", c), da("da", a);
+    sc.jobs = {{0, &tlm_routes.first, 2000, MsgKind::dma_write}};
+    sa.jobs = {{ns(10), &tlm_routes.second, 400, MsgKind::dma_write}};
+    dc.jobs = {{0, &direct_routes.first, 2000, MsgKind::dma_write}};
+    da.jobs = {{ns(10), &direct_routes.second, 400, MsgKind::dma_write}};
+    run_sim();
+    BOOST_REQUIRE_EQUAL(sc.done.size(), 1u);
+    BOOST_REQUIRE_EQUAL(sa.done.size(), 1u);
+    BOOST_REQUIRE_EQUAL(dc.done.size(), 1u);
+    BOOST_REQUIRE_EQUAL(da.done.size(), 1u);
+    BOOST_TEST(sc.done[0].done_ps == ns(106));
+    BOOST_TEST(sa.done[0].done_ps == ns(129));
+    BOOST_TEST(dc.done[0].done_ps == sc.done[0].done_ps);
+    BOOST_TEST(da.done[0].done_ps == sa.done[0].done_ps);
+    for (auto [x, y] : {std::pair{&via_tlm.h0, &direct.h0}, std::pair{&via_tlm.hc, &direct.hc},
+                        std::pair{&via_tlm.h1, &direct.h1}, std::pair{&via_tlm.h2, &direct.h2}}) {
+        BOOST_TEST(x->free_ps() == y->free_ps());
+        BOOST_TEST(x->bytes() == y->bytes());
+    }
+    BOOST_TEST(t.arrivals.size() == 1u);  // the socket run's later transfer only
+}
+
 BOOST_AUTO_TEST_CASE(control_message_reserves_nothing) {
     Node a("a"), r("r");
     RecordingTarget t("t");
