@@ -127,12 +127,16 @@ Timing simulate_timed() {
 // Builds the platform for `topo` and `workload` (tracing off: the sink is
 // not attached, as in an ordinary run), runs it to its end and prints its
 // RESULT line; `t0` is when loading began (the elaboration time starts
-// there). `more` adds case-specific fields after the run.
+// there). `listener` (if any) hears every event as the run goes; `more` adds
+// case-specific fields after the run.
 using Fields = std::map<std::string, std::string>;
-int simulate_case(const npuvp::TopologyConfig& topo, const npuvp::WorkloadConfig& workload,
-                  clock_type::time_point t0,
-                  const std::function<void(const npuvp::Platform&, Fields&)>& more = {}) {
+int simulate_case(
+    const npuvp::TopologyConfig& topo, const npuvp::WorkloadConfig& workload,
+    clock_type::time_point t0,
+    const std::function<void(const npuvp::Platform&, const npuvp::WorkloadRun&, Fields&)>& more = {},
+    npuvp::TraceListener* listener = nullptr) {
     npuvp::TraceSink trace;
+    if (listener) trace.listen(listener);
     npuvp::Platform platform(topo, trace);
     npuvp::WorkloadRun run(platform, workload);
     const double elab = seconds_since(t0);
@@ -154,7 +158,7 @@ int simulate_case(const npuvp::TopologyConfig& topo, const npuvp::WorkloadConfig
                   {"deltas", str(t.deltas)},
                   {"pes", str(work.pes)},
                   {"makespan_ps", str(run.makespan_ps())}};
-    if (more) more(platform, fields);
+    if (more) more(platform, run, fields);
     print_result(fields);
     return 0;
 }
@@ -208,45 +212,27 @@ int run_outputs_case(std::uint64_t m, std::uint64_t k, std::uint64_t n, const st
         npuvp::load_topology_file(src + "/configs/topologies/default.yaml", {}, npuvp::builtin_registry());
     const npuvp::WorkloadConfig workload =
         npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
-    npuvp::TraceSink trace;
     npuvp::obs::RunRecorder recorder;
-    trace.listen(&recorder);
-    npuvp::Platform platform(topo, trace);
-    npuvp::WorkloadRun run(platform, workload);
-    const double elab = seconds_since(t0);
-    const Timing t = simulate_timed();
-    if (!run.finished()) {
-        std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
-        return 3;
-    }
-    const npuvp::OutputFiles files{out + ".timeline.json", out + ".svg", out + ".report.json"};
-    const auto tw = clock_type::now();
-    std::ostringstream names;
-    npuvp::write_outputs(files, run, platform, recorder, "bench", false, names);
-    const double write_s = seconds_since(tw);
-    auto size_of = [](const std::string& path) {
-        std::ifstream in(path, std::ios::binary | std::ios::ate);
-        return str(static_cast<std::uint64_t>(in ? static_cast<std::uint64_t>(in.tellg()) : 0));
+    auto write_files = [&](const npuvp::Platform& platform, const npuvp::WorkloadRun& run,
+                           Fields& fields) {
+        const npuvp::OutputFiles files{out + ".timeline.json", out + ".svg", out + ".report.json"};
+        const auto tw = clock_type::now();
+        std::ostringstream names;
+        npuvp::write_outputs(files, run, platform, recorder, "bench", false, names);
+        fields["write_s"] = str(seconds_since(tw));
+        auto size_of = [](const std::string& path) {
+            std::ifstream in(path, std::ios::binary | std::ios::ate);
+            return str(static_cast<std::uint64_t>(in ? static_cast<std::uint64_t>(in.tellg()) : 0));
+        };
+        std::uint64_t slices = 0;
+        for (const auto& l : recorder.lanes()) slices += l.slices;
+        fields["intervals"] = str(slices);
+        fields["detail_intervals"] = str(recorder.slices().size());
+        fields["timeline_bytes"] = size_of(*files.timeline);
+        fields["svg_bytes"] = size_of(*files.svg);
+        fields["report_bytes"] = size_of(*files.report);
     };
-    const npuvp::Platform::WorkCounts work = platform.work_counts();
-    std::uint64_t slices = 0;
-    for (const auto& l : recorder.lanes()) slices += l.slices;
-    print_result({{"elab_s", str(elab)},
-                  {"init_s", str(t.init_s)},
-                  {"wall_s", str(t.wall_s)},
-                  {"write_s", str(write_s)},
-                  {"tokens", str(work.tiles)},
-                  {"stages", str(work.stage_events)},
-                  {"activations", str(work.activations)},
-                  {"deltas", str(t.deltas)},
-                  {"pes", str(work.pes)},
-                  {"makespan_ps", str(run.makespan_ps())},
-                  {"intervals", str(slices)},
-                  {"detail_intervals", str(recorder.slices().size())},
-                  {"timeline_bytes", size_of(*files.timeline)},
-                  {"svg_bytes", size_of(*files.svg)},
-                  {"report_bytes", size_of(*files.report)}});
-    return 0;
+    return simulate_case(topo, workload, t0, write_files, &recorder);
 }
 
 // RTL co-simulation (docs/rtl.md): the GEMM on pe0 of rtl_gemm.yaml, with
@@ -263,7 +249,8 @@ int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std:
         src + "/configs/topologies/rtl_gemm.yaml", overrides, npuvp::builtin_registry());
     const npuvp::WorkloadConfig workload =
         npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
-    return simulate_case(topo, workload, t0, [](const npuvp::Platform& platform, Fields& fields) {
+    return simulate_case(topo, workload, t0,
+                         [](const npuvp::Platform& platform, const npuvp::WorkloadRun&, Fields& fields) {
         const npuvp::Pe& pe = *platform.sips()[0].cubes[0].pes[0];
         std::uint64_t rtl_cycles = 0;
         for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
