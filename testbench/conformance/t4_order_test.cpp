@@ -154,8 +154,9 @@ BOOST_AUTO_TEST_CASE(timed_inbox_takes_one_instant_by_sender_rank) {
 // pe4 are one mesh hop from router 0 (pe1 along the row, pe4 along the
 // column; equal pitch, so equal latency), as are pe2 / pe5 (two hops) and
 // pe3 / pe6 (three): each pair differs only in its port slot, three slots
-// apart, so each finishes exactly 3 * 341334 ps after its partner. (The
-// kernel's process order served them pe2, pe1, pe6, pe5, pe3, pe4.)
+// apart, so each finishes exactly 3 * 341334 ps after its partner. (In the
+// kernel's order they were served in PE creation order: see the reversed
+// build below.)
 BOOST_AUTO_TEST_CASE(six_reads_of_one_hbm_port_are_served_in_pe_order) {
     const TopologyConfig topo = test::load_shipped("default");
     std::ostringstream trace_text;
