@@ -81,6 +81,10 @@ public:
         waiter.event = &taker.done;
         waiter.requester = &taker;
         waiter.key = key;
+        // Served in the update phase, where there is no current process: the
+        // VCD's holder is this thread.
+        const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
+        waiter.owner = me.valid() ? me.name() : nullptr;
         bool got = false;
         RequestRound::instance().in_turn(key, [&] {
             got = acquire(waiter);

@@ -114,14 +114,21 @@ BOOST_AUTO_TEST_CASE(fifo_resource_serves_one_round_in_key_order) {
             resource.post();
         };
     };
-    sc_core::sc_spawn(asker(2, 0));
-    sc_core::sc_spawn(asker(0, 0));
-    sc_core::sc_spawn(asker(1, 0));
-    sc_core::sc_spawn(asker(3, 5));
+    sc_core::sc_spawn(asker(2, 0), "asker2");
+    sc_core::sc_spawn(asker(0, 0), "asker0");
+    sc_core::sc_spawn(asker(1, 0), "asker1");
+    sc_core::sc_spawn(asker(3, 5), "asker3");
+    // The VCD names each holder (granted in the round's update, where no
+    // process runs: the name is the asking thread's).
+    sc_core::sc_trace_file* vcd = sc_core::sc_create_vcd_trace_file("t4_fifo_resource");
+    resource.add_traces(vcd, "slot");
     sc_core::sc_start();
+    sc_core::sc_close_vcd_trace_file(vcd);
     const std::vector<std::pair<std::uint32_t, std::uint64_t>> expected = {
         {0, 0}, {1, 10000}, {2, 20000}, {3, 30000}};
     BOOST_CHECK(grants == expected);
+    const std::vector<std::string> owners = {"asker0", "asker1", "asker2", "asker3"};
+    BOOST_CHECK(resource.owner_names() == owners);
 }
 
 // TimedInbox (M_CPU, IO_CPU, PE_CPU inboxes): messages that arrive at one
