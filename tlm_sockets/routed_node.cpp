@@ -1,7 +1,5 @@
 #include "tlm_sockets/routed_node.h"
 
-#include <exception>
-
 #include <stdexcept>
 
 namespace npuvp {
@@ -112,15 +110,7 @@ unsigned int RoutedNode::transport_dbg(int, tlm::tlm_generic_payload&) { return 
 sc_core::sc_time RoutedNode::transport_in_turn(Transaction& txn, RequestKey key) {
     key.node = m_request_rank;
     sc_core::sc_time delay;
-    std::exception_ptr error;  // thrown in the update phase, rethrown in the thread
-    RequestRound::instance().in_turn(key, [&] {
-        try {
-            delay = transport(txn);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
-    if (error) std::rethrow_exception(error);
+    RequestRound::instance().in_turn(key, [&] { delay = transport(txn); });
     return delay;
 }
 

@@ -61,23 +61,17 @@ public:
     // `on_queued()` runs when it queues (to record the wait) and
     // `on_granted()` when it gets the unit, both in the round's update, in
     // key order (as a method worker's begin_stage(); e.g. to trace the
-    // start). Returns a delta after the grant, at the grant's time.
+    // start). Returns a delta after the grant, at the grant's time, and
+    // rethrows what on_granted() threw.
     template <class Q, class G>
     int wait(const RequestKey& key, Q&& on_queued, G&& on_granted) {
-        struct Taker final : RoundRequester {
-            Taker(FifoResource& r, Waiter& w, G& g) : resource(r), waiter(w), granted(g) {}
-            void serve_round() override {  // the unit was handed over by post()
-                resource.acquired(waiter);
-                granted();
-                done.notify(sc_core::SC_ZERO_TIME);
-            }
-            FifoResource& resource;
-            Waiter& waiter;
-            G& granted;
-            sc_core::sc_event done;
-        };
         Waiter waiter;
-        Taker taker(*this, waiter, on_granted);
+        // When a unit is handed over by post(), the round serves this turn.
+        auto take_up = [&] {
+            acquired(waiter);
+            on_granted();
+        };
+        RequestRound::Turn<decltype(take_up)> taker(take_up);
         waiter.event = &taker.done;
         waiter.requester = &taker;
         waiter.key = key;
@@ -93,7 +87,7 @@ public:
             else
                 on_queued();
         });
-        if (!got) sc_core::wait(taker.done);
+        if (!got) taker.await();
         return 0;
     }
     int wait(const RequestKey& key) {

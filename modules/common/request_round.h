@@ -18,7 +18,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <systemc>
@@ -48,6 +50,14 @@ enum class RequestEngine : std::uint32_t {
     dma_read, dma_write, fetch, store, gemm, math, ipcq, control
 };
 
+// The key of a control processor's request (PE_CPU, M_CPU, IO_CPU): engine
+// `control`. `node` is the asker's rank (RoutedNode::transport_in_turn sets
+// it itself).
+inline RequestKey control_key(std::uint64_t cmd, std::uint64_t tile, std::uint32_t unit,
+                              std::uint32_t node = 0) {
+    return {node, static_cast<std::uint32_t>(RequestEngine::control), cmd, tile, unit};
+}
+
 // What the RequestRound calls back, in the update phase, in key order.
 class RoundRequester {
 public:
@@ -68,13 +78,39 @@ public:
     // this round, in `key` order among the round's requests.
     void ask(const RequestKey& key, RoundRequester& requester);
 
+    // A thread's request: serve_round() runs `work()` (in the update phase)
+    // and wakes the thread, which waits in await(). An exception `work()`
+    // throws (a target's error response) is kept and rethrown by await(),
+    // in the thread, since there is no process to unwind in the update.
+    template <class F>
+    struct Turn final : RoundRequester {
+        explicit Turn(F& work) : work(work) {}
+        void serve_round() override {
+            try {
+                work();
+            } catch (...) {
+                error = std::current_exception();
+            }
+            done.notify(sc_core::SC_ZERO_TIME);
+        }
+        // From the thread: returns a delta after serve_round(), at its time.
+        void await() {
+            sc_core::wait(done);
+            if (error) std::rethrow_exception(error);
+        }
+        F& work;
+        sc_core::sc_event done;
+        std::exception_ptr error;
+    };
+
     // From a thread: runs `work()` at the end of this round, in `key` order
-    // among the round's requests, and returns one delta later.
+    // among the round's requests, and returns one delta later (rethrowing
+    // what `work()` threw).
     template <class F>
     void in_turn(const RequestKey& key, F&& work) {
-        Turn<F> turn(work);
+        Turn<std::remove_reference_t<F>> turn(work);
         ask(key, turn);
-        sc_core::wait(turn.done);
+        turn.await();
     }
 
     // Statistics: rounds that served a request, and requests served.
@@ -84,17 +120,6 @@ public:
 private:
     explicit RequestRound(const char* name);
     void update() override;
-
-    template <class F>
-    struct Turn final : RoundRequester {
-        explicit Turn(F& work) : work(work) {}
-        void serve_round() override {
-            work();
-            done.notify(sc_core::SC_ZERO_TIME);
-        }
-        F& work;
-        sc_core::sc_event done;
-    };
 
     struct Entry {
         RequestKey key;

@@ -11,6 +11,8 @@
 
 #include <systemc>
 
+#include "modules/common/request_round.h"
+
 namespace npuvp {
 
 template <class T>
@@ -73,6 +75,15 @@ public:
         m_free = std::max(t, m_free) + m_overhead;
         ++m_handled;
         return m_free;
+    }
+    // From a thread: books the processor for a message that arrived at
+    // `arrival`, in SPEC T4 order among the round's requests (it shares the
+    // processor with transit traffic, booked in the round too), and waits
+    // until the message is done.
+    void wait_in_turn(const RequestKey& key, const sc_core::sc_time& arrival) {
+        sc_core::sc_time done;
+        RequestRound::instance().in_turn(key, [&] { done = reserve(arrival); });
+        sc_core::wait(done - sc_core::sc_time_stamp());
     }
     sc_core::sc_time overhead() const { return m_overhead; }
     std::uint64_t handled() const { return m_handled; }

@@ -41,12 +41,8 @@ void MCpu::transit(NpuExtension&, sc_core::sc_time& delay) {
 void MCpu::worker() {
     for (;;) {
         const Item item = m_inbox.pop();
-        // SPEC T4: the processor is booked in turn with the transit traffic.
-        sc_core::sc_time done;
-        RequestRound::instance().in_turn(
-            {request_rank(), static_cast<std::uint32_t>(RequestEngine::control), m_worker_turns++, 0, 0},
-            [&] { done = m_processor.reserve(sc_core::sc_time_stamp()); });
-        sc_core::wait(done - sc_core::sc_time_stamp());
+        m_processor.wait_in_turn(control_key(m_worker_turns++, 0, 0, request_rank()),
+                                 sc_core::sc_time_stamp());
         if (item.kind == MsgKind::response) {
             collect_response(*static_cast<const PeResponseMsg*>(item.body));
             continue;
@@ -94,7 +90,7 @@ void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
         RoutedNode& cpu = m_fabric->node(NodeRole::pe_cpu, m_sip, m_cube, pe);
         txn.ext().body = &m_launches.back();
         txn.prepare(MsgKind::kernel_launch, m_fabric->route(*this, cpu), 0, 0);  // n = 0 (D6.4)
-        transport_in_turn(txn, {0, static_cast<std::uint32_t>(RequestEngine::control), id, static_cast<std::uint64_t>(pe) + 1, 1});
+        transport_in_turn(txn, control_key(id, static_cast<std::uint64_t>(pe) + 1, 1));
     }
     if (pending.received < pending.expected) {
         if (config.response_timeout_ns)
@@ -174,8 +170,8 @@ void MCpu::dma_fanout(const CubeRequestMsg& msg) {
             write ? m_fabric->route(*this, target) : m_fabric->read_route(*this, target);
         // D3: the channel serialises the dispatch step only, not the transfer.
         FifoResource& channel = dma_channel(write);
-        const RequestKey key{request_rank(), static_cast<std::uint32_t>(RequestEngine::control), id,
-                             static_cast<std::uint64_t>(piece.slice) + 1, 1};
+        const RequestKey key = control_key(id, static_cast<std::uint64_t>(piece.slice) + 1, 1,
+                                           request_rank());
         channel.wait(key);
         txn.prepare(write ? MsgKind::dma_write : MsgKind::dma_read, route, piece.pa, piece.bytes);
         const sc_core::sc_time drain = transport_in_turn(txn, key);
@@ -213,8 +209,7 @@ void MCpu::mmu_msg_fanout(const CubeRequestMsg& msg) {
         txn.prepare(r.kind == HostRequestKind::mmu_map ? MsgKind::mmu_map : MsgKind::mmu_unmap,
                     m_fabric->route(*this, mmu), 0, 0);
         latest = std::max(latest, sc_core::sc_time_stamp() +
-                                      transport_in_turn(txn, {0, static_cast<std::uint32_t>(RequestEngine::control), r.index,
-                                                              static_cast<std::uint64_t>(pe) + 1, 3}));
+                                      transport_in_turn(txn, control_key(r.index, static_cast<std::uint64_t>(pe) + 1, 3)));
     }
     sc_core::wait(latest - sc_core::sc_time_stamp());
     respond(msg, true, "",
@@ -231,7 +226,7 @@ void MCpu::respond(const CubeRequestMsg& msg, bool success, std::string missing,
     Transaction& txn = m_txns.emplace_back();  // outlives a process stuck or stopped mid-way
     txn.ext().body = &m_responses.back();
     txn.prepare(MsgKind::response, m_fabric->route(*this, *msg.reply_to), 0, 0);
-    transport_in_turn(txn, {0, static_cast<std::uint32_t>(RequestEngine::control), msg.request->index, 0, 2});
+    transport_in_turn(txn, control_key(msg.request->index, 0, 2));
     record.end = sc_core::sc_time_stamp();
     m_fanouts.push_back(record);
 }

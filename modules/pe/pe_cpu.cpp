@@ -67,8 +67,7 @@ void PeCpu::run() {
         m_response.result.compute_ns = static_cast<double>((compute_busy() - compute0).value()) / 1000.0;
         m_txn.ext().body = &m_response;
         m_txn.prepare(MsgKind::response, routes->between(*this, *launch.reply_to), 0, 0);
-        transport_in_turn(m_txn, {0, static_cast<std::uint32_t>(RequestEngine::control),
-                                  launch.fanout, 0, 0});
+        transport_in_turn(m_txn, control_key(launch.fanout, 0, 0));
     }
 }
 

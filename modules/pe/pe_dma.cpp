@@ -1,7 +1,5 @@
 #include "modules/pe/pe_dma.h"
 
-#include <exception>
-
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -236,15 +234,7 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
     // SPEC T4: the channel is taken, and the transfer's hops reserved at
     // the grant, in key order among the requests of the round.
     sc_core::sc_time busy;
-    std::exception_ptr error;  // thrown in the update phase, rethrown in the thread
-    ch.resource.wait(key, [] {}, [&] {
-        try {
-            busy = begin_on(ch, stage, kind, route, address, bytes, cmd, tile);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    });
-    if (error) std::rethrow_exception(error);
+    ch.resource.wait(key, [] {}, [&] { busy = begin_on(ch, stage, kind, route, address, bytes, cmd, tile); });
     // Busy from the grant to done (T3); the wait for the channel is not busy.
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     sc_core::wait(busy);

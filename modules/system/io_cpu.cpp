@@ -69,10 +69,7 @@ void IoCpu::run_request(RequestRecord& record) {
     record.started = true;
     record.issued = sc_core::sc_time_stamp();
     // SPEC T4: requests issued at one instant book the processor in list order.
-    sc_core::sc_time booked;
-    RequestRound::instance().in_turn({request_rank(), static_cast<std::uint32_t>(RequestEngine::control), r.index, 0, 0},
-                                     [&] { booked = m_processor.reserve(record.issued); });
-    sc_core::wait(booked - record.issued);
+    m_processor.wait_in_turn(control_key(r.index, 0, 0, request_rank()), record.issued);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     m_trace.emit(trace::request_start(now.value(), node_id_ref(), static_cast<std::int64_t>(r.index),
                                       to_string(r.kind), r.bytes ? static_cast<std::int64_t>(r.bytes) : -1,
@@ -139,7 +136,7 @@ void IoCpu::run_request(RequestRecord& record) {
         // The message to M_CPU is a command (n = 0); the data of a memory
         // request moves between M_CPU and HBM (seed 001 D5).
         txn.prepare(kinds[static_cast<int>(r.kind)], m_fabric->route(*this, m_cpu), 0, 0);
-        transport_in_turn(txn, {0, static_cast<std::uint32_t>(RequestEngine::control), r.index, ++part_index, 1});
+        transport_in_turn(txn, control_key(r.index, ++part_index, 1));
     }
     while (!record.done) sc_core::wait(m_request_done);
 }
@@ -147,11 +144,8 @@ void IoCpu::run_request(RequestRecord& record) {
 void IoCpu::worker() {
     for (;;) {
         const CubeResponseMsg& response = *m_inbox.pop();
-        // SPEC T4: the processor is booked in turn with requests and transit traffic.
-        sc_core::sc_time done;
-        RequestRound::instance().in_turn({request_rank(), static_cast<std::uint32_t>(RequestEngine::control), m_worker_turns++, 0, 2},
-                                         [&] { done = m_processor.reserve(sc_core::sc_time_stamp()); });
-        sc_core::wait(done - sc_core::sc_time_stamp());
+        m_processor.wait_in_turn(control_key(m_worker_turns++, 0, 2, request_rank()),
+                                 sc_core::sc_time_stamp());
         RequestRecord& record = m_requests.at(response.request->request->index);
         record.success = record.success && response.success;
         if (!response.missing.empty())
