@@ -244,22 +244,38 @@ BOOST_AUTO_TEST_CASE(back_to_back_transfers_from_one_initiator) {
     BOOST_TEST(link.free_ps() == ns(206));
 }
 
+namespace {
+
+// Two initiators a and c into r1 -> r2 -> t; a transfer from c ends at r2,
+// one from a goes on to t. The hops (latency, bandwidth) each run uses.
+struct MiddleHopNet {
+    Node a{"a"}, c{"c"}, r1{"r1"}, r2{"r2"};
+    RecordingTarget t{"t"};
+    int a_r1 = a.connect_to(r1), c_r1 = c.connect_to(r1), r1_r2 = r1.connect_to(r2),
+        r2_t = r2.connect_to(t);
+    struct Hops {
+        Hop h0{"a->r1", ns(2), 200.0}, hc{"c->r1", ns(1), 1000.0}, h1{"r1->r2", ns(5), 20.0},
+            h2{"r2->t", ns(3), 40.0};
+    };
+    // The earlier transfer's route c -> r1 -> r2 and the later one's
+    // a -> r1 -> r2 -> t over `h`.
+    std::pair<Route, Route> routes(Hops& h, bool direct = false) {
+        std::pair<Route, Route> r{
+            make_route({{&c, c_r1}, {&r1, r1_r2}, {&r2, -1}}, {{&h.hc, 0}, {&h.h1, 1}}),
+            make_route({{&a, a_r1}, {&r1, r1_r2}, {&r2, r2_t}, {&t, -1}},
+                       {{&h.h0, 0}, {&h.h1, 1}, {&h.h2, 2}})};
+        r.first.direct = r.second.direct = direct;
+        return r;
+    }
+};
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(middle_hop_still_busy_from_earlier_transfer) {
-    Node a("a"), c("c"), r1("r1"), r2("r2");
-    RecordingTarget t("t");
-    const int a_r1 = a.connect_to(r1);
-    const int c_r1 = c.connect_to(r1);
-    const int r1_r2 = r1.connect_to(r2);
-    const int r2_t = r2.connect_to(t);
-    Hop h0("a->r1", ns(2), 200.0);
-    Hop hc("c->r1", ns(1), 1000.0);
-    Hop h1("r1->r2", ns(5), 20.0);
-    Hop h2("r2->t", ns(3), 40.0);
-    // The earlier transfer ends at r2 (r2 serves it): c -> r1 -> r2.
-    const Route earlier = make_route({{&c, c_r1}, {&r1, r1_r2}, {&r2, -1}}, {{&hc, 0}, {&h1, 1}});
-    const Route later = make_route({{&a, a_r1}, {&r1, r1_r2}, {&r2, r2_t}, {&t, -1}},
-                                   {{&h0, 0}, {&h1, 1}, {&h2, 2}});
-    Sender sc("sc", c), sa("sa", a);
+    MiddleHopNet net;
+    MiddleHopNet::Hops h;
+    const auto [earlier, later] = net.routes(h);
+    Sender sc("sc", net.c), sa("sa", net.a);
     sc.jobs = {{0, &earlier, 2000, MsgKind::dma_write}};
     sa.jobs = {{ns(10), &later, 400, MsgKind::dma_write}};
     run_sim();
@@ -276,9 +292,9 @@ BOOST_AUTO_TEST_CASE(middle_hop_still_busy_from_earlier_transfer) {
     BOOST_REQUIRE_EQUAL(sa.done.size(), 1u);
     BOOST_TEST(sc.done[0].done_ps == ns(106));
     BOOST_TEST(sa.done[0].done_ps == ns(129));
-    BOOST_TEST(h0.free_ps() == ns(12));
-    BOOST_TEST(h1.free_ps() == ns(121));
-    BOOST_TEST(h2.free_ps() == ns(116));
+    BOOST_TEST(h.h0.free_ps() == ns(12));
+    BOOST_TEST(h.h1.free_ps() == ns(121));
+    BOOST_TEST(h.h2.free_ps() == ns(116));
 }
 
 // Route::direct (issue 16: a PE-internal route reserved without a TLM
@@ -287,27 +303,11 @@ BOOST_AUTO_TEST_CASE(middle_hop_still_busy_from_earlier_transfer) {
 // the same done times (106 and 129 ns) and hop states; the direct run's
 // target sees nothing, the socket run's target serves the later transfer.
 BOOST_AUTO_TEST_CASE(direct_route_reserves_as_the_socket_path_does) {
-    Node a("a"), c("c"), r1("r1"), r2("r2");
-    RecordingTarget t("t");
-    const int a_r1 = a.connect_to(r1);
-    const int c_r1 = c.connect_to(r1);
-    const int r1_r2 = r1.connect_to(r2);
-    const int r2_t = r2.connect_to(t);
-    struct Hops {
-        Hop h0{"a->r1", ns(2), 200.0}, hc{"c->r1", ns(1), 1000.0}, h1{"r1->r2", ns(5), 20.0},
-            h2{"r2->t", ns(3), 40.0};
-    } via_tlm, direct;
-    auto routes = [&](Hops& h, bool is_direct) {
-        std::pair<Route, Route> r{
-            make_route({{&c, c_r1}, {&r1, r1_r2}, {&r2, -1}}, {{&h.hc, 0}, {&h.h1, 1}}),
-            make_route({{&a, a_r1}, {&r1, r1_r2}, {&r2, r2_t}, {&t, -1}},
-                       {{&h.h0, 0}, {&h.h1, 1}, {&h.h2, 2}})};
-        r.first.direct = r.second.direct = is_direct;
-        return r;
-    };
-    const auto tlm_routes = routes(via_tlm, false);
-    const auto direct_routes = routes(direct, true);
-    Sender sc("sc", c), sa("sa", a), dc("dc", c), da("da", a);
+    MiddleHopNet net;
+    MiddleHopNet::Hops via_tlm, direct;
+    const auto tlm_routes = net.routes(via_tlm);
+    const auto direct_routes = net.routes(direct, true);
+    Sender sc("sc", net.c), sa("sa", net.a), dc("dc", net.c), da("da", net.a);
     sc.jobs = {{0, &tlm_routes.first, 2000, MsgKind::dma_write}};
     sa.jobs = {{ns(10), &tlm_routes.second, 400, MsgKind::dma_write}};
     dc.jobs = {{0, &direct_routes.first, 2000, MsgKind::dma_write}};
@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(direct_route_reserves_as_the_socket_path_does) {
         BOOST_TEST(x->free_ps() == y->free_ps());
         BOOST_TEST(x->bytes() == y->bytes());
     }
-    BOOST_TEST(t.arrivals.size() == 1u);  // the socket run's later transfer only
+    BOOST_TEST(net.t.arrivals.size() == 1u);  // the socket run's later transfer only
 }
 
 BOOST_AUTO_TEST_CASE(control_message_reserves_nothing) {
