@@ -64,7 +64,7 @@ struct ChildMode {
         const std::string spec = child;
         const std::string workload = spec.substr(0, spec.find(':'));
         const bool reverse = spec.substr(spec.find(':') + 1) == "reverse";
-        sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+        // Time resolution: the report guard's fixture set it (1 ps).
         std::ofstream file(out, std::ios::binary);
         TraceSink trace(&file);
         const TopologyConfig topo = test::load_shipped("default");
