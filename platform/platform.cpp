@@ -311,6 +311,7 @@ Link& Platform::add_link(RoutedNode& from, RoutedNode& to, const std::string& ki
     link->to = &to;
     link->kind = kind;
     link->out_port = from.connect_to(to);
+    link->in_port = to.in_bindings() - 1;
     link->hop = std::make_unique<Hop>(from.node_id_ref() + "->" + to.node_id_ref(),
                                       ns_to_ps(latency_ns), bw_gbs);
     m_link_index[{&from, &to}] = link.get();
@@ -508,6 +509,7 @@ Route& Platform::make_route(const std::string& key, const std::vector<RoutedNode
                                        " -> " + nodes[i]->node_id());
             route->steps.push_back({data->hop.get(), static_cast<std::uint32_t>(i)});
         }
+        if (i > 0) step.in_port = link(*nodes[i - 1], *nodes[i])->in_port;
         route->path.push_back(step);
     }
     if (Hop* service = nodes.back()->service_hop())

@@ -69,6 +69,7 @@ struct Link {
     RoutedNode* from = nullptr;
     RoutedNode* to = nullptr;
     int out_port = -1;
+    int in_port = -1;  // the binding of `to.in` it reaches
     std::string kind;  // "mesh", "attach", "pe", "io", "ucie", "sip"
     std::unique_ptr<Hop> hop;
 };

@@ -1,5 +1,11 @@
 #include "tlm_sockets/npu_extension.h"
 
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "tlm_sockets/backing_store.h"
+
 namespace npuvp {
 
 const char* to_string(MsgKind kind) {
@@ -18,17 +24,30 @@ const char* to_string(MsgKind kind) {
 
 void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t address,
                           std::uint64_t bytes) {
-    m_descriptor = bytes;
     m_payload.set_command(kind == MsgKind::dma_read ? tlm::TLM_READ_COMMAND
                                                     : tlm::TLM_WRITE_COMMAND);
     m_payload.set_address(address);
-    m_payload.set_data_ptr(reinterpret_cast<unsigned char*>(&m_descriptor));
-    m_payload.set_data_length(sizeof(m_descriptor));
-    m_payload.set_streaming_width(sizeof(m_descriptor));
+    if (bytes == 0) {
+        // A control message: n = 0 in T1; 8 bytes travel (the descriptor).
+        m_descriptor = 0;
+        m_payload.set_data_ptr(reinterpret_cast<unsigned char*>(&m_descriptor));
+        m_payload.set_data_length(sizeof(m_descriptor));
+        m_payload.set_streaming_width(sizeof(m_descriptor));
+    } else {
+        if (bytes > std::numeric_limits<unsigned int>::max())
+            throw std::length_error("a transfer of " + std::to_string(bytes) +
+                                    " bytes exceeds the 32-bit data length of a TLM-2.0 "
+                                    "generic payload (4 GiB - 1): split it");
+        const auto length = static_cast<unsigned int>(bytes);
+        m_payload.set_data_ptr(shared_payload_bytes(bytes));
+        m_payload.set_data_length(length);
+        m_payload.set_streaming_width(length);
+    }
     m_payload.set_byte_enable_ptr(nullptr);
     m_payload.set_byte_enable_length(0);
     m_payload.set_dmi_allowed(false);
     m_payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    m_pending = false;
 
     const void* body = m_ext.body;
     const std::uint64_t request_id = m_ext.request_id;
@@ -42,6 +61,12 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
     m_ext.bytes = bytes;
     m_ext.body = body;
     m_ext.route = &route;
+    m_ext.txn = this;
+}
+
+const sc_core::sc_event& Transaction::done_event() {
+    if (!m_done_event) m_done_event = std::make_unique<sc_core::sc_event>();
+    return *m_done_event;
 }
 
 }  // namespace npuvp

@@ -1,16 +1,22 @@
 // What travels: the npuvp extension of tlm_generic_payload and the
-// Transaction that owns a payload with its extension and data buffer.
+// Transaction that owns a payload with its extension.
 //
-// The modelled byte count (which may be megabytes) lives in the extension;
-// the payload's data pointer and length describe the few bytes that really
-// travel (a descriptor word), so every payload obeys the TLM-2.0 base protocol
-// (IEEE 1666 §14.x: command, address, data pointer and a non-zero length set,
-// streaming width = length, no byte enables, response status initialised to
-// TLM_INCOMPLETE_RESPONSE and set by the target).
+// Every payload keeps the TLM-2.0 base protocol (IEEE 1666-2011 §14): command,
+// the physical address the interconnect decodes, a data pointer and a length
+// equal to the bytes the transfer moves (the shared scratch store of
+// backing_store.h: no allocation per transfer), streaming width = length, no
+// byte enables, response status TLM_INCOMPLETE_RESPONSE until the target sets
+// it. A control message (T1's n = 0) carries an 8-byte descriptor.
+//
+// The extension is ignorable (§14.21): a node that finds none routes the
+// payload by its address and answers it as a plain memory access; where it is
+// present it carries npuvp's route and T1 bookkeeping.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
+#include <systemc>
 #include <tlm>
 
 #include "tlm_sockets/route.h"
@@ -52,6 +58,7 @@ public:
     std::uint32_t step_cursor = 0;    // next RouteStep to apply
     std::uint32_t sender = 0;         // the sender's T4 rank (RoutedNode::request_rank)
     ResultData result;
+    class Transaction* txn = nullptr;  // the Transaction that owns this extension
 
     tlm::tlm_extension_base* clone() const override { return new NpuExtension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {
@@ -59,27 +66,43 @@ public:
     }
 };
 
-// A payload with its extension and descriptor buffer, owned together; a
-// value type that an initiator keeps for the whole transport (no allocation
-// per transfer).
+// A payload with its extension, owned together; a value type that an
+// initiator keeps for the whole transport (no allocation per transfer).
 class Transaction {
 public:
-    Transaction() { m_payload.set_extension(&m_ext); }
+    Transaction() {
+        m_payload.set_extension(&m_ext);
+        m_ext.txn = this;
+    }
     ~Transaction() { m_payload.clear_extension(&m_ext); }
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
 
     // Sets every base-protocol attribute for a fresh transport along `route`.
+    // Throws std::length_error when `bytes` exceeds the 32-bit data length
+    // of a generic payload.
     void prepare(MsgKind kind, const Route& route, std::uint64_t address, std::uint64_t bytes);
 
     tlm::tlm_generic_payload& payload() { return m_payload; }
     NpuExtension& ext() { return m_ext; }
     const NpuExtension& ext() const { return m_ext; }
 
+    // Asynchronous completion (RoutedNode::transport): a target on the path
+    // answered BEGIN_REQ with END_REQ and will send BEGIN_RESP later on the
+    // backward path. Until then pending(); then done_at() is the T1 `done`
+    // (tail hops and drain included) and done_event() fires at it.
+    bool pending() const { return m_pending; }
+    const sc_core::sc_time& done_at() const { return m_done; }
+    const sc_core::sc_event& done_event();
+
 private:
+    friend class RoutedNode;
     tlm::tlm_generic_payload m_payload;
     NpuExtension m_ext;
-    std::uint64_t m_descriptor = 0;  // the bytes that really travel: the modelled size
+    std::uint64_t m_descriptor = 0;  // a control message's 8 bytes: the modelled size n
+    bool m_pending = false;
+    sc_core::sc_time m_done;
+    std::unique_ptr<sc_core::sc_event> m_done_event;  // made on the first asynchronous answer
 };
 
 }  // namespace npuvp

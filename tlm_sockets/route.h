@@ -13,11 +13,13 @@ namespace npuvp {
 
 class RoutedNode;
 
-// A node on the path and the index of its initiator-socket binding that leads
-// to the next node (-1 on the last node).
+// A node on the path, the index of its initiator-socket binding that leads
+// to the next node (-1 on the last node), and the index of its target-socket
+// binding from the previous one (the backward path of a response).
 struct PathNode {
     RoutedNode* node = nullptr;
     int out_port = -1;
+    int in_port = -1;  // the `in` binding the previous node's out_port reaches (-1 on the first)
 };
 
 // One hop reservation and the path position of the node that applies it.

@@ -1,8 +1,23 @@
 #include "tlm_sockets/routed_node.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace npuvp {
+
+void require_blocking_context(const char* who) {
+    const sc_core::sc_process_handle process = sc_core::sc_get_current_process_handle();
+    const bool thread = process.valid() && (process.proc_kind() == sc_core::SC_THREAD_PROC_ ||
+                                            process.proc_kind() == sc_core::SC_CTHREAD_PROC_);
+    if (thread) return;
+    const std::string caller = process.valid() ? std::string("method process ") + process.name()
+                                               : std::string("no process (elaboration or update phase)");
+    SC_REPORT_ERROR("npuvp/tlm",
+                    (std::string(who) + ": b_transport called from " + caller +
+                     "; IEEE 1666-2011 §11.1.1.4: b_transport may wait, so only a thread may "
+                     "call it (use nb_transport_fw)")
+                        .c_str());
+}
 
 RoutedNode::RoutedNode(const sc_core::sc_module_name& name)
     : sc_core::sc_module(name), in("in"), out("out"), m_node_id(this->name()) {
@@ -11,10 +26,12 @@ RoutedNode::RoutedNode(const sc_core::sc_module_name& name)
     in.register_nb_transport_fw(this, &RoutedNode::nb_transport_fw);
     in.register_get_direct_mem_ptr(this, &RoutedNode::get_direct_mem_ptr);
     in.register_transport_dbg(this, &RoutedNode::transport_dbg);
+    out.register_nb_transport_bw(this, &RoutedNode::nb_transport_bw);
 }
 
 int RoutedNode::connect_to(RoutedNode& next) {
     out.bind(next.in);
+    ++next.m_in_bindings;
     return m_out_bindings++;
 }
 
@@ -28,6 +45,15 @@ void RoutedNode::apply_steps(NpuExtension& ext, sc_core::sc_time& delay) {
         ++ext.step_cursor;
     }
     delay = sc_core::sc_time::from_value(t - now);
+}
+
+sc_core::sc_time RoutedNode::tail(NpuExtension& ext, sc_core::sc_time delay) {
+    // Tail hops, then the drain of T1: done = t + n / min B.
+    const Route& route = *ext.route;
+    ext.path_index = static_cast<std::uint32_t>(route.path.size());
+    apply_steps(ext, delay);
+    sc_assert(ext.step_cursor == route.steps.size());
+    return delay + sc_core::sc_time::from_value(serialisation_ps(ext.bytes, route.min_bytes_per_s));
 }
 
 sc_core::sc_time RoutedNode::transport(Transaction& txn) {
@@ -48,56 +74,163 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
     ext.sender = m_request_rank;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     apply_steps(ext, delay);
-    if (route.path.size() > 1)
-        out[route.path.front().out_port]->b_transport(payload, delay);
-    else
+    if (route.path.size() > 1) {
+        const int port = route.path.front().out_port;
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        const tlm::tlm_sync_enum answer = out[port]->nb_transport_fw(payload, phase, delay);
+        if (answer != tlm::TLM_COMPLETED) {
+            if (phase == tlm::BEGIN_RESP) {
+                // Answered at once through the return path: end the response.
+                tlm::tlm_phase end = tlm::END_RESP;
+                sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+                out[port]->nb_transport_fw(payload, end, zero);
+            } else {
+                txn.m_pending = true;  // BEGIN_RESP comes on the backward path
+                return sc_core::SC_ZERO_TIME;
+            }
+        }
+    } else {
         serve(payload, ext, delay);
+    }
     if (payload.get_response_status() != tlm::TLM_OK_RESPONSE)
         throw std::runtime_error(node_id() + ": transport to " +
                                  route.path.back().node->node_id() + " failed: " +
                                  payload.get_response_string());
-    // Tail hops, then the drain of T1: done = t + n / min B.
-    ext.path_index = static_cast<std::uint32_t>(route.path.size());
-    apply_steps(ext, delay);
-    sc_assert(ext.step_cursor == route.steps.size());
-    return delay + sc_core::sc_time::from_value(serialisation_ps(ext.bytes, route.min_bytes_per_s));
+    return tail(ext, delay);
 }
 
-void RoutedNode::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-    auto* ext = payload.get_extension<NpuExtension>();
-    if (ext == nullptr || ext->route == nullptr) {
-        // A payload from a model that knows nothing of npuvp routes.
-        payload.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        return;
-    }
-    const Route& route = *ext->route;
-    ++ext->path_index;
-    sc_assert(ext->path_index < route.path.size() && route.path[ext->path_index].node == this);
-    if (ext->path_index + 1 < route.path.size()) {
+tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload,
+                                       NpuExtension& ext, tlm::tlm_phase& phase,
+                                       sc_core::sc_time& delay, bool blocking) {
+    const Route& route = *ext.route;
+    ++ext.path_index;
+    sc_assert(ext.path_index < route.path.size() && route.path[ext.path_index].node == this);
+    if (ext.path_index + 1 < route.path.size()) {
         // A transit node handles the payload when it arrives, then sends it on
         // its outgoing link.
-        transit(*ext, delay);
-        apply_steps(*ext, delay);
-        out[route.path[ext->path_index].out_port]->b_transport(payload, delay);
-    } else {
-        apply_steps(*ext, delay);
-        serve(payload, *ext, delay);
+        transit(ext, delay);
+        apply_steps(ext, delay);
+        const int port = route.path[ext.path_index].out_port;
+        if (!blocking) return out[port]->nb_transport_fw(payload, phase, delay);
+        out[port]->b_transport(payload, delay);
+        return tlm::TLM_COMPLETED;
     }
+    apply_steps(ext, delay);
+    return accept(id, payload, &ext, phase, delay, blocking);
+}
+
+tlm::tlm_sync_enum RoutedNode::forward_plain(int id, tlm::tlm_generic_payload& payload,
+                                             tlm::tlm_phase& phase, sc_core::sc_time& delay,
+                                             bool blocking) {
+    const int port = m_decoder ? m_decoder->decode(*this, payload.get_address())
+                               : AddressDecoder::nowhere;
+    if (port == AddressDecoder::here) return accept(id, payload, nullptr, phase, delay, blocking);
+    if (port < 0) {
+        payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        phase = tlm::BEGIN_RESP;
+        return tlm::TLM_COMPLETED;
+    }
+    if (blocking) {
+        out[port]->b_transport(payload, delay);
+        return tlm::TLM_COMPLETED;
+    }
+    const tlm::tlm_sync_enum answer = out[port]->nb_transport_fw(payload, phase, delay);
+    if (answer != tlm::TLM_COMPLETED && phase != tlm::BEGIN_RESP)
+        m_plain_open.emplace_back(&payload, id);
+    return answer;
+}
+
+void RoutedNode::b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    require_blocking_context(name());
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    auto* ext = payload.get_extension<NpuExtension>();
+    if (ext != nullptr && ext->route != nullptr)
+        forward(id, payload, *ext, phase, delay, true);
+    else
+        forward_plain(id, payload, phase, delay, true);
+}
+
+tlm::tlm_sync_enum RoutedNode::nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
+                                               tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+    // END_RESP: an initiator ends a response this node sent; every node
+    // completes the responses it forwards at once, so nothing is left open.
+    if (phase == tlm::END_RESP) return tlm::TLM_COMPLETED;
+    if (phase != tlm::BEGIN_REQ) {
+        SC_REPORT_ERROR("npuvp/tlm", (node_id() + ": nb_transport_fw with a phase other than "
+                                                  "BEGIN_REQ or END_RESP")
+                                         .c_str());
+        return tlm::TLM_COMPLETED;
+    }
+    auto* ext = payload.get_extension<NpuExtension>();
+    const tlm::tlm_sync_enum answer =
+        ext != nullptr && ext->route != nullptr ? forward(id, payload, *ext, phase, delay, false)
+                                                : forward_plain(id, payload, phase, delay, false);
+    if (answer == tlm::TLM_COMPLETED) phase = tlm::BEGIN_RESP;
+    return answer;
+}
+
+tlm::tlm_sync_enum RoutedNode::nb_transport_bw(int, tlm::tlm_generic_payload& payload,
+                                               tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+    // END_REQ: the target has taken the request; its response follows.
+    if (phase != tlm::BEGIN_RESP) return tlm::TLM_ACCEPTED;
+    auto* ext = payload.get_extension<NpuExtension>();
+    if (ext != nullptr && ext->route != nullptr) {
+        const Route& route = *ext->route;
+        --ext->path_index;
+        sc_assert(ext->path_index < route.path.size() && route.path[ext->path_index].node == this);
+        if (ext->path_index == 0) {
+            Transaction& txn = *ext->txn;
+            txn.m_pending = false;
+            if (payload.get_response_status() == tlm::TLM_OK_RESPONSE) delay = tail(*ext, delay);
+            txn.m_done = sc_core::sc_time_stamp() + delay;
+            if (!txn.m_done_event) txn.m_done_event = std::make_unique<sc_core::sc_event>();
+            txn.m_done_event->notify(delay);
+            transport_done(txn);
+            return tlm::TLM_COMPLETED;
+        }
+        tlm::tlm_phase begin = tlm::BEGIN_RESP;
+        in[route.path[ext->path_index].in_port]->nb_transport_bw(payload, begin, delay);
+        return tlm::TLM_COMPLETED;
+    }
+    auto it = std::find_if(m_plain_open.begin(), m_plain_open.end(),
+                           [&](const auto& open) { return open.first == &payload; });
+    if (it == m_plain_open.end()) {
+        SC_REPORT_ERROR("npuvp/tlm", (node_id() + ": BEGIN_RESP for a payload this node never "
+                                                  "forwarded")
+                                         .c_str());
+        return tlm::TLM_COMPLETED;
+    }
+    const int from = it->second;
+    m_plain_open.erase(it);
+    tlm::tlm_phase begin = tlm::BEGIN_RESP;
+    const tlm::tlm_sync_enum answer = in[from]->nb_transport_bw(payload, begin, delay);
+    (void)answer;  // an END_RESP that follows is absorbed by nb_transport_fw
+    return tlm::TLM_COMPLETED;
+}
+
+tlm::tlm_sync_enum RoutedNode::accept(int, tlm::tlm_generic_payload& payload, NpuExtension* ext,
+                                      tlm::tlm_phase& phase, sc_core::sc_time& delay, bool) {
+    if (ext != nullptr)
+        serve(payload, *ext, delay);
+    else
+        serve_plain(payload, delay);
+    phase = tlm::BEGIN_RESP;
+    return tlm::TLM_COMPLETED;
+}
+
+void RoutedNode::respond(int in_id, tlm::tlm_generic_payload& payload,
+                         const sc_core::sc_time& delay) {
+    tlm::tlm_phase phase = tlm::BEGIN_RESP;
+    sc_core::sc_time annotated = delay;
+    in[in_id]->nb_transport_bw(payload, phase, annotated);
 }
 
 void RoutedNode::serve(tlm::tlm_generic_payload& payload, NpuExtension&, sc_core::sc_time&) {
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-// An approximately-timed initiator may sit on any link: BEGIN_REQ is served
-// at once through b_transport and completed in one call (base protocol
-// permits TLM_COMPLETED on the forward path).
-tlm::tlm_sync_enum RoutedNode::nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
-                                               tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-    if (phase != tlm::BEGIN_REQ) return tlm::TLM_ACCEPTED;
-    b_transport(id, payload, delay);
-    phase = tlm::BEGIN_RESP;
-    return tlm::TLM_COMPLETED;
+void RoutedNode::serve_plain(tlm::tlm_generic_payload& payload, sc_core::sc_time&) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
 }
 
 bool RoutedNode::get_direct_mem_ptr(int, tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
@@ -111,7 +244,10 @@ sc_core::sc_time RoutedNode::transport_in_turn(Transaction& txn, RequestKey key)
     key.node = m_request_rank;
     sc_core::sc_time delay;
     RequestRound::instance().in_turn(key, [&] { delay = transport(txn); });
-    return delay;
+    if (!txn.pending()) return delay;
+    // A target that answers later: wait for its BEGIN_RESP (this is a thread).
+    sc_core::wait(txn.done_event());
+    return sc_core::SC_ZERO_TIME;
 }
 
 }  // namespace npuvp

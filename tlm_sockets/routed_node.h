@@ -2,14 +2,27 @@
 // target socket `in` and one multi-passthrough initiator socket `out`, bound
 // along the topology's links by the elaborator.
 //
-// Transport is loosely timed (SPEC §3 T1): a payload carries its precomputed
-// Route; each node on the path reserves the hops the route assigns to it,
-// adds them to the b_transport delay annotation and forwards the payload on
-// the binding the route names. The last node serves it (serve()). The
-// initiator adds the tail hops and the drain n / min B, and waits once.
+// Transport is loosely timed (SPEC §3 T1) and keeps the TLM-2.0 base protocol
+// (docs/architecture.md "TLM-2.0 at every socket"):
+// - an npuvp initiator sends with nb_transport_fw(BEGIN_REQ), which any
+//   process kind may call (1666 §11.1.2); each node on the path reserves the
+//   hops its route assigns to it, adds them to the delay annotation and
+//   forwards on the binding the route names; the last node serves it and
+//   answers TLM_COMPLETED with the annotated delay. The initiator adds the
+//   tail hops and the drain n / min B and waits once;
+// - a target that answers later (an adapter in front of a model that waits,
+//   TlmMemoryAdapter) returns TLM_UPDATED with END_REQ and sends BEGIN_RESP on
+//   the backward path, which the nodes hand back to the initiator
+//   (Transaction::pending());
+// - b_transport, for a third-party LT initiator, forwards with b_transport
+//   and must be called from a thread (checked);
+// - a payload without npuvp's extension is routed by its address (the
+//   platform's AddressDecoder) and served as a plain memory access.
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -21,6 +34,26 @@
 #include "tlm_sockets/route.h"
 
 namespace npuvp {
+
+class RoutedNode;
+
+// Address decoding for payloads that carry no route (a third-party initiator):
+// the platform's address map (platform/address_resolver.h).
+class AddressDecoder {
+public:
+    static constexpr int here = -1;       // `at` is the address's target
+    static constexpr int nowhere = -2;    // no target has it, or `at` cannot reach it
+    // The `out` binding of `at` toward the target of `address`, or here / nowhere.
+    virtual int decode(RoutedNode& at, std::uint64_t address) = 0;
+
+protected:
+    ~AddressDecoder() = default;
+};
+
+// Reports an SC_ERROR when the calling process may not block (a method, or
+// no process: the update phase): IEEE 1666-2011 §11.1.1.4 b, b_transport may
+// call wait(). Every b_transport call site in npuvp checks it.
+void require_blocking_context(const char* who);
 
 class RoutedNode : public sc_core::sc_module {
 public:
@@ -52,11 +85,18 @@ public:
     // routes use as PathNode::out_port. Elaboration only.
     int connect_to(RoutedNode& next);
     int out_bindings() const { return m_out_bindings; }
+    int in_bindings() const { return m_in_bindings; }
 
-    // Initiator side: sends `txn` along its route (txn.prepare() first) and
-    // returns the whole T1 delay from now to `done`, drain included. Does not
-    // wait: the caller waits once. Throws std::runtime_error if the target
-    // answered with an error response.
+    // Elaboration: where payloads without npuvp's extension are routed.
+    void set_address_decoder(AddressDecoder* decoder) { m_decoder = decoder; }
+
+    // Initiator side: sends `txn` along its route (txn.prepare() first) with
+    // nb_transport_fw and returns the whole T1 delay from now to `done`,
+    // drain included. Does not wait: the caller waits once. Throws
+    // std::runtime_error if the target answered with an error response.
+    // When the target answers later, txn.pending() is set and the returned
+    // time means nothing: done_event() fires at `done`, after
+    // transport_done(txn) has run.
     sc_core::sc_time transport(Transaction& txn);
 
     // SPEC T4: this node's rank among requesters (modules/common/node_env.h;
@@ -66,6 +106,7 @@ public:
     // From a thread: transport(txn) in T4 order among the requests of this
     // round (RequestRound::in_turn): returns a delta later, at the same time,
     // with the delay from now to done. `key.node` is set to this node's rank.
+    // A target that answers later is waited for here (then returns zero).
     sc_core::sc_time transport_in_turn(Transaction& txn, RequestKey key);
 
 protected:
@@ -80,10 +121,47 @@ protected:
     virtual void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                        sc_core::sc_time& delay);
 
+    // The last node's answer to BEGIN_REQ: by default serve() and
+    // TLM_COMPLETED. A target that answers later returns TLM_UPDATED with
+    // `phase` = END_REQ and calls respond() once it is done. `blocking`: the
+    // request came by b_transport (a thread that may wait here; the answer
+    // must then be TLM_COMPLETED).
+    // `ext` is nullptr for a payload without npuvp's extension (then the
+    // default calls serve_plain()).
+    virtual tlm::tlm_sync_enum accept(int in_id, tlm::tlm_generic_payload& payload,
+                                      NpuExtension* ext, tlm::tlm_phase& phase,
+                                      sc_core::sc_time& delay, bool blocking);
+    // Sends BEGIN_RESP for a payload accept() left pending, on the `in`
+    // binding it came in on.
+    void respond(int in_id, tlm::tlm_generic_payload& payload, const sc_core::sc_time& delay);
+
+    // A payload without npuvp's extension, at the target its address decodes
+    // to: the default answers TLM_ADDRESS_ERROR_RESPONSE (only memory targets
+    // hold addresses).
+    virtual void serve_plain(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+
+    // Initiator side: an asynchronous answer to `txn` has arrived; done_at()
+    // and the payload's response status are set. Runs in the process that
+    // sent BEGIN_RESP (or the update phase): must not wait.
+    virtual void transport_done(Transaction&) {}
+
 private:
     void b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
                                        tlm::tlm_phase& phase, sc_core::sc_time& delay);
+    tlm::tlm_sync_enum nb_transport_bw(int id, tlm::tlm_generic_payload& payload,
+                                       tlm::tlm_phase& phase, sc_core::sc_time& delay);
+    // The forward path of a payload with npuvp's extension, arrived on `in`
+    // binding `id` (b_transport or nb_transport_fw with BEGIN_REQ).
+    tlm::tlm_sync_enum forward(int id, tlm::tlm_generic_payload& payload, NpuExtension& ext,
+                               tlm::tlm_phase& phase, sc_core::sc_time& delay, bool blocking);
+    // The same for a payload without it: by address.
+    tlm::tlm_sync_enum forward_plain(int id, tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay,
+                                     bool blocking);
+    // The initiator's end of a transport: the tail hops and the drain; returns
+    // the delay to `done`.
+    static sc_core::sc_time tail(NpuExtension& ext, sc_core::sc_time delay);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi);
     unsigned int transport_dbg(int id, tlm::tlm_generic_payload& payload);
 
@@ -92,6 +170,11 @@ private:
 
     std::string m_node_id;
     int m_out_bindings = 0;
+    int m_in_bindings = 0;
+    AddressDecoder* m_decoder = nullptr;
+    // Plain (extension-less) payloads this node forwarded that are still
+    // open downstream, with the `in` binding each came on (for BEGIN_RESP).
+    std::vector<std::pair<tlm::tlm_generic_payload*, int>> m_plain_open;
     std::uint32_t m_request_rank = 0;
 };
 

@@ -180,8 +180,10 @@ BOOST_AUTO_TEST_CASE(transit_forwarding_passes_m_cpu_unchanged) {
     BOOST_CHECK_EQUAL(dst.seen.address, 0x1234'5678'9000ull);
     BOOST_CHECK(dst.seen.data == p.get_data_ptr());
     BOOST_CHECK(dst.seen.data != nullptr);
-    BOOST_CHECK_EQUAL(dst.seen.length, 8u);
-    BOOST_CHECK_EQUAL(dst.seen.streaming_width, 8u);
+    // Base protocol: the data length is the bytes the transfer moves (the
+    // 4096 of its prepare()), streaming width = length.
+    BOOST_CHECK_EQUAL(dst.seen.length, 4096u);
+    BOOST_CHECK_EQUAL(dst.seen.streaming_width, 4096u);
     BOOST_CHECK(dst.seen.byte_enable == nullptr);
     BOOST_CHECK(dst.seen.kind == MsgKind::dma_write);
     BOOST_CHECK_EQUAL(dst.seen.request_id, 42u);

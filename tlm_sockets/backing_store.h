@@ -1,0 +1,21 @@
+// The bytes a payload's data pointer points at (TLM-2.0 base protocol: the
+// data pointer and length describe the bytes the transaction moves).
+//
+// npuvp models time, not values: no npuvp target reads or writes payload
+// data. A third-party target may (a memory model copies into or out of it),
+// so every payload's data pointer is real memory of the payload's length.
+// All payloads share one scratch store, grown to the largest transfer so far:
+// anonymous memory mapped without reserve, so pages nobody touches cost no
+// RAM, and no payload allocates.
+#pragma once
+
+#include <cstdint>
+
+namespace npuvp {
+
+// A buffer of at least `bytes` bytes (its content is unspecified and shared
+// by every payload). Pointers handed out stay valid for the whole process:
+// growing maps a larger region and keeps the old ones.
+unsigned char* shared_payload_bytes(std::uint64_t bytes);
+
+}  // namespace npuvp
