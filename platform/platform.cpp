@@ -45,6 +45,7 @@ Platform::~Platform() {
 
 void Platform::register_node(RoutedNode& node, NodeInfo info) {
     m_nodes.push_back(&node);
+    node.set_address_decoder(this);
     m_by_id[node.node_id_ref()] = &node;
     m_info[&node] = info;
 }
@@ -269,6 +270,22 @@ RoutedNode& Platform::memory_target(const AddressLocation& at) {
     CubeNodes& c = cube(at.sip, at.cube);
     if (at.slice < 0) return *c.shared_sram;
     return *c.hbm.at(at.slice);
+}
+
+int Platform::decode(RoutedNode& at, std::uint64_t address) {
+    RoutedNode* target = nullptr;
+    try {
+        target = &memory_target(address);
+    } catch (const std::out_of_range&) {
+        return AddressDecoder::nowhere;  // no memory window holds it
+    }
+    if (target == &at) return AddressDecoder::here;
+    // The platform's path from here (a mesh router's path names the router
+    // twice where it turns onto the mesh); its second node is the next hop.
+    std::vector<RoutedNode*> path = node_path(at, *target);
+    path.erase(std::unique(path.begin(), path.end()), path.end());
+    const Link* next = path.size() >= 2 ? link(at, *path[1]) : nullptr;
+    return next ? next->out_port : AddressDecoder::nowhere;  // unreachable: inside a PE
 }
 
 const Route& Platform::fetch_route(Pe& pe) {

@@ -80,7 +80,7 @@ struct PlatformBuildOrder {
     bool pes_in_reverse = false;  // create each cube's PEs (and HBM slices) last to first
 };
 
-class Platform final : public Fabric {
+class Platform final : public Fabric, public AddressDecoder {
 public:
     using BuildOrder = PlatformBuildOrder;
     Platform(const TopologyConfig& topo, TraceSink& trace,
@@ -112,6 +112,10 @@ public:
     // std::out_of_range naming the address when it is outside every window.
     RoutedNode& memory_target(std::uint64_t pa);
     RoutedNode& memory_target(const AddressLocation& at);  // pa already located
+    // AddressDecoder: where a payload without npuvp's extension goes from
+    // `at`: the first hop of the platform's route to the target of its
+    // address (the same route npuvp's own transfers take).
+    int decode(RoutedNode& at, std::uint64_t address) override;
 
     // Every node, sorted by node id.
     const std::vector<RoutedNode*>& nodes() const { return m_nodes; }

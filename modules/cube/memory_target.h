@@ -36,6 +36,10 @@ public:
 protected:
     void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                sc_core::sc_time& delay) override;
+    // A payload without npuvp's extension (a third-party initiator): a plain
+    // memory access, answered with the port's uncontended time
+    // (latency + length / bandwidth) added to the delay, nothing reserved.
+    void serve_plain(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) override;
 
 private:
     const char* m_kind;

@@ -11,10 +11,25 @@ namespace npuvp {
 
 struct PeDma::Channel {
     Channel(const std::string& node_id, const char* id, const PeDmaConfig& config)
-        : resource(id, 1), hop(node_id + "." + id, ns_to_ps(config.setup_ns), config.bw_gbs) {}
+        : resource(id, 1), hop(node_id + "." + id, ns_to_ps(config.setup_ns), config.bw_gbs) {
+        txn(0);
+    }
     FifoResource resource;
     Hop hop;
-    Transaction txn;
+    // One transaction per piece of the stage in flight (txns[0] always
+    // exists; more are made when a stage first has more pieces).
+    std::vector<std::unique_ptr<Transaction>> txns;
+    Transaction& txn(std::size_t piece) {
+        while (txns.size() <= piece) txns.push_back(std::make_unique<Transaction>());
+        return *txns[piece];
+    }
+    // Pieces answered later (a target behind a TLM adapter): how many are
+    // open, the latest done so far, and who waits for the last.
+    int pending = 0;
+    sc_core::sc_time done;           // absolute: the latest done of the stage's pieces
+    MethodStageWorker* worker = nullptr;  // the method that owns the stage, or
+    bool thread_waits = false;            // a thread (run_on) waiting on all_done
+    sc_core::sc_event all_done;
     std::uint64_t bytes = 0;
     // The stage in flight: its bytes and the target of its first piece.
     std::uint64_t stage_bytes = 0;
@@ -103,6 +118,10 @@ protected:
         time = m_dma.begin_pieces(m_channel, type(), m_pieces,
                                   static_cast<std::int64_t>(token.cmd->seq),
                                   static_cast<std::int64_t>(token.plan.tile_id));
+        if (m_channel.pending != 0) {
+            m_channel.worker = this;
+            defer_end();  // PeDma::transport_done() ends it
+        }
         return true;
     }
     void end_stage(TileToken&) override { m_dma.end_on(m_channel, to_string(type()), stage_start()); }
@@ -237,7 +256,13 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
     ch.resource.wait(key, [] {}, [&] { busy = begin_on(ch, stage, kind, route, address, bytes, cmd, tile); });
     // Busy from the grant to done (T3); the wait for the channel is not busy.
     const sc_core::sc_time start = sc_core::sc_time_stamp();
-    sc_core::wait(busy);
+    if (ch.pending != 0) {
+        ch.thread_waits = true;  // PeDma::transport_done() notifies at done
+        sc_core::wait(ch.all_done);
+        ch.thread_waits = false;
+    } else {
+        sc_core::wait(busy);
+    }
     end_on(ch, stage, start);
     ch.resource.post();
     return sc_core::sc_time_stamp();
@@ -273,14 +298,40 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
     if (m_trace.enabled())
         m_trace.emit(trace::engine_start(sc_core::sc_time_stamp().value(), node_id_ref(), cmd, tile,
                                          stage, static_cast<std::int64_t>(bytes), ch.target));
-    ch.txn.ext().command_id = static_cast<std::uint64_t>(cmd);
-    ch.txn.ext().tile_id = tile;
     sc_core::sc_time done = sc_core::SC_ZERO_TIME;
+    ch.pending = 0;
     for (std::size_t i = 0; i < count; ++i) {
-        ch.txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
-        done = std::max(done, transport(ch.txn));
+        Transaction& txn = ch.txn(i);
+        txn.ext().command_id = static_cast<std::uint64_t>(cmd);
+        txn.ext().tile_id = tile;
+        txn.ext().body = &ch;  // transport_done() finds the channel by it
+        txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
+        const sc_core::sc_time piece_done = transport(txn);
+        if (txn.pending())
+            ++ch.pending;
+        else
+            done = std::max(done, piece_done);
     }
+    ch.done = sc_core::sc_time_stamp() + done;
     return done;
+}
+
+// A piece answered later has arrived (its done is txn.done_at()); after the
+// stage's last one, the stage ends at the latest done of all its pieces.
+void PeDma::transport_done(Transaction& txn) {
+    Channel& ch = *static_cast<Channel*>(const_cast<void*>(txn.ext().body));
+    if (txn.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
+        m_status.fail(node_id_ref(), "transport to " + txn.ext().route->path.back().node->node_id() +
+                                         " failed: " + txn.payload().get_response_string());
+    ch.done = std::max(ch.done, txn.done_at());
+    if (--ch.pending != 0) return;
+    const sc_core::sc_time delay = ch.done - sc_core::sc_time_stamp();
+    if (ch.thread_waits) {
+        ch.all_done.notify(delay);
+    } else {
+        ch.worker->end_stage_after(delay);
+        ch.worker = nullptr;
+    }
 }
 
 void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start) {

@@ -84,6 +84,9 @@ public:
         return busy_time(DmaDirection::read) + busy_time(DmaDirection::write) + comm_busy_time();
     }
 
+protected:
+    void transport_done(Transaction& txn) override;
+
 private:
     struct Channel;
     class CommWorker;

@@ -107,6 +107,11 @@ void MethodStageWorker::serve_round() {
         m_phase = Phase::idle;  // the run is stopping; never woken again
         return;
     }
+    if (m_defer_end) {
+        m_defer_end = false;
+        m_phase = Phase::deferred;  // end_stage_after() sets the end
+        return;
+    }
     if (stall_event(*m_token) == nullptr) {
         // As a thread's wait(time), also for a zero time (one delta).
         m_phase = Phase::busy;
@@ -159,7 +164,9 @@ void MethodStageWorker::step() {
             return;  // static sensitivity: m_grant_event (spawn())
         case Phase::asked:
         case Phase::queued:
-            // serve_round() wakes it only once the stage has begun.
+        case Phase::deferred:
+            // serve_round() (end_stage_after()) wakes it only once the
+            // stage has begun (its end is known).
             return;
         case Phase::busy:
             m_phase = Phase::end;
@@ -205,6 +212,12 @@ void MethodStageWorker::step() {
         }
         }
     }
+}
+
+void MethodStageWorker::end_stage_after(const sc_core::sc_time& delay) {
+    sc_assert(m_phase == Phase::deferred);
+    m_phase = Phase::busy;
+    m_grant_event.notify(delay);
 }
 
 void MethodStageWorker::spawn(const char* name) {

@@ -138,6 +138,9 @@ public:
     void spawn(const char* name) override;
     // The process body (public for a test harness that spawns it itself).
     void step();
+    // A stage begun with defer_end() (below) ends `delay` from now (any
+    // process may call it, once per deferred stage).
+    void end_stage_after(const sc_core::sc_time& delay);
 
 protected:
     using StageWorker::StageWorker;
@@ -163,13 +166,18 @@ protected:
     // The grant time of the stage step() is running.
     const sc_core::sc_time& stage_start() const { return m_stage_start; }
 
+    // From begin_stage(): the busy time is not known at the grant (a TLM
+    // target that answers later, TlmMemoryAdapter); the engine calls
+    // end_stage_after() once it is. The sync path pays nothing for it.
+    void defer_end() { m_defer_end = true; }
+
 private:
     // The round's part of a stage: take the resource (or queue for it) and
     // begin the stage, in the update phase, in key order.
     void serve_round() override;
 
     // step()'s state: where the method resumes when next triggered.
-    enum class Phase { idle, pre, prepare, acquire, asked, queued, busy, check, stalled_busy, end, out };
+    enum class Phase { idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };
     Phase m_phase = Phase::idle;
     std::string m_process_name;
     TileToken* m_token = nullptr;
@@ -179,6 +187,7 @@ private:
     sc_core::sc_time m_stage_start;
     sc_core::sc_time m_remaining;
     sc_core::sc_time m_from;
+    bool m_defer_end = false;
 };
 
 // The base of an engine that must block in the middle of a stage: IPCQ
