@@ -1,7 +1,9 @@
 #include "tlm_sockets/routed_node.h"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
+#include <string>
 
 namespace npuvp {
 
@@ -30,7 +32,17 @@ RoutedNode::RoutedNode(const sc_core::sc_module_name& name)
 }
 
 int RoutedNode::connect_to(RoutedNode& next) {
-    out.bind(next.in);
+    if (ProtocolChecker::enabled()) {
+        // Test builds of a run: a base-protocol checker on every binding.
+        const std::string binding = node_id() + ".out[" + std::to_string(m_out_bindings) + "] -> " +
+                                    next.node_id() + ".in[" + std::to_string(next.m_in_bindings) + "]";
+        m_checkers.push_back(
+            std::make_unique<ProtocolChecker>(sc_core::sc_gen_unique_name("tlm_check"), binding));
+        out.bind(m_checkers.back()->in);
+        m_checkers.back()->out.bind(next.in);
+    } else {
+        out.bind(next.in);
+    }
     ++next.m_in_bindings;
     return m_out_bindings++;
 }

@@ -20,6 +20,7 @@
 //   platform's AddressDecoder) and served as a plain memory access.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "modules/common/request_round.h"
+#include "tlm_sockets/protocol_checker.h"
 #include "tlm_sockets/npu_extension.h"
 #include "tlm_sockets/route.h"
 
@@ -82,7 +84,8 @@ public:
     virtual Hop* service_hop() { return nullptr; }
 
     // Binds out -> next.in and returns the index of the new `out` binding, which
-    // routes use as PathNode::out_port. Elaboration only.
+    // routes use as PathNode::out_port. Elaboration only. With NPUVP_TLM_CHECK
+    // set, a ProtocolChecker sits on the binding (same indices, same times).
     int connect_to(RoutedNode& next);
     int out_bindings() const { return m_out_bindings; }
     int in_bindings() const { return m_in_bindings; }
@@ -172,6 +175,7 @@ private:
     int m_out_bindings = 0;
     int m_in_bindings = 0;
     AddressDecoder* m_decoder = nullptr;
+    std::vector<std::unique_ptr<ProtocolChecker>> m_checkers;  // one per `out` binding, when checking
     // Plain (extension-less) payloads this node forwarded that are still
     // open downstream, with the `in` binding each came on (for BEGIN_RESP).
     std::vector<std::pair<tlm::tlm_generic_payload*, int>> m_plain_open;
