@@ -356,8 +356,10 @@ void Platform::wire() {
                 add_link(noc.router(l.from), noc.router(l.to), "mesh", l.latency_ns, l.bw_gbs);
             for (Pe* pe : cube.pes) {
                 RoutedNode& router = noc.router(pe->index());
-                for (RoutedNode* node : pe->attached_nodes())
-                    add_duplex(*node, router, "attach", attach_ns, attach_bw);
+                for (const Pe::Attached& a : pe->attached_nodes()) {
+                    if (a.sends) add_link(*a.node, router, "attach", attach_ns, attach_bw);
+                    add_link(router, *a.node, "attach", attach_ns, attach_bw);
+                }
                 add_duplex(*cube.hbm[pe->index()], router, "attach", attach_ns, attach_bw);
                 // seed 000 §D8: the template's directed intra-PE edges.
                 for (const Pe::Edge& e : pe->edges())

@@ -42,25 +42,14 @@ void Pe::build_channels(const NodeEnv& env) {
     m_fetch_store->banks.bind(*m_scheduler);
 }
 
-std::vector<RoutedNode*> Pe::attached_nodes() const {
-    return {m_dma.get(), m_cpu.get(), m_mmu.get(), m_ipcq.get()};
+std::vector<Pe::Attached> Pe::attached_nodes() const {
+    return {{m_dma.get(), true}, {m_cpu.get(), true}, {m_mmu.get(), false}, {m_ipcq.get(), false}};
 }
 
 std::vector<Pe::Edge> Pe::edges() const {
     const PeLinksConfig& l = m_links;
     return {
         {m_cpu.get(), m_scheduler.get(), l.cpu_to_scheduler_mm, 0.0},
-        {m_scheduler.get(), m_dma.get(), l.scheduler_to_dma_mm, 0.0},
-        {m_scheduler.get(), m_fetch_store.get(), l.scheduler_to_fetch_store_mm, 0.0},
-        {m_scheduler.get(), m_gemm.get(), l.scheduler_to_gemm_mm, 0.0},
-        {m_scheduler.get(), m_math.get(), l.scheduler_to_math_mm, 0.0},
-        {m_dma.get(), m_fetch_store.get(), l.dma_to_fetch_store_mm, 0.0},
-        {m_fetch_store.get(), m_gemm.get(), l.fetch_store_to_gemm_mm, 0.0},
-        {m_fetch_store.get(), m_math.get(), l.fetch_store_to_math_mm, 0.0},
-        {m_gemm.get(), m_fetch_store.get(), l.gemm_to_fetch_store_mm, 0.0},
-        {m_gemm.get(), m_math.get(), l.gemm_to_math_mm, 0.0},
-        {m_math.get(), m_fetch_store.get(), l.math_to_fetch_store_mm, 0.0},
-        {m_fetch_store.get(), m_dma.get(), l.fetch_store_to_dma_mm, 0.0},
         // The fetch/store <-> TCM link, each direction its own hop.
         {m_fetch_store.get(), m_tcm.get(), 0.0, l.fetch_store_to_tcm_bw_gbs},
         {m_tcm.get(), m_fetch_store.get(), 0.0, l.fetch_store_to_tcm_bw_gbs},

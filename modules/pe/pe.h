@@ -85,11 +85,21 @@ public:
     };
     const std::vector<Block>& blocks() const { return m_blocks; }
     // The blocks attached to the PE's router, in the order their attach
-    // links are made.
-    std::vector<RoutedNode*> attached_nodes() const;
-    // seed 000 §D8: the template's directed intra-PE edges, in link order;
-    // `mm` is the wire length (0 for the fetch_store <-> TCM pair, whose
-    // bandwidth is `bw_gbs`).
+    // links are made, and whether each sends onto the mesh (PE_MMU and
+    // PE_IPCQ only receive: their router-bound link would carry nothing, so
+    // it is not made).
+    struct Attached {
+        RoutedNode* node;
+        bool sends;
+    };
+    std::vector<Attached> attached_nodes() const;
+    // seed 000 §D8: the template's directed intra-PE edges that carry
+    // transfers, in link order: PE_CPU -> PE_SCHEDULER (commands) and
+    // fetch_store <-> TCM (FETCH / STORE data). The other edges seed 000 §D8
+    // draws are not made: tokens pass between engines through the stage
+    // inboxes, not over a link (the *_mm keys of those edges must be 0,
+    // docs/schema.md). `mm` is the wire length (0 for the fetch_store <->
+    // TCM pair, whose bandwidth is `bw_gbs`).
     struct Edge {
         RoutedNode* from;
         RoutedNode* to;
