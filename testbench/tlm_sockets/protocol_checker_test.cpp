@@ -171,6 +171,7 @@ BOOST_AUTO_TEST_CASE(a_platform_run_passes_the_checker_on_every_binding) {
     // One checker per link of the topology (every `out` binding).
     std::uint64_t bindings = 0;
     for (RoutedNode* n : platform.nodes()) bindings += static_cast<std::uint64_t>(n->out_bindings());
+    BOOST_TEST_MESSAGE("bindings " << bindings << ", transactions checked " << checked);
     BOOST_TEST(checkers == bindings);
     BOOST_TEST(checked > 0u);
     BOOST_TEST(checker_reports().empty());
