@@ -498,40 +498,32 @@ const Table<PeLinksConfig>& pe_links_table() {
                          "must be 0: not modelled (seed 000 §D8 draws the edge; npuvp hands tokens "
                          "between engines through the stage inboxes, over no link)");
     };
+    struct Edge {
+        const char* key;
+        double PeLinksConfig::*member;
+    };
+    static constexpr Edge unmodelled_edges[] = {
+        {"scheduler_to_dma_mm", &PeLinksConfig::scheduler_to_dma_mm},
+        {"scheduler_to_fetch_store_mm", &PeLinksConfig::scheduler_to_fetch_store_mm},
+        {"scheduler_to_gemm_mm", &PeLinksConfig::scheduler_to_gemm_mm},
+        {"scheduler_to_math_mm", &PeLinksConfig::scheduler_to_math_mm},
+        {"dma_to_fetch_store_mm", &PeLinksConfig::dma_to_fetch_store_mm},
+        {"fetch_store_to_gemm_mm", &PeLinksConfig::fetch_store_to_gemm_mm},
+        {"fetch_store_to_math_mm", &PeLinksConfig::fetch_store_to_math_mm},
+        {"gemm_to_fetch_store_mm", &PeLinksConfig::gemm_to_fetch_store_mm},
+        {"gemm_to_math_mm", &PeLinksConfig::gemm_to_math_mm},
+        {"math_to_fetch_store_mm", &PeLinksConfig::math_to_fetch_store_mm},
+        {"fetch_store_to_dma_mm", &PeLinksConfig::fetch_store_to_dma_mm},
+    };
     static const Table<PeLinksConfig> table = [&] {
-        Table<PeLinksConfig> t{{
-            mm("cpu_to_scheduler_mm", &PeLinksConfig::cpu_to_scheduler_mm),
-            unmodelled("scheduler_to_dma_mm", &PeLinksConfig::scheduler_to_dma_mm),
-            unmodelled("scheduler_to_fetch_store_mm", &PeLinksConfig::scheduler_to_fetch_store_mm),
-            unmodelled("scheduler_to_gemm_mm", &PeLinksConfig::scheduler_to_gemm_mm),
-            unmodelled("scheduler_to_math_mm", &PeLinksConfig::scheduler_to_math_mm),
-            unmodelled("dma_to_fetch_store_mm", &PeLinksConfig::dma_to_fetch_store_mm),
-            unmodelled("fetch_store_to_gemm_mm", &PeLinksConfig::fetch_store_to_gemm_mm),
-            unmodelled("fetch_store_to_math_mm", &PeLinksConfig::fetch_store_to_math_mm),
-            unmodelled("gemm_to_fetch_store_mm", &PeLinksConfig::gemm_to_fetch_store_mm),
-            unmodelled("gemm_to_math_mm", &PeLinksConfig::gemm_to_math_mm),
-            unmodelled("math_to_fetch_store_mm", &PeLinksConfig::math_to_fetch_store_mm),
-            unmodelled("fetch_store_to_dma_mm", &PeLinksConfig::fetch_store_to_dma_mm),
-            F::number("fetch_store_to_tcm_bw_gbs", &PeLinksConfig::fetch_store_to_tcm_bw_gbs, dflt::kPeFetchStoreToTcmBwGbs, Bound::positive, "GB/s", "fetch / store ↔ TCM hop"),
-        }};
+        Table<PeLinksConfig> t{{mm("cpu_to_scheduler_mm", &PeLinksConfig::cpu_to_scheduler_mm)}};
+        for (const Edge& e : unmodelled_edges) t.fields.push_back(unmodelled(e.key, e.member));
+        t.fields.push_back(F::number("fetch_store_to_tcm_bw_gbs", &PeLinksConfig::fetch_store_to_tcm_bw_gbs, dflt::kPeFetchStoreToTcmBwGbs, Bound::positive, "GB/s", "fetch / store ↔ TCM hop"));
         t.flow = false;
         t.check = [](const MapReader& r, const PeLinksConfig& l) {
-            const std::pair<const char*, double> edges[] = {
-                {"scheduler_to_dma_mm", l.scheduler_to_dma_mm},
-                {"scheduler_to_fetch_store_mm", l.scheduler_to_fetch_store_mm},
-                {"scheduler_to_gemm_mm", l.scheduler_to_gemm_mm},
-                {"scheduler_to_math_mm", l.scheduler_to_math_mm},
-                {"dma_to_fetch_store_mm", l.dma_to_fetch_store_mm},
-                {"fetch_store_to_gemm_mm", l.fetch_store_to_gemm_mm},
-                {"fetch_store_to_math_mm", l.fetch_store_to_math_mm},
-                {"gemm_to_fetch_store_mm", l.gemm_to_fetch_store_mm},
-                {"gemm_to_math_mm", l.gemm_to_math_mm},
-                {"math_to_fetch_store_mm", l.math_to_fetch_store_mm},
-                {"fetch_store_to_dma_mm", l.fetch_store_to_dma_mm},
-            };
-            for (const auto& [key, value] : edges)
-                if (value != 0.0)
-                    throw ConfigError(r.child(key).loc,
+            for (const Edge& e : unmodelled_edges)
+                if (l.*e.member != 0.0)
+                    throw ConfigError(r.child(e.key).loc,
                                       "must be 0: npuvp does not model this edge (an engine hands "
                                       "a token to the next through the PE's stage inboxes, over "
                                       "no link), so a length here would change nothing; only "

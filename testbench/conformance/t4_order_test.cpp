@@ -24,6 +24,7 @@
 #include "platform/workload_run.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
+#include "testbench/harness/self_child.h"
 
 using namespace npuvp;
 
@@ -80,18 +81,9 @@ BOOST_TEST_GLOBAL_FIXTURE(ChildMode);
 
 // Runs this executable in child mode; returns its exit status.
 int run_child(const std::string& workload, bool reverse, const std::string& out) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const std::string spec = workload + (reverse ? ":reverse" : ":forward");
-        setenv("NPUVP_T4_CHILD", spec.c_str(), 1);
-        setenv("NPUVP_T4_OUT", out.c_str(), 1);
-        execl("/proc/self/exe", "t4_order_test", "--run_test=fifo_resource_serves_one_round_in_key_order",
-              static_cast<char*>(nullptr));
-        std::_Exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return test::run_self_child("fifo_resource_serves_one_round_in_key_order",
+                                {{"NPUVP_T4_CHILD", workload + (reverse ? ":reverse" : ":forward")},
+                                 {"NPUVP_T4_OUT", out}});
 }
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include "platform/workload_run.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
+#include "testbench/harness/self_child.h"
 
 using namespace npuvp;
 
@@ -251,19 +252,14 @@ struct ChildResult {
 };
 
 ChildResult run_child(const std::string& model, double latency_ns) {
-    const std::string out = "third_party_" + model + "_" + std::to_string(latency_ns) + ".txt";
-    const pid_t pid = fork();
-    if (pid == 0) {
-        setenv("NPUVP_TP_CHILD", (model + ":" + std::to_string(latency_ns)).c_str(), 1);
-        setenv("NPUVP_TP_OUT", out.c_str(), 1);
-        execl("/proc/self/exe", "third_party_tlm_test",
-              "--run_test=plain_initiator_reaches_memory_by_address", static_cast<char*>(nullptr));
-        std::_Exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
+    // This process's own file: the cases run in parallel, in one folder.
+    const std::string out = "third_party_" + std::to_string(getpid()) + "_" + model + "_" +
+                            std::to_string(latency_ns) + ".txt";
+    const int status = test::run_self_child(
+        "plain_initiator_reaches_memory_by_address",
+        {{"NPUVP_TP_CHILD", model + ":" + std::to_string(latency_ns)}, {"NPUVP_TP_OUT", out}});
     ChildResult r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.status = status;
     std::ifstream in(out);
     int finished = 0;
     in >> r.makespan_ps >> r.transactions >> r.bytes >> finished;
