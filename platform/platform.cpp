@@ -280,12 +280,15 @@ int Platform::decode(RoutedNode& at, std::uint64_t address) {
         return AddressDecoder::nowhere;  // no memory window holds it
     }
     if (target == &at) return AddressDecoder::here;
-    // The platform's path from here (a mesh router's path names the router
-    // twice where it turns onto the mesh); its second node is the next hop.
-    std::vector<RoutedNode*> path = node_path(at, *target);
-    path.erase(std::unique(path.begin(), path.end()), path.end());
-    const Link* next = path.size() >= 2 ? link(at, *path[1]) : nullptr;
-    return next ? next->out_port : AddressDecoder::nowhere;  // unreachable: inside a PE
+    // The platform's path from here, which node_path() builds for nodes on
+    // the mesh's edge: from a router it names the router twice, from a port
+    // node (UCIe, M_CPU) it may go out to the router and back first. The
+    // next hop follows the last time the path is here.
+    const std::vector<RoutedNode*> path = node_path(at, *target);
+    const auto last = std::find(path.rbegin(), path.rend(), &at);
+    if (last == path.rend() || last == path.rbegin()) return AddressDecoder::nowhere;  // inside a PE
+    const Link* next = link(at, **std::prev(last));
+    return next ? next->out_port : AddressDecoder::nowhere;
 }
 
 const Route& Platform::fetch_route(Pe& pe) {

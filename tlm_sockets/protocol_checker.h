@@ -18,6 +18,8 @@
 //  - a response that completes carries a response status (§14.17);
 //  - DMI: a granted or refused range contains the address asked for (§11.2);
 //    debug: transport_dbg returns no more than the data length (§11.3).
+// With it on, RoutedNode also checks at every transit node that a memory
+// transfer's address decodes to the binding its route takes.
 // Enabled by NPUVP_TLM_CHECK=1 in the environment when the platform is
 // elaborated (RoutedNode::connect_to); every ctest entry sets it.
 #pragma once

@@ -1,6 +1,7 @@
 #include "tlm_sockets/routed_node.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -123,12 +124,35 @@ tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload
         transit(ext, delay);
         apply_steps(ext, delay);
         const int port = route.path[ext.path_index].out_port;
+        if (ProtocolChecker::enabled()) check_decode(payload, ext, port);
         if (!blocking) return out[port]->nb_transport_fw(payload, phase, delay);
         out[port]->b_transport(payload, delay);
         return tlm::TLM_COMPLETED;
     }
     apply_steps(ext, delay);
     return accept(id, payload, &ext, phase, delay, blocking);
+}
+
+// Checked runs (NPUVP_TLM_CHECK): the address of a memory transfer decodes,
+// here, to the binding its route takes, so the route is the address map's
+// path and a payload without the extension would go the same way.
+void RoutedNode::check_decode(const tlm::tlm_generic_payload& payload, const NpuExtension& ext,
+                              int port) {
+    const bool memory = ext.kind == MsgKind::dma_read || ext.kind == MsgKind::dma_write;
+    if (!memory || m_decoder == nullptr) return;
+    const int decoded = m_decoder->decode(*this, payload.get_address());
+    // An address no memory window holds: a route built by hand to a node
+    // outside the address map (a test's probe), nothing to compare.
+    if (decoded != port && decoded != AddressDecoder::nowhere)
+        SC_REPORT_ERROR("npuvp/tlm_check",
+                        (node_id() + ": address 0x" + [&] {
+                            char hex[17];
+                            std::snprintf(hex, sizeof hex, "%llx",
+                                          static_cast<unsigned long long>(payload.get_address()));
+                            return std::string(hex);
+                        }() + " decodes to out[" + std::to_string(decoded) +
+                         "] but its route takes out[" + std::to_string(port) + "]")
+                            .c_str());
 }
 
 tlm::tlm_sync_enum RoutedNode::forward_plain(int id, tlm::tlm_generic_payload& payload,

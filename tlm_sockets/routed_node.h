@@ -162,6 +162,7 @@ private:
     tlm::tlm_sync_enum forward_plain(int id, tlm::tlm_generic_payload& payload,
                                      tlm::tlm_phase& phase, sc_core::sc_time& delay,
                                      bool blocking);
+    void check_decode(const tlm::tlm_generic_payload& payload, const NpuExtension& ext, int port);
     // The initiator's end of a transport: the tail hops and the drain; returns
     // the delay to `done`.
     static sc_core::sc_time tail(NpuExtension& ext, sc_core::sc_time delay);

@@ -176,3 +176,39 @@ BOOST_AUTO_TEST_CASE(a_platform_run_passes_the_checker_on_every_binding) {
     BOOST_TEST(checked > 0u);
     BOOST_TEST(checker_reports().empty());
 }
+
+// Checked runs also check that a memory transfer's route is the address
+// map's path: at each transit node the payload's address decodes to the
+// binding the route takes. A route to slice 3 carrying an address of slice 5
+// parts from the address map at router 1 of the 2 x 4 mesh (XY: slice 3 is
+// further along row 0, slice 5 is down column 1).
+BOOST_AUTO_TEST_CASE(a_route_that_is_not_the_address_maps_path_is_reported) {
+    setenv("NPUVP_TLM_CHECK", "1", 1);
+    sc_core::sc_report_handler::set_actions("npuvp/tlm_check", sc_core::SC_ERROR,
+                                            sc_core::SC_DISPLAY);
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace(nullptr);
+    Platform platform(topo, trace);
+    RoutedNode& m_cpu = *platform.find("sip0.cube0.m_cpu");
+    const Route& to_slice3 = platform.route("sip0.cube0.m_cpu", "sip0.cube0.hbm_ctrl.pe3");
+    const std::uint64_t slice5 = 5 * topo.cube.memory_map.hbm_slice_bytes;
+    Transaction txn;
+    bool threw = false;
+    sc_core::sc_spawn([&] {
+        txn.prepare(MsgKind::dma_write, to_slice3, slice5, 64);
+        try {
+            m_cpu.transport(txn);
+        } catch (const std::runtime_error&) {
+            threw = true;  // slice 3 does not hold the address: TLM_ADDRESS_ERROR_RESPONSE
+        }
+    });
+    sc_core::sc_start();
+    const auto reports = checker_reports();
+    BOOST_TEST(threw);
+    // r1 (first parting), then r2 and r3, where the address map would turn
+    // back toward column 1; the slice itself is the target, not a transit.
+    BOOST_TEST_REQUIRE(reports.size() == 3u);
+    BOOST_TEST(reports[0].find("sip0.cube0.noc.r1: address 0x780000000 decodes to") == 0u);
+    BOOST_TEST(mentions(reports, "sip0.cube0.noc.r2:"));
+    BOOST_TEST(mentions(reports, "sip0.cube0.noc.r3:"));
+}
