@@ -6,9 +6,11 @@
 
 namespace npuvp {
 
-unsigned char* shared_payload_bytes(std::uint64_t bytes) {
-    static unsigned char* region = nullptr;
-    static std::uint64_t size = 0;
+unsigned char* shared_payload_bytes(std::uint64_t bytes, bool read) {
+    static unsigned char* regions[2] = {nullptr, nullptr};
+    static std::uint64_t sizes[2] = {0, 0};
+    unsigned char*& region = regions[read ? 1 : 0];
+    std::uint64_t& size = sizes[read ? 1 : 0];
     if (bytes <= size) return region;
     std::uint64_t grown = size ? size : 4096;
     while (grown < bytes) grown *= 2;

@@ -4,7 +4,9 @@
 // npuvp models time, not values: no npuvp target reads or writes payload
 // data. A third-party target may (a memory model copies into or out of it),
 // so every payload's data pointer is real memory of the payload's length.
-// All payloads share one scratch store, grown to the largest transfer so far:
+// Payloads share two scratch stores, one for writes (whose bytes nobody
+// changes while they travel, as §14.7 asks) and one for reads (whose bytes a
+// target fills), each grown to the largest transfer so far:
 // anonymous memory mapped without reserve, so pages nobody touches cost no
 // RAM, and no payload allocates.
 #pragma once
@@ -13,9 +15,9 @@
 
 namespace npuvp {
 
-// A buffer of at least `bytes` bytes (its content is unspecified and shared
-// by every payload). Pointers handed out stay valid for the whole process:
+// A buffer of at least `bytes` bytes for a read (`read`) or a write (its
+// content is unspecified and shared by every payload of that command). Pointers handed out stay valid for the whole process:
 // growing maps a larger region and keeps the old ones.
-unsigned char* shared_payload_bytes(std::uint64_t bytes);
+unsigned char* shared_payload_bytes(std::uint64_t bytes, bool read);
 
 }  // namespace npuvp

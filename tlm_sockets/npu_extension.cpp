@@ -39,7 +39,7 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
                                     " bytes exceeds the 32-bit data length of a TLM-2.0 "
                                     "generic payload (4 GiB - 1): split it");
         const auto length = static_cast<unsigned int>(bytes);
-        m_payload.set_data_ptr(shared_payload_bytes(bytes));
+        m_payload.set_data_ptr(shared_payload_bytes(bytes, kind == MsgKind::dma_read));
         m_payload.set_data_length(length);
         m_payload.set_streaming_width(length);
     }

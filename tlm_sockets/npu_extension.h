@@ -68,9 +68,14 @@ public:
 
 // A payload with its extension, owned together; a value type that an
 // initiator keeps for the whole transport (no allocation per transfer).
-class Transaction {
+// It is the payload's memory manager (IEEE 1666-2011 §14.5: a payload sent
+// with nb_transport has one): RoutedNode::transport() acquires it for the
+// transport and releases it at the response; free() has nothing to give
+// back, since the Transaction owns the payload.
+class Transaction : private tlm::tlm_mm_interface {
 public:
     Transaction() {
+        m_payload.set_mm(this);
         m_payload.set_extension(&m_ext);
         m_ext.txn = this;
     }
@@ -97,6 +102,7 @@ public:
 
 private:
     friend class RoutedNode;
+    void free(tlm::tlm_generic_payload*) override {}
     tlm::tlm_generic_payload m_payload;
     NpuExtension m_ext;
     std::uint64_t m_descriptor = 0;  // a control message's 8 bytes: the modelled size n

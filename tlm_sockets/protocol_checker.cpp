@@ -70,7 +70,16 @@ void ProtocolChecker::b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time&
 }
 
 void ProtocolChecker::transition(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase,
-                                 bool forward) {
+                                 bool forward, const sc_core::sc_time& delay) {
+    if (!p.has_mm()) fail("nb_transport with a payload that has no memory manager (§14.5 i)");
+    else if (p.get_ref_count() == 0) fail("nb_transport with a payload of reference count 0 (§14.5 t)");
+    const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+    if (phase != tlm::BEGIN_REQ) {
+        auto t = m_times.find(&p);
+        if (t != m_times.end() && at < t->second)
+            fail("a phase annotated earlier than the one before it on this payload (§15.2.7 c)");
+    }
+    m_times[&p] = at;
     auto it = m_open.find(&p);
     const bool open = it != m_open.end();
     if (phase == tlm::BEGIN_REQ) {
@@ -113,6 +122,7 @@ void ProtocolChecker::transition(tlm::tlm_generic_payload& p, const tlm::tlm_pha
 void ProtocolChecker::close(const tlm::tlm_generic_payload& p) {
     m_open.erase(&p);
     m_snapshots.erase(&p);
+    m_times.erase(&p);
     if (m_open_request == &p) m_open_request = nullptr;
     if (m_open_response == &p) m_open_response = nullptr;
 }
@@ -120,14 +130,14 @@ void ProtocolChecker::close(const tlm::tlm_generic_payload& p) {
 tlm::tlm_sync_enum ProtocolChecker::nb_transport_fw(tlm::tlm_generic_payload& p,
                                                     tlm::tlm_phase& phase,
                                                     sc_core::sc_time& delay) {
-    transition(p, phase, true);
+    transition(p, phase, true, delay);
     const tlm::tlm_phase sent = phase;
     const tlm::tlm_sync_enum answer = out->nb_transport_fw(p, phase, delay);
     if (answer == tlm::TLM_UPDATED) {
         if (sent == tlm::BEGIN_REQ && phase != tlm::END_REQ && phase != tlm::BEGIN_RESP)
             fail("TLM_UPDATED to BEGIN_REQ with a phase other than END_REQ or BEGIN_RESP (§15.2)");
         if (sent == tlm::END_RESP) fail("TLM_UPDATED to END_RESP (§15.2)");
-        else transition(p, phase, false);
+        else transition(p, phase, false, delay);
     } else if (answer == tlm::TLM_COMPLETED) {
         if (sent == tlm::BEGIN_REQ) {
             check_responded(p, "nb_transport_fw TLM_COMPLETED");
@@ -143,7 +153,7 @@ tlm::tlm_sync_enum ProtocolChecker::nb_transport_fw(tlm::tlm_generic_payload& p,
 tlm::tlm_sync_enum ProtocolChecker::nb_transport_bw(tlm::tlm_generic_payload& p,
                                                     tlm::tlm_phase& phase,
                                                     sc_core::sc_time& delay) {
-    transition(p, phase, false);
+    transition(p, phase, false, delay);
     const tlm::tlm_phase sent = phase;
     const tlm::tlm_sync_enum answer = in->nb_transport_bw(p, phase, delay);
     if (answer == tlm::TLM_UPDATED) {

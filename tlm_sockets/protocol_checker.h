@@ -9,6 +9,9 @@
 //    pointer is set, response status TLM_INCOMPLETE_RESPONSE (§14.17);
 //  - the target sets the response status, and leaves command, data pointer,
 //    data length and streaming width as they were (§14.7, §14.17);
+//  - a payload sent with nb_transport has a memory manager and a reference
+//    count above 0 (§14.5), and each phase of it is annotated no earlier than
+//    the one before (§15.2.7);
 //  - phases follow the base protocol's sequence per payload (§15.2): BEGIN_REQ
 //    on a payload not in flight here, END_REQ and BEGIN_RESP only after its
 //    BEGIN_REQ, END_RESP only after its BEGIN_RESP, TLM_UPDATED only with
@@ -73,13 +76,15 @@ private:
                          const char* call) const;
     void check_responded(const tlm::tlm_generic_payload& p, const char* call) const;
     // The phase transition `phase` of `p` seen here (forward or backward).
-    void transition(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase, bool forward);
+    void transition(tlm::tlm_generic_payload& p, const tlm::tlm_phase& phase, bool forward,
+                    const sc_core::sc_time& delay);
     // The payload's transaction is over on this binding.
     void close(const tlm::tlm_generic_payload& p);
 
     std::string m_binding;
     std::map<const tlm::tlm_generic_payload*, State> m_open;
     std::map<const tlm::tlm_generic_payload*, Snapshot> m_snapshots;
+    std::map<const tlm::tlm_generic_payload*, sc_core::sc_time> m_times;  // last phase's time
     const tlm::tlm_generic_payload* m_open_request = nullptr;   // exclusion rules
     const tlm::tlm_generic_payload* m_open_response = nullptr;
     std::uint64_t m_transactions = 0;

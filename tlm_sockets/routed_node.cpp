@@ -90,6 +90,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
     if (route.path.size() > 1) {
         const int port = route.path.front().out_port;
         tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        payload.acquire();  // released at the response (§14.5)
         const tlm::tlm_sync_enum answer = out[port]->nb_transport_fw(payload, phase, delay);
         if (answer != tlm::TLM_COMPLETED) {
             if (phase == tlm::BEGIN_RESP) {
@@ -102,6 +103,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
                 return sc_core::SC_ZERO_TIME;
             }
         }
+        payload.release();
     } else {
         serve(payload, ext, delay);
     }
@@ -217,6 +219,7 @@ tlm::tlm_sync_enum RoutedNode::nb_transport_bw(int, tlm::tlm_generic_payload& pa
         if (ext->path_index == 0) {
             Transaction& txn = *ext->txn;
             txn.m_pending = false;
+            payload.release();
             if (payload.get_response_status() == tlm::TLM_OK_RESPONSE) delay = tail(*ext, delay);
             txn.m_done = sc_core::sc_time_stamp() + delay;
             if (!txn.m_done_event) txn.m_done_event = std::make_unique<sc_core::sc_event>();

@@ -27,8 +27,7 @@ tlm::tlm_sync_enum TlmMemoryAdapter::accept(int in_id, tlm::tlm_generic_payload&
     // Arrives `delay` from now; a worker takes it then.
     m_queue.emplace(std::make_pair(sc_core::sc_time_stamp() + delay, m_seq++), Request{&payload, in_id});
     m_arrival.notify(delay);
-    phase = tlm::END_REQ;
-    delay = sc_core::SC_ZERO_TIME;
+    phase = tlm::END_REQ;  // at its arrival: `delay` stays as it came (§15.2.7)
     return tlm::TLM_UPDATED;
 }
 

@@ -165,10 +165,18 @@ private:
         sc_core::sc_time d;
         socket->b_transport(p, d);
         miss_status = p.get_response_status();
+        // nb_transport needs a memory manager (§14.5); this one owns nothing.
+        struct Keep : tlm::tlm_mm_interface {
+            void free(tlm::tlm_generic_payload*) override {}
+        } keep;
         prepare(address);
+        p.set_mm(&keep);
+        p.acquire();
         tlm::tlm_phase phase = tlm::BEGIN_REQ;
         nb_answer = socket->nb_transport_fw(p, phase, nb_delay);
         nb_status = p.get_response_status();
+        p.release();
+        p.set_mm(nullptr);
     }
 };
 

@@ -46,6 +46,12 @@ private:
     }
 };
 
+// A memory manager that owns nothing (the payloads live on the test's
+// stack): nb_transport needs one (§14.5).
+struct KeepAll : tlm::tlm_mm_interface {
+    void free(tlm::tlm_generic_payload*) override {}
+};
+
 void prepare(tlm::tlm_generic_payload& p, unsigned char* data) {
     p.set_command(tlm::TLM_WRITE_COMMAND);
     p.set_address(0);
@@ -130,9 +136,14 @@ BOOST_AUTO_TEST_CASE(a_second_begin_req_before_end_req_breaks_request_exclusion)
     Harness h;
     unsigned char data[4] = {};
     tlm::tlm_generic_payload a, b;
+    KeepAll mm;
     sc_core::sc_spawn([&] {
         prepare(a, data);
         prepare(b, data);
+        for (tlm::tlm_generic_payload* p : {&a, &b}) {
+            p->set_mm(&mm);
+            p->acquire();
+        }
         tlm::tlm_phase phase = tlm::BEGIN_REQ;
         sc_core::sc_time d;
         h.socket->nb_transport_fw(a, phase, d);  // TLM_ACCEPTED: request still open
@@ -146,6 +157,48 @@ BOOST_AUTO_TEST_CASE(a_second_begin_req_before_end_req_breaks_request_exclusion)
     BOOST_TEST(reports.size() == 2u);
     BOOST_TEST(mentions(reports, "request exclusion"));
     BOOST_TEST(mentions(reports, "END_RESP without a response"));
+}
+
+// §14.5: a payload sent with nb_transport has a memory manager and is
+// referenced while it travels; §15.2.7: its phases never go back in time.
+// Three sends, each breaking one rule (the target answers TLM_ACCEPTED, so
+// each is then ended with END_RESP after a BEGIN_RESP the test plays as the
+// target would, to keep the phase sequence itself legal).
+BOOST_AUTO_TEST_CASE(nb_transport_without_a_memory_manager_or_back_in_time_is_reported) {
+    Harness h;
+    unsigned char data[4] = {};
+    tlm::tlm_generic_payload no_mm, unreferenced, late;
+    KeepAll mm;
+    sc_core::sc_spawn([&] {
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        sc_core::sc_time d;
+        prepare(no_mm, data);
+        h.socket->nb_transport_fw(no_mm, phase, d);  // no memory manager
+        phase = tlm::END_RESP;
+        h.socket->nb_transport_fw(no_mm, phase, d);
+        sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));
+
+        prepare(unreferenced, data);
+        unreferenced.set_mm(&mm);  // reference count 0
+        phase = tlm::BEGIN_REQ;
+        h.socket->nb_transport_fw(unreferenced, phase, d);
+        sc_core::wait(sc_core::sc_time(1, sc_core::SC_NS));
+
+        prepare(late, data);
+        late.set_mm(&mm);
+        late.acquire();
+        phase = tlm::BEGIN_REQ;
+        d = sc_core::sc_time(10, sc_core::SC_NS);
+        h.socket->nb_transport_fw(late, phase, d);  // at now + 10 ns
+        phase = tlm::END_RESP;
+        d = sc_core::SC_ZERO_TIME;
+        h.socket->nb_transport_fw(late, phase, d);  // at now: earlier than its BEGIN_REQ
+    });
+    sc_core::sc_start();
+    const auto reports = checker_reports();
+    BOOST_TEST(mentions(reports, "no memory manager"));
+    BOOST_TEST(mentions(reports, "reference count 0"));
+    BOOST_TEST(mentions(reports, "annotated earlier than the one before it"));
 }
 
 // A whole platform under the checker: the DMA, control and host traffic of

@@ -491,7 +491,9 @@ private:
         txn.prepare(MsgKind::dma_write, m_route, 0x80, 600);
         delay = sc_core::SC_ZERO_TIME;
         nb_phase = tlm::BEGIN_REQ;
+        txn.payload().acquire();  // a payload in nb_transport is referenced (§14.5)
         nb_result = m_from.out[m_port]->nb_transport_fw(txn.payload(), nb_phase, delay);
+        txn.payload().release();
         nb_status = txn.payload().get_response_status();
         nb_delay_ps = delay.value();
     }
