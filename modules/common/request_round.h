@@ -67,7 +67,20 @@ protected:
     ~RoundRequester() = default;
 };
 
-class RequestRound : public sc_core::sc_prim_channel {
+// Who serves a round's requests: the RequestRound (the kernel's update
+// phase) or, for a decoupled PE, its PipelineCalendar (the calendar's end of
+// round; modules/pe/pipeline_calendar.h). `now_ps()` is the time the
+// requests are made at (a decoupled PE's local time).
+class RoundService {
+public:
+    virtual void ask(const RequestKey& key, RoundRequester& requester) = 0;
+    virtual std::uint64_t now_ps() const = 0;
+
+protected:
+    ~RoundService() = default;
+};
+
+class RequestRound : public sc_core::sc_prim_channel, public RoundService {
 public:
     // The simulation's one RequestRound, made on the first call (which must
     // be during elaboration: the platform and every block that asks make it
@@ -76,7 +89,8 @@ public:
 
     // From a process (evaluation phase): serve `requester` at the end of
     // this round, in `key` order among the round's requests.
-    void ask(const RequestKey& key, RoundRequester& requester);
+    void ask(const RequestKey& key, RoundRequester& requester) override;
+    std::uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
 
     // A thread's request: serve_round() runs `work()` (in the update phase)
     // and wakes the thread, which waits in await(). An exception `work()`

@@ -140,7 +140,7 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     if (!wanted(id)) return;
     m_accel_slot->add_traces(tf, id + ".accel_slot");
     for (std::size_t i = 0; i < stage_type_count; ++i) {
-        const CountingFifo& inbox = m_inboxes->fifo(static_cast<StageType>(i));
+        const StageInbox& inbox = m_inboxes->fifo(static_cast<StageType>(i));
         sc_core::sc_trace(tf, inbox.fill(), std::string(inbox.name()) + ".fill");
     }
     traced.push_back(id);

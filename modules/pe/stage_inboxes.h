@@ -14,60 +14,143 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <systemc>
 
 #include "modules/common/trace.h"
+#include "modules/pe/pipeline_calendar.h"
 #include "modules/pe/tile_plan.h"
 #include "modules/pe/tile_token.h"
 
 namespace npuvp {
 
-using TokenFifo = sc_core::sc_fifo<TileToken*>;
+class StageInbox;
+using TokenFifo = StageInbox;
 
 // What PE_SCHEDULER writes stage inboxes through (its `inboxes` port).
 using TokenOutIf = sc_core::sc_fifo_out_if<TileToken*>;
 
-// A stage inbox that keeps its fill level in a plain int the VCD can trace
-// (tokens written and not yet read).
-class CountingFifo : public TokenFifo {
+// A stage inbox: an sc_fifo of TileToken* with sc_fifo's semantics (a read
+// or write made in a delta cycle is seen by the other side in the next one,
+// through data_read_event / data_written_event), that keeps its fill level
+// in a plain int the VCD can trace (tokens written and not yet read) and can
+// run on a decoupled PE's calendar (modules/pe/pipeline_calendar.h): then
+// its reads and writes take effect at the calendar's end of round, and the
+// one activity waiting on each side is run in the next round instead of an
+// event being notified.
+class StageInbox : public sc_core::sc_prim_channel,
+                   public sc_core::sc_fifo_in_if<TileToken*>,
+                   public sc_core::sc_fifo_out_if<TileToken*>,
+                   private RoundCommit {
 public:
     // `owner` is the PE's id; every change of fill is traced as an
     // inbox_fill event (one branch when tracing is off).
-    CountingFifo(const char* name, int depth, std::string owner, TraceSink& trace)
-        : TokenFifo(name, depth), m_owner(std::move(owner)), m_label(name), m_trace(trace) {}
-    using TokenFifo::read;
+    StageInbox(const char* name, int depth, std::string owner, TraceSink& trace)
+        : sc_core::sc_prim_channel(name),
+          m_buf(static_cast<std::size_t>(depth)),
+          m_size(depth),
+          m_free(depth),
+          m_owner(std::move(owner)),
+          m_label(name),
+          m_trace(trace) {}
+
+    // sc_fifo_in_if
     void read(TileToken*& token) override {
-        TokenFifo::read(token);
-        --m_fill;
-        emit();
+        while (num_available() == 0) sc_core::wait(m_data_written);
+        nb_read(token);
     }
-    void write(TileToken* const& token) override {
-        TokenFifo::write(token);
-        ++m_fill;
-        emit();
+    TileToken* read() override {
+        TileToken* token = nullptr;
+        read(token);
+        return token;
     }
     bool nb_read(TileToken*& token) override {
-        if (!TokenFifo::nb_read(token)) return false;
+        if (num_available() == 0) return false;
+        ++m_num_read;
+        token = m_buf[m_ri];
+        m_ri = (m_ri + 1) % m_buf.size();
+        ++m_free;
         --m_fill;
-        emit();
+        changed();
         return true;
+    }
+    int num_available() const override { return m_num_readable - m_num_read; }
+    const sc_core::sc_event& data_written_event() const override { return m_data_written; }
+
+    // sc_fifo_out_if
+    void write(TileToken* const& token) override {
+        while (num_free() == 0) sc_core::wait(m_data_read);
+        nb_write(token);
     }
     bool nb_write(TileToken* const& token) override {
-        if (!TokenFifo::nb_write(token)) return false;
+        if (num_free() == 0) return false;
+        ++m_num_written;
+        m_buf[m_wi] = token;
+        m_wi = (m_wi + 1) % m_buf.size();
+        --m_free;
         ++m_fill;
-        emit();
+        changed();
         return true;
     }
+    int num_free() const override { return m_size - m_num_readable - m_num_written; }
+    const sc_core::sc_event& data_read_event() const override { return m_data_read; }
+
+    const char* kind() const override { return "npuvp::StageInbox"; }
     const int& fill() const { return m_fill; }
 
+    // Decoupled: runs on `calendar` from now on (before the simulation starts).
+    void decouple(PipelineCalendar& calendar) { m_calendar = &calendar; }
+    // Decoupled: `a` runs in the round after the one in which a token (a free
+    // slot) becomes visible; the per-stage twin waits on data_written_event()
+    // (data_read_event()). One waiter per side: a decoupled PE has one
+    // reader and one writer per inbox.
+    void wait_readable(Activity& a) { m_reader = &a; }
+    void wait_writable(Activity& a) { m_writer = &a; }
+
 private:
-    void emit() {
+    void changed() {
+        if (m_calendar)
+            m_calendar->commit_at_round_end(*this);
+        else
+            request_update();
         if (m_trace.enabled())
             m_trace.emit(trace::inbox_fill(sc_core::sc_time_stamp().value(), m_owner, m_label.c_str(),
                                            m_fill));
     }
+    void update() override { commit(); }
+    // sc_fifo::update(), and its decoupled twin.
+    void commit() override {
+        if (m_calendar) {
+            if (m_num_read > 0 && m_writer) {
+                m_calendar->next_round(*m_writer);
+                m_writer = nullptr;
+            }
+            if (m_num_written > 0 && m_reader) {
+                m_calendar->next_round(*m_reader);
+                m_reader = nullptr;
+            }
+        } else {
+            if (m_num_read > 0) m_data_read.notify(sc_core::SC_ZERO_TIME);
+            if (m_num_written > 0) m_data_written.notify(sc_core::SC_ZERO_TIME);
+        }
+        m_num_readable = m_size - m_free;
+        m_num_read = 0;
+        m_num_written = 0;
+    }
 
+    std::vector<TileToken*> m_buf;
+    std::size_t m_ri = 0, m_wi = 0;
+    int m_size;
+    int m_free;
+    int m_num_readable = 0;
+    int m_num_read = 0;
+    int m_num_written = 0;
+    sc_core::sc_event m_data_read;
+    sc_core::sc_event m_data_written;
+    PipelineCalendar* m_calendar = nullptr;
+    Activity* m_reader = nullptr;
+    Activity* m_writer = nullptr;
     int m_fill = 0;
     std::string m_owner;
     std::string m_label;
@@ -116,15 +199,15 @@ public:
             std::string name = to_string(static_cast<StageType>(i));
             for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             name += "_inbox";
-            m_fifos[i] = std::make_unique<CountingFifo>(name.c_str(), depth, owner, trace);
+            m_fifos[i] = std::make_unique<StageInbox>(name.c_str(), depth, owner, trace);
         }
     }
 
     TokenFifo& inbox(StageType type) override { return fifo(type); }
-    CountingFifo& fifo(StageType type) const { return *m_fifos[static_cast<std::size_t>(type)]; }
+    StageInbox& fifo(StageType type) const { return *m_fifos[static_cast<std::size_t>(type)]; }
 
 private:
-    std::array<std::unique_ptr<CountingFifo>, stage_type_count> m_fifos;
+    std::array<std::unique_ptr<StageInbox>, stage_type_count> m_fifos;
 };
 
 }  // namespace npuvp

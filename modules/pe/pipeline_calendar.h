@@ -1,0 +1,162 @@
+// The decoupled pipeline (SPEC §9; docs/speed.md "The decoupled pipeline";
+// docs/timing.md "T4"): a PE's method stage workers and its feed loop run off
+// a calendar of their own instead of the SystemC kernel's event queue, with
+// the loosely-timed TLM-2.0 idea of temporal decoupling: the PE runs ahead of
+// the kernel on a local time, and its transports carry that local time as
+// their delay annotation.
+//
+// The calendar keeps the kernel's semantics exactly (every result is that of
+// the per-stage mode, to the picosecond): an instant is a sequence of
+// rounds (SPEC T4), a wake-up for a later time starts that time's first
+// round, a hand-off (a token into an inbox, a freed slot, a granted unit)
+// belongs to the next round, requests made in a round are served at its end
+// in RequestKey order, and an inbox's reads and writes take effect at the
+// round's end, as an sc_fifo's do in the update phase.
+//
+// The kernel is the judge of when the PE may run ahead: the platform's
+// Decoupler (platform/decoupler.h) runs each calendar in step with the
+// kernel's delta cycles while other processes act at the same instant, and
+// alone (rounds, then later instants) while the kernel has nothing to do
+// before the next time it has something pending. An activity that would
+// notify a kernel process (the completion of a command) runs only in step.
+// Only a PE whose pipeline nobody else touches is decoupled (docs/speed.md
+// lists the conditions); any other PE runs per stage on the kernel.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "modules/common/request_round.h"
+#include "tlm_sockets/hop.h"
+
+namespace npuvp {
+
+// Something the calendar runs: a method stage worker, the feed loop.
+class Activity {
+public:
+    virtual void activate() = 0;
+    // Whether activating it now may notify a kernel process (a command's
+    // last tile completes): then it runs only in a real delta cycle.
+    virtual bool kernel_visible() const { return false; }
+
+protected:
+    ~Activity() = default;
+};
+
+// State whose changes in a round take effect at the round's end (an inbox's
+// reads and writes, freed tile buffers): the update phase of the per-stage
+// mode, the calendar's end of round when decoupled.
+class RoundCommit {
+public:
+    virtual void commit() = 0;
+
+protected:
+    ~RoundCommit() = default;
+
+private:
+    friend class PipelineCalendar;
+    bool m_commit_asked = false;
+};
+
+class PipelineCalendar final : public RoundService {
+public:
+    // `wake` is notified (one delta later) when a kernel process hands the
+    // calendar work: the Decoupler's process is sensitive to it.
+    explicit PipelineCalendar(sc_core::sc_event& wake) : m_wake(wake) {}
+
+    // The pipeline's time: the local time while the calendar runs the PE,
+    // the kernel's otherwise (a kernel process of the PE asking).
+    ps_t time_ps() const { return m_running ? m_now : sc_core::sc_time_stamp().value(); }
+    sc_core::sc_time time() const { return sc_core::sc_time::from_value(time_ps()); }
+    // How far the local time is ahead of the kernel's (the delay annotation
+    // a transport starts with).
+    sc_core::sc_time offset() const {
+        return sc_core::sc_time::from_value(time_ps() - sc_core::sc_time_stamp().value());
+    }
+    bool running() const { return m_running; }
+
+    // From an activity (the calendar running): run `a` at `t` (a later time:
+    // its first round; the current time: the next round).
+    void at(ps_t t, Activity& a);
+    void next_round(Activity& a) { push(m_now, m_round + 1, a); }
+    // RoundService: serve `requester` at the end of this round, in key order.
+    void ask(const RequestKey& key, RoundRequester& requester) override;
+    ps_t now_ps() const override { return time_ps(); }
+    // commit() at the end of this round (once per round however often asked).
+    void commit_at_round_end(RoundCommit& c);
+    // From anywhere: `a` runs in the next round: the calendar's own if it is
+    // running, else the round after the kernel's current delta cycle (a
+    // process of this PE handing it work, e.g. a command received).
+    void schedule(Activity& a);
+
+    // For the Decoupler.
+    bool empty() const { return m_heap.empty(); }
+    ps_t next_time() const { return m_heap.front().time; }
+    // Runs the round that the kernel's current delta cycle is at this
+    // instant (the kernel's time): everything due in it, then its end.
+    void run_in_step();
+    // Whether more rounds are due at the kernel's time.
+    bool due_now() const;
+    // The kernel has nothing else to do at this instant: the next round
+    // runs in this same delta cycle (a virtual delta cycle).
+    void skip_delta() { ++m_sync_offset; }
+    // Runs alone, round by round and instant by instant, every round due
+    // before `horizon`, and stops before an activity that is kernel_visible()
+    // outside the kernel's instant.
+    void run_ahead(ps_t horizon);
+
+    // Statistics (docs/speed.md): activations run, and of them in step.
+    std::uint64_t activations() const { return m_activations; }
+    std::uint64_t in_step() const { return m_in_step; }
+
+private:
+    struct Entry {
+        ps_t time;
+        std::uint64_t round;
+        std::uint64_t seq;
+        Activity* activity;
+    };
+    struct Later {
+        bool operator()(const Entry& a, const Entry& b) const {
+            if (a.time != b.time) return a.time > b.time;
+            if (a.round != b.round) return a.round > b.round;
+            return a.seq > b.seq;
+        }
+    };
+    struct Ask {
+        RequestKey key;
+        std::uint64_t seq;
+        RoundRequester* requester;
+    };
+
+    void push(ps_t time, std::uint64_t round, Activity& a);
+    // The round the kernel's delta cycle `delta` is at the instant `now`.
+    std::uint64_t round_at(ps_t now, std::uint64_t delta);
+    // Runs every activity due at (m_now, m_round); false if it stopped before
+    // a kernel-visible one (`check`) and left it and the round's end.
+    bool run_round(bool check);
+    void end_round();
+
+    sc_core::sc_event& m_wake;
+    std::vector<Entry> m_heap;
+    std::vector<Ask> m_asks;
+    std::vector<Ask> m_serving;
+    std::vector<RoundCommit*> m_commits;
+    std::vector<RoundCommit*> m_committing;
+    ps_t m_now = 0;            // the local time
+    std::uint64_t m_round = 0; // the round at m_now being run (or next to run)
+    std::uint64_t m_seq = 0;
+    bool m_running = false;
+    bool m_serving_now = false;
+    // The kernel's delta cycles at m_sync_instant, as rounds:
+    // round = delta - m_sync_base + m_sync_offset.
+    ps_t m_sync_instant = ~ps_t{0};
+    std::uint64_t m_sync_base = 0;
+    std::uint64_t m_sync_offset = 0;
+    std::uint64_t m_activations = 0;
+    std::uint64_t m_in_step = 0;
+};
+
+}  // namespace npuvp
