@@ -64,12 +64,35 @@ TileToken& PeScheduler::take_token() {
     return *token;
 }
 
+void PeScheduler::decouple(PipelineCalendar& calendar, StageInboxes& inboxes) {
+    m_cal = &calendar;
+    m_inbox_channels = &inboxes;
+}
+
+void PeScheduler::feed_wait(FeedWait what, const sc_core::sc_event& event) {
+    if (m_cal)
+        m_feed_wait = what;
+    else
+        sc_core::next_trigger(event);
+}
+
+void PeScheduler::feed_wake(FeedWait what, sc_core::sc_event& event) {
+    if (!m_cal) {
+        event.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    if (m_feed_wait != what) return;
+    m_feed_wait = FeedWait::none;
+    m_cal->schedule(m_feed);
+}
+
 void PeScheduler::start_command(InflightCommand& cmd) {
-    cmd.started = sc_core::sc_time_stamp();
+    cmd.started = now();
     // seed 002: main starves sub from when main's engine begins, not from
-    // the dispatch decision (sub_stalled() asks `begun`).
+    // the dispatch decision (sub_stalled() asks `begun`). A decoupled PE
+    // runs no sub-context command: nobody waits for the bank event.
     cmd.begun = true;
-    m_bank_event.notify(sc_core::SC_ZERO_TIME);
+    if (!m_cal) m_bank_event.notify(sc_core::SC_ZERO_TIME);
 }
 
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
@@ -133,7 +156,7 @@ void PeScheduler::receive_loop() {
                                               to_string(command.kind), command.id));
         if (composite) {
             m_pending_feeds.push_back(&cmd);
-            m_feed_ready.notify(sc_core::SC_ZERO_TIME);
+            feed_wake(FeedWait::ready, m_feed_ready);
         } else {
             cmd.bank_runs = m_context_scheduler.bank_runs(command);
             m_waiting.push_back(&cmd);
@@ -144,7 +167,7 @@ void PeScheduler::receive_loop() {
 
 void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
     if (wait.cause == cmd.wait_cause && wait.detail == cmd.wait_detail) return;
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = this->now();
     if (cmd.wait_cause != WaitCause::none) {
         cmd.waited[static_cast<std::size_t>(cmd.wait_cause)] += now - cmd.wait_since;
         m_trace.emit(trace::wait_end(now.value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
@@ -277,7 +300,7 @@ void PeScheduler::feed_step() {
         switch (m_feed_phase) {
         case FeedPhase::next_command: {
             if (m_pending_feeds.empty()) {
-                sc_core::next_trigger(m_feed_ready);
+                feed_wait(FeedWait::ready, m_feed_ready);
                 return;
             }
             InflightCommand& cmd = *m_pending_feeds.front();
@@ -286,7 +309,7 @@ void PeScheduler::feed_step() {
             const WaitInfo hazard = m_context_scheduler.hazard(cmd, m_inflight);
             note_wait(cmd, hazard);
             if (hazard.cause != WaitCause::none) {
-                sc_core::next_trigger(m_completed);
+                feed_wait(FeedWait::completed, m_completed);
                 return;
             }
             // The loader validated the spec; one planner per command, tiles streamed.
@@ -328,17 +351,21 @@ void PeScheduler::feed_step() {
                 }
             }
             if (!placed) {
-                sc_core::next_trigger(m_tcm_freed);
+                feed_wait(FeedWait::tcm, m_tcm_freed);
                 return;
             }
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
             if (m_trace.enabled())
-                m_trace.emit(trace::tcm_in_use(sc_core::sc_time_stamp().value(), node_id_ref(),
+                m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                                static_cast<std::int64_t>(m_reserved_in_use)));
-            sc_core::next_trigger(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
             m_feed_phase = FeedPhase::overhead;
+            const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
+            if (m_cal)
+                m_cal->at(m_cal->time_ps() + overhead.value(), m_feed);
+            else
+                sc_core::next_trigger(overhead);
             return;
         }
         case FeedPhase::overhead: {
@@ -351,7 +378,7 @@ void PeScheduler::feed_step() {
             if (m_feed_first) start_command(cmd);
             m_feed_first = false;
             ++m_tiles_fed;
-            m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
+            m_trace.emit(trace::sub_command_dispatched(now().value(), node_id_ref(),
                                                        static_cast<std::int64_t>(cmd.seq),
                                                        static_cast<std::int64_t>(token.plan.tile_id),
                                                        to_string(token.stage().type)));
@@ -368,7 +395,10 @@ void PeScheduler::feed_step() {
                 return;
             }
             if (!inbox.nb_write(m_feed_token)) {
-                sc_core::next_trigger(inbox.data_read_event());
+                if (m_cal)
+                    m_inbox_channels->fifo(static_cast<StageType>(t)).wait_writable(m_feed);
+                else
+                    sc_core::next_trigger(inbox.data_read_event());
                 return;
             }
             m_feed_token = nullptr;
@@ -381,18 +411,17 @@ void PeScheduler::feed_step() {
 
 void PeScheduler::tile_completed(TileToken& token) {
     InflightCommand& cmd = *token.cmd;
-    if (token.plan.in_bytes) m_reserved.free(token.in_buf);
-    if (token.plan.out_bytes) m_reserved.free(token.out_buf);
+    if (token.plan.in_bytes) m_freeing.push_back(token.in_buf);
+    if (token.plan.out_bytes) m_freeing.push_back(token.out_buf);
     if (token.plan.in_bytes || token.plan.out_bytes) {
-        m_tcm_freed.notify(sc_core::SC_ZERO_TIME);
-        m_reserved_in_use = m_reserved.in_use();
         --m_tiles_in_flight;
-        if (m_trace.enabled())
-            m_trace.emit(trace::tcm_in_use(sc_core::sc_time_stamp().value(), node_id_ref(),
-                                           static_cast<std::int64_t>(m_reserved_in_use)));
+        if (m_cal)
+            m_cal->commit_at_round_end(m_buffer_frees);
+        else
+            m_buffer_frees.request_update();
     }
     if (cmd.command->kind == CommandKind::composite && m_trace.enabled())
-        m_trace.emit(trace::tile_ready(sc_core::sc_time_stamp().value(), node_id_ref(),
+        m_trace.emit(trace::tile_ready(now().value(), node_id_ref(),
                                        static_cast<std::int64_t>(cmd.seq),
                                        static_cast<std::int64_t>(token.plan.tile_id)));
     token.cmd = nullptr;
@@ -401,6 +430,16 @@ void PeScheduler::tile_completed(TileToken& token) {
         m_done.push_back(&cmd);
         m_done_event.notify(sc_core::SC_ZERO_TIME);
     }
+}
+
+void PeScheduler::free_buffers() {
+    for (std::uint64_t buffer : m_freeing) m_reserved.free(buffer);
+    m_freeing.clear();
+    m_reserved_in_use = m_reserved.in_use();
+    if (m_trace.enabled())
+        m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
+                                       static_cast<std::int64_t>(m_reserved_in_use)));
+    feed_wake(FeedWait::tcm, m_tcm_freed);
 }
 
 void PeScheduler::record_completions() {
@@ -433,9 +472,10 @@ void PeScheduler::record_completions() {
                                              to_string(cmd->command->kind), cmd->command->id));
     }
     m_done.clear();
-    m_completed.notify(sc_core::SC_ZERO_TIME);
+    m_completed.notify(sc_core::SC_ZERO_TIME);  // PE_CPU waits for it (completion_event())
+    if (m_cal && m_feed_wait == FeedWait::completed) feed_wake(FeedWait::completed, m_completed);
     m_reschedule.notify(sc_core::SC_ZERO_TIME);
-    m_bank_event.notify(sc_core::SC_ZERO_TIME);
+    if (!m_cal) m_bank_event.notify(sc_core::SC_ZERO_TIME);
 }
 
 }  // namespace npuvp

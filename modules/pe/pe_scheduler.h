@@ -28,6 +28,8 @@
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "modules/pe/context_scheduler.h"
+#include "modules/pe/pipeline_calendar.h"
+#include "modules/pe/stage_inboxes.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tcm_partition.h"
 #include "modules/pe/tile_plan.h"
@@ -108,6 +110,12 @@ public:
     std::uint64_t activations() const { return m_activations; }
     const ReservedTcm& reserved() const { return m_reserved; }
 
+    // Decoupled (docs/speed.md "The decoupled pipeline"): the feed loop and
+    // the freeing of tile buffers run on `calendar`, the feed loop writes
+    // `inboxes` (what its port is bound to). Before the simulation starts.
+    void decouple(PipelineCalendar& calendar, StageInboxes& inboxes);
+    bool decoupled() const { return m_cal != nullptr; }
+
     // VCD: tiles in flight, reserved-TCM bytes in use, and per context
     // (main / sub / dma) the dispatch sequence number of the running command
     // (-1 idle).
@@ -141,6 +149,19 @@ private:
     void tile_completed(TileToken& token) override;
     void stage_waits(TileToken& token, const char* resource) override;
     void stage_granted(TileToken& token) override;
+
+    // The pipeline's time: a decoupled PE's local time while its calendar
+    // runs it, else the kernel's.
+    sc_core::sc_time now() const { return m_cal ? m_cal->time() : sc_core::sc_time_stamp(); }
+    // What the feed loop waits for, and the wake-ups of each (the events of
+    // the per-stage mode; decoupled, the feed loop is run in the next round).
+    enum class FeedWait { none, ready, completed, tcm, inbox, time };
+    void feed_wait(FeedWait what, const sc_core::sc_event& event);
+    void feed_wake(FeedWait what, sc_core::sc_event& event);
+    // seed 000 §D5.1: the buffers of tiles completed in a round are freed at
+    // its end (SPEC T4: a freed buffer is a hand-off, which the feeder sees
+    // in the next round, whatever the order the round's processes ran in).
+    void free_buffers();
 
     TileToken& take_token();
     void start_command(InflightCommand& cmd);
@@ -180,6 +201,26 @@ private:
     sc_core::sc_event m_completed;
     sc_core::sc_event m_tcm_freed;
     sc_core::sc_process_handle m_completion_process;
+    // Buffers of the tiles completed this round, freed at its end.
+    struct BufferFrees final : sc_core::sc_prim_channel, RoundCommit {
+        explicit BufferFrees(PeScheduler& s)
+            : sc_core::sc_prim_channel(sc_core::sc_gen_unique_name("buffer_frees")), owner(s) {}
+        void update() override { commit(); }
+        void commit() override { owner.free_buffers(); }
+        PeScheduler& owner;
+    };
+    BufferFrees m_buffer_frees{*this};
+    std::vector<std::uint64_t> m_freeing;
+    // Decoupled: the calendar, the inboxes, and the feed loop as its activity.
+    struct FeedActivity final : Activity {
+        explicit FeedActivity(PeScheduler& s) : owner(s) {}
+        void activate() override { owner.feed_step(); }
+        PeScheduler& owner;
+    };
+    PipelineCalendar* m_cal = nullptr;
+    StageInboxes* m_inbox_channels = nullptr;
+    FeedActivity m_feed{*this};
+    FeedWait m_feed_wait = FeedWait::none;
 
     std::vector<std::unique_ptr<TileToken>> m_tokens;  // the pool
     std::vector<TileToken*> m_free_tokens;
