@@ -30,6 +30,7 @@ Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegis
     : m_topo(topo), m_trace(trace), m_impls(impls), m_order(order), m_resolver(topo) {
     RequestRound::instance();  // SPEC T4: made first, at the top of the hierarchy
     m_status.on_stop([this] { m_trace.stopping(); });
+    m_decoupler = std::make_unique<Decoupler>("npuvp_decoupler", trace);
     build();
     wire();
     std::sort(m_nodes.begin(), m_nodes.end(), [](const RoutedNode* a, const RoutedNode* b) {

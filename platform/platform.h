@@ -38,6 +38,7 @@
 #include "modules/pe/pe_routes.h"
 #include "modules/system/io_cpu.h"
 #include "platform/address_resolver.h"
+#include "platform/decoupler.h"
 #include "platform/impl_registry.h"
 #include "tlm_sockets/route.h"
 
@@ -105,6 +106,10 @@ public:
     WorkCounts work_counts() const;
 
     const AddressResolver& resolver() const { return m_resolver; }
+    // Which PEs run the decoupled pipeline, and the driver that runs them
+    // (docs/speed.md "The decoupled pipeline").
+    Decoupler& decoupler() { return *m_decoupler; }
+    const Decoupler& decoupler() const { return *m_decoupler; }
     RunStatus& status() { return m_status; }
     const RunStatus& status() const { return m_status; }
 
@@ -212,6 +217,7 @@ private:
     std::map<std::pair<const RoutedNode*, const RoutedNode*>, Link*> m_link_index;  // lookup only
     std::map<std::string, std::unique_ptr<Route>> m_routes;
     std::vector<std::unique_ptr<PeRoutes>> m_pe_routes;
+    std::unique_ptr<Decoupler> m_decoupler;
 };
 
 }  // namespace npuvp

@@ -51,6 +51,8 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
                         m_known_commands += workload.kernels.at(r.kernel).commands.size();
                     }
     }
+    // docs/speed.md: which launched PEs may run the decoupled pipeline.
+    platform.decoupler().plan(platform, workload, m_launched);
 }
 
 std::uint64_t WorkloadRun::completed_commands() const {

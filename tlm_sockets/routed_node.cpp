@@ -69,14 +69,14 @@ sc_core::sc_time RoutedNode::tail(NpuExtension& ext, sc_core::sc_time delay) {
     return delay + sc_core::sc_time::from_value(serialisation_ps(ext.bytes, route.min_bytes_per_s));
 }
 
-sc_core::sc_time RoutedNode::transport(Transaction& txn) {
+sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time& local) {
     auto& ext = txn.ext();
     auto& payload = txn.payload();
     const Route& route = *ext.route;
     sc_assert(!route.path.empty() && route.path.front().node == this);
     if (route.direct) {
         // T1 as apply_steps() would do it along the path, in one loop.
-        const ps_t now = sc_core::sc_time_stamp().value();
+        const ps_t now = sc_core::sc_time_stamp().value() + local.value();
         ps_t t = now;
         for (const RouteStep& step : route.steps) t = step.hop->reserve(t, ext.bytes);
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -85,7 +85,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time delay = local;
     apply_steps(ext, delay);
     if (route.path.size() > 1) {
         const int port = route.path.front().out_port;
@@ -111,7 +111,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn) {
         throw std::runtime_error(node_id() + ": transport to " +
                                  route.path.back().node->node_id() + " failed: " +
                                  payload.get_response_string());
-    return tail(ext, delay);
+    return tail(ext, delay) - local;
 }
 
 tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload,

@@ -83,6 +83,11 @@ public:
     // port); nullptr for nodes that only forward or take control messages.
     virtual Hop* service_hop() { return nullptr; }
 
+    // Whether it answers every transport at once (TLM_COMPLETED, nothing
+    // left for later). A node that may answer later (TlmMemoryAdapter) says
+    // no: a PE whose DMA reaches it is not decoupled (docs/speed.md).
+    virtual bool answers_at_once() const { return true; }
+
     // Binds out -> next.in and returns the index of the new `out` binding, which
     // routes use as PathNode::out_port. Elaboration only. With NPUVP_TLM_CHECK
     // set, a ProtocolChecker sits on the binding (same indices, same times).
@@ -100,7 +105,12 @@ public:
     // When the target answers later, txn.pending() is set and the returned
     // time means nothing: done_event() fires at `done`, after
     // transport_done(txn) has run.
-    sc_core::sc_time transport(Transaction& txn);
+    // `local` is how far the initiator's local time is ahead of the kernel's
+    // (temporal decoupling, docs/speed.md): the transfer starts then, the
+    // payload's delay annotation starts there, and the time returned is
+    // from the local time to `done`.
+    sc_core::sc_time transport(Transaction& txn,
+                               const sc_core::sc_time& local = sc_core::SC_ZERO_TIME);
 
     // SPEC T4: this node's rank among requesters (modules/common/node_env.h;
     // set by the platform, 0 for a node alone).

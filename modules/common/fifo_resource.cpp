@@ -45,7 +45,8 @@ bool FifoResource::acquire(Waiter& waiter) {
         return true;
     }
     waiter.granted = false;
-    waiter.asked = sc_core::sc_time_stamp();
+    waiter.asked = sc_core::sc_time::from_value(waiter.round ? waiter.round->now_ps()
+                                                             : sc_core::sc_time_stamp().value());
     m_queue.push_back(&waiter);
     return false;
 }
@@ -53,7 +54,9 @@ bool FifoResource::acquire(Waiter& waiter) {
 void FifoResource::acquired(Waiter& waiter) {
     ++m_grants;  // on the grant, not the request: a process still queued is not counted
     note_grant(waiter.owner);
-    m_total_wait += sc_core::sc_time_stamp() - waiter.asked;
+    m_total_wait += sc_core::sc_time::from_value(waiter.round ? waiter.round->now_ps()
+                                                              : sc_core::sc_time_stamp().value()) -
+                    waiter.asked;
 }
 
 int FifoResource::wait() {
@@ -87,7 +90,8 @@ int FifoResource::post() {
         m_queue.pop_front();
         oldest->granted = true;
         if (oldest->requester)
-            RequestRound::instance().ask(oldest->key, *oldest->requester);
+            (oldest->round ? *oldest->round : static_cast<RoundService&>(RequestRound::instance()))
+                .ask(oldest->key, *oldest->requester);
         else
             oldest->event->notify(sc_core::SC_ZERO_TIME);
         return 0;

@@ -42,6 +42,9 @@ public:
         // waking `event`.
         RoundRequester* requester = nullptr;
         RequestKey key;
+        // Who serves the requester's rounds, and at what time it asks: a
+        // decoupled PE's calendar; nullptr: the RequestRound, the kernel's time.
+        RoundService* round = nullptr;
         // The holder's name for the VCD (default: the current process's).
         const char* owner = nullptr;
     };

@@ -46,6 +46,7 @@ public:
                      std::uint64_t size_bytes, int workers, const ModelFactory& make_model);
 
     Hop* service_hop() override { return nullptr; }  // the model's own timing
+    bool answers_at_once() const override { return false; }  // its workers answer later
 
     // Statistics: transactions the model has answered.
     std::uint64_t model_transactions() const { return m_answered; }

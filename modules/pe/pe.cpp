@@ -73,6 +73,16 @@ std::vector<StageWorker*> Pe::workers() const {
     return out;
 }
 
+void Pe::decouple(PipelineCalendar& calendar) {
+    // Only the method workers run on the calendar; the thread workers
+    // (IPCQ) stay on the kernel and are given no token (docs/speed.md).
+    for (StageWorker* w : workers()) w->decouple(calendar);
+    for (std::size_t i = 0; i < stage_type_count; ++i)
+        m_inboxes->fifo(static_cast<StageType>(i)).decouple(calendar);
+    m_scheduler->decouple(calendar, *m_inboxes);
+    m_decoupled = true;
+}
+
 std::vector<RtlBlock*> Pe::rtl_blocks() const {
     std::vector<RtlBlock*> out;
     for (ComputeEngine* engine : {static_cast<ComputeEngine*>(m_gemm.get()),
@@ -124,6 +134,7 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     auto block = [&](const RoutedNode& node, const std::function<void()>& add) {
         if (!wanted(node.node_id_ref())) return;
         add();
+        m_traced = true;
         traced.push_back(node.node_id_ref());
     };
     block(*m_dma, [&] { m_dma->add_traces(tf); });
@@ -138,6 +149,7 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     block(*m_scheduler, [&] { m_scheduler->add_traces(tf); });
     const std::string id = name();
     if (!wanted(id)) return;
+    m_traced = true;
     m_accel_slot->add_traces(tf, id + ".accel_slot");
     for (std::size_t i = 0; i < stage_type_count; ++i) {
         const StageInbox& inbox = m_inboxes->fifo(static_cast<StageType>(i));

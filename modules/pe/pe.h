@@ -110,6 +110,14 @@ public:
 
     // Every stage worker, in a fixed order.
     std::vector<StageWorker*> workers() const;
+
+    // The decoupled pipeline (docs/speed.md): the method stage workers, the
+    // inboxes and the scheduler's feed loop run on `calendar` from now on
+    // (before the simulation starts; the platform's Decoupler decides).
+    void decouple(PipelineCalendar& calendar);
+    bool decoupled() const { return m_decoupled; }
+    // Whether the VCD traces any of its signals (add_traces below).
+    bool traced() const { return m_traced; }
     // Every block whose engine is Verilated RTL (docs/rtl.md).
     std::vector<RtlBlock*> rtl_blocks() const;
 
@@ -157,6 +165,8 @@ private:
     std::unique_ptr<FifoResource> m_accel_slot;
     std::unique_ptr<StageInboxes> m_inboxes;
     std::array<std::vector<StageWorker*>, stage_type_count> m_workers_of{};  // by stage type
+    bool m_decoupled = false;
+    mutable bool m_traced = false;
 };
 
 template <class Factory>

@@ -117,14 +117,16 @@ protected:
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         time = m_dma.begin_pieces(m_channel, type(), m_pieces,
                                   static_cast<std::int64_t>(token.cmd->seq),
-                                  static_cast<std::int64_t>(token.plan.tile_id));
+                                  static_cast<std::int64_t>(token.plan.tile_id), local_offset());
         if (m_channel.pending != 0) {
             m_channel.worker = this;
             defer_end();  // PeDma::transport_done() ends it
         }
         return true;
     }
-    void end_stage(TileToken&) override { m_dma.end_on(m_channel, to_string(type()), stage_start()); }
+    void end_stage(TileToken&) override {
+        m_dma.end_on(m_channel, to_string(type()), stage_start(), local_offset());
+    }
 
 private:
     // Adds [addr + offset, + bytes) to m_pieces. A physical range is one
@@ -272,14 +274,15 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
                                  std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                                  std::int64_t tile) {
     const Piece piece{&route, address, bytes};
-    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile);
+    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile, sc_core::SC_ZERO_TIME);
 }
 
 sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
-                                     std::int64_t cmd, std::int64_t tile) {
+                                     std::int64_t cmd, std::int64_t tile,
+                                     const sc_core::sc_time& local) {
     const bool read = type == StageType::dma_read;
     return begin_transfers(ch, to_string(type), read ? MsgKind::dma_read : MsgKind::dma_write,
-                           pieces.data(), pieces.size(), cmd, tile);
+                           pieces.data(), pieces.size(), cmd, tile, local);
 }
 
 // Every piece is sent at the grant, each along its own route (its own T1
@@ -287,7 +290,8 @@ sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vec
 // channel's hop, so their bytes still cross it one after the other.
 sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                         const Piece* pieces, std::size_t count, std::int64_t cmd,
-                                        std::int64_t tile) {
+                                        std::int64_t tile, const sc_core::sc_time& local) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp() + local;
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < count; ++i) bytes += pieces[i].bytes;
     ch.target = &pieces[0].route->path.back().node->node_id_ref();
@@ -296,7 +300,7 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
     if (m_trace.enabled())
-        m_trace.emit(trace::engine_start(sc_core::sc_time_stamp().value(), node_id_ref(), cmd, tile,
+        m_trace.emit(trace::engine_start(now.value(), node_id_ref(), cmd, tile,
                                          stage, static_cast<std::int64_t>(bytes), ch.target));
     sc_core::sc_time done = sc_core::SC_ZERO_TIME;
     ch.pending = 0;
@@ -306,13 +310,13 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
         txn.ext().tile_id = tile;
         txn.ext().body = &ch;  // transport_done() finds the channel by it
         txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
-        const sc_core::sc_time piece_done = transport(txn);
+        const sc_core::sc_time piece_done = transport(txn, local);
         if (txn.pending())
             ++ch.pending;
         else
             done = std::max(done, piece_done);
     }
-    ch.done = sc_core::sc_time_stamp() + done;
+    ch.done = now + done;
     return done;
 }
 
@@ -334,8 +338,9 @@ void PeDma::transport_done(Transaction& txn) {
     }
 }
 
-void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start) {
-    const sc_core::sc_time done = sc_core::sc_time_stamp();
+void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start,
+                   const sc_core::sc_time& local) {
+    const sc_core::sc_time done = sc_core::sc_time_stamp() + local;
     const std::int64_t cmd = ch.cmd, tile = ch.tile;
     ch.busy += done - start;
     ch.bytes += ch.stage_bytes;

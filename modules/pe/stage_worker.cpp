@@ -75,8 +75,41 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
             token.cmd->seq, token.plan.tile_id, m_unit};
 }
 
+bool MethodStageWorker::decouple(PipelineCalendar& calendar) {
+    m_cal = &calendar;
+    m_waiter.round = &calendar;
+    return true;
+}
+
+bool MethodStageWorker::kernel_visible() const {
+    if (m_phase != Phase::busy) return false;
+    const TileToken& token = *m_token;
+    return token.stage_idx + 1 == token.plan.stages.size() &&
+           token.cmd->completed_tiles + 1 == token.cmd->total_tiles;
+}
+
+void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
+    if (m_cal)
+        m_cal->at(m_cal->time_ps() + dt.value(), *this);
+    else
+        sc_core::next_trigger(dt);
+}
+
+void MethodStageWorker::wait_token(TokenFifo& inbox) {
+    if (m_cal)
+        inbox.wait_readable(*this);
+    else
+        sc_core::next_trigger(inbox.data_written_event());
+}
+
+void MethodStageWorker::wait_slot(TokenFifo& inbox) {
+    if (m_cal)
+        inbox.wait_writable(*this);
+    else
+        sc_core::next_trigger(inbox.data_read_event());
+}
+
 void MethodStageWorker::serve_round() {
-    using sc_core::sc_time_stamp;
     if (m_phase == Phase::asked) {
         m_resource = stage_resource(*m_token);
         if (m_resource) {
@@ -96,7 +129,7 @@ void MethodStageWorker::serve_round() {
         return;
     }
     if (m_token->cmd->awaits_engine) m_token->cmd->stage_granted(*m_token);
-    m_stage_start = sc_time_stamp();
+    m_stage_start = now();
     bool begun = false;
     try {
         begun = begin_stage(*m_token, m_remaining);
@@ -115,7 +148,13 @@ void MethodStageWorker::serve_round() {
     if (stall_event(*m_token) == nullptr) {
         // As a thread's wait(time), also for a zero time (one delta).
         m_phase = Phase::busy;
-        m_grant_event.notify(m_remaining);
+        if (m_cal)
+            m_cal->at(m_cal->time_ps() + m_remaining.value(), *this);
+        else
+            m_grant_event.notify(m_remaining);
+    } else if (m_cal) {
+        // A decoupled PE runs no command that stalls (docs/speed.md).
+        SC_REPORT_ERROR("npuvp/invariant", (owner_id() + ": a decoupled stage may stall").c_str());
     } else {
         m_phase = Phase::check;
         m_grant_event.notify(sc_core::SC_ZERO_TIME);
@@ -135,7 +174,7 @@ void MethodStageWorker::step() {
             TokenFifo& in = inbox(type());
             TileToken* token = nullptr;
             if (!in.nb_read(token)) {
-                next_trigger(in.data_written_event());
+                wait_token(in);
                 return;
             }
             take(*token);
@@ -147,7 +186,7 @@ void MethodStageWorker::step() {
             const sc_core::sc_time pre = pre_delay(*m_token);
             m_phase = Phase::prepare;
             if (pre != sc_core::SC_ZERO_TIME) {
-                next_trigger(pre);
+                wait_for(pre);
                 return;
             }
             break;
@@ -160,8 +199,11 @@ void MethodStageWorker::step() {
             // SPEC T4: served at the end of this round, in key order.
             m_phase = Phase::asked;
             m_waiter.event = &m_grant_event;
-            RequestRound::instance().ask(request_key(*m_token), *this);
-            return;  // static sensitivity: m_grant_event (spawn())
+            if (m_cal)
+                m_cal->ask(request_key(*m_token), *this);
+            else
+                RequestRound::instance().ask(request_key(*m_token), *this);
+            return;  // static sensitivity: m_grant_event (spawn()), or the calendar
         case Phase::asked:
         case Phase::queued:
         case Phase::deferred:
@@ -203,7 +245,7 @@ void MethodStageWorker::step() {
         case Phase::out: {
             TokenFifo& to = inbox(m_token->stage().type);
             if (!to.nb_write(m_token)) {
-                next_trigger(to.data_read_event());
+                wait_slot(to);
                 return;
             }
             m_token = nullptr;
@@ -249,7 +291,7 @@ void StageWorker::trace_engine(bool start, const TileToken& token, std::int64_t 
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit((start ? trace::engine_start : trace::engine_complete)(
-        sc_core::sc_time_stamp().value(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
+        now().value(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
         static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type), bytes, peer));
 }
 

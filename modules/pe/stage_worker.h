@@ -22,6 +22,7 @@
 #include "modules/common/request_round.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/pipeline_calendar.h"
 #include "modules/pe/stage_inboxes.h"
 #include "modules/pe/tile_token.h"
 
@@ -70,6 +71,11 @@ public:
     // The key of a request this worker makes for `token` (docs/timing.md T4).
     RequestKey request_key(const TileToken& token) const;
 
+    // Decoupled (docs/speed.md "The decoupled pipeline"): runs on its PE's
+    // calendar from now on (before the simulation starts). Only a method
+    // worker can; a thread worker of a decoupled PE is never given a token.
+    virtual bool decouple(PipelineCalendar&) { return false; }
+
 protected:
     // `inboxes` is its block's port to the PE's stage inboxes: where tokens
     // come from (the inbox of `type`) and go to (the next stage's).
@@ -82,9 +88,14 @@ protected:
     void trace_engine(bool start, const TileToken& token, std::int64_t bytes = -1,
                       const std::string* peer = nullptr) const;
     void record_busy(const sc_core::sc_time& start) {
-        m_busy += sc_core::sc_time_stamp() - start;
+        m_busy += now() - start;
         ++m_stages;
     }
+    // The pipeline's time: the PE's local time when decoupled.
+    sc_core::sc_time now() const { return m_cal ? m_cal->time() : sc_core::sc_time_stamp(); }
+    // How far that is ahead of the kernel's (a transport's start).
+    sc_core::sc_time local_offset() const { return m_cal ? m_cal->offset() : sc_core::SC_ZERO_TIME; }
+    PipelineCalendar* calendar() const { return m_cal; }
     RunStatus& status() { return m_status; }
     const std::string& owner_id() const { return m_owner_id; }
 
@@ -104,6 +115,7 @@ private:
     void hand_off(TileToken& token);
 
     const std::string& m_owner_id;
+    PipelineCalendar* m_cal = nullptr;
     StageType m_type;
     StageInboxPort& m_inboxes;
     TraceSink& m_trace;
@@ -133,9 +145,10 @@ private:
 // of the round (serve_round()); the method is woken at the end of its busy
 // time. A unit handed over by the resource's release is taken up the same
 // way, so a queued worker is not woken for its grant at all.
-class MethodStageWorker : public StageWorker, private RoundRequester {
+class MethodStageWorker : public StageWorker, private RoundRequester, private Activity {
 public:
     void spawn(const char* name) override;
+    bool decouple(PipelineCalendar& calendar) override;
     // The process body (public for a test harness that spawns it itself).
     void step();
     // A stage begun with defer_end() (below) ends `delay` from now (any
@@ -175,6 +188,16 @@ private:
     // The round's part of a stage: take the resource (or queue for it) and
     // begin the stage, in the update phase, in key order.
     void serve_round() override;
+    // Activity (decoupled): the calendar runs step(); a busy stage whose end
+    // completes its command's last tile notifies the scheduler's completion
+    // process, so it ends only in step with the kernel.
+    void activate() override { step(); }
+    bool kernel_visible() const override;
+    // The waits of step(), in either mode: for `dt`, for the end of the
+    // busy time set by serve_round(), for a token in `inbox`, for a slot.
+    void wait_for(const sc_core::sc_time& dt);
+    void wait_token(TokenFifo& inbox);
+    void wait_slot(TokenFifo& inbox);
 
     // step()'s state: where the method resumes when next triggered.
     enum class Phase { idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };
