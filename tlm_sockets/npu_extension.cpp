@@ -62,6 +62,7 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
     m_ext.body = body;
     m_ext.route = &route;
     m_ext.txn = this;
+    m_ext.base_ps = sc_core::sc_time_stamp().value();  // RoutedNode::transport() sets it again
 }
 
 const sc_core::sc_event& Transaction::done_event() {

@@ -57,6 +57,7 @@ public:
     std::uint32_t path_index = 0;     // position of the node now holding the payload
     std::uint32_t step_cursor = 0;    // next RouteStep to apply
     std::uint32_t sender = 0;         // the sender's T4 rank (RoutedNode::request_rank)
+    std::uint64_t base_ps = 0;        // the kernel time the delay annotation counts from
     ResultData result;
     class Transaction* txn = nullptr;  // the Transaction that owns this extension
 

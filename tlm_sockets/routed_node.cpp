@@ -51,7 +51,7 @@ int RoutedNode::connect_to(RoutedNode& next) {
 void RoutedNode::apply_steps(NpuExtension& ext, sc_core::sc_time& delay) {
     const auto& steps = ext.route->steps;
     if (ext.step_cursor >= steps.size() || steps[ext.step_cursor].at != ext.path_index) return;
-    const ps_t now = sc_core::sc_time_stamp().value();
+    const ps_t now = ext.base_ps;
     ps_t t = now + delay.value();
     while (ext.step_cursor < steps.size() && steps[ext.step_cursor].at == ext.path_index) {
         t = steps[ext.step_cursor].hop->reserve(t, ext.bytes);
@@ -85,6 +85,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time&
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
+    ext.base_ps = sc_core::sc_time_stamp().value();
     sc_core::sc_time delay = local;
     apply_steps(ext, delay);
     if (route.path.size() > 1) {
@@ -182,10 +183,12 @@ void RoutedNode::b_transport(int id, tlm::tlm_generic_payload& payload, sc_core:
     require_blocking_context(name());
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     auto* ext = payload.get_extension<NpuExtension>();
-    if (ext != nullptr && ext->route != nullptr)
+    if (ext != nullptr && ext->route != nullptr) {
+        ext->base_ps = sc_core::sc_time_stamp().value();
         forward(id, payload, *ext, phase, delay, true);
-    else
+    } else {
         forward_plain(id, payload, phase, delay, true);
+    }
 }
 
 tlm::tlm_sync_enum RoutedNode::nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
@@ -220,6 +223,7 @@ tlm::tlm_sync_enum RoutedNode::nb_transport_bw(int, tlm::tlm_generic_payload& pa
             Transaction& txn = *ext->txn;
             txn.m_pending = false;
             payload.release();
+            ext->base_ps = sc_core::sc_time_stamp().value();
             if (payload.get_response_status() == tlm::TLM_OK_RESPONSE) delay = tail(*ext, delay);
             txn.m_done = sc_core::sc_time_stamp() + delay;
             if (!txn.m_done_event) txn.m_done_event = std::make_unique<sc_core::sc_event>();

@@ -69,12 +69,12 @@ protected:
 
 // Who serves a round's requests: the RequestRound (the kernel's update
 // phase) or, for a decoupled PE, its PipelineCalendar (the calendar's end of
-// round; modules/pe/pipeline_calendar.h). `now_ps()` is the time the
+// round; modules/pe/pipeline_calendar.h). `now()` is the time the
 // requests are made at (a decoupled PE's local time).
 class RoundService {
 public:
     virtual void ask(const RequestKey& key, RoundRequester& requester) = 0;
-    virtual std::uint64_t now_ps() const = 0;
+    virtual sc_core::sc_time now() const = 0;
 
 protected:
     ~RoundService() = default;
@@ -90,7 +90,7 @@ public:
     // From a process (evaluation phase): serve `requester` at the end of
     // this round, in `key` order among the round's requests.
     void ask(const RequestKey& key, RoundRequester& requester) override;
-    std::uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
+    sc_core::sc_time now() const override { return sc_core::sc_time_stamp(); }
 
     // A thread's request: serve_round() runs `work()` (in the update phase)
     // and wakes the thread, which waits in await(). An exception `work()`

@@ -46,7 +46,13 @@ public:
 protected:
     FifoResource* stage_resource(const TileToken&) override { return m_slot.operator->(); }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        time = cycles_to_time(m_cycles(token.stage()), m_freq_ghz);
+        // A composite's tiles mostly repeat one shape: keep the last time.
+        const std::uint64_t cycles = m_cycles(token.stage());
+        if (cycles != m_last_cycles) {
+            m_last_cycles = cycles;
+            m_last_time = cycles_to_time(cycles, m_freq_ghz);
+        }
+        time = m_last_time;
         trace_engine(true, token);
         return true;
     }
@@ -59,6 +65,8 @@ private:
     AccelSlotPort& m_slot;
     double m_freq_ghz;
     std::function<std::uint64_t(const Stage&)> m_cycles;
+    std::uint64_t m_last_cycles = ~std::uint64_t{0};
+    sc_core::sc_time m_last_time;
 };
 
 // The worker of a compute engine that blocks while it computes (an RTL

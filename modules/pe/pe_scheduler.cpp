@@ -14,6 +14,7 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
       inboxes("inboxes"),
       m_trace(trace),
       m_status(status),
+      m_overhead(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns))),
       m_reserved(tcm),
       m_context_scheduler(config, tcm, dma) {
     SC_HAS_PROCESS(PeScheduler);
@@ -232,7 +233,7 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
         m_running[static_cast<std::size_t>(cmd.context())] = static_cast<std::int32_t>(cmd.seq);
     m_bank_event.notify(sc_core::SC_ZERO_TIME);
     // seed 000 §D3.1: a simple command goes straight to its engine.
-    sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns)));
+    sc_core::wait(m_overhead);
     TileToken& token = take_token();
     build_simple_plan(*cmd.command, token.plan);
     token.cmd = &cmd;
@@ -361,11 +362,10 @@ void PeScheduler::feed_step() {
                 m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                                static_cast<std::int64_t>(m_reserved_in_use)));
             m_feed_phase = FeedPhase::overhead;
-            const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
             if (m_cal)
-                m_cal->at(m_cal->time_ps() + overhead.value(), m_feed);
+                m_cal->at(m_cal->time_ps() + m_overhead.value(), m_feed);
             else
-                sc_core::next_trigger(overhead);
+                sc_core::next_trigger(m_overhead);
             return;
         }
         case FeedPhase::overhead: {

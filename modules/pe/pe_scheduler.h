@@ -169,6 +169,7 @@ private:
 
     TraceSink& m_trace;
     RunStatus& m_status;
+    const sc_core::sc_time m_overhead;  // overhead_ns, per dispatch and per tile fed
     ReservedTcm m_reserved;
 
     TimedInbox<const Command*> m_submissions;  // SubmissionQueue

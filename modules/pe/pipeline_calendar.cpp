@@ -5,16 +5,29 @@
 
 namespace npuvp {
 
-void PipelineCalendar::push(ps_t time, std::uint64_t round, Activity& a) {
-    m_heap.push_back({time, round, m_seq++, &a});
-    std::push_heap(m_heap.begin(), m_heap.end(), Later{});
+void PipelineCalendar::push_timed(ps_t time, Activity& a) {
+    if (m_thead == m_timed.size()) {
+        m_timed.clear();
+        m_thead = 0;
+    } else if (m_thead > 32 && 2 * m_thead > m_timed.size()) {
+        m_timed.erase(m_timed.begin(), m_timed.begin() + static_cast<std::ptrdiff_t>(m_thead));
+        m_thead = 0;
+    }
+    // Among wake-ups at one time, the earlier pushed runs first.
+    std::size_t i = m_timed.size();
+    m_timed.push_back({time, m_seq++, &a});
+    for (; i > m_thead && m_timed[i - 1].time > time; --i) m_timed[i] = m_timed[i - 1];
+    m_timed[i] = {time, m_seq - 1, &a};
 }
 
-void PipelineCalendar::at(ps_t t, Activity& a) {
-    if (t > m_now)
-        push(t, 0, a);  // a later instant: its first round, as a timed notification
-    else
-        next_round(a);  // a zero wait: the next round, as a delta notification
+void PipelineCalendar::advance_to(ps_t t) {
+    m_now = t;
+    m_now_t = sc_core::sc_time::from_value(t);
+    m_round = 0;
+    m_list.clear();
+    m_head = 0;
+    while (m_thead < m_timed.size() && m_timed[m_thead].time == t)
+        m_list.push_back({0, m_timed[m_thead++].activity});
 }
 
 void PipelineCalendar::ask(const RequestKey& key, RoundRequester& requester) {
@@ -25,26 +38,24 @@ void PipelineCalendar::ask(const RequestKey& key, RoundRequester& requester) {
     m_asks.push_back({key, m_seq++, &requester});
 }
 
-void PipelineCalendar::commit_at_round_end(RoundCommit& c) {
-    if (c.m_commit_asked) return;
-    c.m_commit_asked = true;
-    m_commits.push_back(&c);
-}
-
 void PipelineCalendar::schedule(Activity& a) {
     if (m_running) {
         next_round(a);
         return;
     }
-    // A process of this PE, in the kernel's evaluation phase at its time.
+    // A process of this PE, in the kernel's evaluation phase at its time:
+    // the calendar has run nothing past it (the Decoupler's horizon).
     const ps_t now = sc_core::sc_time_stamp().value();
-    if (m_now > now)
+    if (m_now > now) {
         SC_REPORT_ERROR("npuvp/invariant",
                         ("a decoupled PE had run ahead to " + std::to_string(m_now) +
                          " ps when a kernel process handed it work at " + std::to_string(now) + " ps")
                             .c_str());
+        return;
+    }
+    if (m_now < now) advance_to(now);
     const std::uint64_t round = round_at(now, sc_core::sc_delta_count());
-    push(now, round + 1, a);
+    m_list.push_back({round + 1, &a});
     m_wake.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -60,20 +71,17 @@ std::uint64_t PipelineCalendar::round_at(ps_t now, std::uint64_t delta) {
     return delta - m_sync_base + m_sync_offset;
 }
 
-bool PipelineCalendar::due_now() const {
-    return !m_heap.empty() && m_heap.front().time == sc_core::sc_time_stamp().value();
-}
-
 bool PipelineCalendar::run_round(bool check) {
-    while (!m_heap.empty()) {
-        const Entry& top = m_heap.front();
-        if (top.time != m_now || top.round > m_round) break;
-        Activity& a = *top.activity;
+    while (m_head < m_list.size() && m_list[m_head].round <= m_round) {
+        Activity& a = *m_list[m_head].activity;
         if (check && a.kernel_visible()) return false;
-        std::pop_heap(m_heap.begin(), m_heap.end(), Later{});
-        m_heap.pop_back();
+        ++m_head;
         ++m_activations;
         a.activate();
+    }
+    if (m_head == m_list.size()) {
+        m_list.clear();
+        m_head = 0;
     }
     return true;
 }
@@ -104,9 +112,8 @@ void PipelineCalendar::end_round() {
 
 void PipelineCalendar::run_in_step() {
     const ps_t now = sc_core::sc_time_stamp().value();
-    const std::uint64_t round = round_at(now, sc_core::sc_delta_count());
-    m_now = now;
-    m_round = round;
+    if (m_now < now) advance_to(now);
+    m_round = round_at(now, sc_core::sc_delta_count());
     m_running = true;
     const std::uint64_t before = m_activations;
     run_round(false);
@@ -117,11 +124,13 @@ void PipelineCalendar::run_in_step() {
 
 void PipelineCalendar::run_ahead(ps_t horizon) {
     m_running = true;
-    while (!m_heap.empty()) {
-        const Entry& top = m_heap.front();
-        if (top.time >= horizon) break;
-        m_now = top.time;
-        m_round = top.round;
+    for (;;) {
+        if (m_head == m_list.size()) {
+            if (m_thead == m_timed.size() || m_timed[m_thead].time >= horizon) break;
+            advance_to(m_timed[m_thead].time);
+        }
+        if (m_now >= horizon) break;
+        m_round = m_list[m_head].round;
         if (!run_round(true)) break;  // it runs in step, at m_now (its round's end with it)
         end_round();
     }

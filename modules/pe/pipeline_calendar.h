@@ -68,37 +68,44 @@ public:
 
     // The pipeline's time: the local time while the calendar runs the PE,
     // the kernel's otherwise (a kernel process of the PE asking).
-    ps_t time_ps() const { return m_running ? m_now : sc_core::sc_time_stamp().value(); }
-    sc_core::sc_time time() const { return sc_core::sc_time::from_value(time_ps()); }
+    const sc_core::sc_time& time() const { return m_running ? m_now_t : sc_core::sc_time_stamp(); }
+    ps_t time_ps() const { return time().value(); }
     // How far the local time is ahead of the kernel's (the delay annotation
     // a transport starts with).
-    sc_core::sc_time offset() const {
-        return sc_core::sc_time::from_value(time_ps() - sc_core::sc_time_stamp().value());
-    }
+    sc_core::sc_time offset() const { return time() - sc_core::sc_time_stamp(); }
     bool running() const { return m_running; }
 
     // From an activity (the calendar running): run `a` at `t` (a later time:
     // its first round; the current time: the next round).
-    void at(ps_t t, Activity& a);
-    void next_round(Activity& a) { push(m_now, m_round + 1, a); }
+    void at(ps_t t, Activity& a) {
+        if (t > m_now)
+            push_timed(t, a);  // a later instant: its first round, as a timed notification
+        else
+            next_round(a);     // a zero wait: the next round, as a delta notification
+    }
+    void next_round(Activity& a) { m_list.push_back({m_round + 1, &a}); }
     // RoundService: serve `requester` at the end of this round, in key order.
     void ask(const RequestKey& key, RoundRequester& requester) override;
-    ps_t now_ps() const override { return time_ps(); }
+    sc_core::sc_time now() const override { return time(); }
     // commit() at the end of this round (once per round however often asked).
-    void commit_at_round_end(RoundCommit& c);
+    void commit_at_round_end(RoundCommit& c) {
+        if (c.m_commit_asked) return;
+        c.m_commit_asked = true;
+        m_commits.push_back(&c);
+    }
     // From anywhere: `a` runs in the next round: the calendar's own if it is
     // running, else the round after the kernel's current delta cycle (a
     // process of this PE handing it work, e.g. a command received).
     void schedule(Activity& a);
 
     // For the Decoupler.
-    bool empty() const { return m_heap.empty(); }
-    ps_t next_time() const { return m_heap.front().time; }
+    bool empty() const { return m_head == m_list.size() && m_thead == m_timed.size(); }
+    ps_t next_time() const { return m_head < m_list.size() ? m_now : m_timed[m_thead].time; }
     // Runs the round that the kernel's current delta cycle is at this
     // instant (the kernel's time): everything due in it, then its end.
     void run_in_step();
     // Whether more rounds are due at the kernel's time.
-    bool due_now() const;
+    bool due_now() const { return !empty() && next_time() == sc_core::sc_time_stamp().value(); }
     // The kernel has nothing else to do at this instant: the next round
     // runs in this same delta cycle (a virtual delta cycle).
     void skip_delta() { ++m_sync_offset; }
@@ -112,18 +119,16 @@ public:
     std::uint64_t in_step() const { return m_in_step; }
 
 private:
-    struct Entry {
+    // A wake-up at a later instant (its first round).
+    struct Timed {
         ps_t time;
-        std::uint64_t round;
         std::uint64_t seq;
         Activity* activity;
     };
-    struct Later {
-        bool operator()(const Entry& a, const Entry& b) const {
-            if (a.time != b.time) return a.time > b.time;
-            if (a.round != b.round) return a.round > b.round;
-            return a.seq > b.seq;
-        }
+    // A wake-up at the current instant, in round order (rounds only grow).
+    struct Slot {
+        std::uint64_t round;
+        Activity* activity;
     };
     struct Ask {
         RequestKey key;
@@ -131,7 +136,9 @@ private:
         RoundRequester* requester;
     };
 
-    void push(ps_t time, std::uint64_t round, Activity& a);
+    void push_timed(ps_t time, Activity& a);
+    // Moves to the later instant `t`: its timed wake-ups become round 0.
+    void advance_to(ps_t t);
     // The round the kernel's delta cycle `delta` is at the instant `now`.
     std::uint64_t round_at(ps_t now, std::uint64_t delta);
     // Runs every activity due at (m_now, m_round); false if it stopped before
@@ -140,13 +147,20 @@ private:
     void end_round();
 
     sc_core::sc_event& m_wake;
-    std::vector<Entry> m_heap;
+    // In time order from m_thead on (a PE has a handful of timed wake-ups
+    // at a time, and a new one is mostly the latest: a sorted insertion from
+    // the back is cheaper than a heap at that size).
+    std::vector<Timed> m_timed;
+    std::size_t m_thead = 0;
+    std::vector<Slot> m_list;    // the current instant's, from m_head on
+    std::size_t m_head = 0;
     std::vector<Ask> m_asks;
     std::vector<Ask> m_serving;
     std::vector<RoundCommit*> m_commits;
     std::vector<RoundCommit*> m_committing;
-    ps_t m_now = 0;            // the local time
-    std::uint64_t m_round = 0; // the round at m_now being run (or next to run)
+    ps_t m_now = 0;                // the local time
+    sc_core::sc_time m_now_t;      // the same as an sc_time
+    std::uint64_t m_round = 0;     // the round at m_now being run (or next to run)
     std::uint64_t m_seq = 0;
     bool m_running = false;
     bool m_serving_now = false;

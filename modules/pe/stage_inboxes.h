@@ -39,7 +39,7 @@ using TokenOutIf = sc_core::sc_fifo_out_if<TileToken*>;
 // its reads and writes take effect at the calendar's end of round, and the
 // one activity waiting on each side is run in the next round instead of an
 // event being notified.
-class StageInbox : public sc_core::sc_prim_channel,
+class StageInbox final : public sc_core::sc_prim_channel,
                    public sc_core::sc_fifo_in_if<TileToken*>,
                    public sc_core::sc_fifo_out_if<TileToken*>,
                    private RoundCommit {
@@ -69,7 +69,7 @@ public:
         if (num_available() == 0) return false;
         ++m_num_read;
         token = m_buf[m_ri];
-        m_ri = (m_ri + 1) % m_buf.size();
+        if (++m_ri == m_buf.size()) m_ri = 0;
         ++m_free;
         --m_fill;
         changed();
@@ -87,7 +87,7 @@ public:
         if (num_free() == 0) return false;
         ++m_num_written;
         m_buf[m_wi] = token;
-        m_wi = (m_wi + 1) % m_buf.size();
+        if (++m_wi == m_buf.size()) m_wi = 0;
         --m_free;
         ++m_fill;
         changed();

@@ -279,13 +279,14 @@ void ThreadStageWorker::spawn(const char* name) {
 }
 
 void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+    m_shadowed = true;
     sc_core::sc_trace(tf, m_active, prefix + ".busy");
     sc_core::sc_trace(tf, m_cmd, prefix + ".cmd");
     sc_core::sc_trace(tf, m_tile, prefix + ".tile");
 }
 
-void StageWorker::trace_engine(bool start, const TileToken& token, std::int64_t bytes,
-                               const std::string* peer) const {
+void StageWorker::emit_engine(bool start, const TileToken& token, std::int64_t bytes,
+                              const std::string* peer) const {
     m_active = start;
     m_cmd = m_active ? static_cast<std::int32_t>(token.cmd->seq) : -1;
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;

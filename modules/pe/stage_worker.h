@@ -86,7 +86,9 @@ protected:
     // Traces engine_start (start) or engine_complete and keeps the VCD shadow
     // state in step.
     void trace_engine(bool start, const TileToken& token, std::int64_t bytes = -1,
-                      const std::string* peer = nullptr) const;
+                      const std::string* peer = nullptr) const {
+        if (m_shadowed || m_trace.enabled()) emit_engine(start, token, bytes, peer);
+    }
     void record_busy(const sc_core::sc_time& start) {
         m_busy += now() - start;
         ++m_stages;
@@ -126,7 +128,11 @@ private:
     sc_core::sc_time m_busy;
     std::uint64_t m_stages = 0;
     std::uint64_t m_activations = 0;
-    // engine_start / engine_complete keep these in step with the trace.
+    void emit_engine(bool start, const TileToken& token, std::int64_t bytes,
+                     const std::string* peer) const;
+    // engine_start / engine_complete keep these in step with the trace,
+    // once the VCD traces them (m_shadowed).
+    mutable bool m_shadowed = false;
     mutable bool m_active = false;
     mutable std::int32_t m_cmd = -1;
     mutable std::int32_t m_tile = -1;
