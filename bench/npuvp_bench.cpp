@@ -134,10 +134,11 @@ int simulate_case(
     const npuvp::TopologyConfig& topo, const npuvp::WorkloadConfig& workload,
     clock_type::time_point t0,
     const std::function<void(const npuvp::Platform&, const npuvp::WorkloadRun&, Fields&)>& more = {},
-    npuvp::TraceListener* listener = nullptr) {
+    npuvp::TraceListener* listener = nullptr, bool per_stage = false) {
     npuvp::TraceSink trace;
     if (listener) trace.listen(listener);
     npuvp::Platform platform(topo, trace);
+    platform.decoupler().set_enabled(!per_stage);  // npuvp --per-stage
     npuvp::WorkloadRun run(platform, workload);
     const double elab = seconds_since(t0);
 
@@ -157,13 +158,21 @@ int simulate_case(
                   {"activations", str(work.activations)},
                   {"deltas", str(t.deltas)},
                   {"pes", str(work.pes)},
+                  {"decoupled", str(platform.decoupler().decoupled_pes())},
+                  // Process activations the kernel ran: the model's, less
+                  // those a pipeline calendar ran, plus the calendars' driver.
+                  {"kernel_activations", str(work.activations - platform.decoupler().activities() +
+                                             platform.decoupler().runs())},
                   {"makespan_ps", str(run.makespan_ps())}};
     if (more) more(platform, run, fields);
     print_result(fields);
     return 0;
 }
 
-int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+int run_model_case(std::string what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+    // "<case>_stage": the same case per stage (no decoupled pipeline).
+    const bool per_stage = what.size() > 6 && what.compare(what.size() - 6, 6, "_stage") == 0;
+    if (per_stage) what.resize(what.size() - 6);
     const std::string src = NPUVP_SOURCE_DIR;
     const auto t0 = clock_type::now();
     std::string topo_path = src + "/configs/topologies/default.yaml";
@@ -196,7 +205,7 @@ int run_model_case(const std::string& what, std::uint64_t m, std::uint64_t k, st
                                                   : Placement::all,
                                 m, k, n, sips, cubes),
                   "bench", topo);
-    return simulate_case(topo, workload, t0);
+    return simulate_case(topo, workload, t0, {}, nullptr, per_stage);
 }
 
 // The GEMM on pe0 of default.yaml with every output of a workload run on, as
@@ -488,6 +497,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     if (smoke) {
         gemm("pe1_gemm", "one", 256, 256, 256, 1);
         gemm("pe8_gemm", "eight", 256, 256, 256, 8);
+        gemm("pe1_stage", "one_stage", 256, 256, 256, 0);
+        gemm("pe8_stage", "eight_stage", 256, 256, 256, 0);
         gemm("pe64_gemm", "all64", 256, 256, 256, 0);
         gemm("pe256_gemm", "all256", 256, 256, 128, 0);
         gemm("pe1024_gemm", "all1024", 128, 128, 128, 0);
@@ -505,6 +516,10 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     } else {
         gemm("pe1_gemm", "one", 2048, 2048, 2048, 1);         // 16·16·16 = 4096 tokens
         gemm("pe8_gemm", "eight", 2048, 2048, 2048, 8);       // 8 x 4096
+        // The same two per stage (npuvp --per-stage): the decoupled
+        // pipeline's gain in the same run.
+        gemm("pe1_stage", "one_stage", 2048, 2048, 2048, 0);
+        gemm("pe8_stage", "eight_stage", 2048, 2048, 2048, 0);
         gemm("pe64_gemm", "all64", 2048, 2048, 2048, 0);      // 64 x 4096
         // Per-token cost with many PEs (issue 16): less work per PE, the
         // same kernel. 256 x 8·16·8 = 262 144 and 1024 x 8·8·8 = 524 288 tokens.
@@ -608,7 +623,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     std::cout << std::left << std::setw(12) << "case" << std::right << std::setw(5) << "PEs"
               << std::setw(9) << "tokens" << std::setw(9) << "elab s" << std::setw(9) << "init s" << std::setw(10) << "wall s"
               << std::setw(12) << "tokens/s" << std::setw(12) << "stages/s" << std::setw(9)
-              << "stg/tok" << std::setw(9) << "act/stg" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
+              << "stg/tok" << std::setw(9) << "act/stg" << std::setw(9) << "krn/tok" << std::setw(5) << "dec" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
               << "RSS MiB" << std::setw(16) << "makespan us" << "\n";
     const Case* kernel = nullptr;
     const Case* kernel_m = nullptr;
@@ -631,6 +646,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                   << sci(c.r.at("stages") / wall) << std::setw(9)
                   << fixed(c.r.at("stages") / tokens, 2) << std::setw(9)
                   << fixed(c.r.at("activations") / c.r.at("stages"), 2) << std::setw(9)
+                  << fixed(c.r.at("kernel_activations") / tokens, 2) << std::setw(5)
+                  << std::uint64_t(c.r.at("decoupled")) << std::setw(9)
                   << fixed(c.r.at("deltas") / tokens, 2) << std::setw(10)
                   << fixed(wall / tokens * 1e6, 3) << std::setw(9) << fixed(c.rss_mib, 1)
                   << std::setw(16) << fixed(c.r.at("makespan_ps") / 1e6, 3) << "\n";
@@ -674,6 +691,31 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                                 : "differ by " + fixed((bmk - mk) / 1e3, 3) + " ns = " +
                                       fixed(100.0 * (bmk - mk) / mk, 4) + "%")
                   << ")\n";
+    }
+    // ---- the decoupled pipeline against per-stage runs of the same case
+    bool agree = true;
+    std::cout << "\ndecoupled against per stage (npuvp --per-stage; same case, same run):\n";
+    for (const Case& s : cases) {
+        if (s.what.size() <= 6 || s.what.compare(s.what.size() - 6, 6, "_stage") != 0) continue;
+        const std::string what = s.what.substr(0, s.what.size() - 6);
+        const auto d = std::find_if(cases.begin(), cases.end(), [&](const Case& c) { return c.what == what; });
+        if (d == cases.end() || !d->ok || !s.ok) continue;
+        const double td = d->r.at("tokens") / d->r.at("wall_s"), ts = s.r.at("tokens") / s.r.at("wall_s");
+        const bool same = d->r.at("makespan_ps") == s.r.at("makespan_ps");
+        agree = agree && same;
+        std::cout << "  " << std::left << std::setw(10) << d->name << std::right << " "
+                  << std::uint64_t(d->r.at("decoupled")) << " of " << std::uint64_t(d->r.at("pes"))
+                  << " PEs decoupled: " << sci(td) << " tokens/s, per stage " << sci(ts)
+                  << " tokens/s = " << fixed(td / ts, 2) << "x; kernel activations per token "
+                  << fixed(d->r.at("kernel_activations") / d->r.at("tokens"), 2) << " vs "
+                  << fixed(s.r.at("kernel_activations") / s.r.at("tokens"), 2)
+                  << "; delta cycles per token " << fixed(d->r.at("deltas") / d->r.at("tokens"), 2)
+                  << " vs " << fixed(s.r.at("deltas") / s.r.at("tokens"), 2) << "; makespan "
+                  << (same ? "identical" : "DIFFERS") << "\n";
+    }
+    if (!agree) {
+        std::cerr << "npuvp_bench: a decoupled run's makespan differs from its per-stage run's\n";
+        all_ok = false;
     }
     if (switches_per_s > 0) {
         std::cout << "\nagainst the raw kernel (" << sci(switches_per_s) << " switches/s):\n";

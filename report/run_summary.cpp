@@ -95,7 +95,12 @@ void write_speed(std::ostream& out, const std::optional<SimSpeed>& speed) {
         << fixed(speed->sim_ns_per_s(), 1) << ", \"stage_events\": " << speed->stage_events
         << ", \"stage_events_per_s\": " << fixed(speed->stage_events_per_s(), 1)
         << ", \"tiles\": " << speed->tiles << ", \"tiles_per_s\": "
-        << fixed(speed->tiles_per_s(), 1) << "}";
+        << fixed(speed->tiles_per_s(), 1) << ", \"pes\": " << speed->pes
+        << ", \"decoupled_pes\": " << speed->decoupled_pes << ", \"per_stage\": [";
+    for (std::size_t i = 0; i < speed->per_stage.size(); ++i)
+        out << (i ? ", " : "") << "{\"pes\": " << json_string(speed->per_stage[i].first)
+            << ", \"why\": " << json_string(speed->per_stage[i].second) << "}";
+    out << "]}";
 }
 
 }  // namespace

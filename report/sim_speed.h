@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace npuvp {
 
@@ -18,6 +20,12 @@ struct SimSpeed {
     // engine stage events and tiles fed.
     std::uint64_t stage_events = 0;
     std::uint64_t tiles = 0;
+    // How the PEs' pipelines ran (platform/decoupler.h, docs/speed.md): of
+    // the launched PEs, how many ran decoupled; the others ran per stage,
+    // grouped by the reason (PE names, then why), in launch order.
+    std::uint64_t pes = 0;
+    std::uint64_t decoupled_pes = 0;
+    std::vector<std::pair<std::string, std::string>> per_stage;  // {"pe0, pe3", why}
 
     double delta_cycles_per_s() const { return wall_s > 0 ? delta_cycles / wall_s : 0.0; }
     double stage_events_per_s() const { return wall_s > 0 ? stage_events / wall_s : 0.0; }

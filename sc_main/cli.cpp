@@ -82,6 +82,8 @@ const char* cli_usage() {
            "  --list                print the elaborated tree: every node and link, then exit\n"
            "  --route FROM TO       print the route between two node ids (repeatable)\n"
            "  --probe-bytes N       bytes each PE moves in the platform probe (default 4194304)\n"
+           "  --per-stage           run every PE's pipeline as kernel processes, one event\n"
+           "                        per stage (same times; slower): no decoupled pipeline\n"
            "  --help                this text\n"
            "  --version             the npuvp version\n"
            "\n"
@@ -161,6 +163,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.trace = value(i, arg);
         } else if (arg == "--list") {
             options.list = true;
+        } else if (arg == "--per-stage") {
+            options.per_stage = true;
         } else if (arg == "--route") {
             const std::string from = value(i, arg);
             options.routes.emplace_back(from, value(i, arg));

@@ -39,6 +39,7 @@ struct CliOptions {
     bool list = false;                    // --list
     std::vector<std::pair<std::string, std::string>> routes;  // --route FROM TO (repeatable)
     std::uint64_t probe_bytes = 4u << 20; // --probe-bytes N
+    bool per_stage = false;               // --per-stage (no decoupled pipeline)
     bool help = false;
     bool version = false;
 };

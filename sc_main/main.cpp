@@ -213,6 +213,24 @@ SimSpeed simulate(const WorkloadRun* run) {
     return watch.speed();
 }
 
+// Which PEs ran decoupled, and why the others did not (grouped by reason).
+void note_pipelines(const Decoupler& decoupler, SimSpeed& speed) {
+    for (const Decoupler::Verdict& v : decoupler.verdicts()) {
+        ++speed.pes;
+        if (v.decoupled) {
+            ++speed.decoupled_pes;
+            continue;
+        }
+        auto it = std::find_if(speed.per_stage.begin(), speed.per_stage.end(),
+                               [&](const auto& g) { return g.second == v.why; });
+        const std::string name = v.pe->name();
+        if (it == speed.per_stage.end())
+            speed.per_stage.emplace_back(name, v.why);
+        else
+            it->first += ", " + name;
+    }
+}
+
 // Simulation speed: what was simulated per second of wall time. Wall-clock
 // figures vary run to run, so they go only to this line and the summary's
 // `speed`, never to a trace.
@@ -222,6 +240,10 @@ void print_speed(const SimSpeed& speed, std::ostream& out) {
         << " stage events (" << std::setprecision(2) << speed.stage_events_per_s() / 1e6
         << " M/s), " << speed.tiles << " tiles (" << speed.tiles_per_s() / 1e6 << " M/s), "
         << speed.delta_cycles << " delta cycles\n";
+    if (speed.pes == 0) return;
+    out << "pipeline " << speed.decoupled_pes << " of " << speed.pes << " PEs decoupled"
+        << (speed.decoupled_pes == speed.pes ? "\n" : "; per stage:\n");
+    for (const auto& [pes, why] : speed.per_stage) out << "         " << pes << ": " << why << "\n";
     out.unsetf(std::ios::floatfield);
 }
 
@@ -326,6 +348,7 @@ int run(int argc, char* argv[]) {
     if (outputs && options.workload) trace.listen(&recorder);
 
     Platform platform(topo, trace);
+    platform.decoupler().set_enabled(!options.per_stage);
     std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
     print_machine(platform, std::cout);
     if (options.list) print_list(platform, std::cout);
@@ -348,6 +371,7 @@ int run(int argc, char* argv[]) {
         const Platform::WorkCounts work = platform.work_counts();
         speed.stage_events = work.stage_events;
         speed.tiles = work.tiles;
+        note_pipelines(platform.decoupler(), speed);
         close_vcd(options, vcd);
         close_vcd_rtl();
         pending_summary().data.take_results(run, platform);

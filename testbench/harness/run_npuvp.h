@@ -35,10 +35,18 @@ inline RunResult run_npuvp(const std::string& args) {
 }
 
 // npuvp's output without its speed line (docs/cli.md): the one line that
-// holds wall-clock figures, so it differs between any two runs.
+// holds wall-clock figures, so it differs between any two runs; and without
+// the pipeline lines after it (which PEs ran decoupled: outputs and
+// --per-stage change that, never a simulated time).
 inline std::string without_speed_line(std::string out) {
     const std::size_t at = out.find("\nspeed    ");
     if (at != std::string::npos) out.erase(at, out.find('\n', at + 1) - at);
+    const std::size_t p = out.find("\npipeline ");
+    if (p == std::string::npos) return out;
+    std::size_t end = out.find('\n', p + 1);
+    while (end != std::string::npos && out.compare(end + 1, 9, "         ") == 0)
+        end = out.find('\n', end + 1);
+    out.erase(p, end == std::string::npos ? std::string::npos : end - p);
     return out;
 }
 
