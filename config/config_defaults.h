@@ -145,9 +145,20 @@ inline constexpr int kPeGemmCols = 128;
 inline constexpr double kPeGemmFreqGhz = kClockGhz;
 // Assumed: a systolic array fills along one dimension, 128 cycles.
 inline constexpr int kPeGemmFillCycles = 128;
+// The GEMM cost model (docs/timing.md T3): "dataflow" (operand streaming
+// and K folded onto idle rows / columns) or "array_pass" (SPEC T3 as the
+// seeds state it: a full array pass per output block).
+inline constexpr const char* kPeGemmCostModel = "dataflow";
+// CALIBRATION tensor unit: fetch up to 32 B/cycle per slice × 64 slices per PE.
+inline constexpr int kPeGemmFetchBytesPerCycle = 2048;
+// CALIBRATION tensor unit: contraction packet reducer latency 5 cycles (bf16).
+inline constexpr int kPeGemmReducerCycles = 5;
 
 // CALIBRATION slices: 1 PE = 64 slices × 8 lanes = 512 vector lanes.
 inline constexpr int kPeMathLanes = 512;
+// CALIBRATION tensor unit: the vector engine takes 8 or 4 elements per cycle
+// per lane group: 4 for 32-bit elements, so 64 slices × 4 = 256 lanes.
+inline constexpr int kPeMathLanes32 = 256;
 inline constexpr double kPeMathFreqGhz = kClockGhz;
 // Assumed: an 8-stage vector pipeline.
 inline constexpr int kPeMathFillCycles = 8;

@@ -289,6 +289,8 @@ const Table<PeFetchStoreConfig>& pe_fetch_store_attrs() {
 }
 
 const std::vector<std::pair<std::string, std::string>> kAccelSlotOnly = {{dflt::kAccelSlot, dflt::kAccelSlot}};
+const std::vector<std::pair<std::string, GemmCostModel>> kGemmCostModels = {
+    {"dataflow", GemmCostModel::dataflow}, {"array_pass", GemmCostModel::array_pass}};
 
 const Table<PeGemmConfig>& pe_gemm_attrs() {
     using F = Fields<PeGemmConfig>;
@@ -298,6 +300,9 @@ const Table<PeGemmConfig>& pe_gemm_attrs() {
         F::integer("cols", &PeGemmConfig::cols, dflt::kPeGemmCols, 1, "", "as `rows`"),
         F::number("freq_ghz", &PeGemmConfig::freq_ghz, dflt::kPeGemmFreqGhz, Bound::positive, "GHz", "with `rtl.pe_gemm` the RTL clock, period `1000 / freq_ghz` ps to the nearest ps (at least 2)"),
         F::integer("fill_cycles", &PeGemmConfig::fill_cycles, dflt::kPeGemmFillCycles, 0, "cycles", "not used by `rtl.pe_gemm`, whose latency is the RTL's"),
+        F::choice("cost_model", &PeGemmConfig::cost_model, dflt::kPeGemmCostModel, kGemmCostModels, "`dataflow`: max(array cycles with K folded onto idle rows / columns, operand bytes / fetch rate) + fill (+ reducer when folded); `array_pass`: ceil(m/rows)·ceil(n/cols)·k + fill (docs/timing.md T3); not used by `rtl.pe_gemm`"),
+        F::integer("fetch_bytes_per_cycle", &PeGemmConfig::fetch_bytes_per_cycle, dflt::kPeGemmFetchBytesPerCycle, 1, "bytes", "operand bytes fetched into the array per cycle (`dataflow`)"),
+        F::integer("reducer_cycles", &PeGemmConfig::reducer_cycles, dflt::kPeGemmReducerCycles, 0, "cycles", "reduction of the partial sums of a folded K (`dataflow`)"),
     }};
     return table;
 }
@@ -332,7 +337,8 @@ const Table<PeMathConfig>& pe_math_attrs() {
     using F = Fields<PeMathConfig>;
     static const Table<PeMathConfig> table{{
         F::choice("shared_resource", &PeMathConfig::shared_resource, dflt::kAccelSlot, kAccelSlotOnly, "the slot GEMM and MATH share (seed 000 D8)"),
-        F::integer("lanes", &PeMathConfig::lanes, dflt::kPeMathLanes, 1, "", "vector lanes"),
+        F::integer("lanes", &PeMathConfig::lanes, dflt::kPeMathLanes, 1, "", "vector lanes for 8- and 16-bit elements"),
+        F::integer("lanes_32bit", &PeMathConfig::lanes_32bit, dflt::kPeMathLanes32, 1, "", "vector lanes for 32-bit elements"),
         F::number("freq_ghz", &PeMathConfig::freq_ghz, dflt::kPeMathFreqGhz, Bound::positive, "GHz", ""),
         F::integer("fill_cycles", &PeMathConfig::fill_cycles, dflt::kPeMathFillCycles, 0, "cycles", "pipeline fill"),
         op_cost_field(),

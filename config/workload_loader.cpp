@@ -398,6 +398,7 @@ const KeyTable<Command>& gemm_keys() {
             K::size("m", &Command::m, "m", "elements", "rows of A and C"),
             K::size("k", &Command::k, "k", "elements", "columns of A, rows of B"),
             K::size("n", &Command::n, "n", "elements", "columns of B and C"),
+            dtype_key<Command>("dtype", &Command::elem_bytes, "elem_bytes", "element type of A and B (their bytes bound the time to stream them through fetch, T3)"),
         }};
     return table;
 }
@@ -408,6 +409,7 @@ const KeyTable<Command>& math_keys() {
         {
             math_op_key<Command>("op", &Command::op, "op", "the op PE_MATH runs"),
             K::size("elements", &Command::elements, "elements", "elements", "how many elements it runs on"),
+            dtype_key<Command>("dtype", &Command::elem_bytes, "elem_bytes", "element type (32-bit elements run on half the lanes, T3)"),
         }};
     return table;
 }

@@ -70,6 +70,9 @@ struct PeFetchStoreConfig {
     double latency_ns = 0.0;  // fixed latency of one fetch or store
 };
 
+// PE_GEMM's cost model (docs/timing.md T3).
+enum class GemmCostModel { array_pass, dataflow };
+
 struct PeGemmConfig {
     std::string impl;
     std::string shared_resource;  // "accel_slot"
@@ -77,12 +80,18 @@ struct PeGemmConfig {
     int cols = 0;
     double freq_ghz = 0.0;
     int fill_cycles = 0;
+    // The loader's default is dataflow; a config built in code keeps SPEC T3's
+    // array pass unless it says otherwise.
+    GemmCostModel cost_model = GemmCostModel::array_pass;
+    int fetch_bytes_per_cycle = 0;   // operand streaming rate into the array
+    int reducer_cycles = 0;          // partial-sum reduction when K is folded
 };
 
 struct PeMathConfig {
     std::string impl;
     std::string shared_resource;  // "accel_slot"
     int lanes = 0;
+    int lanes_32bit = 0;          // lanes for 32-bit elements
     double freq_ghz = 0.0;
     int fill_cycles = 0;
     std::map<std::string, double> op_cost;  // cycles per element and lane, by op name

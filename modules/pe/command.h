@@ -92,6 +92,9 @@ struct Command {
     std::string op;
     std::uint64_t elements = 0;
 
+    // gemm, math: the element size in bytes (dtype; bf16 = 2 when absent)
+    std::uint32_t elem_bytes = 2;
+
     // composite (T6); src feeds DMA_READ, dst takes DMA_WRITE
     CompositeSpec composite;
     MemAddress src, dst;

@@ -1,10 +1,25 @@
-// PE_GEMM (seed 000 §D1, §D4; SPEC §3 T3): the MAC array. It reads operands
-// from and writes results to the register file, never TCM. For an m×k×n tile
+// PE_GEMM (seed 000 §D1, §D4; SPEC §3 T3, docs/timing.md T3): the MAC array.
+// It reads operands from and writes results to the register file, never TCM.
+// For an m×k×n tile of e-byte operands, with cost_model `array_pass` (SPEC T3
+// as the seeds state it)
 //   cycles = ceil(m / rows) · ceil(n / cols) · k + fill_cycles,
-//   time   = cycles / freq_ghz,
-// holding the PE's accel_slot (shared with PE_MATH) for that time.
+// and with `dataflow` (the default): K folded onto the rows (columns) an
+// m < rows (n < cols) tile leaves idle, and the operands streamed through
+// fetch at fetch_bytes_per_cycle,
+//   fold   = (m < rows ? rows / m : 1) · (n < cols ? cols / n : 1), at most k
+//   array  = ceil(m / rows) · ceil(n / cols) · ceil(k / fold)
+//   fetch  = ceil((m·k + k·n) · e / fetch_bytes_per_cycle)
+//   cycles = max(array, fetch) + fill_cycles + (fold > 1 ? reducer_cycles : 0),
+// which is the array pass for a tile that fills the array (fetch is then
+// never the bound: (rows + cols)·k·e ≤ 2048·k for a 128 × 128 array).
+// time = cycles / freq_ghz, holding the PE's accel_slot (shared with PE_MATH).
+//
+// Every product is of sizes the workload loader bounds (a tile fits the TCM),
+// computed in 64 bits; the sum saturates rather than wraps (issue 21 owns the
+// error for absurd sizes).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -14,6 +29,24 @@
 #include "modules/pe/compute_worker.h"
 
 namespace npuvp {
+
+// The formula above.
+inline std::uint64_t gemm_cycles(const PeGemmConfig& c, std::uint64_t m, std::uint64_t k,
+                                 std::uint64_t n, std::uint32_t elem_bytes) {
+    const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); };
+    const std::uint64_t rows = static_cast<std::uint64_t>(c.rows), cols = static_cast<std::uint64_t>(c.cols);
+    const std::uint64_t fill = static_cast<std::uint64_t>(c.fill_cycles);
+    const std::uint64_t passes = ceil_div(m, rows) * ceil_div(n, cols);
+    if (c.cost_model != GemmCostModel::dataflow || m == 0 || n == 0 || k == 0 ||
+        c.fetch_bytes_per_cycle <= 0)
+        return passes * k + fill;
+    std::uint64_t fold = (m < rows ? rows / m : 1) * (n < cols ? cols / n : 1);
+    fold = std::min(fold, k);
+    const std::uint64_t array = passes * ceil_div(k, fold);
+    const std::uint64_t fetch =
+        ceil_div((m * k + k * n) * elem_bytes, static_cast<std::uint64_t>(c.fetch_bytes_per_cycle));
+    return std::max(array, fetch) + fill + (fold > 1 ? static_cast<std::uint64_t>(c.reducer_cycles) : 0);
+}
 
 class PeGemm : public ComputeEngine {
 public:
@@ -26,13 +59,13 @@ public:
         : PeGemm(name, config) {
         adopt_worker(std::make_unique<ComputeWorker>(
             node_id_ref(), StageType::gemm, inboxes, accel_slot, config.freq_ghz,
-            [this](const Stage& s) { return cycles(s.m, s.k, s.n); }, trace, status));
+            [this](const Stage& s) { return cycles(s.m, s.k, s.n, s.elem_bytes); }, trace, status));
     }
     const char* kind() const override { return "pe_gemm"; }
 
-    std::uint64_t cycles(std::uint64_t m, std::uint64_t k, std::uint64_t n) const {
-        const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
-        return ceil_div(m, config.rows) * ceil_div(n, config.cols) * k + config.fill_cycles;
+    std::uint64_t cycles(std::uint64_t m, std::uint64_t k, std::uint64_t n,
+                         std::uint32_t elem_bytes = 2) const {
+        return gemm_cycles(config, m, k, n, elem_bytes);
     }
 
 protected:

@@ -1,6 +1,8 @@
 // PE_MATH (seed 000 §D1, §D4; SPEC §3 T3): element-wise / reduction / SIMD unit
 // on the register file. For `elements` of `op`
 //   cycles = ceil(elements · cost(op) / lanes) + fill_cycles,
+// with `lanes` for 8- and 16-bit elements and `lanes_32bit` for 32-bit ones
+// (CALIBRATION: 8 or 4 elements per cycle per lane group),
 // holding the PE's accel_slot (shared with PE_GEMM). Consecutive MATH stages
 // of one token (an epilogue after an epilogue) run here without re-entering
 // the inbox, each taking the slot in turn.
@@ -30,17 +32,19 @@ public:
         : PeMath(name, config) {
         adopt_worker(std::make_unique<ComputeWorker>(
             node_id_ref(), StageType::math, inboxes, accel_slot, config.freq_ghz,
-            [this](const Stage& s) { return cycles(s.elements, s.op); }, trace, status));
+            [this](const Stage& s) { return cycles(s.elements, s.op, s.elem_bytes); }, trace, status));
     }
     const char* kind() const override { return "pe_math"; }
 
     // The workload loader has checked every op against op_cost.
-    std::uint64_t cycles(std::uint64_t elements, const std::string& op) const {
+    std::uint64_t cycles(std::uint64_t elements, const std::string& op,
+                         std::uint32_t elem_bytes = 2) const {
         auto it = config.op_cost.find(op);
         if (it == config.op_cost.end())
             throw std::invalid_argument(node_id() + ": no op_cost for '" + op + "'");
+        const int lanes = elem_bytes >= 4 && config.lanes_32bit > 0 ? config.lanes_32bit : config.lanes;
         return static_cast<std::uint64_t>(
-                   std::ceil(static_cast<double>(elements) * it->second / config.lanes)) +
+                   std::ceil(static_cast<double>(elements) * it->second / lanes)) +
                config.fill_cycles;
     }
 

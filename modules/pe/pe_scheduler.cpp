@@ -107,8 +107,8 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     switch (c.kind) {
     case CommandKind::dma_read: s.type = StageType::dma_read; s.bytes = c.bytes; break;
     case CommandKind::dma_write: s.type = StageType::dma_write; s.bytes = c.bytes; break;
-    case CommandKind::gemm: s.type = StageType::gemm; s.m = c.m; s.k = c.k; s.n = c.n; break;
-    case CommandKind::math: s.type = StageType::math; s.elements = c.elements; s.op = c.op; break;
+    case CommandKind::gemm: s.type = StageType::gemm; s.m = c.m; s.k = c.k; s.n = c.n; s.elem_bytes = c.elem_bytes; break;
+    case CommandKind::math: s.type = StageType::math; s.elements = c.elements; s.op = c.op; s.elem_bytes = c.elem_bytes; break;
     case CommandKind::ipcq_send: s.type = StageType::ipcq_send; s.bytes = c.bytes; break;
     case CommandKind::ipcq_recv: s.type = StageType::ipcq_recv; s.bytes = c.bytes; break;
     case CommandKind::fetch: s.type = StageType::fetch; s.bytes = c.bytes; break;

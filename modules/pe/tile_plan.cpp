@@ -47,16 +47,18 @@ public:
             s.bytes += run.bytes;
         }
     }
-    void gemm(std::uint64_t m, std::uint64_t k, std::uint64_t n) {
+    void gemm(std::uint64_t m, std::uint64_t k, std::uint64_t n, std::uint32_t elem_bytes) {
         Stage& s = slot(StageType::gemm);
         s.m = m;
         s.k = k;
         s.n = n;
+        s.elem_bytes = elem_bytes;
     }
-    void math(std::uint64_t elements, const std::string& op) {
+    void math(std::uint64_t elements, const std::string& op, std::uint32_t elem_bytes) {
         Stage& s = slot(StageType::math);
         s.elements = elements;
         s.op.assign(op);
+        s.elem_bytes = elem_bytes;
     }
 
 private:
@@ -66,6 +68,7 @@ private:
         s.type = type;
         s.bytes = s.m = s.k = s.n = s.elements = 0;
         s.op.clear();
+        s.elem_bytes = 2;
         s.mem_runs = 0;
         return s;
     }
@@ -209,20 +212,20 @@ void TilePlanner::next_gemm(TilePlan& out) {
     StageWriter w(out.stages);
     w.dma(StageType::dma_read, {{a_off, tm * tk * s.d_in}, {b_off, tk * tn * s.d_in}});
     w.transfer(StageType::fetch, out.in_bytes);
-    w.gemm(tm, tk, tn);
+    w.gemm(tm, tk, tn, s.d_in);
     const std::uint64_t out_elems = tm * tn;
     for (const Epilogue& e : m_epilogues)
-        if (e.scope == EpilogueScope::per_k_tile) w.math(out_elems, e.op);
+        if (e.scope == EpilogueScope::per_k_tile) w.math(out_elems, e.op, s.d_out);
     if (!out.last_k) return;  // partial sums stay in the register file (T6)
     for (const Epilogue& e : m_epilogues)
-        if (e.scope == EpilogueScope::per_output_tile) w.math(out_elems, e.op);
+        if (e.scope == EpilogueScope::per_output_tile) w.math(out_elems, e.op, s.d_out);
     // SPEC T6: `once` epilogues are extra stages of the command's last token,
     // after its per_output_tile epilogues and before its STORE. The token only
     // holds its own output tile, so they are timed over that tile's tm·tn
     // elements (the seed gives no other extent for a once-per-kernel op).
     if (out.last_tile)
         for (const Epilogue& e : m_epilogues)
-            if (e.scope == EpilogueScope::once) w.math(out_elems, e.op);
+            if (e.scope == EpilogueScope::once) w.math(out_elems, e.op, s.d_out);
     w.transfer(StageType::store, out.out_bytes);
     w.dma(StageType::dma_write, {{(mi * s.tm * s.n + ni * s.tn * tm) * s.d_out, out.out_bytes}});
 }
@@ -249,7 +252,7 @@ void TilePlanner::next_legacy(TilePlan& out) {
     StageWriter w(out.stages);
     w.dma(StageType::dma_read, {{offset, bytes}});
     w.transfer(StageType::fetch, bytes);
-    w.math(bytes / s.d_in, s.legacy_op);
+    w.math(bytes / s.d_in, s.legacy_op, s.d_in);
     w.transfer(StageType::store, bytes);
     w.dma(StageType::dma_write, {{offset, bytes}});
 }

@@ -57,6 +57,7 @@ struct Stage {
     std::uint64_t m = 0, k = 0, n = 0;  // GEMM
     std::uint64_t elements = 0;         // MATH
     std::string op;                     // MATH op name without "math."
+    std::uint32_t elem_bytes = 2;       // GEMM: of A and B (d_in); MATH: of its elements
     // DMA_READ / DMA_WRITE of a composite's tile: its runs in memory (a GEMM
     // tile reads two, its A and B operand tiles; docs/timing.md "Tile
     // addresses"). None (a simple command): one run of `bytes` at offset 0.
