@@ -64,7 +64,9 @@ double seconds_since(clock_type::time_point t0) {
 // 2 SIP x 4 cube x 8 PE system.
 enum class Placement { one, eight, all };
 
-// `all`: every PE of `sips` SIPs of `cubes` cubes each.
+// `all`: every PE of `sips` SIPs of `cubes` cubes each. Operand reuse off
+// (reuse: none): the SimPy port, seed 000's pipeline, reloads both operands
+// per token, and the bench compares makespans with it to the picosecond.
 std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std::uint64_t n,
                           int sips = 0, int cubes = 0) {
     std::ostringstream w;
@@ -78,6 +80,7 @@ std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std
          "        dtype: { in: bf16, out: bf16 }\n"
          "        epilogues:\n"
          "          - { op: bias_add, scope: per_output_tile }\n"
+         "        reuse: none\n"
          "        wait: true\n"
          "launch:\n";
     if (where == Placement::one) w << "  - { kernel: gemm, cube: sip0.cube0, pes: [0] }\n";

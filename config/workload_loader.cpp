@@ -154,7 +154,7 @@ public:
     void check_on_chip(const MapReader& reader, const Command& cmd, const std::string& type) const;
     void check_access(const MapReader& reader, AccessPattern& access) const;
     // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
-    void check_composite(const Command& cmd, const SourceLoc& fit_loc) const;
+    void check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc = {}) const;
     void check_hbm_range(const MapReader& reader, const HostRequest& req) const;
     void check_self_peers(const std::string& kernel, const std::vector<int>& pes,
                           const SourceLoc& launch_loc, const Extras& extras) const;
@@ -192,6 +192,7 @@ private:
     void read_wait(const Item& body, std::uint32_t index, KernelExtras& extras) const;
     void reject_context_keys(const Item& body, const std::string& type) const;
     void check_tile_fit(const Command& cmd, const SourceLoc& loc) const;
+    void choose_reuse(Command& cmd, const SourceLoc& loc) const;
     void resolve_waits(Kernel& kernel, const KernelExtras& extras) const;
     Launch read_launch(const Item& item, const WorkloadConfig& config, const Extras& extras) const;
     MmuMapping read_mmu(const Item& item) const;
@@ -498,11 +499,25 @@ const KeyTable<Command>& composite_gemm_keys() {
             K::entries("epilogues", [](auto& c) -> auto& { return c.composite.ops; }, epilogue_keys(), "list of maps", "", "composite.ops", "MATH ops after the GEMM, in order: `ops[0]` is the GEMM, then one `math.<op>` per entry"),
             address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the inputs"),
             address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the outputs"),
+            K::leaf("reuse", {"", "string", "", "chosen (see meaning)", "`none`, `a_panel` or `b_panel`", "the operand kept resident in reserved TCM (docs/timing.md \"Operand reuse\"): an A row panel across the N loop, a B column panel across the M loop; left out, the one that saves the most HBM reads if its panel leaves room for two tokens, else none. A panel that cannot fit beside one token is an error"}, "composite.reuse",
+                    [](const MapReader& r, Command& cmd, const Scope& s) {
+                        const Item item = r.child("reuse");
+                        if (!item.present) return;
+                        const std::string name = s.loader.to_string(item);
+                        CompositeSpec& c = cmd.composite;
+                        c.reuse_given = true;
+                        if (name == "none") c.reuse = OperandReuse::none;
+                        else if (name == "a_panel") c.reuse = OperandReuse::a_panel;
+                        else if (name == "b_panel") c.reuse = OperandReuse::b_panel;
+                        else
+                            throw ConfigError(item.loc, "unknown reuse '" + name + "' (known: none, a_panel, b_panel)");
+                    }),
         },
         nullptr,
         [](const MapReader& r, Command& cmd, const Scope& s) {
             cmd.composite.ops.insert(cmd.composite.ops.begin(), OpSpec{"gemm", EpilogueScope::per_output_tile});
-            s.loader.check_composite(cmd, r.child("tile").loc);
+            s.loader.check_composite(cmd, r.child("tile").loc,
+                                     r.has("reuse") ? r.child("reuse").loc : cmd.loc);
         }};
     return table;
 }
@@ -1052,13 +1067,55 @@ void Loader::check_access(const MapReader& reader, AccessPattern& a) const {
     a.given = true;
 }
 
-void Loader::check_composite(const Command& cmd, const SourceLoc& fit_loc) const {
+void Loader::check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc) const {
     try {
         TilePlanner planner(cmd.composite);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(cmd.loc, e.what());
     }
     check_tile_fit(cmd, fit_loc);
+    if (!cmd.composite.ops.empty()) choose_reuse(cmd, reuse_loc);
+}
+
+// Operand reuse (docs/timing.md "Operand reuse"). A panel's bytes, rounded
+// to the TCM granule as every buffer is; the largest panel is the first
+// (unclipped) row or column.
+void Loader::choose_reuse(Command& cmd, const SourceLoc& loc) const {
+    CompositeSpec& s = cmd.composite;
+    const std::uint64_t reserved = m_topo.cube.pe_template.tcm.reserved_bytes;
+    const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k), tn = std::min(s.tn, s.n);
+    const std::uint64_t mt = (s.m + s.tm - 1) / s.tm, nt = (s.n + s.tn - 1) / s.tn;
+    const std::uint64_t out = round_up(tm * tn * s.d_out, kTcmGranuleBytes);
+    struct Option {
+        OperandReuse reuse;
+        std::uint64_t panel, tile, saved;  // panel and one token's buffers, bytes; bytes not read
+    };
+    const Option a{OperandReuse::a_panel, round_up(tm * s.k * s.d_in, kTcmGranuleBytes),
+                   round_up(tk * tn * s.d_in, kTcmGranuleBytes) + out, (nt - 1) * s.m * s.k * s.d_in};
+    const Option b{OperandReuse::b_panel, round_up(s.k * tn * s.d_in, kTcmGranuleBytes),
+                   round_up(tm * tk * s.d_in, kTcmGranuleBytes) + out, (mt - 1) * s.k * s.n * s.d_in};
+    if (s.reuse_given) {
+        if (s.reuse == OperandReuse::none) return;
+        const Option& o = s.reuse == OperandReuse::a_panel ? a : b;
+        if (o.panel + o.tile > reserved)
+            throw ConfigError(loc, "composite '" + cmd.id + "': reuse " + npuvp::to_string(s.reuse) +
+                                       " needs a panel of " + std::to_string(o.panel) +
+                                       " bytes beside a tile's " + std::to_string(o.tile) +
+                                       " bytes of reserved TCM, but the topology reserves " +
+                                       std::to_string(reserved) +
+                                       " (pe_tcm reserved_mb); give a smaller tile or reuse: none");
+        return;
+    }
+    // The default, as a compiler would choose: keep the operand whose reuse
+    // saves the most HBM reads, if its panel leaves room for two tokens in
+    // flight (double buffering); A on a tie; none when nothing is saved.
+    s.reuse = OperandReuse::none;
+    std::uint64_t best = 0;
+    for (const Option* o : {&a, &b})
+        if (o->saved > best && o->panel + 2 * o->tile <= reserved) {
+            best = o->saved;
+            s.reuse = o->reuse;
+        }
 }
 
 // SPEC §8: a tile that can never fit SchedulerReservedTCM would block the

@@ -336,20 +336,33 @@ void PeScheduler::feed_step() {
             // seed 000 §D5.1: input and output buffers of a live tile never
             // overlap; the feeder waits for space (in request order: it is the
             // only allocator) and never holds one buffer while waiting for the other.
+            // An operand panel (docs/timing.md "Operand reuse") is taken with
+            // the first token that loads it, all or nothing with its buffers.
             TileToken& token = *m_feed_token;
-            const auto in = m_reserved.try_alloc(token.plan.in_bytes);
-            bool placed = false;
-            if (in) {
-                if (token.plan.out_bytes == 0) {
-                    token.in_buf = *in;
-                    placed = true;
-                } else if (const auto out = m_reserved.try_alloc(token.plan.out_bytes)) {
-                    token.in_buf = *in;
-                    token.out_buf = *out;
-                    placed = true;
-                } else {
-                    m_reserved.free(*in);
+            bool placed = true;
+            std::uint64_t taken[3];
+            std::size_t n_taken = 0;
+            for (const std::uint64_t bytes : {token.plan.panel_bytes, token.plan.in_bytes, token.plan.out_bytes}) {
+                if (bytes == 0) {
+                    taken[n_taken++] = 0;
+                    continue;
                 }
+                const auto at = m_reserved.try_alloc(bytes);
+                if (!at) {
+                    placed = false;
+                    break;
+                }
+                taken[n_taken++] = *at;
+            }
+            if (placed) {
+                if (token.plan.panel_bytes) m_panel_buf = taken[0];
+                token.panel_buf = m_panel_buf;
+                token.in_buf = taken[1];
+                token.out_buf = taken[2];
+            } else {
+                const std::uint64_t sizes[3] = {token.plan.panel_bytes, token.plan.in_bytes, token.plan.out_bytes};
+                for (std::size_t i = 0; i < n_taken; ++i)
+                    if (sizes[i]) m_reserved.free(taken[i]);
             }
             if (!placed) {
                 feed_wait(FeedWait::tcm, m_tcm_freed);
@@ -413,7 +426,8 @@ void PeScheduler::tile_completed(TileToken& token) {
     InflightCommand& cmd = *token.cmd;
     if (token.plan.in_bytes) m_freeing.push_back(token.in_buf);
     if (token.plan.out_bytes) m_freeing.push_back(token.out_buf);
-    if (token.plan.in_bytes || token.plan.out_bytes) {
+    if (token.plan.panel_last) m_freeing.push_back(token.panel_buf);
+    if (token.plan.in_bytes || token.plan.out_bytes || token.plan.panel_last) {
         --m_tiles_in_flight;
         if (m_cal)
             m_cal->commit_at_round_end(m_buffer_frees);

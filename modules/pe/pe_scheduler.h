@@ -230,6 +230,7 @@ private:
     std::uint64_t m_next_seq = 0;
     std::uint64_t m_tiles_fed = 0;
     std::uint64_t m_activations = 0;
+    std::uint64_t m_panel_buf = 0;  // the operand panel of the command being fed
     std::uint64_t m_reserved_peak = 0;
     // VCD shadow state
     std::int32_t m_tiles_in_flight = 0;

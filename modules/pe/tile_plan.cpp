@@ -79,6 +79,15 @@ private:
 
 }  // namespace
 
+const char* to_string(OperandReuse reuse) {
+    switch (reuse) {
+        case OperandReuse::none: return "none";
+        case OperandReuse::a_panel: return "a_panel";
+        case OperandReuse::b_panel: return "b_panel";
+    }
+    return "?";
+}
+
 const char* to_string(StageType type) {
     switch (type) {
         case StageType::dma_read: return "DMA_READ";
@@ -183,11 +192,15 @@ bool TilePlanner::next(TilePlan& out) {
 
 void TilePlanner::next_gemm(TilePlan& out) {
     const CompositeSpec& s = m_spec;
-    // SPEC T6: tile_id runs over (mi, ni) row-major, then ki innermost.
+    // SPEC T6: tile_id runs over (mi, ni) row-major, then ki innermost; with
+    // a B panel over (ni, mi), so that the panel's column stays (docs/timing.md
+    // "Operand reuse").
     const std::uint64_t id = m_next_id;
     const std::uint64_t ki = id % m_kt;
-    const std::uint64_t ni = (id / m_kt) % m_nt;
-    const std::uint64_t mi = id / (m_kt * m_nt);
+    const bool b_panel = s.reuse == OperandReuse::b_panel;
+    const bool a_panel = s.reuse == OperandReuse::a_panel;
+    const std::uint64_t ni = b_panel ? id / (m_kt * m_mt) : (id / m_kt) % m_nt;
+    const std::uint64_t mi = b_panel ? (id / m_kt) % m_mt : id / (m_kt * m_nt);
     // Edge tiles are clipped to what is left of the dimension.
     const std::uint64_t tm = std::min(s.tm, s.m - mi * s.tm);
     const std::uint64_t tk = std::min(s.tk, s.k - ki * s.tk);
@@ -199,8 +212,21 @@ void TilePlanner::next_gemm(TilePlan& out) {
     out.ki = ki;
     out.last_k = ki + 1 == m_kt;
     out.last_tile = id + 1 == m_total;
-    out.in_bytes = (tm * tk + tk * tn) * s.d_in;
+    // What is resident: an A tile once its panel's first N pass (ni = 0) has
+    // loaded it; a B tile once the first M pass (mi = 0) has.
+    const bool a_loaded = !a_panel || ni == 0;
+    const bool b_loaded = !b_panel || mi == 0;
+    out.in_bytes = ((a_panel ? 0 : tm * tk) + (b_panel ? 0 : tk * tn)) * s.d_in;
     out.out_bytes = out.last_k ? tm * tn * s.d_out : 0;
+    out.panel_bytes = 0;
+    out.panel_last = false;
+    if (a_panel) {
+        out.panel_bytes = ni == 0 && ki == 0 ? tm * s.k * s.d_in : 0;
+        out.panel_last = ni + 1 == m_nt && out.last_k;
+    } else if (b_panel) {
+        out.panel_bytes = mi == 0 && ki == 0 ? s.k * tn * s.d_in : 0;
+        out.panel_last = mi + 1 == m_mt && out.last_k;
+    }
 
     // Tile addresses (docs/timing.md "Tile addresses"): each operand is
     // stored tile-major, one row panel after the other, as a compiler for a
@@ -210,8 +236,15 @@ void TilePlanner::next_gemm(TilePlan& out) {
     const std::uint64_t a_off = (mi * s.tm * s.k + ki * s.tk * tm) * s.d_in;
     const std::uint64_t b_off = m_b_base + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
     StageWriter w(out.stages);
-    w.dma(StageType::dma_read, {{a_off, tm * tk * s.d_in}, {b_off, tk * tn * s.d_in}});
-    w.transfer(StageType::fetch, out.in_bytes);
+    const MemRun a_run{a_off, tm * tk * s.d_in}, b_run{b_off, tk * tn * s.d_in};
+    if (a_loaded && b_loaded)
+        w.dma(StageType::dma_read, {a_run, b_run});
+    else if (a_loaded)
+        w.dma(StageType::dma_read, {a_run});
+    else
+        w.dma(StageType::dma_read, {b_run});
+    // FETCH takes both operand tiles to the register file, resident or not.
+    w.transfer(StageType::fetch, (tm * tk + tk * tn) * s.d_in);
     w.gemm(tm, tk, tn, s.d_in);
     const std::uint64_t out_elems = tm * tn;
     for (const Epilogue& e : m_epilogues)
@@ -242,6 +275,8 @@ void TilePlanner::next_legacy(TilePlan& out) {
     out.ki = 0;
     out.last_k = true;
     out.last_tile = id + 1 == m_total;
+    out.panel_bytes = 0;
+    out.panel_last = false;
     out.in_bytes = bytes;
     // seed 000 §D3.2: an element-wise op writes what it read, so d_out == d_in
     // is assumed and the output buffer has the input's size.

@@ -32,12 +32,23 @@ struct OpSpec {
     EpilogueScope scope = EpilogueScope::per_output_tile;  // ignored for ops[0]
 };
 
+// Operand reuse (docs/timing.md "Operand reuse"): which operand, if any,
+// stays resident in reserved TCM as a panel, and so the loop order: an A row
+// panel (mi, all of K) kept across the N loop, tokens in (mi, ni, ki) order;
+// a B column panel (all of K, ni) kept across the M loop, tokens in (ni, mi,
+// ki) order.
+enum class OperandReuse : std::uint8_t { none, a_panel, b_panel };
+
+const char* to_string(OperandReuse reuse);
+
 struct CompositeSpec {
     // Head GEMM geometry (T6): M×K×N split into tm×tk×tn tiles.
     std::uint64_t m = 0, k = 0, n = 0;
     std::uint64_t tm = 0, tk = 0, tn = 0;
     std::uint32_t d_in = 0, d_out = 0;  // element bytes: int8 1, bf16 2, fp32 4
     std::vector<OpSpec> ops;            // ops[0] head, ops[1:] epilogues
+    OperandReuse reuse = OperandReuse::none;  // GEMM form only
+    bool reuse_given = false;  // the workload named it (else the loader chose it)
     // Legacy single-op composite (seed 000 §D3.2), used when ops is empty.
     std::uint64_t total_bytes = 0;
     std::uint64_t tile_bytes = 0;
@@ -70,8 +81,13 @@ struct TilePlan {
     std::uint64_t mi = 0, ni = 0, ki = 0;
     bool last_k = false;     // last K-step of its output tile: it stores
     bool last_tile = false;  // the command's last token
-    std::uint64_t in_bytes = 0;   // reserved-TCM input buffer (= DMA_READ bytes)
+    std::uint64_t in_bytes = 0;   // reserved-TCM input buffer: the operand tiles not in a panel
     std::uint64_t out_bytes = 0;  // reserved-TCM output buffer; 0 unless last_k
+    // Operand reuse: the first token of a panel allocates it (its DMA_READ
+    // loads the panel's tile as well as in_bytes); the panel is freed when its
+    // last token (panel_last) completes.
+    std::uint64_t panel_bytes = 0;
+    bool panel_last = false;
     std::vector<Stage> stages;
 };
 

@@ -34,6 +34,7 @@ struct TileToken {
     std::uint32_t stage_idx = 0;
     std::uint64_t in_buf = 0;   // reserved-TCM input buffer (valid if plan.in_bytes)
     std::uint64_t out_buf = 0;  // reserved-TCM output buffer (valid if plan.out_bytes)
+    std::uint64_t panel_buf = 0;  // the operand panel it uses (freed by the panel_last token)
     const void* owner = nullptr;  // the stage worker holding it; nullptr in a FIFO
     bool completed = false;
 

@@ -194,7 +194,7 @@ BOOST_AUTO_TEST_CASE(gemm_bias_relu_fields) {
     BOOST_TEST(c.id == "fc1");
     BOOST_TEST(c.index == 0u);
     BOOST_TEST(c.wait);
-    BOOST_TEST(c.loc.line == 8);  // `- composite:` after 4 comment lines and 3 keys
+    BOOST_TEST(c.loc.line == 10);  // `- composite:` after 6 comment lines and 3 keys
     BOOST_TEST(c.loc.key_path == "kernels.gemm_bias_relu[0].composite");
     const auto& s = c.composite;
     BOOST_TEST(s.m == 512u);
@@ -205,6 +205,9 @@ BOOST_AUTO_TEST_CASE(gemm_bias_relu_fields) {
     BOOST_TEST(s.tn == 128u);
     BOOST_TEST(s.d_in == 2u);
     BOOST_TEST(s.d_out == 2u);
+    // No `reuse`: the default keeps an A row panel (A and B save as much).
+    BOOST_TEST(!s.reuse_given);
+    BOOST_TEST((s.reuse == npuvp::OperandReuse::a_panel));
     BOOST_REQUIRE(s.ops.size() == 3u);
     BOOST_TEST(s.ops[0].kind == "gemm");
     BOOST_TEST(s.ops[1].kind == "math.bias_add");

@@ -173,7 +173,7 @@ launch: [ { kernel: k, pes: [0] } ]
 // otherwise. A GEMM composite 512x128x512 (tile 128: 16 tokens) fills the
 // DMA_READ inbox (depth 2); then a dma_read (dma context) and an independent
 // fetch (sub context).
-//   Each tile's DMA_READ is 128*128*2 (A) + 128*128*2 (B) = 65536 B: the
+//   Operand reuse off (reuse: none), so each tile's DMA_READ is 128*128*2 (A) + 128*128*2 (B) = 65536 B: the
 //   604 ns default DMA route + ser(65536, 192 GB/s) = 341.334 ns = 945.334 ns;
 //   tile 0 starts at 3 ns on the one read channel, tiles 1 and 2 wait in the
 //   inbox.
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(a_full_inbox_holds_up_only_its_own_command) {
     Run r(R"(
 kernels:
   k:
-    - composite: { gemm: { m: 512, k: 128, n: 512 }, tile: { m: 128, k: 128, n: 128 } }
+    - composite: { gemm: { m: 512, k: 128, n: 512 }, tile: { m: 128, k: 128, n: 128 }, reuse: none }
     - dma_read: { bytes: 65536, writes: [{ tcm: 0x1000000, bytes: 65536 }] }
     - fetch: { bytes: 4096, reads: [{ tcm: 0x1100000, bytes: 4096 }] }
 launch: [ { kernel: k, pes: [0] } ]

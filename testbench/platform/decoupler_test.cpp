@@ -72,12 +72,13 @@ void check_per_stage(const Decoupler::Verdict& v, const std::string& why) {
                         "why '" << v.why << "' does not say '" << why << "'");
 }
 
-// Two bf16 128-row tiles (m = 256, k = n = 128), no epilogue, on pe0.
+// Two bf16 128-row tiles (m = 256, k = n = 128), no epilogue, on pe0; operand
+// reuse off, so both tokens read their A and B tiles.
 const char* const two_tiles_yaml = R"(
 name: two_tiles
 kernels:
   k:
-    - composite: { id: mm, gemm: { m: 256, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, dtype: { in: bf16, out: bf16 }, wait: true }
+    - composite: { id: mm, gemm: { m: 256, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, dtype: { in: bf16, out: bf16 }, reuse: none, wait: true }
 launch:
   - { kernel: k, pes: [0] }
 )";

@@ -147,15 +147,19 @@ BOOST_AUTO_TEST_CASE(summary_reports_bytes_bandwidth_and_speed) {
     BOOST_CHECK_EQUAL(s["status"].as<std::string>(), "ok");
     BOOST_CHECK_EQUAL(s["exit_code"].as<int>(), 0);
     BOOST_CHECK_EQUAL(s["error"].as<std::string>(), "");
-    // gemm_bias_relu.yaml: 512^3 in 128^3 tiles = 4·4·4 = 64 tokens, each
-    // reading an A and a B tile of 128·128 bf16 = 2 · 32768 bytes; the 16
-    // output tiles are written once each, 128·128·2 = 32768 bytes.
-    BOOST_CHECK_EQUAL(s["totals"]["dma_read_bytes"].as<std::uint64_t>(), 64u * 2 * 32768);
+    // gemm_bias_relu.yaml: 512^3 in 128^3 tiles = 4·4·4 = 64 tokens. The
+    // default reuse keeps an A row panel (A and B would save the same 3 · 512
+    // KiB; A on a tie; docs/timing.md "Operand reuse"): the 16 tokens of the
+    // first N pass (ni = 0) read their A and B tiles of 128·128 bf16 = 32768
+    // bytes each, the other 48 only B: 16 · 2 · 32768 + 48 · 32768 bytes. The
+    // 16 output tiles are written once each, 128·128·2 = 32768 bytes.
+    const std::uint64_t reads = 16u * 2 * 32768 + 48u * 32768;
+    BOOST_CHECK_EQUAL(s["totals"]["dma_read_bytes"].as<std::uint64_t>(), reads);
     BOOST_CHECK_EQUAL(s["totals"]["dma_write_bytes"].as<std::uint64_t>(), 16u * 32768);
     // Average bandwidth = bytes / makespan (bytes per ns = GB/s), 3 decimals.
     const double makespan = s["makespan_ns"].as<double>();
     BOOST_REQUIRE_GT(makespan, 0.0);
-    BOOST_CHECK_CLOSE(s["totals"]["dma_read_gbs"].as<double>(), 64.0 * 2 * 32768 / makespan, 0.01);
+    BOOST_CHECK_CLOSE(s["totals"]["dma_read_gbs"].as<double>(), static_cast<double>(reads) / makespan, 0.01);
     // The report's traffic rows: the DMA read row of pe0 with the default
     // topology's peak, 256 GB/s per read engine x 1 engine.
     bool found = false;
@@ -163,7 +167,7 @@ BOOST_AUTO_TEST_CASE(summary_reports_bytes_bandwidth_and_speed) {
         if (t["name"].as<std::string>() != "sip0.cube0.pe0.pe_dma read") continue;
         found = true;
         BOOST_CHECK_EQUAL(t["kind"].as<std::string>(), "dma");
-        BOOST_CHECK_EQUAL(t["bytes"].as<std::uint64_t>(), 64u * 2 * 32768);
+        BOOST_CHECK_EQUAL(t["bytes"].as<std::uint64_t>(), reads);
         BOOST_CHECK_CLOSE(t["peak_gbs"].as<double>(), 256.0, 1e-9);
         BOOST_CHECK_LE(t["achieved_gbs"].as<double>(), 256.0);
     }
@@ -366,10 +370,12 @@ BOOST_AUTO_TEST_CASE(sweep_local_and_gnu_parallel_give_identical_csv) {
     std::map<std::string, std::map<double, double>> by_series;  // (tcm, tile) -> bw -> makespan
     for (std::size_t i = 1; i < csv.size(); ++i) {
         BOOST_CHECK_EQUAL(csv[i][status], "ok");
-        // Bytes read depend on the tile only: (512/t)^3 tokens of 2·t·t·2
-        // bytes = 2·512³·2/t: 4194304 for t = 128, 2097152 for t = 256.
+        // Bytes read depend on the tile only. The default reuse keeps an A
+        // row panel (docs/timing.md "Operand reuse"): A is read once, 512·512·2
+        // bytes, B once per M tile, (512/t)·512·512·2: 2621440 for t = 128,
+        // 1572864 for t = 256.
         const double t = std::stod(csv[i][tile]);
-        BOOST_CHECK_EQUAL(std::stod(csv[i][reads]), 2.0 * 512 * 512 * 512 * 2 / t);
+        BOOST_CHECK_EQUAL(std::stod(csv[i][reads]), 512.0 * 512 * 2 + (512.0 / t) * 512 * 512 * 2);
         by_series[csv[i][1] + "/" + csv[i][tile]][std::stod(csv[i][bw])] = std::stod(csv[i][makespan]);
     }
     // More DMA bandwidth never makes the same GEMM slower.

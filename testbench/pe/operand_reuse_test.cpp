@@ -1,0 +1,172 @@
+// Operand reuse in composites (docs/timing.md "Operand reuse"; issue 18): the
+// token plan and bytes of each choice, the default rule, a panel that cannot
+// fit, and a makespan derived by hand with an A row panel.
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "config/config_error.h"
+#include "config/workload_loader.h"
+#include "modules/pe/tile_plan.h"
+#include "platform/platform.h"
+#include "platform/workload_run.h"
+#include "testbench/harness/platform_fixture.h"
+#include "testbench/harness/report_guard.h"
+
+using namespace npuvp;
+
+namespace {
+
+// 300 x 200 x 130 bf16 in 128^3 tiles: Mt = 3, Nt = 2, Kt = 2, 12 tokens.
+CompositeSpec clipped(OperandReuse reuse) {
+    CompositeSpec s;
+    s.m = 300, s.k = 200, s.n = 130;
+    s.tm = s.tk = s.tn = 128;
+    s.d_in = s.d_out = 2;
+    s.ops = {OpSpec{"gemm", EpilogueScope::per_output_tile}};
+    s.reuse = reuse;
+    return s;
+}
+
+struct Totals {
+    std::uint64_t read = 0, fetched = 0, panels = 0, panel_frees = 0;
+    std::vector<std::uint64_t> order;  // (mi, ni, ki) as mi·100 + ni·10 + ki
+    std::vector<std::uint64_t> panel_sizes;
+};
+
+Totals walk(const CompositeSpec& s) {
+    Totals t;
+    TilePlanner planner(s);
+    TilePlan plan;
+    while (planner.next(plan)) {
+        t.order.push_back(plan.mi * 100 + plan.ni * 10 + plan.ki);
+        for (const Stage& st : plan.stages) {
+            if (st.type == StageType::dma_read) t.read += st.bytes;
+            if (st.type == StageType::fetch) t.fetched += st.bytes;
+        }
+        if (plan.panel_bytes) {
+            ++t.panels;
+            t.panel_sizes.push_back(plan.panel_bytes);
+        }
+        t.panel_frees += plan.panel_last;
+    }
+    return t;
+}
+
+WorkloadConfig load(const std::string& yaml, const TopologyConfig& topo) {
+    return load_workload_text(yaml, "test.yaml", topo);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(token_plan_and_bytes_of_each_choice) {
+    // No reuse: every token reads its A and B tiles: A Nt times, B Mt times,
+    // 2·(2·300·200 + 3·200·130) = 396000 B.
+    const Totals none = walk(clipped(OperandReuse::none));
+    BOOST_CHECK_EQUAL(none.read, 396000u);
+    BOOST_CHECK_EQUAL(none.panels, 0u);
+    // A row panel: tokens in (mi, ni, ki) order; A read once (300·200·2 =
+    // 120000 B), B once per M tile (3·200·130·2 = 156000 B): 276000 B. A
+    // panel per mi, tm·K·2: 51200, 51200, then 44·200·2 = 17600 (clipped),
+    // each freed with its last token (ni = 1, ki = 1).
+    const Totals a = walk(clipped(OperandReuse::a_panel));
+    BOOST_CHECK_EQUAL(a.read, 276000u);
+    BOOST_CHECK(a.order == (std::vector<std::uint64_t>{0, 1, 10, 11, 100, 101, 110, 111, 200, 201, 210, 211}));
+    BOOST_CHECK(a.panel_sizes == (std::vector<std::uint64_t>{51200, 51200, 17600}));
+    BOOST_CHECK_EQUAL(a.panel_frees, 3u);
+    // B column panel: tokens in (ni, mi, ki) order; B read once (200·130·2 =
+    // 52000 B), A once per N tile (2·300·200·2 = 240000 B): 292000 B. Panels
+    // K·tn·2: 51200, then 200·2·2 = 800.
+    const Totals b = walk(clipped(OperandReuse::b_panel));
+    BOOST_CHECK_EQUAL(b.read, 292000u);
+    BOOST_CHECK(b.order == (std::vector<std::uint64_t>{0, 1, 100, 101, 200, 201, 10, 11, 110, 111, 210, 211}));
+    BOOST_CHECK(b.panel_sizes == (std::vector<std::uint64_t>{51200, 800}));
+    BOOST_CHECK_EQUAL(b.panel_frees, 2u);
+    // FETCH still takes both operand tiles to the register file: the same
+    // bytes in every choice.
+    BOOST_CHECK_EQUAL(a.fetched, none.fetched);
+    BOOST_CHECK_EQUAL(b.fetched, none.fetched);
+}
+
+BOOST_AUTO_TEST_CASE(the_default_keeps_the_operand_that_saves_most) {
+    const TopologyConfig topo = test::load_shipped("default");  // 8 MiB reserved
+    // 300 x 200 x 130: an A panel saves (Nt - 1)·M·K·2 = 120000 B, a B panel
+    // (Mt - 1)·K·N·2 = 104000 B: A.
+    WorkloadConfig w = load(R"(
+kernels:
+  k:
+    - composite: { id: c, gemm: { m: 300, k: 200, n: 130 }, tile: { m: 128, k: 128, n: 128 } }
+    - composite: { id: tall, gemm: { m: 1024, k: 256, n: 128 }, tile: { m: 128, k: 128, n: 128 } }
+    - composite: { id: one, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 } }
+    - composite: { id: huge_k, gemm: { m: 256, k: 65536, n: 256 }, tile: { m: 128, k: 128, n: 128 } }
+launch: [ { kernel: k, pes: [0] } ]
+)", topo);
+    const auto& cmds = w.kernels.at("k").commands;
+    BOOST_CHECK(cmds[0].composite.reuse == OperandReuse::a_panel);
+    // 1024 x 256 x 128: one N tile, so an A panel saves nothing; a B panel
+    // saves 7·256·128·2 B: B.
+    BOOST_CHECK(cmds[1].composite.reuse == OperandReuse::b_panel);
+    // One tile: nothing to save, none.
+    BOOST_CHECK(cmds[2].composite.reuse == OperandReuse::none);
+    // K = 65536: a panel is 128·65536·2 = 16 MiB, more than the 8 MiB
+    // reserved: none.
+    BOOST_CHECK(cmds[3].composite.reuse == OperandReuse::none);
+}
+
+BOOST_AUTO_TEST_CASE(a_named_panel_that_cannot_fit_is_an_error_naming_the_command) {
+    const TopologyConfig topo = test::load_shipped("default");
+    try {
+        load(R"(
+kernels:
+  k:
+    - composite: { id: huge_k, gemm: { m: 256, k: 65536, n: 256 }, tile: { m: 128, k: 128, n: 128 }, reuse: a_panel }
+launch: [ { kernel: k, pes: [0] } ]
+)", topo);
+        BOOST_FAIL("a 16 MiB panel in 8 MiB of reserved TCM was accepted");
+    } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        BOOST_CHECK_MESSAGE(what.find("composite 'huge_k': reuse a_panel needs a panel of 16777216 bytes") !=
+                                std::string::npos,
+                            what);
+        BOOST_CHECK_MESSAGE(what.find("test.yaml:4") != std::string::npos, what);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_row_panel_makespan_by_hand) {
+    // 128 x 128 x 256 bf16 in 128^3 tiles: two tokens (0,0,0) and (0,1,0);
+    // the default keeps A (saves 32768 B; a B panel saves nothing). Figures
+    // of default.yaml as in testbench/pe/pipeline_test.cpp; T1 per hop
+    // t = max(t, free), free = t + n/B, t += L, every hop reserved when the
+    // transfer starts.
+    // READ0  at 3: A + B, 65536 B: done 948.334 (HBM free 846.334, TCM
+    //        write port free 615)
+    // FETCH0 948.334 + 2 + 32 + 1 = 983.334; GEMM0 + 256 = 1239.334
+    // READ1  at 948.334: B only, 32768 B: channel 1448.334, attach 1450.334,
+    //        HBM (free 1621.001) 1550.334, TCM write port (free 1554.334)
+    //        1552.334; done + 170.667 = 1723.001
+    // STORE0 at 1239.334: TCM write port reserved by READ1 until 1554.334:
+    //        1556.334; done + 16 + 1 = 1573.334
+    // WRITE0 at 1573.334: TCM read 1575.334, channel 2075.334, attach
+    //        2077.334, HBM (free since 1621.001; free 2248.001) 2177.334;
+    //        done + 170.667 = 2348.001
+    // FETCH1 at 1723.001: both tiles, A from the panel, 65536 B: 1758.001;
+    //        GEMM1 2014.001; STORE1 2033.001
+    // WRITE1 when the write channel is free, 2348.001: TCM read 2350.001,
+    //        channel 2850.001, attach 2852.001, HBM (free 2248.001)
+    //        2952.001; done + 170.667 = 3122.668 = the command's end
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform(topo, trace);
+    const WorkloadConfig w = load(R"(
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 128 }, wait: true }
+launch: [ { kernel: k, pes: [0] } ]
+)", topo);
+    BOOST_REQUIRE(w.kernels.at("k").commands[0].composite.reuse == OperandReuse::a_panel);
+    WorkloadRun run(platform, w);
+    sc_core::sc_start();
+    BOOST_REQUIRE(run.finished());
+    BOOST_CHECK_EQUAL(run.makespan_ps(), 3122668u);
+    BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 65536u + 32768u);
+}
