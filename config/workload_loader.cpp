@@ -497,7 +497,8 @@ const KeyTable<Command>& composite_gemm_keys() {
             K::section("tile", &Command::composite, composite_tile_keys(), Absent::error, "", "composite", "the tile, tm×tk×tn"),
             K::section("dtype", &Command::composite, composite_dtype_keys(), Absent::defaults, "", "composite", "element types"),
             K::entries("epilogues", [](auto& c) -> auto& { return c.composite.ops; }, epilogue_keys(), "list of maps", "", "composite.ops", "MATH ops after the GEMM, in order: `ops[0]` is the GEMM, then one `math.<op>` per entry"),
-            address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the inputs"),
+            address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the inputs: A (M·K), then B (K·N) unless `src_b` places it"),
+            address_key<Command>("src_b", &Command::src_b, "src_b", "where DMA_READ reads B, when it has its own place (default: right after A in `src`)"),
             address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the outputs"),
             K::leaf("reuse", {"", "string", "", "chosen (see meaning)", "`none`, `a_panel` or `b_panel`", "the operand kept resident in reserved TCM (docs/timing.md \"Operand reuse\"): an A row panel across the N loop, a B column panel across the M loop; left out, the one that saves the most HBM reads if its panel leaves room for two tokens, else none. A panel that cannot fit beside one token is an error"}, "composite.reuse",
                     [](const MapReader& r, Command& cmd, const Scope& s) {
@@ -516,6 +517,7 @@ const KeyTable<Command>& composite_gemm_keys() {
         nullptr,
         [](const MapReader& r, Command& cmd, const Scope& s) {
             cmd.composite.ops.insert(cmd.composite.ops.begin(), OpSpec{"gemm", EpilogueScope::per_output_tile});
+            cmd.composite.b_separate = cmd.src_b.given;
             s.loader.check_composite(cmd, r.child("tile").loc,
                                      r.has("reuse") ? r.child("reuse").loc : cmd.loc);
         }};

@@ -155,7 +155,12 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
             for (const Command& c : k->commands) {
                 switch (c.kind) {
                 case CommandKind::composite:
-                    add_dma_hops(platform, pe, reach(platform, c.src, home, composite_source_bytes(c.composite)), hops);
+                    if (c.composite.b_separate) {
+                        add_dma_hops(platform, pe, reach(platform, c.src, home, composite_a_bytes(c.composite)), hops);
+                        add_dma_hops(platform, pe, reach(platform, c.src_b, home, composite_b_bytes(c.composite)), hops);
+                    } else {
+                        add_dma_hops(platform, pe, reach(platform, c.src, home, composite_source_bytes(c.composite)), hops);
+                    }
                     add_dma_hops(platform, pe, reach(platform, c.dst, home, composite_output_bytes(c.composite)), hops);
                     break;
                 case CommandKind::dma_read:
@@ -222,7 +227,8 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                 if (c.kind != CommandKind::composite) {
                     why = std::string("its kernel '") + k->name + "' has a " + to_string(c.kind) +
                           " command ('" + c.id + "')";
-                } else if ((c.src.given && c.src.is_va) || (c.dst.given && c.dst.is_va)) {
+                } else if ((c.src.given && c.src.is_va) || (c.dst.given && c.dst.is_va) ||
+                           (c.src_b.given && c.src_b.is_va)) {
                     why = "its composite '" + c.id + "' is on virtual addresses";
                 } else if (!one_writer_per_inbox(c.composite, writers, why)) {
                 } else {
@@ -244,15 +250,23 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
         for (const Kernel* k : kernels[pe])
             for (const Command& c : k->commands) {
                 if (c.kind != CommandKind::composite) continue;
-                const auto src = targets_of(platform, c.src.given ? c.src.value : home,
-                                            composite_source_bytes(c.composite));
+                auto src = targets_of(platform, c.src.given ? c.src.value : home,
+                                      c.composite.b_separate ? composite_a_bytes(c.composite)
+                                                             : composite_source_bytes(c.composite));
+                if (c.composite.b_separate) {
+                    const auto b = targets_of(platform, c.src_b.value, composite_b_bytes(c.composite));
+                    if (src.empty() || b.empty())
+                        src.clear();  // part of an operand outside every window
+                    else
+                        src.insert(src.end(), b.begin(), b.end());
+                }
                 const auto dst = targets_of(platform, c.dst.given ? c.dst.value : home,
                                             composite_output_bytes(c.composite));
                 if (src.empty() || dst.empty()) {
                     why = "its composite '" + c.id + "' reaches outside every memory window";
                     ok = false;
                 }
-                for (const auto* targets : {&src, &dst})
+                for (const std::vector<RoutedNode*>* targets : {static_cast<const std::vector<RoutedNode*>*>(&src), &dst})
                     for (RoutedNode* t : *targets)
                         for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
                             for (const PathNode& n : platform.dma_route(*pe, dir, 0, *t).path)

@@ -98,6 +98,7 @@ struct Command {
     // composite (T6); src feeds DMA_READ, dst takes DMA_WRITE
     CompositeSpec composite;
     MemAddress src, dst;
+    MemAddress src_b;  // GEMM form: B's own place (composite.b_separate); else B follows A in src
 
     // wait: indices of the commands to wait for; empty = every earlier command
     std::vector<std::uint32_t> wait_for;

@@ -94,7 +94,8 @@ protected:
     sc_core::sc_time pre_delay(const TileToken& token) override {
         const InflightCommand& cmd = *token.cmd;
         const MemAddress& addr = type() == StageType::dma_read ? cmd.read_addr : cmd.write_addr;
-        return addr.is_va ? m_dma.mmu->translate_time() : sc_core::SC_ZERO_TIME;
+        const bool va = addr.is_va || (type() == StageType::dma_read && cmd.read_b_addr.is_va);
+        return va ? m_dma.mmu->translate_time() : sc_core::SC_ZERO_TIME;
     }
     // The stage's bytes as pieces, one per memory target (seed 000 D1: the
     // MMU translates every page the transfer touches).
@@ -106,7 +107,9 @@ protected:
         try {
             if (stage.mem_runs == 0) return add_run(cmd, addr, 0, stage.bytes);
             for (std::uint8_t r = 0; r < stage.mem_runs; ++r)
-                if (!add_run(cmd, addr, stage.mem[r].offset, stage.mem[r].bytes)) return false;
+                if (!add_run(cmd, stage.mem[r].base ? cmd.read_b_addr : addr, stage.mem[r].offset,
+                             stage.mem[r].bytes))
+                    return false;
         } catch (const std::out_of_range& e) {
             status().fail(owner_id(), "command " + cmd.command->id + ": " + e.what());
             return false;

@@ -130,7 +130,13 @@ void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
     auto range = [&](const MemAddress& at, std::uint64_t bytes) {
         return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
     };
-    if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, in));
+    const CompositeSpec& spec = cmd.command->composite;
+    if (spec.b_separate) {
+        if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
+        if (!cmd.read_b_addr.is_va) cmd.reads.push_back(range(cmd.read_b_addr, composite_b_bytes(spec)));
+    } else if (!cmd.read_addr.is_va) {
+        cmd.reads.push_back(range(cmd.read_addr, in));
+    }
     if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, out));
 }
 
@@ -148,6 +154,7 @@ void PeScheduler::receive_loop() {
         const MemAddress& dst = composite ? command.dst : command.addr;
         cmd.read_addr = src.given ? src : home;
         cmd.write_addr = dst.given ? dst : home;
+        cmd.read_b_addr = composite && command.src_b.given ? command.src_b : cmd.read_addr;
         cmd.reads = command.reads;
         cmd.writes = command.writes;
         if (composite) add_composite_ranges(cmd);

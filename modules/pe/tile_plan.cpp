@@ -111,6 +111,14 @@ std::uint64_t composite_source_bytes(const CompositeSpec& s) {
     return total;
 }
 
+std::uint64_t composite_a_bytes(const CompositeSpec& s) {
+    return checked_mul(checked_mul(s.m, s.k, "operand bytes"), s.d_in, "operand bytes");
+}
+
+std::uint64_t composite_b_bytes(const CompositeSpec& s) {
+    return checked_mul(checked_mul(s.k, s.n, "operand bytes"), s.d_in, "operand bytes");
+}
+
 std::uint64_t composite_output_bytes(const CompositeSpec& s) {
     if (s.ops.empty()) return s.total_bytes;
     return checked_mul(checked_mul(s.m, s.n, "output bytes"), s.d_out, "output bytes");
@@ -234,9 +242,11 @@ void TilePlanner::next_gemm(TilePlan& out) {
     // (ki, ni) at M·K + ki·tk·N + ni·tn·tk, C tile (mi, ni) at mi·tm·N +
     // ni·tn·tm, in elements, with tm, tk, tn this tile's (clipped) sizes.
     const std::uint64_t a_off = (mi * s.tm * s.k + ki * s.tk * tm) * s.d_in;
-    const std::uint64_t b_off = m_b_base + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
+    // B from src_b when it has its own place, else right after A in src.
+    const std::uint64_t b_off = (s.b_separate ? 0 : m_b_base) + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
     StageWriter w(out.stages);
-    const MemRun a_run{a_off, tm * tk * s.d_in}, b_run{b_off, tk * tn * s.d_in};
+    const MemRun a_run{a_off, tm * tk * s.d_in, 0};
+    const MemRun b_run{b_off, tk * tn * s.d_in, static_cast<std::uint8_t>(s.b_separate ? 1 : 0)};
     if (a_loaded && b_loaded)
         w.dma(StageType::dma_read, {a_run, b_run});
     else if (a_loaded)

@@ -49,6 +49,7 @@ struct CompositeSpec {
     std::vector<OpSpec> ops;            // ops[0] head, ops[1:] epilogues
     OperandReuse reuse = OperandReuse::none;  // GEMM form only
     bool reuse_given = false;  // the workload named it (else the loader chose it)
+    bool b_separate = false;   // B lies at its own place (src_b), not after A in src
     // Legacy single-op composite (seed 000 §D3.2), used when ops is empty.
     std::uint64_t total_bytes = 0;
     std::uint64_t tile_bytes = 0;
@@ -60,6 +61,7 @@ struct CompositeSpec {
 struct MemRun {
     std::uint64_t offset = 0;
     std::uint64_t bytes = 0;
+    std::uint8_t base = 0;  // 0: past src (dst); 1: past src_b (B at its own place)
 };
 
 struct Stage {
@@ -97,6 +99,9 @@ struct TilePlan {
 // std::invalid_argument when a product overflows 64 bits; a spec TilePlanner
 // accepted never does.
 std::uint64_t composite_source_bytes(const CompositeSpec& spec);
+// The operands' own bytes (GEMM form): A = M·K·d_in, B = K·N·d_in.
+std::uint64_t composite_a_bytes(const CompositeSpec& spec);
+std::uint64_t composite_b_bytes(const CompositeSpec& spec);
 std::uint64_t composite_output_bytes(const CompositeSpec& spec);
 
 class TilePlanner {

@@ -67,6 +67,7 @@ public:
     // The memory side of its DMA_READ and DMA_WRITE stages (PA or VA).
     MemAddress read_addr;
     MemAddress write_addr;
+    MemAddress read_b_addr;  // a composite's B when it has its own place (src_b)
     // What it reads and writes, for hazards (seed 002): the command's
     // `reads` / `writes`, and for a composite on physical addresses also its
     // operands [src, + A and B) and its output [dst, + C).

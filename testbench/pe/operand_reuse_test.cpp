@@ -170,3 +170,27 @@ launch: [ { kernel: k, pes: [0] } ]
     BOOST_CHECK_EQUAL(run.makespan_ps(), 3122668u);
     BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 65536u + 32768u);
 }
+
+BOOST_AUTO_TEST_CASE(operands_in_two_places) {
+    // A in pe0's HBM slice (src), B in the cube's shared SRAM (src_b), the
+    // same 128 x 128 x 256 as above with its A panel: token 0 reads A (128·128·2
+    // = 32768 B, from HBM) and B tile 0 (32768 B, from SRAM), token 1 only B
+    // tile 1 (32768 B, from SRAM), at B's tile-major offset ni·TN·tk·2 =
+    // 32768 past src_b.
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform(topo, trace);
+    const WorkloadConfig w = load(R"(
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, src_b: { pa: 0x1000000000000 }, wait: true }
+launch: [ { kernel: k, pes: [0] } ]
+)", topo);
+    WorkloadRun run(platform, w);
+    sc_core::sc_start();
+    BOOST_REQUIRE(run.finished());
+    const CubeNodes& cube = platform.sips()[0].cubes[0];
+    BOOST_CHECK_EQUAL(cube.hbm[0]->bytes_read(), 32768u);
+    BOOST_CHECK_EQUAL(cube.shared_sram->bytes_read(), 65536u);
+    BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 98304u);
+}
