@@ -5,6 +5,7 @@
 
 #include "modules/common/time_text.h"
 #include "modules/pe/engine_kinds.h"
+#include "modules/pe/tile_plan.h"
 
 namespace npuvp {
 namespace {
@@ -103,6 +104,36 @@ void print_engines(std::ostream& out, const WorkloadRun& run, std::uint64_t make
     }
 }
 
+// Operand reuse of every GEMM composite (docs/timing.md "Operand reuse"):
+// which panel it kept, whether the workload named it or the default chose
+// it, and the bytes it read against the same command without reuse.
+void print_reuse(std::ostream& out, const WorkloadRun& run) {
+    bool any = false;
+    for (const auto& [name, kernel] : run.workload().kernels)
+        for (const Command& c : kernel.commands) {
+            if (c.kind != CommandKind::composite || c.composite.ops.empty()) continue;
+            const CompositeSpec& s = c.composite;
+            const std::uint64_t mt = (s.m + s.tm - 1) / s.tm, nt = (s.n + s.tn - 1) / s.tn;
+            const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
+            const std::uint64_t none = nt * a + mt * b;
+            const std::uint64_t reads = s.reuse == OperandReuse::a_panel   ? a + mt * b
+                                        : s.reuse == OperandReuse::b_panel ? nt * a + b
+                                                                           : none;
+            if (!any) out << "operand reuse (bytes each PE running it reads from memory)\n";
+            any = true;
+            out << "  " << std::left << std::setw(24) << (name + "." + c.id) << std::right << " "
+                << std::left << std::setw(8) << to_string(s.reuse) << std::right
+                << (s.reuse_given ? " (named)  " : " (default)") << " reads " << reads << " B";
+            if (reads != none)
+                out << " instead of " << none << " B (" << std::fixed << std::setprecision(1)
+                    << 100.0 * static_cast<double>(none - reads) / static_cast<double>(none) << " % fewer)";
+            else if (!s.reuse_given)
+                out << ": no panel saves a read or fits with two tokens in flight";
+            out << "\n";
+        }
+    if (any) out << "\n";
+}
+
 }  // namespace
 
 void print_run(std::ostream& out, const WorkloadRun& run) {
@@ -112,6 +143,7 @@ void print_run(std::ostream& out, const WorkloadRun& run) {
         << "\nmakespan " << obs::ps_as_ns(makespan) << " ns\n\n";
     if (run.host()) print_requests(out, *run.host());
     print_schedule(out, run);
+    print_reuse(out, run);
     print_contexts(out, run);
     print_engines(out, run, makespan);
 }

@@ -12,6 +12,7 @@
 #include "platform/workload_run.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
+#include "testbench/harness/run_npuvp.h"
 
 using namespace npuvp;
 
@@ -193,4 +194,15 @@ launch: [ { kernel: k, pes: [0] } ]
     BOOST_CHECK_EQUAL(cube.hbm[0]->bytes_read(), 32768u);
     BOOST_CHECK_EQUAL(cube.shared_sram->bytes_read(), 65536u);
     BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 98304u);
+}
+
+BOOST_AUTO_TEST_CASE(the_run_says_which_operand_it_kept) {
+    // gemm_bias_relu.yaml, 512^3 bf16 in 128^3 tiles (Mt = Nt = 4): without
+    // reuse 4·A + 4·B = 8·512·512·2 = 4194304 B; the default A panel reads
+    // A once, 524288 + 4·524288 = 2621440 B, 37.5 % fewer.
+    const test::RunResult r = test::run_npuvp("--workload " + test::shipped_workload("gemm_bias_relu"));
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("gemm_bias_relu.fc1       a_panel  (default) reads 2621440 B instead of "
+                                   "4194304 B (37.5 % fewer)") != std::string::npos,
+                        r.out);
 }
