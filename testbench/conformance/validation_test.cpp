@@ -78,6 +78,20 @@ void check_near(double measured, double public_value, double tolerance_pct) {
                         measured << " is " << diff << " % from the public " << public_value);
 }
 
+// A rate microbenchmark: commands `small` and `large` of those bytes take
+// the durations derived by hand; rate = Δbytes / Δduration (the start-up
+// cancels), exactly the public figure.
+void check_rate(const std::string& bench, double small_bytes, std::uint64_t small_ps,
+                double large_bytes, std::uint64_t large_ps, double public_gbs, const std::string& figure) {
+    Bench b(bench);
+    BOOST_REQUIRE_EQUAL(b.duration("small"), small_ps);
+    BOOST_REQUIRE_EQUAL(b.duration("large"), large_ps);
+    const double gbs = (large_bytes - small_bytes) /
+                       (static_cast<double>(b.duration("large") - b.duration("small")) / 1000.0);
+    check_near(gbs, public_gbs, 0.01);
+    check_documented(figure, fixed3(gbs) + " GB/s");
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(peak_bf16_throughput) {
@@ -123,24 +137,12 @@ BOOST_AUTO_TEST_CASE(dma_engine_rate) {
     // engine's 256 GB/s the narrowest: 1 MiB 524 + 4096 = 4620 ns, 16 MiB
     // 524 + 65536 = 66060 ns; 15 MiB / 61440 ns = 256.000 GB/s.
     // CALIBRATION: 256 B/cycle per engine at 1 GHz.
-    Bench b("dma_rate");
-    BOOST_REQUIRE_EQUAL(b.duration("small"), 4620000u);
-    BOOST_REQUIRE_EQUAL(b.duration("large"), 66060000u);
-    const double gbs = (16777216.0 - 1048576.0) /
-                       (static_cast<double>(b.duration("large") - b.duration("small")) / 1000.0);
-    check_near(gbs, 256.0, 0.01);
-    check_documented("DMA engine rate", fixed3(gbs) + " GB/s");
+    check_rate("dma_rate", 1048576, 4620000, 16777216, 66060000, 256.0, "DMA engine rate");
 }
 
 BOOST_AUTO_TEST_CASE(fetch_rate) {
     // FETCH of n B: TCM read 2 + link 0, min B 2048, + latency 1: 64 KiB
     // 3 + 32 = 35 ns, 1 MiB 3 + 512 = 515 ns; 960 KiB / 480 ns = 2048 GB/s.
     // CALIBRATION: 32 B/cycle per slice x 64 slices = 2048 B/cycle.
-    Bench b("fetch_rate");
-    BOOST_REQUIRE_EQUAL(b.duration("small"), 35000u);
-    BOOST_REQUIRE_EQUAL(b.duration("large"), 515000u);
-    const double gbs = (1048576.0 - 65536.0) /
-                       (static_cast<double>(b.duration("large") - b.duration("small")) / 1000.0);
-    check_near(gbs, 2048.0, 0.01);
-    check_documented("fetch rate", fixed3(gbs) + " GB/s");
+    check_rate("fetch_rate", 65536, 35000, 1048576, 515000, 2048.0, "fetch rate");
 }

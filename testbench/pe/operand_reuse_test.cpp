@@ -3,6 +3,7 @@
 // fit, and a makespan derived by hand with an A row panel.
 #include <boost/test/unit_test.hpp>
 
+#include <memory>
 #include <string>
 
 #include "config/config_error.h"
@@ -57,6 +58,21 @@ Totals walk(const CompositeSpec& s) {
 WorkloadConfig load(const std::string& yaml, const TopologyConfig& topo) {
     return load_workload_text(yaml, "test.yaml", topo);
 }
+
+// One run of `yaml` on default.yaml, to its end (no outputs).
+struct Run {
+    TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform{topo, trace};
+    WorkloadConfig w;
+    std::unique_ptr<WorkloadRun> run;
+
+    explicit Run(const std::string& yaml) : w(load(yaml, topo)) {
+        run = std::make_unique<WorkloadRun>(platform, w);
+        sc_core::sc_start();
+        BOOST_REQUIRE(run->finished());
+    }
+};
 
 }  // namespace
 
@@ -155,21 +171,15 @@ BOOST_AUTO_TEST_CASE(a_row_panel_makespan_by_hand) {
     // WRITE1 when the write channel is free, 2348.001: TCM read 2350.001,
     //        channel 2850.001, attach 2852.001, HBM (free 2248.001)
     //        2952.001; done + 170.667 = 3122.668 = the command's end
-    const TopologyConfig topo = test::load_shipped("default");
-    TraceSink trace;
-    Platform platform(topo, trace);
-    const WorkloadConfig w = load(R"(
+    Run r(R"(
 kernels:
   k:
     - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 128 }, wait: true }
 launch: [ { kernel: k, pes: [0] } ]
-)", topo);
-    BOOST_REQUIRE(w.kernels.at("k").commands[0].composite.reuse == OperandReuse::a_panel);
-    WorkloadRun run(platform, w);
-    sc_core::sc_start();
-    BOOST_REQUIRE(run.finished());
-    BOOST_CHECK_EQUAL(run.makespan_ps(), 3122668u);
-    BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 65536u + 32768u);
+)");
+    BOOST_REQUIRE(r.w.kernels.at("k").commands[0].composite.reuse == OperandReuse::a_panel);
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 3122668u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 65536u + 32768u);
 }
 
 BOOST_AUTO_TEST_CASE(operands_in_two_places) {
@@ -178,22 +188,16 @@ BOOST_AUTO_TEST_CASE(operands_in_two_places) {
     // = 32768 B, from HBM) and B tile 0 (32768 B, from SRAM), token 1 only B
     // tile 1 (32768 B, from SRAM), at B's tile-major offset ni·TN·tk·2 =
     // 32768 past src_b.
-    const TopologyConfig topo = test::load_shipped("default");
-    TraceSink trace;
-    Platform platform(topo, trace);
-    const WorkloadConfig w = load(R"(
+    Run r(R"(
 kernels:
   k:
     - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, src_b: { pa: 0x1000000000000 }, wait: true }
 launch: [ { kernel: k, pes: [0] } ]
-)", topo);
-    WorkloadRun run(platform, w);
-    sc_core::sc_start();
-    BOOST_REQUIRE(run.finished());
-    const CubeNodes& cube = platform.sips()[0].cubes[0];
+)");
+    const CubeNodes& cube = r.platform.sips()[0].cubes[0];
     BOOST_CHECK_EQUAL(cube.hbm[0]->bytes_read(), 32768u);
     BOOST_CHECK_EQUAL(cube.shared_sram->bytes_read(), 65536u);
-    BOOST_CHECK_EQUAL(platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 98304u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 98304u);
 }
 
 BOOST_AUTO_TEST_CASE(the_run_says_which_operand_it_kept) {
