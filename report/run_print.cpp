@@ -128,7 +128,8 @@ void print_reuse(std::ostream& out, const WorkloadRun& run) {
                 out << " instead of " << none << " B (" << std::fixed << std::setprecision(1)
                     << 100.0 * static_cast<double>(none - reads) / static_cast<double>(none) << " % fewer)";
             else if (!s.reuse_given)
-                out << ": no panel saves a read or fits with two tokens in flight";
+                out << (mt == 1 && nt == 1 ? ": one tile of M and of N, nothing to reuse"
+                                           : ": no panel fits in reserved TCM with two tokens in flight");
             out << "\n";
         }
     if (any) out << "\n";
