@@ -26,14 +26,8 @@ void RequestRound::ask(const RequestKey& key, RoundRequester& requester) {
 void RequestRound::update() {
     // Swap, so that the list served is not the one a requester could add to.
     m_serving.swap(m_pending);
-    // Keys are unique within a round (the unit breaks the last tie); the
-    // ask count only makes the sort total.
-    if (m_serving.size() > 1)
-        std::sort(m_serving.begin(), m_serving.end(), [](const Entry& a, const Entry& b) {
-            return a.key < b.key || (!(b.key < a.key) && a.asked < b.asked);
-        });
     m_serving_now = true;
-    for (const Entry& e : m_serving) e.requester->serve_round();
+    serve_in_key_order(m_serving);
     m_serving_now = false;
     ++m_rounds;
     m_served += m_serving.size();

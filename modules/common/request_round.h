@@ -17,6 +17,7 @@
 // later. Serving allocates nothing once the round's list has grown.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <tuple>
@@ -66,6 +67,24 @@ public:
 protected:
     ~RoundRequester() = default;
 };
+
+// A request of a round, and how a round's requests are served (by the
+// RequestRound in the kernel's update phase, by a PipelineCalendar at a
+// round's end): in key order. Keys are unique within a round (the unit
+// breaks the last tie); the ask count only makes the sort total.
+struct RoundAsk {
+    RequestKey key;
+    std::uint64_t asked;
+    RoundRequester* requester;
+};
+
+inline void serve_in_key_order(std::vector<RoundAsk>& asks) {
+    if (asks.size() > 1)
+        std::sort(asks.begin(), asks.end(), [](const RoundAsk& a, const RoundAsk& b) {
+            return a.key < b.key || (!(b.key < a.key) && a.asked < b.asked);
+        });
+    for (const RoundAsk& a : asks) a.requester->serve_round();
+}
 
 // Who serves a round's requests: the RequestRound (the kernel's update
 // phase) or, for a decoupled PE, its PipelineCalendar (the calendar's end of
@@ -135,13 +154,8 @@ private:
     explicit RequestRound(const char* name);
     void update() override;
 
-    struct Entry {
-        RequestKey key;
-        std::uint64_t asked;
-        RoundRequester* requester;
-    };
-    std::vector<Entry> m_pending;
-    std::vector<Entry> m_serving;
+    std::vector<RoundAsk> m_pending;
+    std::vector<RoundAsk> m_serving;
     bool m_serving_now = false;
     std::uint64_t m_asked = 0;
     std::uint64_t m_rounds = 0;

@@ -91,12 +91,8 @@ void PipelineCalendar::end_round() {
     // inboxes' and buffers' commits (which only schedule the next round).
     if (!m_asks.empty()) {
         m_serving.swap(m_asks);
-        if (m_serving.size() > 1)
-            std::sort(m_serving.begin(), m_serving.end(), [](const Ask& a, const Ask& b) {
-                return a.key < b.key || (!(b.key < a.key) && a.seq < b.seq);
-            });
         m_serving_now = true;
-        for (const Ask& a : m_serving) a.requester->serve_round();
+        serve_in_key_order(m_serving);
         m_serving_now = false;
         m_serving.clear();
     }

@@ -130,11 +130,6 @@ private:
         std::uint64_t round;
         Activity* activity;
     };
-    struct Ask {
-        RequestKey key;
-        std::uint64_t seq;
-        RoundRequester* requester;
-    };
 
     void push_timed(ps_t time, Activity& a);
     // Moves to the later instant `t`: its timed wake-ups become round 0.
@@ -154,8 +149,8 @@ private:
     std::size_t m_thead = 0;
     std::vector<Slot> m_list;    // the current instant's, from m_head on
     std::size_t m_head = 0;
-    std::vector<Ask> m_asks;
-    std::vector<Ask> m_serving;
+    std::vector<RoundAsk> m_asks;
+    std::vector<RoundAsk> m_serving;
     std::vector<RoundCommit*> m_commits;
     std::vector<RoundCommit*> m_committing;
     ps_t m_now = 0;                // the local time
