@@ -102,3 +102,16 @@ launch:
     BOOST_CHECK_EQUAL(fc1, 337000u);
     BOOST_CHECK_EQUAL(v, 410000u);
 }
+
+BOOST_AUTO_TEST_CASE(absurd_sizes_saturate_instead_of_wrapping) {
+    // 2^30 cubed: (2^30 · 2^30 + 2^30 · 2^30) · 2 bytes overflows 64 bits, as
+    // do the array's 2^23 · 2^23 · 2^30 cycles: the count stays at its
+    // largest value instead of wrapping into a short time (issue 21 makes it
+    // an error naming the key).
+    const TopologyConfig topo = test::load_shipped("default");
+    const std::uint64_t big = 1ull << 30;
+    BOOST_CHECK_EQUAL(gemm_cycles(gemm_config(topo), big, big, big, 2), ~std::uint64_t{0});
+    PeGemmConfig pass = gemm_config(topo);
+    pass.cost_model = GemmCostModel::array_pass;
+    BOOST_CHECK_EQUAL(gemm_cycles(pass, big, big, big, 2), ~std::uint64_t{0});
+}
