@@ -1086,16 +1086,18 @@ void Loader::choose_reuse(Command& cmd, const SourceLoc& loc) const {
     CompositeSpec& s = cmd.composite;
     const std::uint64_t reserved = m_topo.cube.pe_template.tcm.reserved_bytes;
     const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k), tn = std::min(s.tn, s.n);
-    const std::uint64_t mt = (s.m + s.tm - 1) / s.tm, nt = (s.n + s.tn - 1) / s.tn;
     const std::uint64_t out = round_up(tm * tn * s.d_out, kTcmGranuleBytes);
     struct Option {
         OperandReuse reuse;
         std::uint64_t panel, tile, saved;  // panel and one token's buffers, bytes; bytes not read
     };
+    const std::uint64_t none = composite_read_bytes(s, OperandReuse::none);
     const Option a{OperandReuse::a_panel, round_up(tm * s.k * s.d_in, kTcmGranuleBytes),
-                   round_up(tk * tn * s.d_in, kTcmGranuleBytes) + out, (nt - 1) * s.m * s.k * s.d_in};
+                   round_up(tk * tn * s.d_in, kTcmGranuleBytes) + out,
+                   none - composite_read_bytes(s, OperandReuse::a_panel)};
     const Option b{OperandReuse::b_panel, round_up(s.k * tn * s.d_in, kTcmGranuleBytes),
-                   round_up(tm * tk * s.d_in, kTcmGranuleBytes) + out, (mt - 1) * s.k * s.n * s.d_in};
+                   round_up(tm * tk * s.d_in, kTcmGranuleBytes) + out,
+                   none - composite_read_bytes(s, OperandReuse::b_panel)};
     if (s.reuse_given) {
         if (s.reuse == OperandReuse::none) return;
         const Option& o = s.reuse == OperandReuse::a_panel ? a : b;

@@ -114,11 +114,8 @@ void print_reuse(std::ostream& out, const WorkloadRun& run) {
             if (c.kind != CommandKind::composite || c.composite.ops.empty()) continue;
             const CompositeSpec& s = c.composite;
             const std::uint64_t mt = (s.m + s.tm - 1) / s.tm, nt = (s.n + s.tn - 1) / s.tn;
-            const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
-            const std::uint64_t none = nt * a + mt * b;
-            const std::uint64_t reads = s.reuse == OperandReuse::a_panel   ? a + mt * b
-                                        : s.reuse == OperandReuse::b_panel ? nt * a + b
-                                                                           : none;
+            const std::uint64_t none = composite_read_bytes(s, OperandReuse::none);
+            const std::uint64_t reads = composite_read_bytes(s, s.reuse);
             if (!any) out << "operand reuse (bytes each PE running it reads from memory)\n";
             any = true;
             out << "  " << std::left << std::setw(24) << (name + "." + c.id) << std::right << " "

@@ -111,6 +111,25 @@ std::uint64_t composite_source_bytes(const CompositeSpec& s) {
     return total;
 }
 
+std::uint64_t composite_read_bytes(const CompositeSpec& s, OperandReuse reuse) {
+    const auto mul = [](std::uint64_t a, std::uint64_t b) {
+        std::uint64_t r = 0;
+        return __builtin_mul_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
+    };
+    const auto add = [](std::uint64_t a, std::uint64_t b) {
+        std::uint64_t r = 0;
+        return __builtin_add_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
+    };
+    const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
+    const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
+    switch (reuse) {
+        case OperandReuse::a_panel: return add(a, mul(mt, b));
+        case OperandReuse::b_panel: return add(mul(nt, a), b);
+        case OperandReuse::none: break;
+    }
+    return add(mul(nt, a), mul(mt, b));
+}
+
 std::uint64_t composite_a_bytes(const CompositeSpec& s) {
     return checked_mul(checked_mul(s.m, s.k, "operand bytes"), s.d_in, "operand bytes");
 }

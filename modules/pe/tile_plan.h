@@ -99,6 +99,10 @@ struct TilePlan {
 // std::invalid_argument when a product overflows 64 bits; a spec TilePlanner
 // accepted never does.
 std::uint64_t composite_source_bytes(const CompositeSpec& spec);
+// Bytes a GEMM composite reads from memory with `reuse` (docs/timing.md
+// "Operand reuse"): none (Nt·A + Mt·B), a_panel (A + Mt·B), b_panel
+// (Nt·A + B); saturating at 2^64 - 1.
+std::uint64_t composite_read_bytes(const CompositeSpec& spec, OperandReuse reuse);
 // The operands' own bytes (GEMM form): A = M·K·d_in, B = K·N·d_in.
 std::uint64_t composite_a_bytes(const CompositeSpec& spec);
 std::uint64_t composite_b_bytes(const CompositeSpec& spec);

@@ -99,6 +99,10 @@ BOOST_AUTO_TEST_CASE(token_plan_and_bytes_of_each_choice) {
     BOOST_CHECK(b.order == (std::vector<std::uint64_t>{0, 1, 100, 101, 200, 201, 10, 11, 110, 111, 210, 211}));
     BOOST_CHECK(b.panel_sizes == (std::vector<std::uint64_t>{51200, 800}));
     BOOST_CHECK_EQUAL(b.panel_frees, 2u);
+    // The closed form the default rule and the printed line use agrees with
+    // the planner's tokens.
+    for (OperandReuse r : {OperandReuse::none, OperandReuse::a_panel, OperandReuse::b_panel})
+        BOOST_CHECK_EQUAL(composite_read_bytes(clipped(r), r), walk(clipped(r)).read);
     // FETCH still takes both operand tiles to the register file: the same
     // bytes in every choice.
     BOOST_CHECK_EQUAL(a.fetched, none.fetched);
