@@ -172,10 +172,18 @@ int simulate_case(
     return 0;
 }
 
+// "<case>_stage": the same case per stage (npuvp --per-stage). Strips the
+// suffix from `what` and says whether it was there.
+bool strip_per_stage(std::string& what) {
+    const std::string suffix = "_stage";
+    if (what.size() <= suffix.size() || what.compare(what.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return false;
+    what.resize(what.size() - suffix.size());
+    return true;
+}
+
 int run_model_case(std::string what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
-    // "<case>_stage": the same case per stage (no decoupled pipeline).
-    const bool per_stage = what.size() > 6 && what.compare(what.size() - 6, 6, "_stage") == 0;
-    if (per_stage) what.resize(what.size() - 6);
+    const bool per_stage = strip_per_stage(what);
     const std::string src = NPUVP_SOURCE_DIR;
     const auto t0 = clock_type::now();
     std::string topo_path = src + "/configs/topologies/default.yaml";
@@ -699,8 +707,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     bool agree = true;
     std::cout << "\ndecoupled against per stage (npuvp --per-stage; same case, same run):\n";
     for (const Case& s : cases) {
-        if (s.what.size() <= 6 || s.what.compare(s.what.size() - 6, 6, "_stage") != 0) continue;
-        const std::string what = s.what.substr(0, s.what.size() - 6);
+        std::string what = s.what;
+        if (!strip_per_stage(what)) continue;
         const auto d = std::find_if(cases.begin(), cases.end(), [&](const Case& c) { return c.what == what; });
         if (d == cases.end() || !d->ok || !s.ok) continue;
         const double td = d->r.at("tokens") / d->r.at("wall_s"), ts = s.r.at("tokens") / s.r.at("wall_s");

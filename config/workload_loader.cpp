@@ -31,6 +31,7 @@
 #include "config/key_table.h"
 #include "config/yaml_document.h"
 #include "config/yaml_reader.h"
+#include "modules/common/saturating.h"
 #include "modules/pe/tcm_partition.h"
 
 namespace npuvp {
@@ -982,10 +983,7 @@ std::uint64_t Loader::hbm_end() const {
     const std::uint64_t slices = static_cast<std::uint64_t>(m_topo.system.sips) *
                                  static_cast<std::uint64_t>(m_topo.system.cubes_per_sip) *
                                  static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube);
-    const std::uint64_t slice_bytes = m_topo.cube.memory_map.hbm_slice_bytes;
-    if (slices != 0 && slice_bytes > std::numeric_limits<std::uint64_t>::max() / slices)
-        return std::numeric_limits<std::uint64_t>::max();
-    return slices * slice_bytes;
+    return sat_mul(slices, m_topo.cube.memory_map.hbm_slice_bytes);
 }
 
 // End of the shared SRAM window, as AddressResolver decodes it:
@@ -993,12 +991,7 @@ std::uint64_t Loader::hbm_end() const {
 std::uint64_t Loader::sram_end() const {
     const std::uint64_t cubes = static_cast<std::uint64_t>(m_topo.system.sips) *
                                 static_cast<std::uint64_t>(m_topo.system.cubes_per_sip);
-    const std::uint64_t bytes = m_topo.cube.shared_sram.size_bytes;
-    const std::uint64_t base = m_topo.cube.memory_map.sram_base;
-    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
-    if (cubes != 0 && bytes > max / cubes) return max;
-    const std::uint64_t window = cubes * bytes;
-    return window > max - base ? max : base + window;
+    return sat_add(m_topo.cube.memory_map.sram_base, sat_mul(cubes, m_topo.cube.shared_sram.size_bytes));
 }
 
 // ---------------------------------------------------------------- checks across keys
@@ -1101,7 +1094,7 @@ void Loader::choose_reuse(Command& cmd, const SourceLoc& loc) const {
     if (s.reuse_given) {
         if (s.reuse == OperandReuse::none) return;
         const Option& o = s.reuse == OperandReuse::a_panel ? a : b;
-        if (o.panel + o.tile > reserved)
+        if (sat_add(o.panel, o.tile) > reserved)
             throw ConfigError(loc, "composite '" + cmd.id + "': reuse " + npuvp::to_string(s.reuse) +
                                        " needs a panel of " + std::to_string(o.panel) +
                                        " bytes beside a tile's " + std::to_string(o.tile) +
@@ -1116,7 +1109,7 @@ void Loader::choose_reuse(Command& cmd, const SourceLoc& loc) const {
     s.reuse = OperandReuse::none;
     std::uint64_t best = 0;
     for (const Option* o : {&a, &b})
-        if (o->saved > best && o->panel + 2 * o->tile <= reserved) {
+        if (o->saved > best && sat_add(o->panel, sat_mul(2, o->tile)) <= reserved) {
             best = o->saved;
             s.reuse = o->reuse;
         }

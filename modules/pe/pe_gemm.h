@@ -15,7 +15,8 @@
 // time = cycles / freq_ghz, holding the PE's accel_slot (shared with PE_MATH).
 //
 // A composite's tiles fit the TCM, but a `gemm` command's sizes are only
-// positive: every product and sum saturates instead of wrapping.
+// positive: every product and sum saturates instead of wrapping
+// (modules/common/saturating.h).
 #pragma once
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <memory>
 
 #include "modules/common/config.h"
+#include "modules/common/saturating.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/compute_worker.h"
@@ -32,29 +34,19 @@ namespace npuvp {
 // The formula above.
 inline std::uint64_t gemm_cycles(const PeGemmConfig& c, std::uint64_t m, std::uint64_t k,
                                  std::uint64_t n, std::uint32_t elem_bytes) {
-    // Saturating: a count past 2^64 - 1 stays there (it cannot wrap into a
-    // short time); issue 21 makes it an error naming the key.
-    const auto mul = [](std::uint64_t a, std::uint64_t b) {
-        std::uint64_t r = 0;
-        return __builtin_mul_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
-    };
-    const auto add = [](std::uint64_t a, std::uint64_t b) {
-        std::uint64_t r = 0;
-        return __builtin_add_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
-    };
-    const auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); };
     const std::uint64_t rows = static_cast<std::uint64_t>(c.rows), cols = static_cast<std::uint64_t>(c.cols);
     const std::uint64_t fill = static_cast<std::uint64_t>(c.fill_cycles);
-    const std::uint64_t passes = mul(ceil_div(m, rows), ceil_div(n, cols));
+    const std::uint64_t passes = sat_mul(ceil_div(m, rows), ceil_div(n, cols));
     if (c.cost_model != GemmCostModel::dataflow || m == 0 || n == 0 || k == 0 ||
         c.fetch_bytes_per_cycle <= 0)
-        return add(mul(passes, k), fill);
+        return sat_add(sat_mul(passes, k), fill);
     std::uint64_t fold = (m < rows ? rows / m : 1) * (n < cols ? cols / n : 1);  // <= rows·cols
     fold = std::min(fold, k);
-    const std::uint64_t array = mul(passes, ceil_div(k, fold));
-    const std::uint64_t operand_bytes = mul(add(mul(m, k), mul(k, n)), elem_bytes);
+    const std::uint64_t array = sat_mul(passes, ceil_div(k, fold));
+    const std::uint64_t operand_bytes = sat_mul(sat_add(sat_mul(m, k), sat_mul(k, n)), elem_bytes);
     const std::uint64_t fetch = ceil_div(operand_bytes, static_cast<std::uint64_t>(c.fetch_bytes_per_cycle));
-    return add(add(std::max(array, fetch), fill), fold > 1 ? static_cast<std::uint64_t>(c.reducer_cycles) : 0);
+    return sat_add(sat_add(std::max(array, fetch), fill),
+                   fold > 1 ? static_cast<std::uint64_t>(c.reducer_cycles) : 0);
 }
 
 class PeGemm : public ComputeEngine {

@@ -125,19 +125,17 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
 // physical). Its reserved-TCM tile buffers are the scheduler's own: no
 // workload range can lie there (seed 000 D5.1).
 void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
-    const std::uint64_t in = composite_source_bytes(cmd.command->composite);
-    const std::uint64_t out = composite_output_bytes(cmd.command->composite);
+    const CompositeSpec& spec = cmd.command->composite;
     auto range = [&](const MemAddress& at, std::uint64_t bytes) {
         return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
     };
-    const CompositeSpec& spec = cmd.command->composite;
     if (spec.b_separate) {
         if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
         if (!cmd.read_b_addr.is_va) cmd.reads.push_back(range(cmd.read_b_addr, composite_b_bytes(spec)));
     } else if (!cmd.read_addr.is_va) {
-        cmd.reads.push_back(range(cmd.read_addr, in));
+        cmd.reads.push_back(range(cmd.read_addr, composite_source_bytes(spec)));
     }
-    if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, out));
+    if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, composite_output_bytes(spec)));
 }
 
 void PeScheduler::receive_loop() {
@@ -346,35 +344,25 @@ void PeScheduler::feed_step() {
             // An operand panel (docs/timing.md "Operand reuse") is taken with
             // the first token that loads it, all or nothing with its buffers.
             TileToken& token = *m_feed_token;
-            bool placed = true;
-            std::uint64_t taken[3];
-            std::size_t n_taken = 0;
-            for (const std::uint64_t bytes : {token.plan.panel_bytes, token.plan.in_bytes, token.plan.out_bytes}) {
-                if (bytes == 0) {
-                    taken[n_taken++] = 0;
-                    continue;
-                }
-                const auto at = m_reserved.try_alloc(bytes);
-                if (!at) {
-                    placed = false;
-                    break;
-                }
-                taken[n_taken++] = *at;
+            const std::uint64_t sizes[3] = {token.plan.panel_bytes, token.plan.in_bytes, token.plan.out_bytes};
+            std::uint64_t taken[3] = {0, 0, 0};
+            std::size_t n = 0;
+            for (; n < 3; ++n) {
+                if (sizes[n] == 0) continue;
+                const auto at = m_reserved.try_alloc(sizes[n]);
+                if (!at) break;
+                taken[n] = *at;
             }
-            if (placed) {
-                if (token.plan.panel_bytes) m_panel_buf = taken[0];
-                token.panel_buf = m_panel_buf;
-                token.in_buf = taken[1];
-                token.out_buf = taken[2];
-            } else {
-                const std::uint64_t sizes[3] = {token.plan.panel_bytes, token.plan.in_bytes, token.plan.out_bytes};
-                for (std::size_t i = 0; i < n_taken; ++i)
+            if (n < 3) {
+                for (std::size_t i = 0; i < n; ++i)
                     if (sizes[i]) m_reserved.free(taken[i]);
-            }
-            if (!placed) {
                 feed_wait(FeedWait::tcm, m_tcm_freed);
                 return;
             }
+            if (token.plan.panel_bytes) m_panel_buf = taken[0];
+            token.panel_buf = m_panel_buf;
+            token.in_buf = taken[1];
+            token.out_buf = taken[2];
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;

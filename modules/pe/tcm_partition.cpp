@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <iterator>
-#include <limits>
 #include <sstream>
 #include <utility>
+
+#include "modules/common/saturating.h"
 
 namespace npuvp {
 
@@ -21,12 +22,6 @@ void check_config(const PeTcmConfig& config) {
            << config.size_bytes << ")";
         throw std::invalid_argument(os.str());
     }
-}
-
-std::uint64_t saturating_end(std::uint64_t addr, std::uint64_t bytes) {
-    return bytes > std::numeric_limits<std::uint64_t>::max() - addr
-               ? std::numeric_limits<std::uint64_t>::max()
-               : addr + bytes;
 }
 
 }  // namespace
@@ -112,7 +107,7 @@ void TcmRangeMap::free(std::uint64_t addr) {
 
 bool TcmRangeMap::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     if (bytes == 0) return false;
-    const std::uint64_t end = saturating_end(addr, bytes);
+    const std::uint64_t end = sat_add(addr, bytes);
     // First live range starting at or after addr; only it and its predecessor
     // can intersect, since live ranges are sorted and disjoint.
     const auto it = std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);

@@ -5,11 +5,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "modules/common/saturating.h"
+
 namespace npuvp {
 
 namespace {
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
 bool valid_elem_size(std::uint32_t d) { return d == 1 || d == 2 || d == 4; }
 
@@ -112,22 +112,14 @@ std::uint64_t composite_source_bytes(const CompositeSpec& s) {
 }
 
 std::uint64_t composite_read_bytes(const CompositeSpec& s, OperandReuse reuse) {
-    const auto mul = [](std::uint64_t a, std::uint64_t b) {
-        std::uint64_t r = 0;
-        return __builtin_mul_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
-    };
-    const auto add = [](std::uint64_t a, std::uint64_t b) {
-        std::uint64_t r = 0;
-        return __builtin_add_overflow(a, b, &r) ? ~std::uint64_t{0} : r;
-    };
     const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
     const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
     switch (reuse) {
-        case OperandReuse::a_panel: return add(a, mul(mt, b));
-        case OperandReuse::b_panel: return add(mul(nt, a), b);
+        case OperandReuse::a_panel: return sat_add(a, sat_mul(mt, b));
+        case OperandReuse::b_panel: return sat_add(sat_mul(nt, a), b);
         case OperandReuse::none: break;
     }
-    return add(mul(nt, a), mul(mt, b));
+    return sat_add(sat_mul(nt, a), sat_mul(mt, b));
 }
 
 std::uint64_t composite_a_bytes(const CompositeSpec& s) {
