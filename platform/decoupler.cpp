@@ -5,6 +5,7 @@
 #include <set>
 #include <typeinfo>
 #include <unordered_set>
+#include <utility>
 
 #include "platform/platform.h"
 
@@ -62,6 +63,16 @@ std::vector<RoutedNode*> reach(Platform& platform, const MemAddress& addr, std::
                                std::uint64_t bytes) {
     if (addr.given && addr.is_va) return all_targets(platform);
     return targets_of(platform, addr.given ? addr.value : home, bytes);
+}
+
+// Where a composite reads: A and B from src, or A from src and B from src_b.
+struct ReadSide {
+    const MemAddress* addr;
+    std::uint64_t bytes;
+};
+std::vector<ReadSide> read_sides(const Command& c) {
+    if (!c.composite.b_separate) return {{&c.src, composite_source_bytes(c.composite)}};
+    return {{&c.src, composite_a_bytes(c.composite)}, {&c.src_b, composite_b_bytes(c.composite)}};
 }
 
 void add_hops(const Route& route, std::unordered_set<const Hop*>& hops) {
@@ -155,12 +166,8 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
             for (const Command& c : k->commands) {
                 switch (c.kind) {
                 case CommandKind::composite:
-                    if (c.composite.b_separate) {
-                        add_dma_hops(platform, pe, reach(platform, c.src, home, composite_a_bytes(c.composite)), hops);
-                        add_dma_hops(platform, pe, reach(platform, c.src_b, home, composite_b_bytes(c.composite)), hops);
-                    } else {
-                        add_dma_hops(platform, pe, reach(platform, c.src, home, composite_source_bytes(c.composite)), hops);
-                    }
+                    for (const ReadSide& side : read_sides(c))
+                        add_dma_hops(platform, pe, reach(platform, *side.addr, home, side.bytes), hops);
                     add_dma_hops(platform, pe, reach(platform, c.dst, home, composite_output_bytes(c.composite)), hops);
                     break;
                 case CommandKind::dma_read:
@@ -250,23 +257,21 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
         for (const Kernel* k : kernels[pe])
             for (const Command& c : k->commands) {
                 if (c.kind != CommandKind::composite) continue;
-                auto src = targets_of(platform, c.src.given ? c.src.value : home,
-                                      c.composite.b_separate ? composite_a_bytes(c.composite)
-                                                             : composite_source_bytes(c.composite));
-                if (c.composite.b_separate) {
-                    const auto b = targets_of(platform, c.src_b.value, composite_b_bytes(c.composite));
-                    if (src.empty() || b.empty())
-                        src.clear();  // part of an operand outside every window
-                    else
-                        src.insert(src.end(), b.begin(), b.end());
+                std::vector<RoutedNode*> src;
+                bool outside = false;  // part of an operand outside every window
+                for (const ReadSide& side : read_sides(c)) {
+                    const auto t = targets_of(platform, side.addr->given ? side.addr->value : home, side.bytes);
+                    outside = outside || t.empty();
+                    src.insert(src.end(), t.begin(), t.end());
                 }
+                if (outside) src.clear();
                 const auto dst = targets_of(platform, c.dst.given ? c.dst.value : home,
                                             composite_output_bytes(c.composite));
                 if (src.empty() || dst.empty()) {
                     why = "its composite '" + c.id + "' reaches outside every memory window";
                     ok = false;
                 }
-                for (const std::vector<RoutedNode*>* targets : {static_cast<const std::vector<RoutedNode*>*>(&src), &dst})
+                for (const auto* targets : {&std::as_const(src), &dst})
                     for (RoutedNode* t : *targets)
                         for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
                             for (const PathNode& n : platform.dma_route(*pe, dir, 0, *t).path)
