@@ -209,7 +209,7 @@ int run_model_case(std::string what, std::uint64_t m, std::uint64_t k, std::uint
         npuvp::load_topology_file(topo_path, overrides, npuvp::builtin_registry());
     const npuvp::WorkloadConfig workload =
         what == "mnist"
-            ? npuvp::load_workload_file(src + "/configs/workloads/mnist_mlp.yaml", topo)
+            ? npuvp::load_workload_file(src + "/configs/workloads/mnist_mlp_opbyop.yaml", topo)
             : npuvp::load_workload_text(
                   gemm_workload(what == "one"     ? Placement::one
                                 : what == "eight" ? Placement::eight

@@ -112,6 +112,9 @@ inline constexpr const char* kAccelSlot = "accel_slot";  // seed 000 D8: GEMM an
 
 // Assumed: 2 cycles for the PE_CPU to issue one command.
 inline constexpr double kPeCpuOverheadNs = 2.0;
+// No kernel start-up unless the topology gives one (the furiosa-opt book's
+// MNIST timeline shows about 2,000 cycles before the first op: docs/mnist.md).
+inline constexpr double kPeCpuKernelStartNs = 0.0;
 
 // Assumed: 1 cycle per scheduler dispatch.
 inline constexpr double kPeSchedulerOverheadNs = 1.0;
@@ -134,6 +137,11 @@ inline constexpr double kPeDmaSetupNs = 500.0;
 inline constexpr double kPeDmaBwGbs = 256.0;
 // Seed 002 / CALIBRATION: a DMA engine occupies 16 banks at a time.
 inline constexpr int kPeDmaBanksPerTransfer = 16;
+// Assumed: each descriptor after a transfer's first (a strided chunk, a
+// broadcast copy, a gathered piece) costs 45 ns. No public per-descriptor
+// figure; taken as CALIBRATION's HBM row switch (40–50 ns), what a chunk that
+// is not contiguous with the last costs at HBM.
+inline constexpr double kPeDmaChunkNs = 45.0;
 
 // Assumed: 1 cycle to issue a fetch or a store.
 inline constexpr double kPeFetchStoreLatencyNs = 1.0;
@@ -173,6 +181,10 @@ struct MathOpCost {
 inline constexpr MathOpCost kPeMathOpCost[] = {
     {"exp", 4.0}, {"bias_add", 1.0}, {"relu", 1.0},   {"gelu", 8.0}, {"add", 1.0},
     {"mul", 1.0}, {"reduce", 2.0},   {"softmax", 6.0}, {"cast", 1.0},
+    // The tensor unit's re-layout stages (CALIBRATION: Fetch → Switch → … →
+    // Transpose → Commit), one element per lane per cycle like a cast:
+    // `transpose` re-lays a tensor, `switch` moves or broadcasts it across slices.
+    {"transpose", 1.0}, {"switch", 1.0},
 };
 
 // CALIBRATION: 256 MB DM ÷ 8 PEs = 32 MiB per PE.
@@ -188,6 +200,9 @@ inline constexpr double kPeTcmLatencyNs = 2.0;
 // 8-byte interleave (bank = (offset / 8) % 16).
 inline constexpr int kPeTcmBanks = 16;
 inline constexpr std::int64_t kPeTcmBankInterleaveBytes = 8;
+// CALIBRATION slices: 1 PE = 64 slices; DM 128 B/cycle per slice at 1 GHz.
+inline constexpr int kPeTcmSlices = 64;
+inline constexpr double kPeTcmSliceBwGbs = 128.0;
 
 // Assumed: 64 KiB pages, a common large page for accelerator MMUs.
 inline constexpr std::int64_t kPeMmuPageKb = 64;

@@ -248,6 +248,7 @@ const Table<PeCpuConfig>& pe_cpu_attrs() {
     using F = Fields<PeCpuConfig>;
     static const Table<PeCpuConfig> table{{
         F::number("overhead_ns", &PeCpuConfig::overhead_ns, dflt::kPeCpuOverheadNs, Bound::non_negative, "ns", "per command issued"),
+        F::number("kernel_start_ns", &PeCpuConfig::kernel_start_ns, dflt::kPeCpuKernelStartNs, Bound::non_negative, "ns", "from a kernel's start (its launch, or its barrier) to its first command: program load and set-up"),
     }};
     return table;
 }
@@ -276,6 +277,7 @@ const Table<PeDmaConfig>& pe_dma_attrs() {
         // <= pe_tcm banks is checked in check_fit (the components come in any order).
         F::integer("banks_per_transfer", &PeDmaConfig::banks_per_transfer, dflt::kPeDmaBanksPerTransfer, 1, "banks",
                    "at most `pe_tcm.banks`; TCM banks a DMA transfer occupies at a time (seed 002)"),
+        F::number("chunk_ns", &PeDmaConfig::chunk_ns, dflt::kPeDmaChunkNs, Bound::non_negative, "ns", "per descriptor after a transfer's first: a strided chunk, a broadcast copy, a gathered piece (docs/timing.md \"DMA transfer patterns\")"),
     }};
     return table;
 }
@@ -358,6 +360,8 @@ const Table<PeTcmConfig>& pe_tcm_attrs() {
             F::integer("banks", &PeTcmConfig::banks, dflt::kPeTcmBanks, 1, "", "TCM banks (CALIBRATION: bank index = address bits 3–6)"),
             F::integer("bank_interleave_bytes", &PeTcmConfig::bank_interleave_bytes, dflt::kPeTcmBankInterleaveBytes, 1, "bytes",
                        "bank of TCM offset `a` = `(a / bank_interleave_bytes) % banks`"),
+            F::integer("slices", &PeTcmConfig::slices, dflt::kPeTcmSlices, 1, "", "DM slices of the PE; a broadcast DMA writes at most one copy into each"),
+            F::number("slice_bw_gbs", &PeTcmConfig::slice_bw_gbs, dflt::kPeTcmSliceBwGbs, Bound::positive, "GB/s", "one slice's write rate: a broadcast copy goes into one slice at min(this, `pe_dma.bw_gbs`)"),
         },
         // Checked here rather than in check_fit: the component's name is in the path.
         [](const MapReader& a, const PeTcmConfig& tcm) {

@@ -138,6 +138,8 @@ public:
     std::uint32_t dtype(const Item& item) const;
     std::string math_op(const Item& item) const;
     MemAddress address(const Item& item) const;
+    DmaPatternKind dma_pattern(const Item& item, CommandKind kind) const;
+    std::uint32_t pattern_count(const Item& item) const;
     // A command's or host request's `id`, when given.
     void read_id(const Item& item, std::string& id) const;
     int ipcq_peer(const Item& item) const;
@@ -153,6 +155,7 @@ public:
     // ------------------------------------------------------------ checks across keys
     void check_range(const MapReader& reader, const MemRange& range) const;
     void check_on_chip(const MapReader& reader, const Command& cmd, const std::string& type) const;
+    void check_dma_pattern(const MapReader& reader, Command& cmd) const;
     void check_access(const MapReader& reader, AccessPattern& access) const;
     // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
     void check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc = {}) const;
@@ -385,12 +388,32 @@ KeyTable<Command> bytes_keys(const std::string& doc) {
     return {"Command", {K::size("bytes", &Command::bytes, "bytes", "bytes", doc)}};
 }
 
-KeyTable<Command> dma_keys(const std::string& addr_doc) {
+// docs/timing.md "DMA transfer patterns": `pattern` and its counts.
+KeyTable<Command> dma_keys(const std::string& addr_doc, const std::string& patterns) {
     return {"Command",
             {
-                K::size("bytes", &Command::bytes, "bytes", "bytes", "how many bytes it moves"),
+                K::size("bytes", &Command::bytes, "bytes", "bytes", "how many bytes it moves (a broadcast: one copy)"),
                 address_key<Command>("addr", &Command::addr, "addr", addr_doc),
-            }};
+                K::leaf("pattern", {"", "string", "", "`contiguous`", patterns, "how the bytes are laid out: `strided` = `chunks` descriptors `stride` apart on the memory side; `broadcast` (dma_read) = read once, `copies` copies each into its own TCM slice; `gather` (dma_write) = `chunks` pieces from as many TCM slices into one memory range (docs/timing.md \"DMA transfer patterns\"). Needs a physical (or the default) `addr`"}, "pattern.kind",
+                        [](const MapReader& r, Command& cmd, const Scope& s) {
+                            const Item item = r.child("pattern");
+                            if (item.present) cmd.pattern.kind = s.loader.dma_pattern(item, cmd.kind);
+                        }),
+                K::leaf("chunks", {"", "int", "", "1", "`strided`: >= 2; `gather`: 2 … `pe_tcm.slices`; `bytes` a multiple of it", "descriptors, each `bytes / chunks` long"}, "pattern.chunks",
+                        [](const MapReader& r, Command& cmd, const Scope& s) {
+                            if (r.has("chunks")) cmd.pattern.chunks = s.loader.pattern_count(r.child("chunks"));
+                        }),
+                K::leaf("copies", {"", "int", "", "1", "`broadcast`: 2 … `pe_tcm.slices`", "copies written, one per TCM slice"}, "pattern.chunks",
+                        [](const MapReader& r, Command& cmd, const Scope& s) {
+                            if (r.has("copies")) cmd.pattern.chunks = s.loader.pattern_count(r.child("copies"));
+                        }),
+                K::leaf("stride", {"", "int", "bytes", "`bytes / chunks`", "`strided`: >= `bytes / chunks`", "from one chunk's start to the next on the memory side; the last chunk must end inside the memory window"}, "pattern.stride",
+                        [](const MapReader& r, Command& cmd, const Scope& s) {
+                            if (r.has("stride")) cmd.pattern.stride = s.loader.to_u64(r.child("stride"));
+                        }),
+            },
+            nullptr,
+            [](const MapReader& r, Command& cmd, const Scope& s) { s.loader.check_dma_pattern(r, cmd); }};
 }
 
 const KeyTable<Command>& gemm_keys() {
@@ -570,8 +593,8 @@ struct CommandKindSpec {
 
 const std::vector<CommandKindSpec>& command_kinds() {
     static const std::vector<CommandKindSpec> kinds = {
-        {"dma_read", CommandKind::dma_read, {}, "Memory → TCM on PE_DMA.", dma_keys("the memory side it reads")},
-        {"dma_write", CommandKind::dma_write, {}, "TCM → memory on PE_DMA.", dma_keys("the memory side it writes")},
+        {"dma_read", CommandKind::dma_read, {}, "Memory → TCM on PE_DMA.", dma_keys("the memory side it reads", "`contiguous`, `strided` or `broadcast`")},
+        {"dma_write", CommandKind::dma_write, {}, "TCM → memory on PE_DMA.", dma_keys("the memory side it writes", "`contiguous`, `strided` or `gather`")},
         {"gemm", CommandKind::gemm, {}, "`m × k × n` on PE_GEMM.", gemm_keys()},
         {"math", CommandKind::math, {}, "`elements` of `op` on PE_MATH.", math_keys()},
         {"composite", CommandKind::composite, {"gemm", "GEMM form"},
@@ -838,6 +861,95 @@ MemAddress Loader::address(const Item& item) const {
     addr.is_va = reader.has("va");
     addr.value = to_u64(reader.child(addr.is_va ? "va" : "pa"));
     return addr;
+}
+
+DmaPatternKind Loader::dma_pattern(const Item& item, CommandKind kind) const {
+    const std::string name = to_string(item);
+    const bool read = kind == CommandKind::dma_read;
+    if (name == "contiguous") return DmaPatternKind::contiguous;
+    if (name == "strided") return DmaPatternKind::strided;
+    if (name == "broadcast" && read) return DmaPatternKind::broadcast;
+    if (name == "gather" && !read) return DmaPatternKind::gather;
+    if (name == "broadcast" || name == "gather")
+        throw ConfigError(item.loc, "pattern '" + name + "' applies to " +
+                                        (read ? "dma_write" : "dma_read") +
+                                        (read ? " (many TCM slices to one memory range)"
+                                              : " (one memory range to many TCM slices)"));
+    throw ConfigError(item.loc, "unknown pattern '" + name + "' (known: contiguous, strided, " +
+                                    (read ? "broadcast" : "gather") + ")");
+}
+
+std::uint32_t Loader::pattern_count(const Item& item) const {
+    const std::uint64_t count = to_u64(item);
+    // A descriptor chain's length: beyond 2^20 descriptors no transfer is
+    // described this way (and the per-descriptor sum stays far from 2^64 ps).
+    constexpr std::uint64_t kMaxDescriptors = 1u << 20;
+    if (count < 2 || count > kMaxDescriptors)
+        throw ConfigError(item.loc, "must be in [2, " + std::to_string(kMaxDescriptors) + "] (got " +
+                                        item.node.Scalar() + ")");
+    return static_cast<std::uint32_t>(count);
+}
+
+// A DMA pattern's keys together (docs/timing.md "DMA transfer patterns").
+void Loader::check_dma_pattern(const MapReader& r, Command& cmd) const {
+    DmaPattern& p = cmd.pattern;
+    const char* name = npuvp::to_string(p.kind);
+    auto only_for = [&](const char* key, const char* patterns) {
+        if (r.has(key))
+            throw ConfigError(r.child(key).loc, std::string(key) + " applies to pattern " + patterns +
+                                                    " (this one is " + name + ")");
+    };
+    auto need = [&](const char* key) {
+        if (!r.has(key)) throw ConfigError(r.item().loc, std::string("pattern ") + name + " needs '" + key + "'");
+    };
+    const auto& tcm = m_topo.cube.pe_template.tcm;
+    switch (p.kind) {
+    case DmaPatternKind::contiguous:
+        only_for("chunks", "strided or gather");
+        only_for("copies", "broadcast");
+        only_for("stride", "strided");
+        return;
+    case DmaPatternKind::strided: only_for("copies", "broadcast"); need("chunks"); break;
+    case DmaPatternKind::gather: only_for("copies", "broadcast"); only_for("stride", "strided"); need("chunks"); break;
+    case DmaPatternKind::broadcast: only_for("chunks", "strided or gather"); only_for("stride", "strided"); need("copies"); break;
+    }
+    const SourceLoc at = r.child(p.kind == DmaPatternKind::broadcast ? "copies" : "chunks").loc;
+    if (cmd.addr.is_va)
+        throw ConfigError(r.child("addr").loc, std::string("pattern ") + name +
+                                                   " takes a physical address (pa) or none: a virtual "
+                                                   "one is translated page by page as one contiguous range");
+    if (p.kind != DmaPatternKind::strided && p.chunks > static_cast<std::uint32_t>(tcm.slices))
+        throw ConfigError(at, "at most pe_tcm.slices = " + std::to_string(tcm.slices) +
+                                  " (one TCM slice each; got " + std::to_string(p.chunks) + ")");
+    if (p.kind == DmaPatternKind::broadcast) {
+        const std::uint64_t room = tcm.size_bytes - tcm.reserved_bytes;
+        if (sat_mul(cmd.bytes, p.chunks) > room)
+            throw ConfigError(at, std::to_string(p.chunks) + " copies of " + std::to_string(cmd.bytes) +
+                                      " bytes do not fit the allocatable TCM (" + std::to_string(room) +
+                                      " bytes)");
+        return;
+    }
+    if (cmd.bytes % p.chunks != 0)
+        throw ConfigError(at, "bytes (" + std::to_string(cmd.bytes) + ") must be a multiple of chunks (" +
+                                  std::to_string(p.chunks) + ")");
+    const std::uint64_t chunk = cmd.bytes / p.chunks;
+    if (p.kind != DmaPatternKind::strided) return;
+    if (!r.has("stride")) p.stride = chunk;
+    if (p.stride < chunk)
+        throw ConfigError(r.child("stride").loc, "must be >= the chunk of bytes / chunks = " +
+                                                     std::to_string(chunk) + " (got " +
+                                                     std::to_string(p.stride) + ") so that chunks do not overlap");
+    // The memory side's span must lie on one target: its HBM slice (the own
+    // one when addr is left out), or the SRAM window.
+    const std::uint64_t span = sat_add(sat_mul(p.chunks - 1, p.stride), chunk);
+    const std::uint64_t base = cmd.addr.given ? cmd.addr.value : 0;
+    const std::uint64_t slice = m_topo.cube.memory_map.hbm_slice_bytes;
+    const std::uint64_t window_end = base < hbm_end() ? sat_add(base - base % slice, slice) : sram_end();
+    if (sat_add(base, span) > window_end)
+        throw ConfigError(r.has("stride") ? r.child("stride").loc : at,
+                          "the strided span (" + std::to_string(span) + " bytes from " +
+                              std::to_string(base) + ") runs past the end of its memory target (" +
+                              std::to_string(window_end) + ")");
 }
 
 void Loader::read_id(const Item& item, std::string& id) const {

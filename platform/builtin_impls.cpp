@@ -54,7 +54,7 @@ ImplRegistry make_builtin_registry() {
     });
     add<PeDma>(r, "pe_dma", "builtin.pe_dma",
                [](Name n, Env c) {
-                   return new PeDma(n, c.topo.cube.pe_template.dma, c.trace, c.status);
+                   return new PeDma(n, c.topo.cube.pe_template.dma, c.topo.cube.pe_template.tcm, c.trace, c.status);
                });
     add<PeFetchStore>(r, "pe_fetch_store", "builtin.pe_fetch_store", [](Name n, Env c) {
         return new PeFetchStore(n, c.topo.cube.pe_template.fetch_store, c.trace, c.status);

@@ -68,6 +68,20 @@ public:
         return t + m_latency_ps;
     }
 
+    // T1 for a hop whose busy time is not n / B (a patterned DMA's channel,
+    // docs/timing.md "DMA transfer patterns"): free = t + busy.
+    ps_t reserve_for(ps_t t, std::uint64_t bytes, ps_t busy) {
+        if (bytes != 0 && has_bandwidth()) {
+            t = std::max(t, m_free_ps);
+            m_free_ps = t + busy;
+            m_busy_ps += busy;
+            m_bytes += bytes;
+        }
+        ++m_transfers;
+        return t + m_latency_ps;
+    }
+    std::uint64_t bytes_per_second() const { return m_bytes_per_s; }
+
     // Statistics for the report.
     std::uint64_t bytes() const { return m_bytes; }
     ps_t busy_ps() const { return m_busy_ps; }

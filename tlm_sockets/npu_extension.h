@@ -53,6 +53,7 @@ public:
     std::int64_t tile_id = -1;
     std::uint64_t bytes = 0;          // modelled byte count n of T1
     const Route* route = nullptr;
+    TransferShape* shape = nullptr;   // a patterned transfer's T1; nullptr = plain T1
     const void* body = nullptr;       // what the message carries (e.g. a Command)
     std::uint32_t path_index = 0;     // position of the node now holding the payload
     std::uint32_t step_cursor = 0;    // next RouteStep to apply

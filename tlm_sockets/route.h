@@ -30,6 +30,20 @@ struct RouteStep {
     std::uint32_t at = 0;
 };
 
+// A patterned DMA transfer's T1 (docs/timing.md "DMA transfer patterns"):
+// its `engine` hop (the DMA channel) is busy `engine_ps` for `engine_bytes`
+// (its bytes with a broadcast's copies, at the rate it writes them, plus the
+// per-descriptor costs) instead of n / B; its tail hops (a DMA read's TCM
+// write port) carry `tail_bytes`; every other hop carries n. The drain is the
+// longest of the hops' busy times, which transport fills in `drain_ps`.
+struct TransferShape {
+    const Hop* engine = nullptr;
+    std::uint64_t engine_bytes = 0;
+    ps_t engine_ps = 0;
+    std::uint64_t tail_bytes = 0;
+    ps_t drain_ps = 0;
+};
+
 struct Route {
     std::vector<PathNode> path;  // path[0] is the initiator, path.back() the target
     std::vector<RouteStep> steps;  // in T1 order

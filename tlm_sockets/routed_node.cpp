@@ -48,11 +48,30 @@ int RoutedNode::connect_to(RoutedNode& next) {
     return m_out_bindings++;
 }
 
+// One hop of a patterned transfer: the engine hop for its own busy time,
+// any other for its bytes; the drain is the longest busy time of them all.
+ps_t RoutedNode::reserve_shaped(TransferShape& shape, Hop& hop, ps_t t, std::uint64_t bytes) {
+    if (&hop == shape.engine) {
+        shape.drain_ps = std::max(shape.drain_ps, hop.has_bandwidth() ? shape.engine_ps : ps_t{0});
+        return hop.reserve_for(t, shape.engine_bytes, shape.engine_ps);
+    }
+    if (hop.has_bandwidth())
+        shape.drain_ps = std::max(shape.drain_ps, serialisation_ps(bytes, hop.bytes_per_second()));
+    return hop.reserve(t, bytes);
+}
+
 void RoutedNode::apply_steps(NpuExtension& ext, sc_core::sc_time& delay) {
     const auto& steps = ext.route->steps;
     if (ext.step_cursor >= steps.size() || steps[ext.step_cursor].at != ext.path_index) return;
     const ps_t now = ext.base_ps;
     ps_t t = now + delay.value();
+    if (ext.shape != nullptr) {
+        const bool tail = ext.path_index == ext.route->path.size();
+        while (ext.step_cursor < steps.size() && steps[ext.step_cursor].at == ext.path_index)
+            t = reserve_shaped(*ext.shape, *steps[ext.step_cursor++].hop, t, tail ? ext.shape->tail_bytes : ext.bytes);
+        delay = sc_core::sc_time::from_value(t - now);
+        return;
+    }
     while (ext.step_cursor < steps.size() && steps[ext.step_cursor].at == ext.path_index) {
         t = steps[ext.step_cursor].hop->reserve(t, ext.bytes);
         ++ext.step_cursor;
@@ -66,7 +85,9 @@ sc_core::sc_time RoutedNode::tail(NpuExtension& ext, sc_core::sc_time delay) {
     ext.path_index = static_cast<std::uint32_t>(route.path.size());
     apply_steps(ext, delay);
     sc_assert(ext.step_cursor == route.steps.size());
-    return delay + sc_core::sc_time::from_value(serialisation_ps(ext.bytes, route.min_bytes_per_s));
+    const ps_t drain = ext.shape != nullptr ? ext.shape->drain_ps
+                                            : serialisation_ps(ext.bytes, route.min_bytes_per_s);
+    return delay + sc_core::sc_time::from_value(drain);
 }
 
 sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time& local) {

@@ -181,6 +181,7 @@ private:
 
     // Applies the route steps assigned to path position ext.path_index.
     static void apply_steps(NpuExtension& ext, sc_core::sc_time& delay);
+    static ps_t reserve_shaped(TransferShape& shape, Hop& hop, ps_t t, std::uint64_t bytes);
 
     std::string m_node_id;
     int m_out_bindings = 0;

@@ -42,6 +42,7 @@ struct WireConfig {
 struct PeCpuConfig {
     std::string impl;
     double overhead_ns = 0.0;  // per command issued (T3)
+    double kernel_start_ns = 0.0;  // from a kernel's start to its first command
 };
 
 enum class BankPolicy { serialize, detect };
@@ -63,6 +64,7 @@ struct PeDmaConfig {
     double setup_ns = 0.0;   // channel hop latency per transfer (T2)
     double bw_gbs = 0.0;     // channel hop bandwidth (T2)
     int banks_per_transfer = 0;  // TCM banks a DMA occupies at a time (seed 002: 16)
+    double chunk_ns = 0.0;   // per descriptor after a transfer's first (T7 DMA patterns)
 };
 
 struct PeFetchStoreConfig {
@@ -106,6 +108,8 @@ struct PeTcmConfig {
     double latency_ns = 0.0;
     int banks = 0;                          // TCM banks (seed 002 / CALIBRATION: 16)
     std::uint64_t bank_interleave_bytes = 0;  // bank = (addr / interleave) % banks (8)
+    int slices = 0;                 // DM slices of the PE (a broadcast's copies, at most one each)
+    double slice_bw_gbs = 0.0;      // one slice's write rate (a broadcast copy streams at it)
 };
 
 struct PeMmuConfig {

@@ -18,6 +18,16 @@ const char* to_string(CommandKind kind) {
     return "?";
 }
 
+const char* to_string(DmaPatternKind kind) {
+    switch (kind) {
+    case DmaPatternKind::contiguous: return "contiguous";
+    case DmaPatternKind::strided: return "strided";
+    case DmaPatternKind::broadcast: return "broadcast";
+    case DmaPatternKind::gather: return "gather";
+    }
+    return "?";
+}
+
 const char* to_string(ExecContext context) {
     switch (context) {
     case ExecContext::main: return "main";

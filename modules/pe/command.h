@@ -74,6 +74,25 @@ struct MemAddress {
     std::uint64_t value = 0;
 };
 
+// A simple DMA command's transfer pattern (docs/timing.md "DMA transfer
+// patterns", SPEC T7): how its bytes are laid out on either side. The cost of
+// each is the channel's time for its bytes (copies included) plus
+// `pe_dma.chunk_ns` per descriptor after the first.
+enum class DmaPatternKind : std::uint8_t {
+    contiguous,  // one descriptor: [addr, + bytes) <-> the TCM range
+    strided,     // `chunks` descriptors on the memory side, `stride` apart
+    broadcast,   // dma_read: read once, written as `copies` copies, one per TCM slice
+    gather,      // dma_write: `chunks` pieces from as many TCM slices to one memory range
+};
+const char* to_string(DmaPatternKind kind);
+
+struct DmaPattern {
+    DmaPatternKind kind = DmaPatternKind::contiguous;
+    std::uint32_t chunks = 1;   // descriptors: strided and gather; broadcast: copies
+    std::uint64_t stride = 0;   // strided: bytes from one chunk's start to the next
+    bool plain() const { return kind == DmaPatternKind::contiguous; }
+};
+
 struct Command {
     CommandKind kind = CommandKind::wait;
     std::string id;             // name in reports and traces; "c<index>" by default
@@ -84,6 +103,7 @@ struct Command {
     // dma_read, dma_write, ipcq_send, ipcq_recv
     std::uint64_t bytes = 0;
     MemAddress addr;            // dma_read / dma_write memory side
+    DmaPattern pattern;         // dma_read / dma_write: layout and descriptors
 
     // gemm
     std::uint64_t m = 0, k = 0, n = 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "modules/common/saturating.h"
 #include "modules/pe/pe_ipcq.h"
 #include "modules/pe/pe_mmu.h"
 
@@ -35,6 +36,7 @@ struct PeDma::Channel {
     std::uint64_t stage_bytes = 0;
     const std::string* target = nullptr;
     sc_core::sc_time busy;
+    TransferShape shape;  // a patterned stage's T1 (its one transaction points at it)
     // VCD shadow state
     bool active = false;
     std::int32_t cmd = -1;
@@ -118,7 +120,7 @@ protected:
     }
     FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        time = m_dma.begin_pieces(m_channel, type(), m_pieces,
+        time = m_dma.begin_pieces(m_channel, type(), m_pieces, pattern(token),
                                   static_cast<std::int64_t>(token.cmd->seq),
                                   static_cast<std::int64_t>(token.plan.tile_id), local_offset());
         if (m_channel.pending != 0) {
@@ -132,6 +134,13 @@ protected:
     }
 
 private:
+    // A simple command's pattern; a composite's tiles are contiguous.
+    static const DmaPattern& pattern(const TileToken& token) {
+        static const DmaPattern contiguous;
+        const Command& command = *token.cmd->command;
+        return command.kind == CommandKind::composite ? contiguous : command.pattern;
+    }
+
     // Adds [addr + offset, + bytes) to m_pieces. A physical range is one
     // piece; a virtual one is translated page by page, and a page whose
     // target differs from the last piece's starts a new piece. False (the
@@ -181,8 +190,8 @@ private:
     std::vector<Piece> m_pieces;  // prepare_stage() -> begin_stage(); reused
 };
 
-PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
-             RunStatus& status)
+PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, const PeTcmConfig& tcm,
+             TraceSink& trace, RunStatus& status)
     : RoutedNode(name),
       config(config),
       routes("routes"),
@@ -190,7 +199,9 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, Tra
       peers("peers"),
       inboxes("inboxes"),
       m_trace(trace),
-      m_status(status) {
+      m_status(status),
+      m_broadcast_per_s(bytes_per_s(std::min(config.bw_gbs, tcm.slice_bw_gbs))),
+      m_chunk_ps(ns_to_ps(config.chunk_ns)) {
     auto make = [&](std::vector<std::unique_ptr<Channel>>& channels, int count, const char* prefix,
                     StageType type) {
         for (int i = 0; i < count; ++i) {
@@ -281,11 +292,29 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
 }
 
 sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
-                                     std::int64_t cmd, std::int64_t tile,
+                                     const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
                                      const sc_core::sc_time& local) {
     const bool read = type == StageType::dma_read;
     return begin_transfers(ch, to_string(type), read ? MsgKind::dma_read : MsgKind::dma_write,
-                           pieces.data(), pieces.size(), cmd, tile, local);
+                           pieces.data(), pieces.size(), cmd, tile, local,
+                           pattern.plain() ? nullptr : &pattern);
+}
+
+// docs/timing.md "DMA transfer patterns": the channel is busy for what the
+// engine writes (a broadcast's every copy, each into one TCM slice at
+// min(engine, slice) rate) plus chunk_ns per descriptor after the first; a
+// broadcast's TCM write port takes every copy; the NoC and the memory target
+// carry the bytes once.
+void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
+    const bool broadcast = pattern.kind == DmaPatternKind::broadcast;
+    const std::uint64_t written = broadcast ? sat_mul(bytes, pattern.chunks) : bytes;
+    ch.shape.engine = &ch.hop;
+    ch.shape.engine_bytes = written;
+    ch.shape.engine_ps = sat_add(serialisation_ps(written, broadcast ? m_broadcast_per_s
+                                                                    : ch.hop.bytes_per_second()),
+                                 sat_mul(pattern.chunks - 1, m_chunk_ps));
+    ch.shape.tail_bytes = written;
+    ch.shape.drain_ps = 0;
 }
 
 // Every piece is sent at the grant, each along its own route (its own T1
@@ -293,10 +322,16 @@ sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vec
 // channel's hop, so their bytes still cross it one after the other.
 sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                         const Piece* pieces, std::size_t count, std::int64_t cmd,
-                                        std::int64_t tile, const sc_core::sc_time& local) {
+                                        std::int64_t tile, const sc_core::sc_time& local,
+                                        const DmaPattern* pattern) {
     const sc_core::sc_time now = sc_core::sc_time_stamp() + local;
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < count; ++i) bytes += pieces[i].bytes;
+    if (pattern != nullptr) {
+        sc_assert(count == 1);  // the loader takes patterns on physical addresses only
+        shape(ch, *pattern, bytes);
+        bytes = ch.shape.engine_bytes;
+    }
     ch.target = &pieces[0].route->path.back().node->node_id_ref();
     ch.stage_bytes = bytes;
     ch.active = true;
@@ -313,6 +348,7 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
         txn.ext().tile_id = tile;
         txn.ext().body = &ch;  // transport_done() finds the channel by it
         txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
+        if (pattern != nullptr) txn.ext().shape = &ch.shape;
         const sc_core::sc_time piece_done = transport(txn, local);
         if (txn.pending())
             ++ch.pending;

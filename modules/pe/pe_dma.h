@@ -25,6 +25,7 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/command.h"
 #include "modules/pe/pe_routes.h"
 #include "modules/pe/stage_worker.h"
 #include "tlm_sockets/hop.h"
@@ -50,8 +51,8 @@ public:
     // each token out to its next stage's inbox.
     StageInboxPort inboxes;
 
-    PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, TraceSink& trace,
-          RunStatus& status);
+    PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, const PeTcmConfig& tcm,
+          TraceSink& trace, RunStatus& status);
     ~PeDma() override;
     const char* kind() const override { return "pe_dma"; }
 
@@ -114,16 +115,22 @@ private:
                               std::int64_t tile);
     void end_on(Channel& ch, const char* stage, const sc_core::sc_time& start,
                 const sc_core::sc_time& local = sc_core::SC_ZERO_TIME);
-    // begin_on() for a DMA stage's pieces (one per target).
+    // begin_on() for a DMA stage's pieces (one per target); a patterned
+    // simple command's stage is one piece with its `pattern`.
     sc_core::sc_time begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
-                                  std::int64_t cmd, std::int64_t tile,
+                                  const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
                                   const sc_core::sc_time& local);
     sc_core::sc_time begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                      const Piece* pieces, std::size_t count, std::int64_t cmd,
-                                     std::int64_t tile, const sc_core::sc_time& local);
+                                     std::int64_t tile, const sc_core::sc_time& local,
+                                     const DmaPattern* pattern = nullptr);
+    // A patterned transfer's T1 shape on `ch` (docs/timing.md "DMA transfer patterns").
+    void shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes);
 
     TraceSink& m_trace;
     RunStatus& m_status;
+    std::uint64_t m_broadcast_per_s;  // a broadcast copy's rate: min(engine, one TCM slice)
+    ps_t m_chunk_ps;                  // chunk_ns
     std::vector<std::unique_ptr<Channel>> m_read;
     std::vector<std::unique_ptr<Channel>> m_write;
     std::unique_ptr<Channel> m_comm;

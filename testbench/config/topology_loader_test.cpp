@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(default_yaml_loads_with_expected_values) {
     BOOST_TEST(t.gemm.rows == 128);
     BOOST_TEST(t.gemm.shared_resource == "accel_slot");
     BOOST_TEST(t.math.lanes == 512);
-    BOOST_TEST(t.math.op_cost.size() == 9u);
+    BOOST_TEST(t.math.op_cost.size() == 11u);  // nine arithmetic ops, transpose, switch
     BOOST_TEST(t.math.op_cost.at("softmax") == 6.0);
     BOOST_TEST(t.tcm.size_bytes == 32ull << 20);
     BOOST_TEST(t.tcm.reserved_bytes == 8ull << 20);
@@ -182,11 +182,16 @@ BOOST_AUTO_TEST_CASE(default_yaml_loads_with_expected_values) {
     BOOST_TEST(t.dma.banks_per_transfer == 16);
     BOOST_TEST(t.tcm.banks == 16);
     BOOST_TEST(t.tcm.bank_interleave_bytes == 8u);
+    // DMA patterns (docs/timing.md): CALIBRATION 64 slices at 128 B/cycle; 45 ns per descriptor.
+    BOOST_TEST(t.tcm.slices == 64);
+    BOOST_TEST(t.tcm.slice_bw_gbs == 128.0);
+    BOOST_TEST(t.dma.chunk_ns == 45.0);
+    BOOST_TEST(t.cpu.kernel_start_ns == 0.0);
 
-    // impl locations point into the file; default.yaml names pe_gemm's impl on line 92.
+    // impl locations point into the file; default.yaml names pe_gemm's impl on line 94.
     const npuvp::SourceLoc& gemm_impl = t.impl_loc.at("pe_gemm");
     BOOST_TEST(gemm_impl.file == path);
-    BOOST_TEST(gemm_impl.line == 92);
+    BOOST_TEST(gemm_impl.line == 94);
     BOOST_TEST(gemm_impl.key_path == "cube.pe_template.components.pe_gemm.impl");
     BOOST_TEST(c.cube.impl_loc.at("m_cpu").key_path == "cube.m_cpu.impl");
     BOOST_TEST(c.system.io_cpu_impl_loc.key_path == "system.io_cpu.impl");

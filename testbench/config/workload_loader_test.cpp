@@ -390,8 +390,8 @@ BOOST_AUTO_TEST_CASE(error_unknown_key) {
     // Line 4: `byts` starts at col 27 of "    - dma_read: { id: ld, byts: 65536 }".
     const ConfigError e = load_error(patched("bytes: 65536 }", "byts: 65536 }"));
     check_loc(e, 4, 27, "kernels.k[0].dma_read.byts");
-    BOOST_TEST(contains(e.what(), "unknown key 'byts' (allowed: id, bytes, addr, wait, reads, "
-                                  "writes, context, resources, access)"));
+    BOOST_TEST(contains(e.what(), "unknown key 'byts' (allowed: id, bytes, addr, pattern, chunks, "
+                                  "copies, stride, wait, reads, writes, context, resources, access)"));
 }
 
 BOOST_AUTO_TEST_CASE(error_unknown_top_key) {

@@ -58,6 +58,7 @@ PeIpcqConfig ring_config() {
 
 struct Bench {
     PeDmaConfig config;
+    PeTcmConfig tcm_cfg;  // slice_bw_gbs: patterns are tested on the platform (dma_pattern_test)
     PeMmuConfig mmu_cfg = mmu_config();
     PeIpcqConfig ring_cfg = ring_config();
     TraceSink trace;
@@ -73,7 +74,7 @@ struct Bench {
     test::Wires wires;
 
     explicit Bench(int rd_engines = 1)
-        : config(dma_config(rd_engines)), dma("pe_dma", config, trace, status) {
+        : config(dma_config(rd_engines)), dma("pe_dma", config, tcm_cfg, trace, status) {
         hbm_a.set_port(100.0, 192.0);
         hbm_b.set_port(100.0, 192.0);
         Hop& tcm_read = wires.hop("tcm.read", 2.0, 8192.0);

@@ -471,7 +471,7 @@ BOOST_AUTO_TEST_CASE(mnist_dma_overlaps_main_and_preload_waits_raw) {
     // 12 -> 615.334 = 603.334 ns (dependency).
     const TopologyConfig topo = test::load_shipped("rngd_pe");
     Sim sim(topo, load_workload_file(std::string(NPUVP_SOURCE_DIR) +
-                                         "/configs/workloads/mnist_mlp.yaml",
+                                         "/configs/workloads/mnist_mlp_opbyop.yaml",
                                      topo));
     sim.start();
     BOOST_REQUIRE_MESSAGE(sim.run.finished(), sim.run.diagnosis());

@@ -283,6 +283,7 @@ const Example examples[] = {
     {"mmu_fault", "", false},
     {"mmu_va", "", false},
     {"mnist_mlp", "", false},
+    {"mnist_mlp_opbyop", "", false},
     {"simple_commands", "", false},
 };
 

@@ -46,7 +46,8 @@ const Example examples[] = {
     {"ipcq_exchange", "default", "", false},
     {"mmu_fault", "default", "", true},
     {"mmu_va", "default", "", false},
-    {"mnist_mlp", "rngd_pe", "", false},
+    {"mnist_mlp", "rngd_pe", "--set cube.pe_template.components.pe_cpu.attrs.kernel_start_ns=2000", false},
+    {"mnist_mlp_opbyop", "rngd_pe", "", false},
     {"simple_commands", "default", "", false},
 };
 
@@ -136,4 +137,5 @@ BOOST_AUTO_TEST_CASE(ipcq_exchange) { check_example("ipcq_exchange"); }
 BOOST_AUTO_TEST_CASE(mmu_fault) { check_example("mmu_fault"); }
 BOOST_AUTO_TEST_CASE(mmu_va) { check_example("mmu_va"); }
 BOOST_AUTO_TEST_CASE(mnist_mlp) { check_example("mnist_mlp"); }
+BOOST_AUTO_TEST_CASE(mnist_mlp_opbyop) { check_example("mnist_mlp_opbyop"); }
 BOOST_AUTO_TEST_CASE(simple_commands) { check_example("simple_commands"); }
