@@ -140,6 +140,16 @@ BOOST_AUTO_TEST_CASE(dma_engine_rate) {
     check_rate("dma_rate", 1048576, 4620000, 16777216, 66060000, 256.0, "DMA engine rate");
 }
 
+BOOST_AUTO_TEST_CASE(dm_slice_write_rate) {
+    // Broadcasts of n B into 64 slices from shared SRAM: L = 524 ns (as
+    // above); the channel writes 64·n at min(256, slice 128) = 128 GB/s plus
+    // 63 · 45 = 2835 ns of descriptors, longer than the SRAM's n / 512 and
+    // the TCM port's 64·n / 8192. n = 16 KiB: 1 MiB / 128 = 8192 -> 524 +
+    // 8192 + 2835 = 11551 ns; n = 64 KiB: 4 MiB / 128 = 32768 -> 36127 ns;
+    // 3 MiB / 24576 ns = 128.000 GB/s. CALIBRATION: 128 B/cycle per slice.
+    check_rate("dm_slice_rate", 1048576, 11551000, 4194304, 36127000, 128.0, "DM slice write rate");
+}
+
 BOOST_AUTO_TEST_CASE(fetch_rate) {
     // FETCH of n B: TCM read 2 + link 0, min B 2048, + latency 1: 64 KiB
     // 3 + 32 = 35 ns, 1 MiB 3 + 512 = 515 ns; 960 KiB / 480 ns = 2048 GB/s.
