@@ -101,6 +101,10 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     plan.mi = plan.ni = plan.ki = 0;
     plan.last_k = plan.last_tile = true;
     plan.in_bytes = plan.out_bytes = 0;  // simple commands use AllocatableTCM, not tile buffers
+    // A pooled token may last have carried a composite's operand panel: a
+    // simple command neither takes nor frees one.
+    plan.panel_bytes = 0;
+    plan.panel_last = false;
     plan.stages.resize(1);
     Stage& s = plan.stages[0];
     s = Stage();

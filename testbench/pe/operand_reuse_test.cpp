@@ -214,3 +214,31 @@ BOOST_AUTO_TEST_CASE(the_run_says_which_operand_it_kept) {
                                    "4194304 B (37.5 % fewer)") != std::string::npos,
                         r.out);
 }
+
+BOOST_AUTO_TEST_CASE(a_simple_command_on_a_reused_token_frees_no_panel) {
+    // A composite that keeps an A panel (the default for 256 x 128 x 64: its
+    // last token frees the panel), then, in a second kernel on the same PE, a
+    // simple dma_read that takes a pooled token. Before the fix the token
+    // still said panel_last and its completion freed the panel a second time
+    // ("SchedulerReservedTCM: free of address 0 that is not a live
+    // allocation"); now both kernels finish, the read after the composite.
+    const Run r(R"(name: t
+kernels:
+  a:
+    - composite: { id: c, gemm: { m: 256, k: 128, n: 64 }, tile: { m: 128, k: 128, n: 64 } }
+    - wait: all
+  b:
+    - dma_read: { id: rd, bytes: 24576 }
+    - wait: all
+launch:
+  - { kernel: a, cube: sip0.cube0, pes: [0] }
+  - { kernel: b, cube: sip0.cube0, pes: [0] }
+)");
+    std::uint64_t composite_end = 0, read_start = 0;
+    for (const CommandResult& c : r.run->commands()) {
+        if (c.command->id == "c") composite_end = c.finished_ps;
+        if (c.command->id == "rd") read_start = c.started_ps;
+    }
+    BOOST_CHECK_GT(composite_end, 0u);
+    BOOST_CHECK_GT(read_start, composite_end);
+}
