@@ -1,5 +1,6 @@
 #include "report/run_print.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -12,7 +13,12 @@ namespace {
 
 // Every host request as IO_CPU saw it, with a kernel launch's PE times.
 void print_requests(std::ostream& out, const IoCpu& host) {
-    out << std::left << std::setw(10) << "request" << std::setw(15) << "kind" << std::right
+    // The id column is as wide as the longest id (a mapped model's ids are
+    // layer names), at least the 10 it always had.
+    std::size_t width = 10;
+    for (const auto& r : host.requests()) width = std::max(width, r.request->id.size() + 1);
+    const int id_width = static_cast<int>(width);
+    out << std::left << std::setw(id_width) << "request" << std::setw(15) << "kind" << std::right
         << std::setw(14) << "issued ns" << std::setw(14) << "done ns" << std::setw(14)
         << "latency ns" << std::setw(14) << "start ns" << std::setw(13) << "pe_exec ns"
         << std::setw(13) << "dma ns" << std::setw(13) << "compute ns" << std::setw(13)
@@ -24,7 +30,7 @@ void print_requests(std::ostream& out, const IoCpu& host) {
             s << std::fixed << std::setprecision(3) << v;
             return s.str();
         };
-        out << std::left << std::setw(10) << r.request->id << std::setw(15)
+        out << std::left << std::setw(id_width) << r.request->id << std::setw(15)
             << to_string(r.request->kind) << std::right << std::setw(14)
             << (r.started ? obs::ps_as_ns(r.issued.value()) : "-") << std::setw(14)
             << (r.done ? obs::ps_as_ns(r.completed.value()) : "-") << std::setw(14)
