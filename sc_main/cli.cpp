@@ -46,6 +46,7 @@ void parse_detail_window(const std::string& text, obs::DetailOptions& detail) {
 const char* cli_usage() {
     return "usage: npuvp [options]\n"
            "       npuvp sweep run|collect|point|task ...   (design-space sweeps: npuvp sweep --help)\n"
+           "       npuvp map MODEL.onnx --out FILE [--topology T] [--set K=V] [--batch N] [--mapper M]\n"
            "\n"
            "Runs the npuvp virtual platform on a topology and prints its summary.\n"
            "\n"
@@ -55,6 +56,11 @@ const char* cli_usage() {
            "                        --set cube.noc.attrs.link_bw_gbs=128\n"
            "  --workload FILE       run a workload YAML (kernels launched on PEs); without\n"
            "                        it, npuvp runs the platform probe\n"
+           "  --model FILE.onnx     map an ONNX model onto the topology and run it\n"
+           "                        (docs/models.md); npuvp map MODEL --out FILE writes\n"
+           "                        the mapped workload\n"
+           "  --batch N             a model's symbolic batch dimension\n"
+           "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --summary FILE        write the run's summary as JSON to FILE\n"
            "  --timeline FILE       with --workload: write a Chrome trace-event timeline\n"
@@ -110,6 +116,17 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.overrides.push_back(parse_override(options.set_texts.back()));
         } else if (arg == "--workload") {
             options.workload = value(i, arg);
+        } else if (arg == "--model") {
+            options.model = value(i, arg);
+        } else if (arg == "--batch") {
+            const std::string text = value(i, arg);
+            char* end = nullptr;
+            const long long n = std::strtoll(text.c_str(), &end, 10);
+            if (text.empty() || *end != '\0' || n < 1 || n > (1ll << 20))
+                bad("--batch: expected a batch size in [1, 2^20], got '" + text + "'");
+            options.batch = n;
+        } else if (arg == "--mapper") {
+            options.mapper = value(i, arg);
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);
             if (options.vcd->size() < 5 || options.vcd->substr(options.vcd->size() - 4) != ".vcd")
@@ -179,6 +196,9 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             bad("unknown option '" + arg + "' (see --help)");
         }
     }
+    if (options.model && options.workload) bad("give --workload or --model, not both");
+    if (options.model && (!options.compare.empty() || !options.compare_sets.empty()))
+        bad("--compare runs workload files: map the model first (npuvp map MODEL --out FILE)");
     if (!options.compare_sets.empty() && !options.workload)
         bad("--compare-set varies --workload: give one");
     if (options.compare_sets.size() == 1) bad("--compare-set needs at least two variants");

@@ -24,6 +24,9 @@ struct CliOptions {
     std::string topology;                 // --topology FILE
     std::vector<Override> overrides;      // --set key.path=value (repeatable)
     std::optional<std::string> workload;  // --workload FILE
+    std::optional<std::string> model;     // --model FILE.onnx (mapped to a workload, docs/models.md)
+    std::int64_t batch = 0;               // --batch N (a model's symbolic batch dimension)
+    std::string mapper = "builtin.greedy_mapper";  // --mapper NAME
     std::optional<std::string> trace;     // --trace FILE
     std::optional<std::string> summary;   // --summary FILE (JSON)
     std::optional<std::string> timeline;  // --timeline FILE (Chrome trace-event JSON)
@@ -43,6 +46,9 @@ struct CliOptions {
     bool help = false;
     bool version = false;
 };
+
+// Whether the run simulates a workload (a --workload file or a mapped --model).
+inline bool runs_workload(const CliOptions& o) { return o.workload.has_value() || o.model.has_value(); }
 
 // Throws ConfigError (file "command line") on a malformed command line.
 CliOptions parse_cli(int argc, const char* const* argv, const std::string& default_topology);

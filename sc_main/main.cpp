@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <systemc>
@@ -27,6 +28,8 @@
 #include "report/timeline_writer.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
+#include "model/mapper.h"
+#include "model/onnx_import.h"
 #include "platform/workload_run.h"
 #include "sc_main/cli.h"
 #include "sc_main/compare.h"
@@ -296,6 +299,56 @@ bool write_pending_summary(int exit_code, const std::string& error) {
 
 namespace {
 
+// --model: the network mapped by the chosen policy, loaded as the workload
+// YAML it maps to (so `npuvp map` writes what runs). `yaml` gets the text.
+WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo, std::string* yaml) {
+    const auto& registry = model::mappers();
+    const auto mapper = registry.find(options.mapper);
+    if (mapper == registry.end()) {
+        std::string known;
+        for (const auto& [name, fn] : registry) known += (known.empty() ? "" : ", ") + name;
+        throw ConfigError({"command line", 0, 0, "--mapper"}, "unknown mapper '" + options.mapper + "' (known: " + known + ")");
+    }
+    model::ImportOptions import;
+    import.batch = options.batch;
+    const model::Network net = model::import_onnx(*options.model, import);
+    const model::Mapping mapping = mapper->second(net, topo, model::MapOptions{});
+    if (yaml) *yaml = mapping.workload_yaml;
+    return load_workload_text(mapping.workload_yaml, *options.model + " (mapped by " + options.mapper + ")", topo);
+}
+
+// `npuvp map MODEL --out FILE [options]`: writes the mapped workload.
+int run_map(int argc, char* argv[]) {
+    std::vector<const char*> args = {"npuvp"};
+    std::optional<std::string> out;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--out") {
+            if (i + 1 >= argc) throw ConfigError({"command line", 0, 0, "--out"}, "--out needs a file");
+            out = argv[++i];
+        } else if (i == 1 && !arg.empty() && arg[0] != '-') {
+            args.push_back("--model");
+            args.push_back(argv[i]);
+        } else {
+            args.push_back(argv[i]);
+        }
+    }
+    const CliOptions options = parse_cli(static_cast<int>(args.size()), args.data(),
+                                         std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
+    if (!options.model || !out)
+        throw ConfigError({"command line", 0, 0, ""}, "usage: npuvp map MODEL.onnx --out FILE [--topology T] [--set K=V] [--batch N] [--mapper M]");
+    const TopologyConfig topo = load_topology_file(options.topology, options.overrides, builtin_registry());
+    std::string yaml;
+    load_model(options, topo, &yaml);  // what it writes loads
+    try {
+        write_file_atomically(*out, [&](std::ostream& file) { file << yaml; });
+    } catch (const std::runtime_error& e) {
+        throw ConfigError({"command line", 0, 0, "--out"}, e.what());
+    }
+    std::cout << "npuvp map: " << *options.model << " -> " << *out << "\n";
+    return exit_ok;
+}
+
 // Ends run() with `code`: the summary records it (a summary that cannot be
 // written turns success into bad input, exit 2).
 int finish(int code, const std::string& error = "") {
@@ -305,10 +358,11 @@ int finish(int code, const std::string& error = "") {
 
 int run(int argc, char* argv[]) {
     if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "map") return run_map(argc - 1, argv + 1);
     note_summary_request(argc, argv);
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
-    if (!options.workload || !options.compare.empty() || options.list || !options.routes.empty())
+    if (!runs_workload(options) || !options.compare.empty() || options.list || !options.routes.empty())
         pending_summary().path.reset();  // a summary is of a --workload run
     if (options.help) {
         std::cout << cli_usage();
@@ -327,8 +381,9 @@ int run(int argc, char* argv[]) {
         std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
         return run_compare(options, std::cout);
     }
-    const WorkloadConfig workload =
-        options.workload ? load_workload_file(*options.workload, topo) : WorkloadConfig();
+    const WorkloadConfig workload = options.model ? load_model(options, topo, nullptr)
+                                    : options.workload ? load_workload_file(*options.workload, topo)
+                                                       : WorkloadConfig();
 
     std::ofstream trace_file;
     TraceSink trace;
@@ -345,7 +400,7 @@ int run(int argc, char* argv[]) {
     const OutputFiles files{options.timeline, options.svg, options.report};
     const bool outputs = files.any();
     obs::RunRecorder recorder(options.detail);
-    if (outputs && options.workload) trace.listen(&recorder);
+    if (outputs && runs_workload(options)) trace.listen(&recorder);
 
     Platform platform(topo, trace);
     platform.decoupler().set_enabled(!options.per_stage);
@@ -364,7 +419,7 @@ int run(int argc, char* argv[]) {
         std::cout << "vcd-rtl  " << *options.vcd_rtl << "\n";
     };
 
-    if (options.workload) {
+    if (runs_workload(options)) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         SimSpeed speed = simulate(&run);
@@ -376,7 +431,9 @@ int run(int argc, char* argv[]) {
         close_vcd_rtl();
         pending_summary().data.take_results(run, platform);
         pending_summary().data.speed = speed;
-        const std::string name = workload.name.empty() ? *options.workload : workload.name;
+        const std::string name = !workload.name.empty() ? workload.name
+                                 : options.model        ? *options.model
+                                                        : *options.workload;
         if (!run.finished()) {
             print_run(std::cout, run);
             // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
@@ -437,6 +494,10 @@ int sc_main(int argc, char* argv[]) {
     try {
         return npuvp::run(argc, argv);
     } catch (const npuvp::ConfigError& e) {
+        std::cerr << "npuvp: error: " << e.what() << "\n";
+        npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
+        return npuvp::exit_bad_input;
+    } catch (const npuvp::model::ModelError& e) {
         std::cerr << "npuvp: error: " << e.what() << "\n";
         npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
         return npuvp::exit_bad_input;

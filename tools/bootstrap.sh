@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave
           python3 python3-simpy3  # python3-simpy3: bench/ SimPy baseline
           parallel slurm-wlm munge   # `npuvp sweep` backends (docs/sweep.md) and their tests
-          verilator)              # rtl/: RTL co-simulation (docs/rtl.md)
+          verilator               # rtl/: RTL co-simulation (docs/rtl.md)
+          libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata)  # model/: ONNX import (docs/models.md)
 
 missing=()
 for p in "${packages[@]}"; do

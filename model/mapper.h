@@ -1,0 +1,54 @@
+// Mapping a Network onto the machine (docs/models.md "Mapping"): each ONNX
+// node becomes a layer (or folds into one), each layer a kernel of commands
+// split over the PEs of a cube, launched by the host after the layers it
+// depends on. The result is an ordinary workload YAML, so `npuvp map` writes
+// exactly what `npuvp --model` runs.
+//
+// A mapping policy is a function registered by name (`mappers()`); the
+// shipped one is `builtin.greedy_mapper`. Adding one: docs/models.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "modules/common/config.h"
+#include "model/onnx_import.h"
+
+namespace npuvp::model {
+
+struct MapOptions {
+    std::string cube = "sip0.cube0";  // where the network runs
+};
+
+// One mapped layer: what the report's per-layer table says about how it was
+// lowered (docs/models.md "Reading the results").
+struct MappedLayer {
+    std::string id;        // the kernel and host request id (l<i>_<node>)
+    std::string node;      // the ONNX node (the head of a fused group)
+    std::string op;        // its op type
+    std::string lowering;  // "gemm", "math <op>", "dma copy", ...
+    std::vector<std::string> fused;  // nodes folded into it (epilogues, BN, views)
+    int pes = 1;           // PEs it is split over
+    std::string split;     // "M", "N", "elements", "bytes" or "-"
+    std::uint64_t m = 0, k = 0, n = 0;  // GEMM shape (whole layer)
+    std::uint64_t flops = 0;            // 2·M·K·N for a GEMM, elements for MATH
+    std::vector<std::string> after;     // the layers it waits for
+};
+
+struct Mapping {
+    std::string workload_yaml;
+    std::vector<MappedLayer> layers;
+    std::vector<std::string> folded;  // nodes that cost nothing (views, constants)
+};
+
+using Mapper = std::function<Mapping(const Network&, const TopologyConfig&, const MapOptions&)>;
+
+// The registered mapping policies, by name.
+const std::map<std::string, Mapper>& mappers();
+
+Mapping greedy_map(const Network& net, const TopologyConfig& topo, const MapOptions& options);
+
+}  // namespace npuvp::model

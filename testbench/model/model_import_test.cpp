@@ -1,0 +1,320 @@
+// ONNX import and the greedy mapper (docs/models.md; issue 19): one- and
+// two-layer models built here with the ONNX protobuf classes, their mapping
+// (split, tile, fused epilogues) and token counts and bytes derived by hand
+// from the mapping rule and T6; `npuvp map` writes what `npuvp --model` runs;
+// every bad input names the file, the node and its op; and every model of
+// Debian's libonnx-testdata whose ops are all supported maps and runs.
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "config/workload_loader.h"
+#include "model/mapper.h"
+#include "model/onnx_import.h"
+#include "platform/platform.h"
+#include "platform/workload_run.h"
+#include "report/report_writer.h"
+#include "testbench/harness/platform_fixture.h"
+#include "testbench/harness/report_guard.h"
+#include "testbench/harness/run_npuvp.h"
+
+using namespace npuvp;
+using namespace npuvp::model;
+
+namespace {
+
+// A model built in the test: float tensors, opset 17.
+struct Builder {
+    onnx::ModelProto m;
+    onnx::GraphProto* g;
+    Builder() : g(m.mutable_graph()) {
+        m.set_ir_version(8);
+        auto* op = m.add_opset_import();
+        op->set_domain("");
+        op->set_version(17);
+        g->set_name("t");
+    }
+    static void shape(onnx::ValueInfoProto* v, const std::string& name, const std::vector<std::int64_t>& dims,
+                      const std::string& symbolic = "") {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(onnx::TensorProto::FLOAT);
+        auto* s = t->mutable_shape();
+        if (!symbolic.empty()) s->add_dim()->set_dim_param(symbolic);
+        for (std::int64_t d : dims) s->add_dim()->set_dim_value(d);
+    }
+    Builder& input(const std::string& name, const std::vector<std::int64_t>& dims, const std::string& symbolic = "") {
+        shape(g->add_input(), name, dims, symbolic);
+        return *this;
+    }
+    Builder& output(const std::string& name, const std::vector<std::int64_t>& dims, const std::string& symbolic = "") {
+        shape(g->add_output(), name, dims, symbolic);
+        return *this;
+    }
+    // A weight with its shape and no data.
+    Builder& weight(const std::string& name, const std::vector<std::int64_t>& dims) {
+        auto* w = g->add_initializer();
+        w->set_name(name);
+        w->set_data_type(onnx::TensorProto::FLOAT);
+        for (std::int64_t d : dims) w->add_dims(d);
+        return *this;
+    }
+    onnx::NodeProto* node(const std::string& op, const std::string& name, const std::vector<std::string>& in,
+                          const std::vector<std::string>& out) {
+        auto* n = g->add_node();
+        n->set_op_type(op);
+        n->set_name(name);
+        for (const auto& i : in) n->add_input(i);
+        for (const auto& o : out) n->add_output(o);
+        return n;
+    }
+    static void ints(onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& values) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (std::int64_t v : values) a->add_ints(v);
+    }
+    std::string save(const std::string& file) const {
+        std::ofstream out(file, std::ios::binary | std::ios::trunc);
+        BOOST_REQUIRE(m.SerializeToOstream(&out));
+        return file;
+    }
+};
+
+// X [1, 800] · W [800, 256] + b, ReLU: MNIST's fc1.
+std::string fc_relu(const std::string& file) {
+    Builder b;
+    b.input("x", {1, 800}).weight("w", {800, 256}).weight("b", {256}).output("y", {1, 256});
+    b.node("MatMul", "fc", {"x", "w"}, {"xw"});
+    b.node("Add", "fc_bias", {"xw", "b"}, {"xwb"});
+    b.node("Relu", "relu", {"xwb"}, {"y"});
+    return b.save(file);
+}
+
+// X [1, 16, 32, 32], a 3x3 conv to 32 channels (pads 1), ReLU.
+std::string conv_relu(const std::string& file) {
+    Builder b;
+    b.input("x", {1, 16, 32, 32}).weight("w", {32, 16, 3, 3}).output("y", {1, 32, 32, 32});
+    auto* conv = b.node("Conv", "conv", {"x", "w"}, {"c"});
+    Builder::ints(conv, "kernel_shape", {3, 3});
+    Builder::ints(conv, "pads", {1, 1, 1, 1});
+    b.node("Relu", "relu", {"c"}, {"y"});
+    return b.save(file);
+}
+
+// One run of a mapped model on default.yaml: tiles and DMA bytes.
+struct MappedRun {
+    TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform{topo, trace};
+    Mapping mapping;
+    WorkloadConfig w;
+    std::unique_ptr<WorkloadRun> run;
+
+    explicit MappedRun(const std::string& file) {
+        mapping = greedy_map(import_onnx(file), topo, MapOptions{});
+        w = load_workload_text(mapping.workload_yaml, file, topo);
+        run = std::make_unique<WorkloadRun>(platform, w);
+        sc_core::sc_start();
+        BOOST_REQUIRE_MESSAGE(run->finished(), run->diagnosis());
+    }
+    std::uint64_t dma_bytes(const std::string& dir) const {
+        std::uint64_t total = 0;
+        for (const auto& t : measure_traffic(*run, platform, run->makespan_ps()))
+            if (t.kind == "dma" && t.name.find(dir) != std::string::npos) total += t.bytes;
+        return total;
+    }
+};
+
+std::string import_error(const std::string& file, std::int64_t batch = 0) {
+    try {
+        ImportOptions o;
+        o.batch = batch;
+        import_onnx(file, o);
+    } catch (const ModelError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(matmul_bias_relu_is_one_fused_gemm_split_by_n) {
+    // M = 1 has one tile row, N = 256 two tile columns: fewer than the 8 PEs
+    // either way, so the rule splits the larger, N: 2 PEs of 1 x 800 x 128,
+    // tile 1 x 128 x 128, the bias and the ReLU fused as per_output_tile
+    // epilogues. Per PE ceil(800 / 128) = 7 K-steps = 7 tokens; no operand is
+    // read twice (one tile row and column), so DMA_READ carries A (1 · 800 ·
+    // 2 = 1600 B) + B (800 · 128 · 2 = 204800 B) per PE: 412800 B; DMA_WRITE
+    // one 1 x 128 bf16 output tile per PE: 512 B.
+    MappedRun r(fc_relu("model_fc_relu.onnx"));
+    BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 1u);
+    const MappedLayer& l = r.mapping.layers[0];
+    BOOST_CHECK_EQUAL(l.node, "fc");
+    BOOST_CHECK_EQUAL(l.pes, 2);
+    BOOST_CHECK_EQUAL(l.split, "N");
+    BOOST_CHECK(l.fused == (std::vector<std::string>{"fc_bias", "relu"}));
+    BOOST_CHECK_EQUAL(l.flops, 2u * 800u * 256u);
+    const std::string& y = r.mapping.workload_yaml;
+    BOOST_CHECK(y.find("gemm: { m: 1, k: 800, n: 128 }") != std::string::npos);
+    BOOST_CHECK(y.find("tile: { m: 1, k: 128, n: 128 }") != std::string::npos);
+    BOOST_CHECK(y.find("{ op: bias_add, scope: per_output_tile }") != std::string::npos);
+    BOOST_CHECK(y.find("{ op: relu, scope: per_output_tile }") != std::string::npos);
+    BOOST_CHECK(y.find("target_pe: [0, 1]") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.platform.work_counts().tiles, 14u);
+    BOOST_CHECK_EQUAL(r.dma_bytes("read"), 412800u);
+    BOOST_CHECK_EQUAL(r.dma_bytes("write"), 512u);
+}
+
+BOOST_AUTO_TEST_CASE(conv3x3_relu_lowers_by_im2col_split_by_m) {
+    // im2col: M = 1 · 32 · 32 = 1024 output pixels, K = 16 · 3 · 3 = 144, N =
+    // 32 channels. 8 tile rows for 8 PEs: split M, 128 rows each, tile
+    // 128 x 128 x 32; per PE ceil(144 / 128) = 2 K-steps = 2 tokens, 16 in all.
+    // Per PE A 128 · 144 · 2 = 36864 B + B 144 · 32 · 2 = 9216 B: 8 · 46080 =
+    // 368640 B read; 128 · 32 · 2 = 8192 B written per PE: 65536 B.
+    MappedRun r(conv_relu("model_conv_relu.onnx"));
+    BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 1u);
+    const MappedLayer& l = r.mapping.layers[0];
+    BOOST_CHECK_EQUAL(l.pes, 8);
+    BOOST_CHECK_EQUAL(l.split, "M");
+    BOOST_CHECK_EQUAL(l.m, 1024u);
+    BOOST_CHECK_EQUAL(l.k, 144u);
+    BOOST_CHECK_EQUAL(l.n, 32u);
+    BOOST_CHECK(r.mapping.workload_yaml.find("tile: { m: 128, k: 128, n: 32 }") != std::string::npos);
+    BOOST_CHECK(r.mapping.workload_yaml.find("target_pe: all") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.platform.work_counts().tiles, 16u);
+    BOOST_CHECK_EQUAL(r.dma_bytes("read"), 368640u);
+    BOOST_CHECK_EQUAL(r.dma_bytes("write"), 65536u);
+}
+
+BOOST_AUTO_TEST_CASE(two_layers_run_in_dependency_order) {
+    // fc1 (MatMul + ReLU) then fc2 (MatMul): two layers, the second launched
+    // after the first (its host request names it in `after`), so it starts
+    // only when every PE of fc1 has finished.
+    Builder b;
+    b.input("x", {1, 800}).weight("w1", {800, 256}).weight("w2", {256, 16}).output("y", {1, 16});
+    b.node("MatMul", "fc1", {"x", "w1"}, {"h0"});
+    b.node("Relu", "relu1", {"h0"}, {"h"});
+    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
+    MappedRun r(b.save("model_two_layers.onnx"));
+    BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 2u);
+    BOOST_CHECK(r.mapping.layers[1].after == std::vector<std::string>{"l0_fc1"});
+    std::uint64_t fc1_end = 0, fc2_start = ~std::uint64_t{0};
+    for (const CommandResult& c : r.run->commands()) {
+        if (c.command->id == "fc1") fc1_end = std::max(fc1_end, c.finished_ps);
+        if (c.command->id == "fc2") fc2_start = std::min(fc2_start, c.started_ps);
+    }
+    BOOST_CHECK_GT(fc1_end, 0u);
+    BOOST_CHECK_GT(fc2_start, fc1_end);
+}
+
+BOOST_AUTO_TEST_CASE(map_writes_what_model_runs) {
+    // `npuvp map` writes the workload `npuvp --model` runs: both runs print
+    // the same schedule and makespan (only the input names differ).
+    const std::string model = std::filesystem::absolute(conv_relu("model_map_cli.onnx")).string();
+    const test::RunResult mapped = test::run_npuvp("map " + model + " --out model_map_cli.yaml");
+    BOOST_REQUIRE_MESSAGE(mapped.code == 0, mapped.out);
+    const test::RunResult a = test::run_npuvp("--workload model_map_cli.yaml --summary model_map_a.json");
+    const test::RunResult b = test::run_npuvp("--model " + model + " --summary model_map_b.json");
+    BOOST_REQUIRE_MESSAGE(a.code == 0, a.out);
+    BOOST_REQUIRE_MESSAGE(b.code == 0, b.out);
+    const auto makespan = [](const std::string& out) { return out.substr(out.find("makespan"), out.find('\n', out.find("makespan")) - out.find("makespan")); };
+    BOOST_CHECK_EQUAL(makespan(a.out), makespan(b.out));
+    const auto schedule = [](const std::string& out) { return out.substr(out.find("schedule"), out.find("context busy") - out.find("schedule")); };
+    BOOST_CHECK_EQUAL(schedule(a.out), schedule(b.out));
+}
+
+BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {
+    // An unsupported op.
+    {
+        Builder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Hardmax", "hm", {"x"}, {"y"});
+        const std::string e = import_error(b.save("model_bad_op.onnx"));
+        BOOST_CHECK_MESSAGE(e.find("model_bad_op.onnx: node 'hm' (Hardmax): unsupported operator") != std::string::npos, e);
+    }
+    // A cycle: a -> b -> a.
+    {
+        Builder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Add", "a", {"x", "q"}, {"p"});
+        b.node("Relu", "r", {"p"}, {"q"});
+        b.node("Relu", "out", {"p"}, {"y"});
+        const std::string e = import_error(b.save("model_cycle.onnx"));
+        BOOST_CHECK_MESSAGE(e.find("cycle") != std::string::npos && e.find("node 'a' (Add)") != std::string::npos, e);
+    }
+    // A symbolic batch: an error naming it, unless --batch gives it.
+    {
+        Builder b;
+        b.input("x", {800}, "N").weight("w", {800, 16}).output("y", {16}, "N");
+        b.node("MatMul", "fc", {"x", "w"}, {"y"});
+        const std::string file = b.save("model_batch.onnx");
+        const std::string e = import_error(file);
+        BOOST_CHECK_MESSAGE(e.find("graph input 'x' has a dynamic dimension 0 ('N'): give the batch size with --batch N") != std::string::npos, e);
+        BOOST_CHECK_EQUAL(import_error(file, 4), "");
+    }
+    // Not ONNX, truncated, missing.
+    {
+        std::ofstream("model_not_onnx.onnx") << "name: a YAML file\n";
+        BOOST_CHECK(import_error("model_not_onnx.onnx").find("model_not_onnx.onnx: not an ONNX model") != std::string::npos);
+        const std::string whole = fc_relu("model_whole.onnx");
+        std::string bytes;
+        {
+            std::ifstream in(whole, std::ios::binary);
+            bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
+        std::ofstream("model_truncated.onnx", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+        BOOST_CHECK(import_error("model_truncated.onnx").find("not an ONNX model") != std::string::npos);
+        BOOST_CHECK(import_error("model_missing.onnx").find("model_missing.onnx: no such file") != std::string::npos);
+    }
+    // Through the CLI: exit code 2 and the message.
+    const test::RunResult r = test::run_npuvp("--model model_bad_op.onnx");
+    BOOST_CHECK_EQUAL(r.code, 2);
+    BOOST_CHECK(r.out.find("node 'hm' (Hardmax): unsupported operator") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(every_supported_libonnx_testdata_model_maps_and_runs) {
+    // Debian's libonnx-testdata: each node test's model. One whose ops are
+    // all supported must import, map and run (exit 0); one that is not
+    // supported, or has no static shapes, must be refused with exit 2 and a
+    // message naming the file (never a crash). The counts are printed.
+    const std::filesystem::path root = "/usr/share/libonnx-testdata/data/node";
+    if (!std::filesystem::is_directory(root)) {
+        BOOST_TEST_MESSAGE("libonnx-testdata is not installed (tools/bootstrap.sh installs it): skipped");
+        return;
+    }
+    std::vector<std::string> files;
+    for (const auto& dir : std::filesystem::directory_iterator(root))
+        if (std::filesystem::exists(dir.path() / "model.onnx")) files.push_back((dir.path() / "model.onnx").string());
+    std::sort(files.begin(), files.end());
+    const TopologyConfig topo = test::load_shipped("default");
+    std::size_t ran = 0, refused = 0;
+    for (const std::string& file : files) {
+        bool supported = true;
+        try {
+            const Mapping m = greedy_map(import_onnx(file), topo, MapOptions{});
+            load_workload_text(m.workload_yaml, file, topo);
+        } catch (const ModelError&) {
+            supported = false;
+        } catch (const std::exception& e) {
+            supported = false;
+            BOOST_CHECK_MESSAGE(std::string(e.what()).find(file) != std::string::npos,
+                                file << ": an error that does not name the file: " << e.what());
+        }
+        if (!supported) {
+            ++refused;
+            continue;
+        }
+        const test::RunResult r = test::run_npuvp("--model " + file);
+        BOOST_CHECK_MESSAGE(r.code == 0, file << " maps but does not run: " << r.out.substr(0, 400));
+        ++ran;
+    }
+    BOOST_TEST_MESSAGE(ran << " of " << files.size() << " libonnx-testdata node models ran, " << refused << " refused");
+    BOOST_CHECK_GT(ran, 50u);
+}
