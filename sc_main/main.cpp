@@ -299,6 +299,12 @@ bool write_pending_summary(int exit_code, const std::string& error) {
 
 namespace {
 
+// What --model / map say about the mapping (one line; empty without a model).
+std::string& model_line() {
+    static std::string line;
+    return line;
+}
+
 // --model: the network mapped by the chosen policy, loaded as the workload
 // YAML it maps to (so `npuvp map` writes what runs). `yaml` gets the text.
 WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo, std::string* yaml) {
@@ -314,6 +320,12 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     const model::Network net = model::import_onnx(*options.model, import);
     const model::Mapping mapping = mapper->second(net, topo, model::MapOptions{});
     if (yaml) *yaml = mapping.workload_yaml;
+    std::size_t fused = 0;
+    for (const auto& l : mapping.layers) fused += l.fused.size();
+    model_line() = "model    " + *options.model + ": " + std::to_string(net.nodes.size()) + " nodes -> " +
+                   std::to_string(mapping.layers.size()) + " layers (" + std::to_string(fused) +
+                   " nodes fused into them, " + std::to_string(mapping.folded.size()) +
+                   " views / constants folded) by " + options.mapper;
     return load_workload_text(mapping.workload_yaml, *options.model + " (mapped by " + options.mapper + ")", topo);
 }
 
@@ -345,7 +357,7 @@ int run_map(int argc, char* argv[]) {
     } catch (const std::runtime_error& e) {
         throw ConfigError({"command line", 0, 0, "--out"}, e.what());
     }
-    std::cout << "npuvp map: " << *options.model << " -> " << *out << "\n";
+    std::cout << model_line() << "\nnpuvp map: wrote " << *out << "\n";
     return exit_ok;
 }
 
@@ -406,6 +418,7 @@ int run(int argc, char* argv[]) {
     platform.decoupler().set_enabled(!options.per_stage);
     std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
     print_machine(platform, std::cout);
+    if (!model_line().empty()) std::cout << model_line() << "\n";
     if (options.list) print_list(platform, std::cout);
     for (const auto& [from, to] : options.routes) print_route(platform, from, to, std::cout);
     if (options.list || !options.routes.empty()) return exit_ok;
