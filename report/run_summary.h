@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/layer_table.h"
 #include "report/report_writer.h"
 #include "report/sim_speed.h"
 #include "platform/workload_run.h"
@@ -43,6 +44,7 @@ struct RunSummary {
     };
     std::vector<Command> commands;
     std::optional<SimSpeed> speed;  // absent when sc_start() never ran
+    std::vector<LayerResult> layers;  // a --model run's layers (docs/models.md); empty otherwise
 
     // The results of a run (finished or not); inputs and status are left as
     // they are.

@@ -16,6 +16,7 @@
 #include "report/atomic_file.h"
 #include "config/config_error.h"
 #include "report/gtkw_writer.h"
+#include "report/layer_table.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
 #include "report/report_writer.h"
@@ -271,7 +272,7 @@ void note_summary_request(int argc, char* argv[]) {
         const std::string arg = argv[i];
         if (arg == "--summary") p.path = argv[++i];
         else if (arg == "--topology") p.data.inputs.topology = argv[++i];
-        else if (arg == "--workload") p.data.inputs.workload = argv[++i];
+        else if (arg == "--workload" || arg == "--model") p.data.inputs.workload = argv[++i];
         else if (arg == "--set") p.data.inputs.sets.push_back(argv[++i]);
     }
 }
@@ -307,6 +308,12 @@ std::string& model_line() {
 
 // --model: the network mapped by the chosen policy, loaded as the workload
 // YAML it maps to (so `npuvp map` writes what runs). `yaml` gets the text.
+// The mapping of the --model being run (its layers, for the per-layer table).
+model::Mapping& model_mapping() {
+    static model::Mapping mapping;
+    return mapping;
+}
+
 WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo, std::string* yaml) {
     const auto& registry = model::mappers();
     const auto mapper = registry.find(options.mapper);
@@ -320,6 +327,7 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     const model::Network net = model::import_onnx(*options.model, import);
     const model::Mapping mapping = mapper->second(net, topo, model::MapOptions{});
     if (yaml) *yaml = mapping.workload_yaml;
+    model_mapping() = mapping;
     std::size_t fused = 0;
     for (const auto& l : mapping.layers) fused += l.fused.size();
     model_line() = "model    " + *options.model + ": " + std::to_string(net.nodes.size()) + " nodes -> " +
@@ -460,6 +468,11 @@ int run(int argc, char* argv[]) {
                                                                        : run.diagnosis());
         }
         print_run(std::cout, run);
+        if (options.model) {
+            const std::vector<LayerResult> layers = layer_results(model_mapping(), run, topo);
+            print_layers(std::cout, layers, run.makespan_ps());
+            pending_summary().data.layers = layers;
+        }
         print_speed(speed, std::cout);
         write_outputs(files, run, platform, recorder, name, true, std::cout);
     } else {

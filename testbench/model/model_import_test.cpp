@@ -318,3 +318,23 @@ BOOST_AUTO_TEST_CASE(every_supported_libonnx_testdata_model_maps_and_runs) {
     BOOST_TEST_MESSAGE(ran << " of " << files.size() << " libonnx-testdata node models ran, " << refused << " refused");
     BOOST_CHECK_GT(ran, 50u);
 }
+
+BOOST_AUTO_TEST_CASE(each_layer_is_reported_with_its_bound) {
+    // The fc + bias + ReLU model: one layer on 2 PEs, 2 · 800 · 256 = 409600
+    // FLOPs, the HBM bytes of matmul_bias_relu_... above (412800 read, 512
+    // written). Per token a DMA_READ of at most 256 + 32768 B takes 604 ns +
+    // 33024 / 192 = 776 ns, the GEMM (dataflow: (128 + 16384) · 2 / 2048 = 17
+    // cycles + 128 fill) 145 ns: the layer is DMA-bound, and alone it is the
+    // whole critical path. Its TFLOPS is its FLOPs over its span.
+    const std::string model = std::filesystem::absolute(fc_relu("model_layers.onnx")).string();
+    const test::RunResult r = test::run_npuvp("--model " + model + " --summary model_layers.json");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_CHECK(r.out.find("layers (share = span / makespan") != std::string::npos);
+    BOOST_CHECK(r.out.find("critical path through layers: 1 of 1 layers: l0_fc") != std::string::npos);
+    std::ifstream in("model_layers.json");
+    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* field : {"\"id\": \"l0_fc\"", "\"node\": \"fc\"", "\"op\": \"MatMul\"", "\"pes\": 2",
+                              "\"split\": \"N\"", "\"flops\": 409600", "\"hbm_read_bytes\": 412800",
+                              "\"hbm_write_bytes\": 512", "\"critical\": true", "\"bound\": \"DMA "})
+        BOOST_CHECK_MESSAGE(json.find(field) != std::string::npos, "summary lacks " << field);
+}

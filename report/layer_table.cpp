@@ -1,0 +1,138 @@
+#include "report/layer_table.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "modules/common/saturating.h"
+#include "modules/common/time_text.h"
+#include "modules/pe/tile_plan.h"
+
+namespace npuvp {
+
+namespace {
+
+// The HBM bytes one PE's command moves: a composite's DMA_READ (with its
+// operand reuse) and DMA_WRITE, a DMA command's bytes.
+void add_bytes(const Command& c, LayerResult& l) {
+    switch (c.kind) {
+    case CommandKind::composite:
+        // A legacy (single-op) composite reads its bytes once; a GEMM one
+        // what its operand reuse leaves (docs/timing.md "Operand reuse").
+        l.hbm_read = sat_add(l.hbm_read, c.composite.ops.empty() ? composite_source_bytes(c.composite)
+                                                                 : composite_read_bytes(c.composite, c.composite.reuse));
+        l.hbm_write = sat_add(l.hbm_write, composite_output_bytes(c.composite));
+        break;
+    case CommandKind::dma_read: l.hbm_read = sat_add(l.hbm_read, c.bytes); break;
+    case CommandKind::dma_write: l.hbm_write = sat_add(l.hbm_write, c.bytes); break;
+    default: break;
+    }
+}
+
+std::string fixed(double v, int digits) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
+}
+
+}  // namespace
+
+std::vector<LayerResult> layer_results(const model::Mapping& mapping, const WorkloadRun& run,
+                                       const TopologyConfig& topo) {
+    std::vector<LayerResult> layers;
+    if (run.host() == nullptr) return layers;
+    // Which layer (kernel) a command belongs to.
+    std::map<const Command*, std::size_t> layer_of;
+    std::map<std::string, std::size_t> index;
+    for (const model::MappedLayer& m : mapping.layers) {
+        index[m.id] = layers.size();
+        LayerResult l;
+        l.id = m.id, l.node = m.node, l.op = m.op, l.lowering = m.lowering, l.split = m.split;
+        l.pes = m.pes;
+        l.flops = m.flops;
+        const auto& g = topo.cube.pe_template.gemm;
+        // 2 FLOPs per MAC, rows · cols MACs per cycle per PE.
+        l.peak_tflops = 2.0 * g.rows * g.cols * g.freq_ghz / 1000.0 * m.pes;
+        layers.push_back(l);
+        const auto k = run.workload().kernels.find(m.id);
+        if (k == run.workload().kernels.end()) continue;
+        for (const Command& c : k->second.commands) layer_of[&c] = layers.size() - 1;
+    }
+    for (const CommandResult& c : run.commands()) {
+        const auto it = layer_of.find(c.command);
+        if (it == layer_of.end()) continue;
+        LayerResult& l = layers[it->second];
+        l.start_ps = l.end_ps == 0 ? c.started_ps : std::min(l.start_ps, c.started_ps);
+        l.end_ps = std::max(l.end_ps, c.finished_ps);
+        add_bytes(*c.command, l);
+    }
+    for (const auto& r : run.host()->requests()) {
+        const auto it = index.find(r.request->id);
+        if (it == index.end()) continue;
+        LayerResult& l = layers[it->second];
+        const double pe_ns = r.result.pe_exec_ns;
+        const double span_ns = static_cast<double>(l.end_ps - l.start_ps) / 1000.0;
+        const bool dma = r.result.dma_ns >= r.result.compute_ns;
+        const double busy = dma ? r.result.dma_ns : r.result.compute_ns;
+        l.bound = (busy < span_ns / 2.0 ? "queued" : dma ? "DMA" : "compute");
+        if (l.bound != "queued" && pe_ns > 0.0)
+            l.bound += " " + std::to_string(static_cast<int>(std::min(100.0, 100.0 * busy / pe_ns) + 0.5)) + "%";
+        if (l.end_ps > l.start_ps) l.tflops = static_cast<double>(l.flops) / static_cast<double>(l.end_ps - l.start_ps);
+    }
+    // What each waited for: the input layer that finished last.
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        std::uint64_t latest = 0;
+        for (const std::string& id : mapping.layers[i].after) {
+            const LayerResult& p = layers[index.at(id)];
+            if (p.end_ps >= latest) latest = p.end_ps, layers[i].waited_for = id;
+        }
+    }
+    // The critical path: back from the layer that ends last.
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        if (layers[i].end_ps > layers[at].end_ps) at = i;
+    while (!layers.empty()) {
+        layers[at].critical = true;
+        if (layers[at].waited_for.empty()) break;
+        at = index.at(layers[at].waited_for);
+    }
+    return layers;
+}
+
+void print_layers(std::ostream& out, const std::vector<LayerResult>& layers, std::uint64_t makespan_ps) {
+    if (layers.empty()) return;
+    std::size_t w = 6;
+    for (const LayerResult& l : layers) w = std::max(w, l.id.size() + 1);
+    const int id_w = static_cast<int>(w);
+    out << "layers (share = span / makespan; TFLOPS achieved over its span against the peak of its PEs; "
+           "bound = its slowest PE's larger busy time; * = on the critical path)\n"
+        << std::left << std::setw(id_w + 2) << "layer" << std::setw(26) << "op / lowering" << std::right
+        << std::setw(4) << "PEs" << std::setw(9) << "split" << std::setw(14) << "start ns" << std::setw(14)
+        << "end ns" << std::setw(7) << "share" << std::setw(10) << "GFLOP" << std::setw(12) << "HBM rd KiB"
+        << std::setw(12) << "HBM wr KiB" << std::setw(9) << "TFLOPS" << std::setw(7) << "%peak"
+        << "  bound\n";
+    std::size_t critical = 0;
+    for (const LayerResult& l : layers) {
+        critical += l.critical;
+        const double share = makespan_ps ? 100.0 * static_cast<double>(l.end_ps - l.start_ps) / static_cast<double>(makespan_ps) : 0.0;
+        const std::string op = l.op + (l.lowering.empty() ? "" : " / " + l.lowering);
+        out << (l.critical ? "* " : "  ") << std::left << std::setw(id_w) << l.id << std::setw(26)
+            << (op.size() > 25 ? op.substr(0, 25) : op) << std::right << std::setw(4) << l.pes << std::setw(9) << l.split
+            << std::setw(14) << obs::ps_as_ns(l.start_ps) << std::setw(14) << obs::ps_as_ns(l.end_ps) << std::setw(6)
+            << fixed(share, 1) << "%" << std::setw(10) << fixed(static_cast<double>(l.flops) / 1e9, 3)
+            << std::setw(12) << fixed(static_cast<double>(l.hbm_read) / 1024.0, 1) << std::setw(12)
+            << fixed(static_cast<double>(l.hbm_write) / 1024.0, 1) << std::setw(9) << fixed(l.tflops, 3)
+            << std::setw(6) << fixed(l.peak_tflops > 0 ? 100.0 * l.tflops / l.peak_tflops : 0.0, 1) << "%"
+            << "  " << l.bound << "\n";
+    }
+    out << "critical path through layers: " << critical << " of " << layers.size() << " layers";
+    std::vector<const LayerResult*> path;
+    for (const LayerResult& l : layers)
+        if (l.critical) path.push_back(&l);
+    std::sort(path.begin(), path.end(), [](const LayerResult* a, const LayerResult* b) { return a->end_ps < b->end_ps; });
+    for (std::size_t i = 0; i < path.size(); ++i) out << (i ? " -> " : ": ") << path[i]->id;
+    out << "\n\n";
+}
+
+}  // namespace npuvp

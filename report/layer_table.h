@@ -1,0 +1,41 @@
+// Results per layer of a mapped model (docs/models.md "Reading the results";
+// issue 19 point 5): for each layer its node and op, the PEs it ran on, when
+// it ran and its share of the makespan, FLOPs, HBM bytes, achieved TFLOPS
+// against the peak of those PEs, what bounded it, and the critical path
+// through layers. Built from the mapping and the run's command records.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/mapper.h"
+#include "platform/workload_run.h"
+
+namespace npuvp {
+
+struct LayerResult {
+    std::string id, node, op, lowering, split;
+    int pes = 0;
+    std::uint64_t start_ps = 0, end_ps = 0;  // its first command's start, its last one's finish
+    std::uint64_t flops = 0;
+    std::uint64_t hbm_read = 0, hbm_write = 0;  // bytes, every PE's DMA together
+    double tflops = 0.0, peak_tflops = 0.0;
+    // "DMA" or "compute": the larger of its slowest PE's DMA and compute
+    // busy time, with that share of its PE time ("DMA 96%"); "queued" when
+    // both are under half its span (its PEs were busy with other layers, or
+    // the launch dominated).
+    std::string bound;
+    std::string waited_for;  // the input layer that finished last before it, "" for none
+    bool critical = false;   // on the critical path through layers
+};
+
+// Empty when the run has no host (a model always has one).
+std::vector<LayerResult> layer_results(const model::Mapping& mapping, const WorkloadRun& run,
+                                       const TopologyConfig& topo);
+
+// "layers" table and the critical path, for the terminal.
+void print_layers(std::ostream& out, const std::vector<LayerResult>& layers, std::uint64_t makespan_ps);
+
+}  // namespace npuvp
