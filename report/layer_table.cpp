@@ -8,8 +8,11 @@
 #include "modules/common/saturating.h"
 #include "modules/common/time_text.h"
 #include "modules/pe/tile_plan.h"
+#include "report/run_view.h"
 
 namespace npuvp {
+
+using obs::json_string;
 
 namespace {
 
@@ -98,6 +101,33 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         at = index.at(layers[at].waited_for);
     }
     return layers;
+}
+
+void write_layer_json(std::ostream& out, const LayerResult& l) {
+    out << "{\"id\": " << json_string(l.id) << ", \"node\": " << json_string(l.node) << ", \"op\": "
+        << json_string(l.op) << ", \"lowering\": " << json_string(l.lowering) << ", \"pes\": " << l.pes
+        << ", \"split\": " << json_string(l.split) << ", \"start_ns\": " << obs::ps_as_ns(l.start_ps)
+        << ", \"end_ns\": " << obs::ps_as_ns(l.end_ps) << ", \"flops\": " << l.flops
+        << ", \"hbm_read_bytes\": " << l.hbm_read << ", \"hbm_write_bytes\": " << l.hbm_write
+        << ", \"tflops\": " << fixed(l.tflops, 6) << ", \"peak_tflops\": " << fixed(l.peak_tflops, 6)
+        << ", \"bound\": " << json_string(l.bound) << ", \"waited_for\": " << json_string(l.waited_for)
+        << ", \"critical\": " << (l.critical ? "true" : "false") << "}";
+}
+
+const char* layer_markdown_header() {
+    return "| layer | node | op / lowering | PEs | split | start ns | end ns | share | GFLOP | HBM read B | "
+           "HBM write B | TFLOPS | % peak | bound | critical |\n"
+           "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+}
+
+void write_layer_markdown(std::ostream& out, const LayerResult& l, std::uint64_t makespan_ps) {
+    const double share = makespan_ps ? 100.0 * static_cast<double>(l.end_ps - l.start_ps) / static_cast<double>(makespan_ps) : 0.0;
+    out << "| " << l.id << " | " << l.node << " | " << l.op << " / " << l.lowering << " | " << l.pes << " | "
+        << l.split << " | " << obs::ps_as_ns(l.start_ps) << " | " << obs::ps_as_ns(l.end_ps) << " | "
+        << fixed(share, 1) << " % | " << fixed(static_cast<double>(l.flops) / 1e9, 3) << " | " << l.hbm_read
+        << " | " << l.hbm_write << " | " << fixed(l.tflops, 3) << " | "
+        << fixed(l.peak_tflops > 0 ? 100.0 * l.tflops / l.peak_tflops : 0.0, 1) << " % | " << l.bound << " | "
+        << (l.critical ? "yes" : "") << " |\n";
 }
 
 void print_layers(std::ostream& out, const std::vector<LayerResult>& layers, std::uint64_t makespan_ps) {

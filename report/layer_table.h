@@ -35,6 +35,13 @@ struct LayerResult {
 std::vector<LayerResult> layer_results(const model::Mapping& mapping, const WorkloadRun& run,
                                        const TopologyConfig& topo);
 
+// One layer as a JSON object (the summary's and the report's "layers" rows).
+void write_layer_json(std::ostream& out, const LayerResult& l);
+
+// One layer as a Markdown table row, after layer_markdown_header().
+const char* layer_markdown_header();
+void write_layer_markdown(std::ostream& out, const LayerResult& l, std::uint64_t makespan_ps);
+
 // "layers" table and the critical path, for the terminal.
 void print_layers(std::ostream& out, const std::vector<LayerResult>& layers, std::uint64_t makespan_ps);
 

@@ -355,6 +355,11 @@ void write_report_json(std::ostream& out, const Report& r) {
             << ", \"started_ns\": " << ps_as_ns(s.started_ps) << ", \"finished_ns\": "
             << ps_as_ns(s.finished_ps) << "}";
     }
+    out << "],\n  \"layers\": [";
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        out << (i ? ",\n    " : "\n    ");
+        write_layer_json(out, r.layers[i]);
+    }
     out << "],\n  \"requests\": [";
     for (std::size_t i = 0; i < r.requests.size(); ++i) {
         const auto& q = r.requests[i];
@@ -399,6 +404,12 @@ void write_report_markdown(std::ostream& out, const Report& r) {
         out << "| " << i + 1 << " | " << s.pe << " | " << s.id << " | " << s.kind << " | "
             << s.context << " | " << (s.via.empty() ? "-" : s.via) << " | " << ps_as_ns(s.gap_ps)
             << " | " << ps_as_ns(s.started_ps) << " | " << ps_as_ns(s.finished_ps) << " |\n";
+    }
+    if (!r.layers.empty()) {
+        out << "\n## Layers\n\nshare = span / makespan; TFLOPS over its span against the peak of its PEs; "
+               "bound = its slowest PE's larger busy time (docs/models.md).\n\n"
+            << layer_markdown_header();
+        for (const auto& l : r.layers) write_layer_markdown(out, l, r.makespan_ps);
     }
     if (!r.requests.empty()) {
         out << "\n## Host requests\n\n| request | kind | issued ns | done ns | latency ns | status |\n"

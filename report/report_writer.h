@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "report/layer_table.h"
 #include "report/run_view.h"
 
 namespace npuvp {
@@ -70,6 +71,8 @@ struct Report {
         std::uint64_t gap_ps = 0;  // predecessor finished -> this started
     };
     std::vector<Step> critical_path;
+    // A --model run's layers (docs/models.md), empty otherwise.
+    std::vector<LayerResult> layers;
 
     struct Request {
         std::string id, kind, status;

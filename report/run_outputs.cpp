@@ -13,9 +13,11 @@
 namespace npuvp {
 
 void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
-                   const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out) {
+                   const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out,
+                   const std::vector<LayerResult>& layers) {
     const obs::RunView view = obs::build_view(run, platform, recorder);
-    const Report report = build_report(run, platform, view, name);
+    Report report = build_report(run, platform, view, name);
+    report.layers = layers;
     if (print) print_report(out, report);
     auto write = [&](const std::string& flag, const std::string& path, auto&& body) {
         std::ofstream file(path, std::ios::binary | std::ios::trunc);

@@ -8,9 +8,11 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "platform/platform.h"
 #include "platform/workload_run.h"
+#include "report/layer_table.h"
 #include "report/run_recorder.h"
 
 namespace npuvp {
@@ -28,7 +30,9 @@ struct OutputFiles {
 // what it covers. For a failed run, what ran up to the stop, marked as
 // failed. Throws ConfigError when a file cannot be opened,
 // std::runtime_error when writing it fails.
+// `layers`: a --model run's (docs/models.md), for the report's "layers".
 void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
-                   const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out);
+                   const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out,
+                   const std::vector<LayerResult>& layers = {});
 
 }  // namespace npuvp

@@ -144,16 +144,7 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
             << ps_as_ns(c.started_ps) << ", \"finished_ns\": " << ps_as_ns(c.finished_ps) << "}";
     });
     out << "],\n  \"layers\": [";
-    write_rows(out, s.layers, [&](const LayerResult& l) {
-        out << "{\"id\": " << json_string(l.id) << ", \"node\": " << json_string(l.node) << ", \"op\": "
-            << json_string(l.op) << ", \"lowering\": " << json_string(l.lowering) << ", \"pes\": " << l.pes
-            << ", \"split\": " << json_string(l.split) << ", \"start_ns\": " << ps_as_ns(l.start_ps)
-            << ", \"end_ns\": " << ps_as_ns(l.end_ps) << ", \"flops\": " << l.flops << ", \"hbm_read_bytes\": "
-            << l.hbm_read << ", \"hbm_write_bytes\": " << l.hbm_write << ", \"tflops\": " << fixed(l.tflops, 6)
-            << ", \"peak_tflops\": " << fixed(l.peak_tflops, 6) << ", \"bound\": " << json_string(l.bound)
-            << ", \"waited_for\": " << json_string(l.waited_for) << ", \"critical\": " << (l.critical ? "true" : "false")
-            << "}";
-    });
+    write_rows(out, s.layers, [&](const LayerResult& l) { write_layer_json(out, l); });
     out << "],\n  \"speed\": ";
     write_speed(out, s.speed);
     out << "\n}\n";

@@ -468,13 +468,14 @@ int run(int argc, char* argv[]) {
                                                                        : run.diagnosis());
         }
         print_run(std::cout, run);
+        std::vector<LayerResult> layers;
         if (options.model) {
-            const std::vector<LayerResult> layers = layer_results(model_mapping(), run, topo);
+            layers = layer_results(model_mapping(), run, topo);
             print_layers(std::cout, layers, run.makespan_ps());
             pending_summary().data.layers = layers;
         }
         print_speed(speed, std::cout);
-        write_outputs(files, run, platform, recorder, name, true, std::cout);
+        write_outputs(files, run, platform, recorder, name, true, std::cout, layers);
     } else {
         if (outputs)
             std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "

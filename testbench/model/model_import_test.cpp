@@ -337,4 +337,17 @@ BOOST_AUTO_TEST_CASE(each_layer_is_reported_with_its_bound) {
                               "\"split\": \"N\"", "\"flops\": 409600", "\"hbm_read_bytes\": 412800",
                               "\"hbm_write_bytes\": 512", "\"critical\": true", "\"bound\": \"DMA "})
         BOOST_CHECK_MESSAGE(json.find(field) != std::string::npos, "summary lacks " << field);
+    // The report carries the same row (JSON) and a Layers table (Markdown).
+    const test::RunResult rep = test::run_npuvp("--model " + model + " --report model_layers.report.json");
+    BOOST_REQUIRE_MESSAGE(rep.code == 0, rep.out);
+    std::ifstream rin("model_layers.report.json");
+    const std::string report((std::istreambuf_iterator<char>(rin)), std::istreambuf_iterator<char>());
+    BOOST_CHECK(report.find("\"layers\": [") != std::string::npos);
+    BOOST_CHECK(report.find("\"flops\": 409600, \"hbm_read_bytes\": 412800") != std::string::npos);
+    const test::RunResult md = test::run_npuvp("--model " + model + " --report model_layers.report.md");
+    BOOST_REQUIRE_MESSAGE(md.code == 0, md.out);
+    std::ifstream min("model_layers.report.md");
+    const std::string text((std::istreambuf_iterator<char>(min)), std::istreambuf_iterator<char>());
+    BOOST_CHECK(text.find("## Layers") != std::string::npos);
+    BOOST_CHECK(text.find("| l0_fc | fc | MatMul / gemm | 2 | N |") != std::string::npos);
 }
