@@ -64,7 +64,7 @@ struct Layer {
 class Greedy {
 public:
     Greedy(const Network& net, const TopologyConfig& topo, const MapOptions& options)
-        : m_net(net), m_options(options), m_pes(topo.pes_per_cube()) {
+        : m_net(net), m_topo(topo), m_options(options), m_pes(topo.pes_per_cube()) {
         for (const Node& node : net.nodes)
             for (const std::string& in : node.inputs) ++m_uses[in];
         for (const std::string& out : net.outputs) ++m_uses[out];
@@ -75,6 +75,7 @@ public:
     Mapping run() {
         for (const Node& node : m_net.nodes) place(node);
         order_layers();
+        pipeline_over_cubes();
         Mapping out;
         std::ostringstream y;
         y << "# Mapped from " << m_net.file << " by builtin.greedy_mapper (docs/models.md).\n"
@@ -83,21 +84,29 @@ public:
             y << "  " << l.info.id << ":\n";
             emit_body(y, l);
         }
+        for (const Transfer& t : m_transfers)
+            y << "  " << t.id << ":\n    - dma_read: { id: xin, bytes: " << t.bytes << ", addr: { pa: " << t.pa
+              << " } }\n    - wait: all\n";
         if (m_layers.empty()) {
             // Every node folds (views, constants, empty tensors): nothing to
             // run but an empty kernel, so the run still reports (makespan 0).
-            y << "  nothing:\n    - wait: all\nlaunch:\n  - { kernel: nothing, cube: " << m_options.cube
+            y << "  nothing:\n    - wait: all\nlaunch:\n  - { kernel: nothing, cube: " << cube_name(0)
               << ", pes: [0] }\n";
         } else {
             y << "host:\n";
         }
         for (const Layer& l : m_layers) {
+            for (const Transfer& t : m_transfers)
+                if (t.consumer == l.info.id)
+                    y << "  - kernel_launch: { id: " << t.id << ", kernel: " << t.id << ", cubes: [" << l.info.cube
+                      << "], target_pe: [" << t.pe << "], after: [" << t.producer << "] }\n";
             y << "  - kernel_launch: { id: " << l.info.id << ", kernel: " << l.info.id
-              << ", cubes: [" << m_options.cube << "], target_pe: " << targets(l.info.pes) << ", after: [";
+              << ", cubes: [" << l.info.cube << "], target_pe: " << targets(l.info.pes) << ", after: [";
             for (std::size_t i = 0; i < l.info.after.size(); ++i) y << (i ? ", " : "") << l.info.after[i];
             y << "] }\n";
         }
         out.workload_yaml = y.str();
+        for (const Transfer& t : m_transfers) out.transfers.emplace_back(t.id, t.producer);
         for (const Layer& l : m_layers) out.layers.push_back(l.info);
         out.folded = m_folded;
         return out;
@@ -124,6 +133,64 @@ private:
             }
         }
         m_layers = std::move(ordered);
+    }
+
+    // One consumer PE's read of its input share from the cube that wrote it.
+    struct Transfer {
+        std::string id, consumer, producer;
+        int pe = 0;
+        std::uint64_t bytes = 0, pa = 0;
+    };
+
+    // MapOptions::cubes > 1: contiguous stages of about equal FLOPs (a layer
+    // goes to the stage its FLOP midpoint falls in), stage s on the s-th cube
+    // in (sip, cube) order. A layer reading a layer of another stage first
+    // reads its input: each of its PEs a 1/pes share, from the slice of the
+    // same PE index in the producer's cube (the producer's PE j wrote its
+    // share there), over UCIe or the SIP link; the layer waits for those reads.
+    void pipeline_over_cubes() {
+        const int cubes = std::max(1, std::min(m_options.cubes, m_topo.system.sips * m_topo.system.cubes_per_sip));
+        for (Layer& l : m_layers) l.info.cube = cube_name(0);
+        if (cubes == 1 || m_layers.empty()) return;
+        std::uint64_t total = 0;
+        for (const Layer& l : m_layers) total = sat_add(total, l.info.flops);
+        std::uint64_t before = 0;
+        std::map<std::string, int> stage_of;
+        for (Layer& l : m_layers) {
+            const double mid = static_cast<double>(before) + static_cast<double>(l.info.flops) / 2.0;
+            const int stage = total == 0 ? 0
+                                         : std::min(cubes - 1, static_cast<int>(mid * cubes / static_cast<double>(total)));
+            before = sat_add(before, l.info.flops);
+            l.info.cube = cube_name(stage);
+            stage_of[l.info.id] = stage;
+        }
+        const std::uint64_t slice = m_topo.cube.memory_map.hbm_slice_bytes;
+        const std::uint64_t cube_bytes = sat_mul(slice, static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube));
+        for (Layer& l : m_layers) {
+            std::vector<std::string> after;
+            for (const std::string& p : l.info.after) {
+                const int from = stage_of.at(p);
+                if (from == stage_of.at(l.info.id)) {
+                    after.push_back(p);
+                    continue;
+                }
+                for (int j = 0; j < l.info.pes; ++j) {
+                    Transfer t;
+                    t.id = "x" + std::to_string(m_transfers.size()) + "_" + l.info.id + "_p" + std::to_string(j);
+                    t.consumer = l.info.id, t.producer = p, t.pe = j;
+                    t.bytes = std::max<std::uint64_t>(1, ceil_div(l.info.in_bytes, static_cast<std::uint64_t>(l.info.pes)));
+                    t.pa = sat_add(sat_mul(cube_bytes, static_cast<std::uint64_t>(from)), sat_mul(slice, static_cast<std::uint64_t>(j)));
+                    m_transfers.push_back(t);
+                    after.push_back(t.id);
+                }
+            }
+            l.info.after = after;
+        }
+    }
+
+    std::string cube_name(int index) const {
+        const int per_sip = m_topo.system.cubes_per_sip;
+        return "sip" + std::to_string(index / per_sip) + ".cube" + std::to_string(index % per_sip);
     }
 
     // Layers that produce the activations `node` reads.
@@ -259,6 +326,7 @@ private:
             if (node.op == "Gemm" && node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
         }
         if (M == 0 || K == 0 || N == 0) throw ModelError(m_net.file, node.name, node.op, "an empty GEMM");
+        l.info.in_bytes = sat_mul(sat_mul(M, K), sat_mul(kElem, l.gemm_count));
         l.info.m = M, l.info.k = K, l.info.n = N;
         l.info.flops = sat_mul(sat_mul(sat_mul(2, M), sat_mul(K, N)), l.gemm_count);
         l.info.lowering = l.gemm_count > 1 ? "gemm x" + std::to_string(l.gemm_count) + " (groups)" : "gemm";
@@ -295,6 +363,7 @@ private:
         const std::uint64_t elements = reads_all ? m_net.tensor(node, node.inputs[0]).elements() : out_elements(node);
         l.info.lowering = "math " + op;
         vector_work(node, l, op, elements);
+        l.info.in_bytes = sat_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem);
     }
 
     void copy_layer(const Node& node, Layer& l) {
@@ -308,6 +377,7 @@ private:
         l.share_m = per_pe;
         l.info.flops = 0;
         l.out_elements = bytes;
+        l.info.in_bytes = bytes;
     }
 
     std::string targets(int pes) const {
@@ -346,7 +416,9 @@ private:
     }
 
     const Network& m_net;
+    const TopologyConfig& m_topo;
     const MapOptions& m_options;
+    std::vector<Transfer> m_transfers;
     const int m_pes;
     std::map<std::string, int> m_uses;
     std::set<std::string> m_constant;

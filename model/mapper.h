@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "modules/common/config.h"
@@ -20,7 +21,11 @@
 namespace npuvp::model {
 
 struct MapOptions {
-    std::string cube = "sip0.cube0";  // where the network runs
+    // Cubes the layers are pipelined over, in (sip, cube) order from
+    // sip0.cube0: 1 = the whole network on sip0.cube0; N > 1 = contiguous
+    // stages of about equal FLOPs, stage s on the s-th cube, a stage's input
+    // read from the cube that wrote it (over UCIe or the SIP link).
+    int cubes = 1;
 };
 
 // One mapped layer: what the report's per-layer table says about how it was
@@ -36,11 +41,16 @@ struct MappedLayer {
     std::uint64_t m = 0, k = 0, n = 0;  // GEMM shape (whole layer)
     std::uint64_t flops = 0;            // 2·M·K·N for a GEMM, elements for MATH
     std::vector<std::string> after;     // the layers it waits for
+    std::string cube = "sip0.cube0";    // where it runs
+    std::uint64_t in_bytes = 0;         // its activation input (bf16), whole layer
 };
 
 struct Mapping {
     std::string workload_yaml;
     std::vector<MappedLayer> layers;
+    // Cross-cube input reads (one per consumer PE): their kernel / request
+    // id and the layer whose output they read.
+    std::vector<std::pair<std::string, std::string>> transfers;
     std::vector<std::string> folded;  // nodes that cost nothing (views, constants)
 };
 

@@ -51,7 +51,7 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
     for (const model::MappedLayer& m : mapping.layers) {
         index[m.id] = layers.size();
         LayerResult l;
-        l.id = m.id, l.node = m.node, l.op = m.op, l.lowering = m.lowering, l.split = m.split;
+        l.id = m.id, l.node = m.node, l.op = m.op, l.lowering = m.lowering, l.split = m.split, l.cube = m.cube;
         l.pes = m.pes;
         l.flops = m.flops;
         const auto& g = topo.cube.pe_template.gemm;
@@ -86,8 +86,13 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
     // What each waited for: the input layer that finished last.
     for (std::size_t i = 0; i < layers.size(); ++i) {
         std::uint64_t latest = 0;
-        for (const std::string& id : mapping.layers[i].after) {
-            const LayerResult& p = layers[index.at(id)];
+        for (std::string id : mapping.layers[i].after) {
+            // A cross-cube input read stands for the layer it reads.
+            for (const auto& [transfer, producer] : mapping.transfers)
+                if (transfer == id) id = producer;
+            const auto found = index.find(id);
+            if (found == index.end()) continue;
+            const LayerResult& p = layers[found->second];
             if (p.end_ps >= latest) latest = p.end_ps, layers[i].waited_for = id;
         }
     }
@@ -106,7 +111,7 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
 void write_layer_json(std::ostream& out, const LayerResult& l) {
     out << "{\"id\": " << json_string(l.id) << ", \"node\": " << json_string(l.node) << ", \"op\": "
         << json_string(l.op) << ", \"lowering\": " << json_string(l.lowering) << ", \"pes\": " << l.pes
-        << ", \"split\": " << json_string(l.split) << ", \"start_ns\": " << obs::ps_as_ns(l.start_ps)
+        << ", \"split\": " << json_string(l.split) << ", \"cube\": " << json_string(l.cube) << ", \"start_ns\": " << obs::ps_as_ns(l.start_ps)
         << ", \"end_ns\": " << obs::ps_as_ns(l.end_ps) << ", \"flops\": " << l.flops
         << ", \"hbm_read_bytes\": " << l.hbm_read << ", \"hbm_write_bytes\": " << l.hbm_write
         << ", \"tflops\": " << fixed(l.tflops, 6) << ", \"peak_tflops\": " << fixed(l.peak_tflops, 6)

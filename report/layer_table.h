@@ -16,7 +16,7 @@
 namespace npuvp {
 
 struct LayerResult {
-    std::string id, node, op, lowering, split;
+    std::string id, node, op, lowering, split, cube;
     int pes = 0;
     std::uint64_t start_ps = 0, end_ps = 0;  // its first command's start, its last one's finish
     std::uint64_t flops = 0;

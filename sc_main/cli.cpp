@@ -61,6 +61,7 @@ const char* cli_usage() {
            "                        the mapped workload\n"
            "  --batch N             a model's symbolic batch dimension\n"
            "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
+           "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --summary FILE        write the run's summary as JSON to FILE\n"
            "  --timeline FILE       with --workload: write a Chrome trace-event timeline\n"
@@ -127,6 +128,13 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.batch = n;
         } else if (arg == "--mapper") {
             options.mapper = value(i, arg);
+        } else if (arg == "--map-cubes") {
+            const std::string text = value(i, arg);
+            char* end = nullptr;
+            const long n = std::strtol(text.c_str(), &end, 10);
+            if (text.empty() || *end != '\0' || n < 1 || n > 4096)
+                bad("--map-cubes: expected a cube count in [1, 4096], got '" + text + "'");
+            options.map_cubes = static_cast<int>(n);
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);
             if (options.vcd->size() < 5 || options.vcd->substr(options.vcd->size() - 4) != ".vcd")

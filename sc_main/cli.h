@@ -27,6 +27,7 @@ struct CliOptions {
     std::optional<std::string> model;     // --model FILE.onnx (mapped to a workload, docs/models.md)
     std::int64_t batch = 0;               // --batch N (a model's symbolic batch dimension)
     std::string mapper = "builtin.greedy_mapper";  // --mapper NAME
+    int map_cubes = 1;                    // --map-cubes N (layers pipelined over N cubes)
     std::optional<std::string> trace;     // --trace FILE
     std::optional<std::string> summary;   // --summary FILE (JSON)
     std::optional<std::string> timeline;  // --timeline FILE (Chrome trace-event JSON)

@@ -325,7 +325,13 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     model::ImportOptions import;
     import.batch = options.batch;
     const model::Network net = model::import_onnx(*options.model, import);
-    const model::Mapping mapping = mapper->second(net, topo, model::MapOptions{});
+    const int cubes = topo.system.sips * topo.system.cubes_per_sip;
+    if (options.map_cubes > cubes)
+        throw ConfigError({"command line", 0, 0, "--map-cubes"}, "--map-cubes " + std::to_string(options.map_cubes) +
+                                                                     ": the topology has " + std::to_string(cubes) + " cubes");
+    model::MapOptions map_options;
+    map_options.cubes = options.map_cubes;
+    const model::Mapping mapping = mapper->second(net, topo, map_options);
     if (yaml) *yaml = mapping.workload_yaml;
     model_mapping() = mapping;
     std::size_t fused = 0;
@@ -333,7 +339,10 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     model_line() = "model    " + *options.model + ": " + std::to_string(net.nodes.size()) + " nodes -> " +
                    std::to_string(mapping.layers.size()) + " layers (" + std::to_string(fused) +
                    " nodes fused into them, " + std::to_string(mapping.folded.size()) +
-                   " views / constants folded) by " + options.mapper;
+                   " views / constants folded) by " + options.mapper +
+                   (options.map_cubes > 1 ? " over " + std::to_string(options.map_cubes) + " cubes (" +
+                                                std::to_string(mapping.transfers.size()) + " cross-cube input reads)"
+                                          : std::string());
     return load_workload_text(mapping.workload_yaml, *options.model + " (mapped by " + options.mapper + ")", topo);
 }
 

@@ -108,21 +108,42 @@ std::string conv_relu(const std::string& file) {
     return b.save(file);
 }
 
-// One run of a mapped model on default.yaml: tiles and DMA bytes.
+// fc1 (MatMul + ReLU) then fc2 (MatMul), MNIST's shapes.
+std::string two_fc(const std::string& file) {
+    Builder b;
+    b.input("x", {1, 800}).weight("w1", {800, 256}).weight("w2", {256, 16}).output("y", {1, 16});
+    b.node("MatMul", "fc1", {"x", "w1"}, {"h0"});
+    b.node("Relu", "relu1", {"h0"}, {"h"});
+    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
+    return b.save(file);
+}
+
+// One run of a mapped model on a shipped topology: tiles and DMA bytes.
 struct MappedRun {
-    TopologyConfig topo = test::load_shipped("default");
+    TopologyConfig topo;
     TraceSink trace;
-    Platform platform{topo, trace};
+    std::unique_ptr<Platform> platform_ptr;
+    Platform& platform;
     Mapping mapping;
     WorkloadConfig w;
     std::unique_ptr<WorkloadRun> run;
 
-    explicit MappedRun(const std::string& file) {
-        mapping = greedy_map(import_onnx(file), topo, MapOptions{});
+    explicit MappedRun(const std::string& file, const std::string& topology = "default", int cubes = 1)
+        : topo(test::load_shipped(topology)),
+          platform_ptr(std::make_unique<Platform>(topo, trace)),
+          platform(*platform_ptr) {
+        MapOptions options;
+        options.cubes = cubes;
+        mapping = greedy_map(import_onnx(file), topo, options);
         w = load_workload_text(mapping.workload_yaml, file, topo);
         run = std::make_unique<WorkloadRun>(platform, w);
         sc_core::sc_start();
         BOOST_REQUIRE_MESSAGE(run->finished(), run->diagnosis());
+    }
+    std::uint64_t traffic(const std::string& kind, const std::string& name) const {
+        for (const auto& t : measure_traffic(*run, platform, run->makespan_ps()))
+            if (t.kind == kind && t.name.find(name) != std::string::npos) return t.bytes;
+        return 0;
     }
     std::uint64_t dma_bytes(const std::string& dir) const {
         std::uint64_t total = 0;
@@ -197,12 +218,7 @@ BOOST_AUTO_TEST_CASE(two_layers_run_in_dependency_order) {
     // fc1 (MatMul + ReLU) then fc2 (MatMul): two layers, the second launched
     // after the first (its host request names it in `after`), so it starts
     // only when every PE of fc1 has finished.
-    Builder b;
-    b.input("x", {1, 800}).weight("w1", {800, 256}).weight("w2", {256, 16}).output("y", {1, 16});
-    b.node("MatMul", "fc1", {"x", "w1"}, {"h0"});
-    b.node("Relu", "relu1", {"h0"}, {"h"});
-    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
-    MappedRun r(b.save("model_two_layers.onnx"));
+    MappedRun r(two_fc("model_two_layers.onnx"));
     BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 2u);
     BOOST_CHECK(r.mapping.layers[1].after == std::vector<std::string>{"l0_fc1"});
     std::uint64_t fc1_end = 0, fc2_start = ~std::uint64_t{0};
@@ -212,6 +228,31 @@ BOOST_AUTO_TEST_CASE(two_layers_run_in_dependency_order) {
     }
     BOOST_CHECK_GT(fc1_end, 0u);
     BOOST_CHECK_GT(fc2_start, fc1_end);
+}
+
+BOOST_AUTO_TEST_CASE(layers_pipelined_over_two_cubes_read_their_input_over_ucie) {
+    // two_sip.yaml, --map-cubes 2. FLOPs: fc1 2 · 800 · 256 = 409600, fc2
+    // 2 · 256 · 16 = 8192, total 417792; a layer goes to the stage its FLOP
+    // midpoint falls in: fc1's 204800 · 2 / 417792 -> stage 0 (sip0.cube0),
+    // fc2's (409600 + 4096) · 2 / 417792 -> stage 1 (sip0.cube1). fc2 runs on
+    // one PE (one tile each way), so one cross-cube read: its input h, 1 · 256
+    // bf16 = 512 B, from pe0's slice of cube 0 (pa 0), crossing
+    // sip0.cube0.ucie -> sip0.cube1.ucie; fc2 starts after that read.
+    MappedRun r(two_fc("model_two_cubes.onnx"), "two_sip", 2);
+    BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 2u);
+    BOOST_CHECK_EQUAL(r.mapping.layers[0].cube, "sip0.cube0");
+    BOOST_CHECK_EQUAL(r.mapping.layers[1].cube, "sip0.cube1");
+    BOOST_REQUIRE_EQUAL(r.mapping.transfers.size(), 1u);
+    BOOST_CHECK_EQUAL(r.mapping.transfers[0].second, "l0_fc1");
+    BOOST_CHECK(r.mapping.workload_yaml.find("dma_read: { id: xin, bytes: 512, addr: { pa: 0 } }") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.traffic("link", "sip0.cube0.ucie -> sip0.cube1.ucie"), 512u);
+    std::uint64_t read_end = 0, fc2_start = 0;
+    for (const CommandResult& c : r.run->commands()) {
+        if (c.command->id == "xin") read_end = c.finished_ps;
+        if (c.command->id == "fc2") fc2_start = c.started_ps;
+    }
+    BOOST_CHECK_GT(read_end, 0u);
+    BOOST_CHECK_GT(fc2_start, read_end);
 }
 
 BOOST_AUTO_TEST_CASE(map_writes_what_model_runs) {
