@@ -29,7 +29,7 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
         out << std::left << std::setw(9) << flag.substr(2) << path << "\n";
     };
     if (files.timeline)
-        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view); });
+        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view, layers); });
     if (files.svg) write("--svg", *files.svg, [&](std::ostream& o) { write_svg(o, view, name); });
     if (files.report)
         write("--report", *files.report, [&](std::ostream& o) { write_report(o, report, *files.report); });

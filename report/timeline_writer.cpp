@@ -25,11 +25,13 @@ int lane_tid(const std::string& lane, std::map<std::string, int>& extra) {
 // per line. pid per group and tid per lane are fixed before the first line.
 class Timeline {
 public:
-    Timeline(std::ostream& out, const obs::RunView& view) : m_out(out), m_view(view) { number_lanes(); }
+    Timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers)
+        : m_out(out), m_view(view), m_layers(layers) { number_lanes(); }
 
     void write() {
         m_out << "{\"traceEvents\":[";
         names();
+        layer_slices();
         engine_slices();
         command_slices();
         node_slices();
@@ -279,6 +281,24 @@ private:
         }
     }
 
+    // A model's layers: their own process after every group, one slice per
+    // layer (its first command's start to its last one's finish).
+    void layer_slices() {
+        if (m_layers.empty()) return;
+        const int pid = static_cast<int>(m_pid.size()) + 1;
+        begin() << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
+                << ",\"tid\":0,\"args\":{\"name\":\"layers\"}}";
+        begin() << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
+                << ",\"tid\":0,\"args\":{\"sort_index\":0}}";
+        for (const LayerResult& l : m_layers)
+            begin() << "{\"ph\":\"X\",\"cat\":\"layer\",\"name\":" << json_string(l.id) << ",\"pid\":" << pid
+                    << ",\"tid\":1,\"ts\":" << ps_as_us(l.start_ps) << ",\"dur\":" << ps_as_us(l.end_ps - l.start_ps)
+                    << ",\"args\":{\"node\":" << json_string(l.node) << ",\"op\":" << json_string(l.op)
+                    << ",\"pes\":" << l.pes << ",\"cube\":" << json_string(l.cube) << ",\"flops\":" << l.flops
+                    << ",\"bound\":" << json_string(l.bound) << ",\"critical\":" << (l.critical ? "true" : "false")
+                    << "}}";
+    }
+
     // Global instants where the tile detail begins and ends, with the note.
     void detail_markers() {
         const obs::RunView::Detail& d = m_view.detail;
@@ -311,6 +331,7 @@ private:
 
     std::ostream& m_out;
     const obs::RunView& m_view;
+    const std::vector<LayerResult>& m_layers;
     std::map<std::string, int> m_pid;                                // group -> pid
     std::map<std::pair<std::string, std::string>, int> m_tid;        // (group, lane) -> tid
     bool m_first = true;
@@ -319,6 +340,8 @@ private:
 
 }  // namespace
 
-void write_timeline(std::ostream& out, const obs::RunView& view) { Timeline(out, view).write(); }
+void write_timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers) {
+    Timeline(out, view, layers).write();
+}
 
 }  // namespace npuvp

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <ostream>
+#include <vector>
 
+#include "report/layer_table.h"
 #include "report/run_view.h"
 
 namespace npuvp {
@@ -12,7 +14,8 @@ namespace npuvp {
 // "displayTimeUnit":"ns"}. pid = PE (or node group), tid = engine / context
 // lane; "X" slices per engine interval and per command, "s"/"f" flows along a
 // token's stages and from a blocking command to the one that waited for it,
-// "C" counters of tiles in flight, "M" names.
-void write_timeline(std::ostream& out, const obs::RunView& view);
+// "C" counters of tiles in flight, "M" names. A --model run's layers
+// (docs/models.md) are one more process, "layers", a slice per layer.
+void write_timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers = {});
 
 }  // namespace npuvp

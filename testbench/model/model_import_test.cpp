@@ -391,4 +391,11 @@ BOOST_AUTO_TEST_CASE(each_layer_is_reported_with_its_bound) {
     const std::string text((std::istreambuf_iterator<char>(min)), std::istreambuf_iterator<char>());
     BOOST_CHECK(text.find("## Layers") != std::string::npos);
     BOOST_CHECK(text.find("| l0_fc | fc | MatMul / gemm | 2 | N |") != std::string::npos);
+    // And the timeline has a "layers" process with the layer's slice.
+    const test::RunResult tl = test::run_npuvp("--model " + model + " --timeline model_layers.timeline.json");
+    BOOST_REQUIRE_MESSAGE(tl.code == 0, tl.out);
+    std::ifstream tin("model_layers.timeline.json");
+    const std::string timeline((std::istreambuf_iterator<char>(tin)), std::istreambuf_iterator<char>());
+    BOOST_CHECK(timeline.find("\"args\":{\"name\":\"layers\"}") != std::string::npos);
+    BOOST_CHECK(timeline.find("\"cat\":\"layer\",\"name\":\"l0_fc\"") != std::string::npos);
 }
