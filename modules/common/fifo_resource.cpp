@@ -45,7 +45,7 @@ bool FifoResource::acquire(Waiter& waiter) {
         return true;
     }
     waiter.granted = false;
-    waiter.asked = waiter.round ? waiter.round->now() : sc_core::sc_time_stamp();
+    waiter.asked_ps = waiter.round ? waiter.round->now_ps() : sc_core::sc_time_stamp().value();
     m_queue.push_back(&waiter);
     return false;
 }
@@ -53,7 +53,8 @@ bool FifoResource::acquire(Waiter& waiter) {
 void FifoResource::acquired(Waiter& waiter) {
     ++m_grants;  // on the grant, not the request: a process still queued is not counted
     note_grant(waiter.owner);
-    m_total_wait += (waiter.round ? waiter.round->now() : sc_core::sc_time_stamp()) - waiter.asked;
+    m_total_wait_ps +=
+        (waiter.round ? waiter.round->now_ps() : sc_core::sc_time_stamp().value()) - waiter.asked_ps;
 }
 
 int FifoResource::wait() {

@@ -36,7 +36,7 @@ public:
     struct Waiter {
         sc_core::sc_event* event = nullptr;
         bool granted = false;
-        sc_core::sc_time asked;
+        std::uint64_t asked_ps = 0;  // when it queued
         // A requester served by the RequestRound (SPEC T4): a unit handed to
         // it is taken up in the round's update, in key order, instead of
         // waking `event`.
@@ -122,7 +122,7 @@ public:
 
     // Statistics: units granted, and the time spent waiting for them.
     std::uint64_t grants() const { return m_grants; }
-    sc_core::sc_time total_wait() const { return m_total_wait; }
+    sc_core::sc_time total_wait() const { return sc_core::sc_time::from_value(m_total_wait_ps); }
 
     // VCD: units in use, and the holder of the unit granted last (0 when all
     // are free; else 1 + the index of the holding process in owner_names(),
@@ -141,7 +141,7 @@ private:
     std::vector<sc_core::sc_event*> m_free_events;
     sc_core::sc_process_handle m_owner;  // capacity-1 mutex use only
     std::uint64_t m_grants = 0;
-    sc_core::sc_time m_total_wait;
+    std::uint64_t m_total_wait_ps = 0;
     std::int32_t m_in_use = 0;
     std::int32_t m_owner_code = 0;
     std::vector<std::string> m_owner_names;

@@ -18,7 +18,8 @@ protected:
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
         m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
         m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
-        time = m_unit.transport(m_txn, local_offset()) + m_latency;
+        time = sc_core::sc_time::from_value(
+            m_unit.transport_ps(m_txn, kernel_ps(), local_offset_ps()) + m_latency_ps);
         return true;
     }
     // A sub-context transfer with bank runs stops while a main command
@@ -39,8 +40,7 @@ protected:
 private:
     PeFetchStore& m_unit;
     Transaction m_txn;
-    const sc_core::sc_time m_latency =
-        sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns));
+    const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns);
 };
 
 PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,

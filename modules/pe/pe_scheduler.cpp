@@ -386,10 +386,10 @@ void PeScheduler::feed_step() {
             if (m_feed_first) start_command(cmd);
             m_feed_first = false;
             ++m_tiles_fed;
-            m_trace.emit(trace::sub_command_dispatched(now().value(), node_id_ref(),
-                                                       static_cast<std::int64_t>(cmd.seq),
-                                                       static_cast<std::int64_t>(token.plan.tile_id),
-                                                       to_string(token.stage().type)));
+            if (m_trace.enabled())
+                m_trace.emit(trace::sub_command_dispatched(
+                    now().value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                    static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type)));
             m_feed_phase = FeedPhase::write;
             break;
         }

@@ -15,14 +15,13 @@ void PipelineCalendar::push_timed(ps_t time, Activity& a) {
     }
     // Among wake-ups at one time, the earlier pushed runs first.
     std::size_t i = m_timed.size();
-    m_timed.push_back({time, m_seq++, &a});
+    m_timed.push_back({time, &a});
     for (; i > m_thead && m_timed[i - 1].time > time; --i) m_timed[i] = m_timed[i - 1];
-    m_timed[i] = {time, m_seq - 1, &a};
+    m_timed[i] = {time, &a};
 }
 
 void PipelineCalendar::advance_to(ps_t t) {
     m_now = t;
-    m_now_t = sc_core::sc_time::from_value(t);
     m_round = 0;
     m_list.clear();
     m_head = 0;
@@ -74,7 +73,7 @@ std::uint64_t PipelineCalendar::round_at(ps_t now, std::uint64_t delta) {
 bool PipelineCalendar::run_round(bool check) {
     while (m_head < m_list.size() && m_list[m_head].round <= m_round) {
         Activity& a = *m_list[m_head].activity;
-        if (check && a.kernel_visible()) return false;
+        if (check && a.may_be_kernel_visible() && a.kernel_visible()) return false;
         ++m_head;
         ++m_activations;
         a.activate();
@@ -89,20 +88,23 @@ bool PipelineCalendar::run_round(bool check) {
 void PipelineCalendar::end_round() {
     // As the update phase: the round's requests in key order, then the
     // inboxes' and buffers' commits (which only schedule the next round).
+    // No request can be made while serving (ask() checks), so the list is
+    // served in place.
     if (!m_asks.empty()) {
-        m_serving.swap(m_asks);
         m_serving_now = true;
-        serve_in_key_order(m_serving);
+        serve_in_key_order(m_asks);
         m_serving_now = false;
-        m_serving.clear();
+        m_asks.clear();
     }
-    if (!m_commits.empty()) {
-        m_committing.swap(m_commits);
-        for (RoundCommit* c : m_committing) {
+    // A commit asked for by a commit belongs to the next round's end.
+    const std::size_t commits = m_commits.size();
+    if (commits != 0) {
+        for (std::size_t i = 0; i < commits; ++i) {
+            RoundCommit* c = m_commits[i];
             c->m_commit_asked = false;
             c->commit();
         }
-        m_committing.clear();
+        m_commits.erase(m_commits.begin(), m_commits.begin() + static_cast<std::ptrdiff_t>(commits));
     }
 }
 
@@ -110,6 +112,7 @@ void PipelineCalendar::run_in_step() {
     const ps_t now = sc_core::sc_time_stamp().value();
     if (m_now < now) advance_to(now);
     m_round = round_at(now, sc_core::sc_delta_count());
+    m_kernel = now;
     m_running = true;
     const std::uint64_t before = m_activations;
     run_round(false);
@@ -119,6 +122,7 @@ void PipelineCalendar::run_in_step() {
 }
 
 void PipelineCalendar::run_ahead(ps_t horizon) {
+    m_kernel = sc_core::sc_time_stamp().value();
     m_running = true;
     for (;;) {
         if (m_head == m_list.size()) {

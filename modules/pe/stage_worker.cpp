@@ -78,6 +78,7 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
 bool MethodStageWorker::decouple(PipelineCalendar& calendar) {
     m_cal = &calendar;
     m_waiter.round = &calendar;
+    set_may_be_kernel_visible(false);  // until a busy last stage (serve_round())
     return true;
 }
 
@@ -129,7 +130,7 @@ void MethodStageWorker::serve_round() {
         return;
     }
     if (m_token->cmd->awaits_engine) m_token->cmd->stage_granted(*m_token);
-    m_stage_start = now();
+    m_stage_start = now_ps();
     bool begun = false;
     try {
         begun = begin_stage(*m_token, m_remaining);
@@ -148,9 +149,11 @@ void MethodStageWorker::serve_round() {
     if (stall_event(*m_token) == nullptr) {
         // As a thread's wait(time), also for a zero time (one delta).
         m_phase = Phase::busy;
-        if (m_cal)
+        if (m_cal) {
+            // Only the end of a token's last stage can complete its command.
+            set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
             m_cal->at(m_cal->time_ps() + m_remaining.value(), *this);
-        else
+        } else
             m_grant_event.notify(m_remaining);
     } else if (m_cal) {
         // A decoupled PE runs no command that stalls (docs/speed.md).
@@ -211,6 +214,7 @@ void MethodStageWorker::step() {
             // stage has begun (its end is known).
             return;
         case Phase::busy:
+            set_may_be_kernel_visible(false);
             m_phase = Phase::end;
             break;
         case Phase::check:
@@ -292,7 +296,7 @@ void StageWorker::emit_engine(bool start, const TileToken& token, std::int64_t b
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit((start ? trace::engine_start : trace::engine_complete)(
-        now().value(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
+        now_ps(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
         static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type), bytes, peer));
 }
 
