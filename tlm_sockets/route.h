@@ -50,6 +50,11 @@ struct Route {
     ps_t uncontended_ps(std::uint64_t bytes) const {
         return latency_ps + serialisation_ps(bytes, min_bytes_per_s);
     }
+    // T1's drain n / min B (the last step of every transfer on the route).
+    ps_t drain_ps(std::uint64_t bytes) const { return m_drain.ps(bytes, min_bytes_per_s); }
+
+private:
+    SerialisationCache m_drain;
 };
 
 }  // namespace npuvp

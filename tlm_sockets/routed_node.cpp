@@ -65,7 +65,7 @@ ps_t RoutedNode::tail(NpuExtension& ext, ps_t delay) {
     ext.path_index = static_cast<std::uint32_t>(route.path.size());
     delay = apply_steps(ext, delay);
     sc_assert(ext.step_cursor == route.steps.size());
-    return delay + serialisation_ps(ext.bytes, route.min_bytes_per_s);
+    return delay + route.drain_ps(ext.bytes);
 }
 
 sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time& local) {
@@ -84,7 +84,7 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
         ps_t t = now;
         for (const RouteStep& step : route.steps) t = step.hop->reserve(t, ext.bytes);
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        return t - now + serialisation_ps(ext.bytes, route.min_bytes_per_s);
+        return t - now + route.drain_ps(ext.bytes);
     }
     ext.path_index = 0;
     ext.step_cursor = 0;

@@ -37,7 +37,8 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
     if (bytes == 0 || bytes > capacity()) return std::nullopt;
     for (std::size_t i = 0; i < m_free.size(); ++i) {
         const TcmRange block = m_free[i];
-        const std::uint64_t pad = (alignment - block.addr % alignment) % alignment;
+        // A power of two: a mask, not two divisions.
+        const std::uint64_t pad = (alignment - (block.addr & (alignment - 1))) & (alignment - 1);
         if (pad > block.bytes || block.bytes - pad < bytes) continue;
 
         const std::uint64_t addr = block.addr + pad;
