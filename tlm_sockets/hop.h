@@ -77,7 +77,7 @@ public:
     // T1, one hop: t = max(t, free); free = t + n/B; t = t + L.
     // A control message (n = 0) and a hop without bandwidth reserve nothing.
     ps_t reserve(ps_t t, std::uint64_t bytes) {
-        if (bytes != 0 && has_bandwidth()) {
+        if (bytes != 0 && m_bytes_per_s != 0) {  // has_bandwidth(), in integers
             t = std::max(t, m_free_ps);
             const ps_t busy = m_ser.ps(bytes, m_bytes_per_s);
             m_free_ps = t + busy;

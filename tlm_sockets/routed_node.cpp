@@ -80,11 +80,8 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     sc_assert(!route.path.empty() && route.path.front().node == this);
     if (route.direct) {
         // T1 as apply_steps() would do it along the path, in one loop.
-        const ps_t now = kernel + local;
-        ps_t t = now;
-        for (const RouteStep& step : route.steps) t = step.hop->reserve(t, ext.bytes);
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        return t - now + route.drain_ps(ext.bytes);
+        return route.reserve_direct(kernel + local, ext.bytes);
     }
     ext.path_index = 0;
     ext.step_cursor = 0;

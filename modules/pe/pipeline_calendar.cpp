@@ -29,12 +29,8 @@ void PipelineCalendar::advance_to(ps_t t) {
         m_list.push_back({0, m_timed[m_thead++].activity});
 }
 
-void PipelineCalendar::ask(const RequestKey& key, RoundRequester& requester) {
-    if (m_serving_now) {
-        SC_REPORT_ERROR("npuvp/invariant", "a request was made while a round was being served");
-        return;
-    }
-    m_asks.push_back({key, m_seq++, &requester});
+void PipelineCalendar::ask_while_serving() {
+    SC_REPORT_ERROR("npuvp/invariant", "a request was made while a round was being served");
 }
 
 void PipelineCalendar::schedule(Activity& a) {
@@ -104,7 +100,10 @@ void PipelineCalendar::end_round() {
             c->m_commit_asked = false;
             c->commit();
         }
-        m_commits.erase(m_commits.begin(), m_commits.begin() + static_cast<std::ptrdiff_t>(commits));
+        if (m_commits.size() == commits)
+            m_commits.clear();
+        else
+            m_commits.erase(m_commits.begin(), m_commits.begin() + static_cast<std::ptrdiff_t>(commits));
     }
 }
 

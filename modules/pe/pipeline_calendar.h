@@ -102,7 +102,10 @@ public:
     }
     void next_round(Activity& a) { m_list.push_back({m_round + 1, &a}); }
     // RoundService: serve `requester` at the end of this round, in key order.
-    void ask(const RequestKey& key, RoundRequester& requester) override;
+    void ask(const RequestKey& key, RoundRequester& requester) override {
+        if (m_serving_now) return ask_while_serving();
+        m_asks.push_back({key, m_seq++, &requester});
+    }
     sc_core::sc_time now() const override { return time(); }
     ps_t now_ps() const override { return time_ps(); }
     // commit() at the end of this round (once per round however often asked).
@@ -150,6 +153,7 @@ private:
     };
 
     void push_timed(ps_t time, Activity& a);
+    [[gnu::cold]] void ask_while_serving();
     // Moves to the later instant `t`: its timed wake-ups become round 0.
     void advance_to(ps_t t);
     // The round the kernel's delta cycle `delta` is at the instant `now`.

@@ -22,21 +22,8 @@ void InflightCommand::complete_tile(TileToken& token) {
     m_sink->tile_completed(token);
 }
 
-void StageWorker::take(TileToken& token) {
-    // seed 000 §D6: a token has exactly one owner at a time.
-    if (token.owner != nullptr)
-        SC_REPORT_ERROR("npuvp/invariant",
-                        (m_owner_id + ": took a token that another stage still owns").c_str());
-    token.owner = this;
-    m_holding = true;
-}
-
-void StageWorker::hand_off(TileToken& token) {
-    if (token.owner != this)
-        SC_REPORT_ERROR("npuvp/invariant",
-                        (m_owner_id + ": handed off a token it does not own").c_str());
-    token.owner = nullptr;
-    m_holding = false;
+void StageWorker::report_ownership(const char* what) const {
+    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": " + what).c_str());
 }
 
 StageWorker::Next StageWorker::advance(TileToken& token) {
@@ -114,8 +101,7 @@ void MethodStageWorker::serve_round() {
     if (m_phase == Phase::asked) {
         m_resource = stage_resource(*m_token);
         if (m_resource) {
-            m_waiter.requester = this;
-            m_waiter.key = request_key(*m_token);
+            m_waiter.requester = this;  // m_waiter.key: set when it asked
             m_waiter.owner = m_process_name.c_str();
             if (!m_resource->acquire(m_waiter)) {
                 m_token->cmd->stage_waits(*m_token, m_resource->basename());
@@ -202,10 +188,11 @@ void MethodStageWorker::step() {
             // SPEC T4: served at the end of this round, in key order.
             m_phase = Phase::asked;
             m_waiter.event = &m_grant_event;
+            m_waiter.key = request_key(*m_token);
             if (m_cal)
-                m_cal->ask(request_key(*m_token), *this);
+                m_cal->ask(m_waiter.key, *this);
             else
-                RequestRound::instance().ask(request_key(*m_token), *this);
+                RequestRound::instance().ask(m_waiter.key, *this);
             return;  // static sensitivity: m_grant_event (spawn()), or the calendar
         case Phase::asked:
         case Phase::queued:

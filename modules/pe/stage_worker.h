@@ -112,7 +112,13 @@ private:
     friend class MethodStageWorker;
     friend class ThreadStageWorker;
     TokenFifo& inbox(StageType type) const { return m_inboxes[type]; }
-    void take(TileToken& token);
+    // seed 000 §D6: a token has exactly one owner at a time (checked in
+    // every build; the report is out of line).
+    void take(TileToken& token) {
+        if (token.owner != nullptr) report_ownership("took a token that another stage still owns");
+        token.owner = this;
+        m_holding = true;
+    }
     // After a stage: whether the token's next stage stays here (consecutive
     // stages of this worker's type chain in place), is elsewhere (the token is
     // handed off; put it into that stage's inbox), or the tile is completed.
@@ -120,7 +126,12 @@ private:
     Next advance(TileToken& token);
     bool failed() const { return m_status.failed(); }
     void note_activation() { ++m_activations; }
-    void hand_off(TileToken& token);
+    void hand_off(TileToken& token) {
+        if (token.owner != this) report_ownership("handed off a token it does not own");
+        token.owner = nullptr;
+        m_holding = false;
+    }
+    [[gnu::cold]] void report_ownership(const char* what) const;
 
     const std::string& m_owner_id;
     PipelineCalendar* m_cal = nullptr;
