@@ -14,10 +14,11 @@ void PipelineCalendar::push_timed(ps_t time, Activity& a) {
         m_thead = 0;
     }
     // Among wake-ups at one time, the earlier pushed runs first.
-    std::size_t i = m_timed.size();
     m_timed.push_back({time, &a});
-    for (; i > m_thead && m_timed[i - 1].time > time; --i) m_timed[i] = m_timed[i - 1];
-    m_timed[i] = {time, &a};
+    Timed* const first = m_timed.data() + m_thead;
+    Timed* at = m_timed.data() + m_timed.size() - 1;
+    for (; at != first && at[-1].time > time; --at) *at = at[-1];
+    *at = {time, &a};
 }
 
 void PipelineCalendar::advance_to(ps_t t) {
@@ -25,8 +26,10 @@ void PipelineCalendar::advance_to(ps_t t) {
     m_round = 0;
     m_list.clear();
     m_head = 0;
-    while (m_thead < m_timed.size() && m_timed[m_thead].time == t)
-        m_list.push_back({0, m_timed[m_thead++].activity});
+    const Timed* due = m_timed.data() + m_thead;
+    const Timed* const end = m_timed.data() + m_timed.size();
+    for (; due != end && due->time == t; ++due) m_list.push_back({0, due->activity});
+    m_thead = static_cast<std::size_t>(due - m_timed.data());
 }
 
 void PipelineCalendar::ask_while_serving() {
