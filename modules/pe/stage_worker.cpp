@@ -152,13 +152,45 @@ void MethodStageWorker::serve_round() {
 
 // The method-mode twin of run() + a thread's process(): each `return` after
 // next_trigger() is where the thread would wait; the next activation resumes
-// at m_phase. Nothing here allocates.
+// at m_phase. Nothing here allocates. The cases are in the order a stage
+// usually runs through them (end of a busy time, hand-off, next token,
+// pre-delay, prepare, ask), each falling through to the next, so that the
+// common path does not go back to the switch between phases.
 void MethodStageWorker::step() {
     using sc_core::next_trigger;
     using sc_core::sc_time_stamp;
     note_activation();
     for (;;) {
         switch (m_phase) {
+        case Phase::busy:
+            set_may_be_kernel_visible(false);
+            m_phase = Phase::end;
+            [[fallthrough]];
+        case Phase::end: {
+            end_stage(*m_token);
+            if (m_resource) {
+                m_resource->post();
+                m_resource = nullptr;
+            }
+            if (failed()) return;  // the run is stopping; leave the token be
+            const Next next = advance(*m_token);
+            if (next != Next::elsewhere) {
+                m_phase = next == Next::here ? Phase::pre : Phase::idle;
+                break;
+            }
+            m_phase = Phase::out;
+            [[fallthrough]];
+        }
+        case Phase::out: {
+            TokenFifo& to = inbox(m_token->stage().type);
+            if (!to.nb_write(m_token)) {
+                wait_slot(to);
+                return;
+            }
+            m_token = nullptr;
+            m_phase = Phase::idle;
+            [[fallthrough]];
+        }
         case Phase::idle: {
             TokenFifo& in = inbox(type());
             TileToken* token = nullptr;
@@ -169,7 +201,7 @@ void MethodStageWorker::step() {
             take(*token);
             m_token = token;
             m_phase = Phase::pre;
-            break;
+            [[fallthrough]];
         }
         case Phase::pre: {
             const sc_core::sc_time pre = pre_delay(*m_token);
@@ -178,12 +210,12 @@ void MethodStageWorker::step() {
                 wait_for(pre);
                 return;
             }
-            break;
+            [[fallthrough]];
         }
         case Phase::prepare:
             if (!prepare_stage(*m_token)) return;  // the run is stopping; leave the token be
             m_phase = Phase::acquire;
-            break;
+            [[fallthrough]];
         case Phase::acquire:
             // SPEC T4: served at the end of this round, in key order.
             m_phase = Phase::asked;
@@ -200,10 +232,6 @@ void MethodStageWorker::step() {
             // serve_round() (end_stage_after()) wakes it only once the
             // stage has begun (its end is known).
             return;
-        case Phase::busy:
-            set_may_be_kernel_visible(false);
-            m_phase = Phase::end;
-            break;
         case Phase::check:
             if (m_remaining == sc_core::SC_ZERO_TIME) {
                 m_phase = Phase::end;
@@ -221,28 +249,6 @@ void MethodStageWorker::step() {
             m_remaining -= std::min(m_remaining, sc_time_stamp() - m_from);
             m_phase = Phase::check;
             break;
-        case Phase::end: {
-            end_stage(*m_token);
-            if (m_resource) {
-                m_resource->post();
-                m_resource = nullptr;
-            }
-            if (failed()) return;  // the run is stopping; leave the token be
-            const Next next = advance(*m_token);
-            m_phase = next == Next::here ? Phase::pre : next == Next::elsewhere ? Phase::out
-                                                                                : Phase::idle;
-            break;
-        }
-        case Phase::out: {
-            TokenFifo& to = inbox(m_token->stage().type);
-            if (!to.nb_write(m_token)) {
-                wait_slot(to);
-                return;
-            }
-            m_token = nullptr;
-            m_phase = Phase::idle;
-            break;
-        }
         }
     }
 }
