@@ -21,17 +21,6 @@ void PipelineCalendar::push_timed(ps_t time, Activity& a) {
     *at = {time, &a};
 }
 
-void PipelineCalendar::advance_to(ps_t t) {
-    m_now = t;
-    m_round = 0;
-    m_list.clear();
-    m_head = 0;
-    const Timed* due = m_timed.data() + m_thead;
-    const Timed* const end = m_timed.data() + m_timed.size();
-    for (; due != end && due->time == t; ++due) m_list.push_back({0, due->activity});
-    m_thead = static_cast<std::size_t>(due - m_timed.data());
-}
-
 void PipelineCalendar::ask_while_serving() {
     SC_REPORT_ERROR("npuvp/invariant", "a request was made while a round was being served");
 }
@@ -70,6 +59,15 @@ std::uint64_t PipelineCalendar::round_at(ps_t now, std::uint64_t delta) {
 }
 
 bool PipelineCalendar::run_round(bool check) {
+    // Round 0's wake-ups first: the timed ones due now (they stay in the
+    // timed queue, in push order, until they run).
+    while (timed_due()) {
+        Activity& a = *m_timed[m_thead].activity;
+        if (check && a.may_be_kernel_visible() && a.kernel_visible()) return false;
+        ++m_thead;
+        ++m_activations;
+        a.activate();
+    }
     while (m_head < m_list.size() && m_list[m_head].round <= m_round) {
         Activity& a = *m_list[m_head].activity;
         if (check && a.may_be_kernel_visible() && a.kernel_visible()) return false;
@@ -127,12 +125,15 @@ void PipelineCalendar::run_ahead(ps_t horizon) {
     m_kernel = sc_core::sc_time_stamp().value();
     m_running = true;
     for (;;) {
-        if (m_head == m_list.size()) {
+        const bool timed = timed_due();
+        if (!timed && m_head == m_list.size()) {
             if (m_thead == m_timed.size() || m_timed[m_thead].time >= horizon) break;
-            advance_to(m_timed[m_thead].time);
+            advance_to(m_timed[m_thead].time);  // its wake-ups are round 0's
+        } else if (m_now >= horizon) {
+            break;
+        } else {
+            m_round = timed ? 0 : m_list[m_head].round;
         }
-        if (m_now >= horizon) break;
-        m_round = m_list[m_head].round;
         if (!run_round(true)) break;  // it runs in step, at m_now (its round's end with it)
         end_round();
     }

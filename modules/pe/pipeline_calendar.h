@@ -154,8 +154,16 @@ private:
 
     void push_timed(ps_t time, Activity& a);
     [[gnu::cold]] void ask_while_serving();
-    // Moves to the later instant `t`: its timed wake-ups become round 0.
-    void advance_to(ps_t t);
+    // Moves to the later instant `t`: its timed wake-ups are round 0.
+    void advance_to(ps_t t) {
+        m_now = t;
+        m_round = 0;
+        m_list.clear();
+        m_head = 0;
+    }
+    // Whether a timed wake-up of the current instant has still to run (it
+    // belongs to round 0, before any slot of m_list).
+    bool timed_due() const { return m_thead < m_timed.size() && m_timed[m_thead].time == m_now; }
     // The round the kernel's delta cycle `delta` is at the instant `now`.
     std::uint64_t round_at(ps_t now, std::uint64_t delta);
     // Runs every activity due at (m_now, m_round); false if it stopped before
@@ -166,10 +174,11 @@ private:
     sc_core::sc_event& m_wake;
     // In time order from m_thead on (a PE has a handful of timed wake-ups
     // at a time, and a new one is mostly the latest: a sorted insertion from
-    // the back is cheaper than a heap at that size).
+    // the back is cheaper than a heap at that size). Those at m_now are the
+    // current instant's round 0: they run from here, not copied to m_list.
     std::vector<Timed> m_timed;
     std::size_t m_thead = 0;
-    std::vector<Slot> m_list;    // the current instant's, from m_head on
+    std::vector<Slot> m_list;    // the current instant's rounds after its timed wake-ups, from m_head on
     std::size_t m_head = 0;
     std::vector<RoundAsk> m_asks;
     std::vector<RoundCommit*> m_commits;
