@@ -56,8 +56,27 @@ public:
     // `event` is notified a delta later); it then calls acquired(waiter). The
     // same queue as wait(), so threads and methods are served in one request
     // order.
-    bool acquire(Waiter& waiter);
+    bool acquire(Waiter& waiter) {
+        if (m_free > 0 && m_queue.empty()) {
+            --m_free;
+            ++m_grants;
+            note_grant(waiter.owner);
+            return true;
+        }
+        enqueue(waiter);
+        return false;
+    }
     void acquired(Waiter& waiter);
+    // post() without the virtual call, for npuvp's own workers.
+    void release() {
+        if (!m_queue.empty() || m_free == m_capacity) {
+            FifoResource::post();  // a waiter takes the unit over (or nothing was taken)
+            return;
+        }
+        ++m_free;
+        m_in_use = m_capacity - m_free;
+        if (m_free == m_capacity) m_owner_code = 0;
+    }
 
     // For a thread: takes a unit in T4 order among the requests of this
     // round (RequestRound::in_turn) and waits for it if none is free.
@@ -132,7 +151,12 @@ public:
 
 private:
     sc_core::sc_event* take_event();
-    void note_grant(const char* owner);
+    void enqueue(Waiter& waiter);
+    void note_grant(const char* owner) {
+        m_in_use = m_capacity - m_free;
+        if (m_traced) note_owner(owner);  // the owner's name costs a lookup: only for the VCD
+    }
+    void note_owner(const char* owner);
 
     int m_capacity;
     int m_free;

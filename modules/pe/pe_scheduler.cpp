@@ -328,18 +328,25 @@ void PeScheduler::feed_step() {
         case FeedPhase::write: {
             // Waits while the first stage's inbox is full (back-pressure).
             const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
-            TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
             // A simple command waiting for this inbox gets the free slots first.
             if (!m_blocked[t].empty()) {
                 sc_core::next_trigger(m_blocked_drained[t]);
                 return;
             }
-            if (!inbox.nb_write(m_feed_token)) {
-                if (m_cal)
-                    m_inbox_channels->fifo(static_cast<StageType>(t)).wait_writable(m_feed);
-                else
+            if (m_cal) {
+                // Decoupled: the same inbox the port is bound to, without the
+                // port's virtual call.
+                StageInbox& inbox = m_inbox_channels->fifo(static_cast<StageType>(t));
+                if (!inbox.nb_write(m_feed_token)) {
+                    inbox.wait_writable(m_feed);
+                    return;
+                }
+            } else {
+                TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+                if (!inbox.nb_write(m_feed_token)) {
                     sc_core::next_trigger(inbox.data_read_event());
-                return;
+                    return;
+                }
             }
             m_feed_token = nullptr;
             m_feed_phase = FeedPhase::next_tile;

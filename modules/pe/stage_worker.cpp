@@ -169,7 +169,7 @@ void MethodStageWorker::step() {
         case Phase::end: {
             end_stage(*m_token);
             if (m_resource) {
-                m_resource->post();
+                m_resource->release();
                 m_resource = nullptr;
             }
             if (failed()) return;  // the run is stopping; leave the token be
