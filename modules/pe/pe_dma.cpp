@@ -278,7 +278,8 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
                                  std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                                  std::int64_t tile) {
     const Piece piece{&route, address, bytes};
-    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile, sc_core::sc_time_stamp().value(), 0);
+    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile, sc_core::sc_time_stamp().value(),
+                           0);
 }
 
 sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
@@ -333,7 +334,8 @@ void PeDma::transport_done(Transaction& txn) {
                                          " failed: " + txn.payload().get_response_string());
     ch.done_ps = std::max<ps_t>(ch.done_ps, txn.done_at().value());
     if (--ch.pending != 0) return;
-    const sc_core::sc_time delay = sc_core::sc_time::from_value(ch.done_ps - sc_core::sc_time_stamp().value());
+    const sc_core::sc_time delay =
+        sc_core::sc_time::from_value(ch.done_ps - sc_core::sc_time_stamp().value());
     if (ch.thread_waits) {
         ch.all_done.notify(delay);
     } else {
@@ -378,6 +380,8 @@ void PeDma::add_traces(sc_core::sc_trace_file* tf) const {
     for (const auto& ch : m_write) add(*ch);
     add(*m_comm);
 }
-sc_core::sc_time PeDma::comm_busy_time() const { return sc_core::sc_time::from_value(m_comm->busy_ps); }
+sc_core::sc_time PeDma::comm_busy_time() const {
+    return sc_core::sc_time::from_value(m_comm->busy_ps);
+}
 
 }  // namespace npuvp

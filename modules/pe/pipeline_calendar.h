@@ -178,7 +178,8 @@ private:
     // current instant's round 0: they run from here, not copied to m_list.
     std::vector<Timed> m_timed;
     std::size_t m_thead = 0;
-    std::vector<Slot> m_list;    // the current instant's rounds after its timed wake-ups, from m_head on
+    // The current instant's rounds after its timed wake-ups, from m_head on.
+    std::vector<Slot> m_list;
     std::size_t m_head = 0;
     std::vector<RoundAsk> m_asks;
     std::vector<RoundCommit*> m_commits;
