@@ -38,6 +38,26 @@ inline ps_t serialisation_ps(std::uint64_t bytes, double bw_gbs) {
     return serialisation_ps(bytes, bytes_per_s(bw_gbs));
 }
 
+// serialisation_ps() at one bandwidth, remembering the last answer: a hop
+// mostly carries one tile size after another, and the division it saves is
+// among the slowest instructions of a reservation.
+class SerialisationCache {
+public:
+    ps_t ps(std::uint64_t bytes, std::uint64_t per_s) const {
+        if (bytes != m_bytes || per_s != m_per_s) {
+            m_bytes = bytes;
+            m_per_s = per_s;
+            m_ps = serialisation_ps(bytes, per_s);
+        }
+        return m_ps;
+    }
+
+private:
+    mutable std::uint64_t m_bytes = 0;  // serialisation_ps(0, any) = 0
+    mutable std::uint64_t m_per_s = 0;
+    mutable ps_t m_ps = 0;
+};
+
 inline ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
 
 class Hop {
@@ -57,9 +77,9 @@ public:
     // T1, one hop: t = max(t, free); free = t + n/B; t = t + L.
     // A control message (n = 0) and a hop without bandwidth reserve nothing.
     ps_t reserve(ps_t t, std::uint64_t bytes) {
-        if (bytes != 0 && has_bandwidth()) {
+        if (bytes != 0 && m_bytes_per_s != 0) {  // has_bandwidth(), in integers
             t = std::max(t, m_free_ps);
-            const ps_t busy = serialisation_ps(bytes, m_bytes_per_s);
+            const ps_t busy = m_ser.ps(bytes, m_bytes_per_s);
             m_free_ps = t + busy;
             m_busy_ps += busy;
             m_bytes += bytes;
@@ -92,6 +112,7 @@ private:
     ps_t m_latency_ps;
     double m_bw_gbs;
     std::uint64_t m_bytes_per_s;
+    SerialisationCache m_ser;
     ps_t m_free_ps = 0;
     std::uint64_t m_bytes = 0;
     ps_t m_busy_ps = 0;

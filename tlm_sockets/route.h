@@ -64,6 +64,18 @@ struct Route {
     ps_t uncontended_ps(std::uint64_t bytes) const {
         return latency_ps + serialisation_ps(bytes, min_bytes_per_s);
     }
+    // T1's drain n / min B (the last step of every transfer on the route).
+    ps_t drain_ps(std::uint64_t bytes) const { return m_drain.ps(bytes, min_bytes_per_s); }
+    // A direct route's T1 (every step along the path, then the drain) for n
+    // bytes starting at `start`: the delay from `start` to done.
+    ps_t reserve_direct(ps_t start, std::uint64_t bytes) const {
+        ps_t t = start;
+        for (const RouteStep& step : steps) t = step.hop->reserve(t, bytes);
+        return t - start + drain_ps(bytes);
+    }
+
+private:
+    SerialisationCache m_drain;
 };
 
 }  // namespace npuvp

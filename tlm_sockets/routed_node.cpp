@@ -60,55 +60,54 @@ ps_t RoutedNode::reserve_shaped(TransferShape& shape, Hop& hop, ps_t t, std::uin
     return hop.reserve(t, bytes);
 }
 
-void RoutedNode::apply_steps(NpuExtension& ext, sc_core::sc_time& delay) {
+ps_t RoutedNode::apply_steps_at(NpuExtension& ext, ps_t delay) {
     const auto& steps = ext.route->steps;
-    if (ext.step_cursor >= steps.size() || steps[ext.step_cursor].at != ext.path_index) return;
     const ps_t now = ext.base_ps;
-    ps_t t = now + delay.value();
+    ps_t t = now + delay;
     if (ext.shape != nullptr) {
         const bool tail = ext.path_index == ext.route->path.size();
         while (ext.step_cursor < steps.size() && steps[ext.step_cursor].at == ext.path_index)
             t = reserve_shaped(*ext.shape, *steps[ext.step_cursor++].hop, t, tail ? ext.shape->tail_bytes : ext.bytes);
-        delay = sc_core::sc_time::from_value(t - now);
-        return;
+        return t - now;
     }
     while (ext.step_cursor < steps.size() && steps[ext.step_cursor].at == ext.path_index) {
         t = steps[ext.step_cursor].hop->reserve(t, ext.bytes);
         ++ext.step_cursor;
     }
-    delay = sc_core::sc_time::from_value(t - now);
+    return t - now;
 }
 
-sc_core::sc_time RoutedNode::tail(NpuExtension& ext, sc_core::sc_time delay) {
+ps_t RoutedNode::tail(NpuExtension& ext, ps_t delay) {
     // Tail hops, then the drain of T1: done = t + n / min B.
     const Route& route = *ext.route;
     ext.path_index = static_cast<std::uint32_t>(route.path.size());
-    apply_steps(ext, delay);
+    delay = apply_steps(ext, delay);
     sc_assert(ext.step_cursor == route.steps.size());
-    const ps_t drain = ext.shape != nullptr ? ext.shape->drain_ps
-                                            : serialisation_ps(ext.bytes, route.min_bytes_per_s);
-    return delay + sc_core::sc_time::from_value(drain);
+    // A patterned transfer drains for its longest hop (docs/timing.md "DMA transfer patterns").
+    return delay + (ext.shape != nullptr ? ext.shape->drain_ps : route.drain_ps(ext.bytes));
 }
 
 sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time& local) {
+    return sc_core::sc_time::from_value(
+        transport_ps(txn, sc_core::sc_time_stamp().value(), local.value()));
+}
+
+ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     auto& ext = txn.ext();
     auto& payload = txn.payload();
     const Route& route = *ext.route;
     sc_assert(!route.path.empty() && route.path.front().node == this);
     if (route.direct) {
         // T1 as apply_steps() would do it along the path, in one loop.
-        const ps_t now = sc_core::sc_time_stamp().value() + local.value();
-        ps_t t = now;
-        for (const RouteStep& step : route.steps) t = step.hop->reserve(t, ext.bytes);
         payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        return sc_core::sc_time::from_value(t - now + serialisation_ps(ext.bytes, route.min_bytes_per_s));
+        return route.reserve_direct(kernel + local, ext.bytes);
     }
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
-    ext.base_ps = sc_core::sc_time_stamp().value();
-    sc_core::sc_time delay = local;
-    apply_steps(ext, delay);
+    ext.base_ps = kernel;
+    const ps_t first = apply_steps(ext, local);
+    sc_core::sc_time delay = sc_core::sc_time::from_value(first);
     if (route.path.size() > 1) {
         const int port = route.path.front().out_port;
         tlm::tlm_phase phase = tlm::BEGIN_REQ;
@@ -122,7 +121,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time&
                 out[port]->nb_transport_fw(payload, end, zero);
             } else {
                 txn.m_pending = true;  // BEGIN_RESP comes on the backward path
-                return sc_core::SC_ZERO_TIME;
+                return 0;
             }
         }
         payload.release();
@@ -133,7 +132,7 @@ sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time&
         throw std::runtime_error(node_id() + ": transport to " +
                                  route.path.back().node->node_id() + " failed: " +
                                  payload.get_response_string());
-    return tail(ext, delay) - local;
+    return tail(ext, delay.value()) - local;
 }
 
 tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload,
@@ -245,7 +244,8 @@ tlm::tlm_sync_enum RoutedNode::nb_transport_bw(int, tlm::tlm_generic_payload& pa
             txn.m_pending = false;
             payload.release();
             ext->base_ps = sc_core::sc_time_stamp().value();
-            if (payload.get_response_status() == tlm::TLM_OK_RESPONSE) delay = tail(*ext, delay);
+            if (payload.get_response_status() == tlm::TLM_OK_RESPONSE)
+                delay = sc_core::sc_time::from_value(tail(*ext, delay.value()));
             txn.m_done = sc_core::sc_time_stamp() + delay;
             if (!txn.m_done_event) txn.m_done_event = std::make_unique<sc_core::sc_event>();
             txn.m_done_event->notify(delay);

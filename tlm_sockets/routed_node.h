@@ -111,6 +111,11 @@ public:
     // from the local time to `done`.
     sc_core::sc_time transport(Transaction& txn,
                                const sc_core::sc_time& local = sc_core::SC_ZERO_TIME);
+    // The same in integer ps, for a caller that knows the kernel's time
+    // `kernel` (sc_time_stamp()) already: returns the delay from kernel +
+    // `local` to `done` (a decoupled stage's hot path: no sc_time
+    // conversion on a PE-internal direct route).
+    ps_t transport_ps(Transaction& txn, ps_t kernel, ps_t local);
 
     // SPEC T4: this node's rank among requesters (modules/common/node_env.h;
     // set by the platform, 0 for a node alone).
@@ -175,13 +180,26 @@ private:
     void check_decode(const tlm::tlm_generic_payload& payload, const NpuExtension& ext, int port);
     // The initiator's end of a transport: the tail hops and the drain; returns
     // the delay to `done`.
-    static sc_core::sc_time tail(NpuExtension& ext, sc_core::sc_time delay);
+    static ps_t tail(NpuExtension& ext, ps_t delay);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& payload, tlm::tlm_dmi& dmi);
     unsigned int transport_dbg(int id, tlm::tlm_generic_payload& payload);
 
-    // Applies the route steps assigned to path position ext.path_index.
-    static void apply_steps(NpuExtension& ext, sc_core::sc_time& delay);
+    // Applies the route steps assigned to path position ext.path_index:
+    // the delay annotation in ps in, the new one out.
+    static ps_t apply_steps(NpuExtension& ext, ps_t delay) {
+        const auto& steps = ext.route->steps;
+        if (ext.step_cursor >= steps.size() || steps[ext.step_cursor].at != ext.path_index)
+            return delay;
+        return apply_steps_at(ext, delay);
+    }
+    static ps_t apply_steps_at(NpuExtension& ext, ps_t delay);
     static ps_t reserve_shaped(TransferShape& shape, Hop& hop, ps_t t, std::uint64_t bytes);
+    // The same on the payload's sc_time annotation (a transit or target node).
+    static void apply_steps(NpuExtension& ext, sc_core::sc_time& delay) {
+        const ps_t before = delay.value();
+        const ps_t after = apply_steps(ext, before);
+        if (after != before) delay = sc_core::sc_time::from_value(after);
+    }
 
     std::string m_node_id;
     int m_out_bindings = 0;

@@ -11,9 +11,7 @@ FifoResource::FifoResource(const char* name, int capacity)
     RequestRound::instance();  // made during elaboration
 }
 
-void FifoResource::note_grant(const char* owner) {
-    m_in_use = m_capacity - m_free;
-    if (!m_traced) return;  // the owner's name costs a lookup: only for the VCD
+void FifoResource::note_owner(const char* owner) {
     const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
     const std::string name = owner ? owner : me.valid() ? me.name() : "?";
     auto it = std::find(m_owner_names.begin(), m_owner_names.end(), name);
@@ -37,23 +35,17 @@ sc_core::sc_event* FifoResource::take_event() {
     return event;
 }
 
-bool FifoResource::acquire(Waiter& waiter) {
-    if (m_free > 0 && m_queue.empty()) {
-        --m_free;
-        ++m_grants;
-        note_grant(waiter.owner);
-        return true;
-    }
+void FifoResource::enqueue(Waiter& waiter) {
     waiter.granted = false;
-    waiter.asked = waiter.round ? waiter.round->now() : sc_core::sc_time_stamp();
+    waiter.asked_ps = waiter.round ? waiter.round->now_ps() : sc_core::sc_time_stamp().value();
     m_queue.push_back(&waiter);
-    return false;
 }
 
 void FifoResource::acquired(Waiter& waiter) {
     ++m_grants;  // on the grant, not the request: a process still queued is not counted
     note_grant(waiter.owner);
-    m_total_wait += (waiter.round ? waiter.round->now() : sc_core::sc_time_stamp()) - waiter.asked;
+    m_total_wait_ps +=
+        (waiter.round ? waiter.round->now_ps() : sc_core::sc_time_stamp().value()) - waiter.asked_ps;
 }
 
 int FifoResource::wait() {

@@ -36,7 +36,7 @@ public:
     struct Waiter {
         sc_core::sc_event* event = nullptr;
         bool granted = false;
-        sc_core::sc_time asked;
+        std::uint64_t asked_ps = 0;  // when it queued
         // A requester served by the RequestRound (SPEC T4): a unit handed to
         // it is taken up in the round's update, in key order, instead of
         // waking `event`.
@@ -56,8 +56,27 @@ public:
     // `event` is notified a delta later); it then calls acquired(waiter). The
     // same queue as wait(), so threads and methods are served in one request
     // order.
-    bool acquire(Waiter& waiter);
+    bool acquire(Waiter& waiter) {
+        if (m_free > 0 && m_queue.empty()) {
+            --m_free;
+            ++m_grants;
+            note_grant(waiter.owner);
+            return true;
+        }
+        enqueue(waiter);
+        return false;
+    }
     void acquired(Waiter& waiter);
+    // post() without the virtual call, for npuvp's own workers.
+    void release() {
+        if (!m_queue.empty() || m_free == m_capacity) {
+            FifoResource::post();  // a waiter takes the unit over (or nothing was taken)
+            return;
+        }
+        ++m_free;
+        m_in_use = m_capacity - m_free;
+        if (m_free == m_capacity) m_owner_code = 0;
+    }
 
     // For a thread: takes a unit in T4 order among the requests of this
     // round (RequestRound::in_turn) and waits for it if none is free.
@@ -122,7 +141,7 @@ public:
 
     // Statistics: units granted, and the time spent waiting for them.
     std::uint64_t grants() const { return m_grants; }
-    sc_core::sc_time total_wait() const { return m_total_wait; }
+    sc_core::sc_time total_wait() const { return sc_core::sc_time::from_value(m_total_wait_ps); }
 
     // VCD: units in use, and the holder of the unit granted last (0 when all
     // are free; else 1 + the index of the holding process in owner_names(),
@@ -132,7 +151,12 @@ public:
 
 private:
     sc_core::sc_event* take_event();
-    void note_grant(const char* owner);
+    void enqueue(Waiter& waiter);
+    void note_grant(const char* owner) {
+        m_in_use = m_capacity - m_free;
+        if (m_traced) note_owner(owner);  // the owner's name costs a lookup: only for the VCD
+    }
+    void note_owner(const char* owner);
 
     int m_capacity;
     int m_free;
@@ -141,7 +165,7 @@ private:
     std::vector<sc_core::sc_event*> m_free_events;
     sc_core::sc_process_handle m_owner;  // capacity-1 mutex use only
     std::uint64_t m_grants = 0;
-    sc_core::sc_time m_total_wait;
+    std::uint64_t m_total_wait_ps = 0;
     std::int32_t m_in_use = 0;
     std::int32_t m_owner_code = 0;
     std::vector<std::string> m_owner_names;

@@ -79,10 +79,21 @@ struct RoundAsk {
 };
 
 inline void serve_in_key_order(std::vector<RoundAsk>& asks) {
-    if (asks.size() > 1)
-        std::sort(asks.begin(), asks.end(), [](const RoundAsk& a, const RoundAsk& b) {
-            return a.key < b.key || (!(b.key < a.key) && a.asked < b.asked);
-        });
+    const auto before = [](const RoundAsk& a, const RoundAsk& b) {
+        return a.key < b.key || (!(b.key < a.key) && a.asked < b.asked);
+    };
+    // A round mostly holds one to three requests: an insertion sort (the
+    // order is total, so any sort gives the same) without std::sort's setup.
+    if (asks.size() > 16) {
+        std::sort(asks.begin(), asks.end(), before);
+    } else {
+        for (std::size_t i = 1; i < asks.size(); ++i) {
+            const RoundAsk a = asks[i];
+            std::size_t j = i;
+            for (; j > 0 && before(a, asks[j - 1]); --j) asks[j] = asks[j - 1];
+            asks[j] = a;
+        }
+    }
     for (const RoundAsk& a : asks) a.requester->serve_round();
 }
 
@@ -94,6 +105,7 @@ class RoundService {
 public:
     virtual void ask(const RequestKey& key, RoundRequester& requester) = 0;
     virtual sc_core::sc_time now() const = 0;
+    virtual std::uint64_t now_ps() const = 0;  // now() in ps
 
 protected:
     ~RoundService() = default;
@@ -110,6 +122,7 @@ public:
     // this round, in `key` order among the round's requests.
     void ask(const RequestKey& key, RoundRequester& requester) override;
     sc_core::sc_time now() const override { return sc_core::sc_time_stamp(); }
+    std::uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
 
     // A thread's request: serve_round() runs `work()` (in the update phase)
     // and wakes the thread, which waits in await(). An exception `work()`

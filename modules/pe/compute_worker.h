@@ -46,11 +46,20 @@ public:
 protected:
     FifoResource* stage_resource(const TileToken&) override { return m_slot.operator->(); }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        // A composite's tiles mostly repeat one shape: keep the last time.
-        const std::uint64_t cycles = m_cycles(token.stage());
-        if (cycles != m_last_cycles) {
-            m_last_cycles = cycles;
-            m_last_time = cycles_to_time(cycles, m_freq_ghz);
+        // A composite's tiles mostly repeat one shape: keep the last shape's
+        // time (`cycles` depends on the shape alone).
+        const Stage& stage = token.stage();
+        if (!m_known || stage.m != m_last.m || stage.k != m_last.k || stage.n != m_last.n ||
+            stage.elements != m_last.elements || stage.elem_bytes != m_last.elem_bytes ||
+            stage.op != m_last.op) {
+            m_known = true;
+            m_last.m = stage.m;
+            m_last.k = stage.k;
+            m_last.n = stage.n;
+            m_last.elements = stage.elements;
+            m_last.elem_bytes = stage.elem_bytes;
+            m_last.op = stage.op;
+            m_last_time = cycles_to_time(m_cycles(stage), m_freq_ghz);
         }
         time = m_last_time;
         trace_engine(true, token);
@@ -65,7 +74,8 @@ private:
     AccelSlotPort& m_slot;
     double m_freq_ghz;
     std::function<std::uint64_t(const Stage&)> m_cycles;
-    std::uint64_t m_last_cycles = ~std::uint64_t{0};
+    bool m_known = false;
+    Stage m_last;  // the shape of the last stage timed (its m, k, n, elements, op, elem_bytes)
     sc_core::sc_time m_last_time;
 };
 

@@ -27,7 +27,7 @@ struct PeDma::Channel {
     // Pieces answered later (a target behind a TLM adapter): how many are
     // open, the latest done so far, and who waits for the last.
     int pending = 0;
-    sc_core::sc_time done;           // absolute: the latest done of the stage's pieces
+    ps_t done_ps = 0;                // absolute: the latest done of the stage's pieces
     MethodStageWorker* worker = nullptr;  // the method that owns the stage, or
     bool thread_waits = false;            // a thread (run_on) waiting on all_done
     sc_core::sc_event all_done;
@@ -35,7 +35,7 @@ struct PeDma::Channel {
     // The stage in flight: its bytes and the target of its first piece.
     std::uint64_t stage_bytes = 0;
     const std::string* target = nullptr;
-    sc_core::sc_time busy;
+    ps_t busy_ps = 0;
     TransferShape shape;  // a patterned stage's T1 (its one transaction points at it)
     // VCD shadow state
     bool active = false;
@@ -122,7 +122,8 @@ protected:
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         time = m_dma.begin_pieces(m_channel, type(), m_pieces, pattern(token),
                                   static_cast<std::int64_t>(token.cmd->seq),
-                                  static_cast<std::int64_t>(token.plan.tile_id), local_offset());
+                                  static_cast<std::int64_t>(token.plan.tile_id), kernel_ps(),
+                                  local_offset_ps());
         if (m_channel.pending != 0) {
             m_channel.worker = this;
             defer_end();  // PeDma::transport_done() ends it
@@ -130,7 +131,7 @@ protected:
         return true;
     }
     void end_stage(TileToken&) override {
-        m_dma.end_on(m_channel, to_string(type()), stage_start(), local_offset());
+        m_dma.end_on(m_channel, to_string(type()), stage_start(), now_ps());
     }
 
 private:
@@ -279,7 +280,7 @@ sc_core::sc_time PeDma::run_on(Channel& ch, const char* stage, MsgKind kind, con
     } else {
         sc_core::wait(busy);
     }
-    end_on(ch, stage, start);
+    end_on(ch, stage, start.value(), sc_core::sc_time_stamp().value());
     ch.resource.post();
     return sc_core::sc_time_stamp();
 }
@@ -288,15 +289,16 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
                                  std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                                  std::int64_t tile) {
     const Piece piece{&route, address, bytes};
-    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile, sc_core::SC_ZERO_TIME);
+    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile, sc_core::sc_time_stamp().value(),
+                           0);
 }
 
 sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
                                      const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
-                                     const sc_core::sc_time& local) {
+                                     ps_t kernel, ps_t local) {
     const bool read = type == StageType::dma_read;
     return begin_transfers(ch, to_string(type), read ? MsgKind::dma_read : MsgKind::dma_write,
-                           pieces.data(), pieces.size(), cmd, tile, local,
+                           pieces.data(), pieces.size(), cmd, tile, kernel, local,
                            pattern.plain() ? nullptr : &pattern);
 }
 
@@ -322,9 +324,9 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
 // channel's hop, so their bytes still cross it one after the other.
 sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                         const Piece* pieces, std::size_t count, std::int64_t cmd,
-                                        std::int64_t tile, const sc_core::sc_time& local,
+                                        std::int64_t tile, ps_t kernel, ps_t local,
                                         const DmaPattern* pattern) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp() + local;
+    const ps_t now = kernel + local;
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < count; ++i) bytes += pieces[i].bytes;
     if (pattern != nullptr) {
@@ -338,9 +340,9 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
     if (m_trace.enabled())
-        m_trace.emit(trace::engine_start(now.value(), node_id_ref(), cmd, tile,
+        m_trace.emit(trace::engine_start(now, node_id_ref(), cmd, tile,
                                          stage, static_cast<std::int64_t>(bytes), ch.target));
-    sc_core::sc_time done = sc_core::SC_ZERO_TIME;
+    ps_t done = 0;
     ch.pending = 0;
     for (std::size_t i = 0; i < count; ++i) {
         Transaction& txn = ch.txn(i);
@@ -349,14 +351,14 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
         txn.ext().body = &ch;  // transport_done() finds the channel by it
         txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
         if (pattern != nullptr) txn.ext().shape = &ch.shape;
-        const sc_core::sc_time piece_done = transport(txn, local);
+        const ps_t piece_done = transport_ps(txn, kernel, local);
         if (txn.pending())
             ++ch.pending;
         else
             done = std::max(done, piece_done);
     }
-    ch.done = now + done;
-    return done;
+    ch.done_ps = now + done;
+    return sc_core::sc_time::from_value(done);
 }
 
 // A piece answered later has arrived (its done is txn.done_at()); after the
@@ -366,9 +368,10 @@ void PeDma::transport_done(Transaction& txn) {
     if (txn.payload().get_response_status() != tlm::TLM_OK_RESPONSE)
         m_status.fail(node_id_ref(), "transport to " + txn.ext().route->path.back().node->node_id() +
                                          " failed: " + txn.payload().get_response_string());
-    ch.done = std::max(ch.done, txn.done_at());
+    ch.done_ps = std::max<ps_t>(ch.done_ps, txn.done_at().value());
     if (--ch.pending != 0) return;
-    const sc_core::sc_time delay = ch.done - sc_core::sc_time_stamp();
+    const sc_core::sc_time delay =
+        sc_core::sc_time::from_value(ch.done_ps - sc_core::sc_time_stamp().value());
     if (ch.thread_waits) {
         ch.all_done.notify(delay);
     } else {
@@ -377,15 +380,13 @@ void PeDma::transport_done(Transaction& txn) {
     }
 }
 
-void PeDma::end_on(Channel& ch, const char* stage, const sc_core::sc_time& start,
-                   const sc_core::sc_time& local) {
-    const sc_core::sc_time done = sc_core::sc_time_stamp() + local;
+void PeDma::end_on(Channel& ch, const char* stage, ps_t start, ps_t done) {
     const std::int64_t cmd = ch.cmd, tile = ch.tile;
-    ch.busy += done - start;
+    ch.busy_ps += done - start;
     ch.bytes += ch.stage_bytes;
     ch.active = false;
     ch.cmd = ch.tile = -1;
-    m_trace.emit(trace::engine_complete(done.value(), node_id_ref(), cmd, tile, stage,
+    m_trace.emit(trace::engine_complete(done, node_id_ref(), cmd, tile, stage,
                                         static_cast<std::int64_t>(ch.stage_bytes), ch.target));
 }
 
@@ -396,9 +397,9 @@ std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {
 }
 
 sc_core::sc_time PeDma::busy_time(DmaDirection dir) const {
-    sc_core::sc_time total;
-    for (const auto& ch : dir == DmaDirection::read ? m_read : m_write) total += ch->busy;
-    return total;
+    ps_t total = 0;
+    for (const auto& ch : dir == DmaDirection::read ? m_read : m_write) total += ch->busy_ps;
+    return sc_core::sc_time::from_value(total);
 }
 
 std::uint64_t PeDma::comm_bytes() const { return m_comm->bytes; }
@@ -415,6 +416,8 @@ void PeDma::add_traces(sc_core::sc_trace_file* tf) const {
     for (const auto& ch : m_write) add(*ch);
     add(*m_comm);
 }
-sc_core::sc_time PeDma::comm_busy_time() const { return m_comm->busy; }
+sc_core::sc_time PeDma::comm_busy_time() const {
+    return sc_core::sc_time::from_value(m_comm->busy_ps);
+}
 
 }  // namespace npuvp

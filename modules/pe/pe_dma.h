@@ -107,22 +107,21 @@ private:
                             std::int64_t tile, const RequestKey& key);
     // run_on()'s two halves around its one wait, for a method-mode worker:
     // at the grant (returns the time to done), and at done (before the
-    // channel is released). `start` is the grant time.
-    // `local` is how far the worker's local time is ahead of the kernel's
-    // (a decoupled PE, docs/speed.md; zero otherwise).
+    // channel is released). `start` is the grant time, `done` the time now.
+    // `kernel` is the kernel's time and `local` how far the worker's local
+    // time is ahead of it (a decoupled PE, docs/speed.md; zero otherwise).
     sc_core::sc_time begin_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
                               std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                               std::int64_t tile);
-    void end_on(Channel& ch, const char* stage, const sc_core::sc_time& start,
-                const sc_core::sc_time& local = sc_core::SC_ZERO_TIME);
+    void end_on(Channel& ch, const char* stage, ps_t start, ps_t done);
     // begin_on() for a DMA stage's pieces (one per target); a patterned
     // simple command's stage is one piece with its `pattern`.
     sc_core::sc_time begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
                                   const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
-                                  const sc_core::sc_time& local);
+                                  ps_t kernel, ps_t local);
     sc_core::sc_time begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                      const Piece* pieces, std::size_t count, std::int64_t cmd,
-                                     std::int64_t tile, const sc_core::sc_time& local,
+                                     std::int64_t tile, ps_t kernel, ps_t local,
                                      const DmaPattern* pattern = nullptr);
     // A patterned transfer's T1 shape on `ch` (docs/timing.md "DMA transfer patterns").
     void shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes);

@@ -16,9 +16,17 @@ protected:
         const bool fetch = type() == StageType::fetch;
         const Route& route = fetch ? m_unit.routes->fetch() : m_unit.routes->store();
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
-        m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
-        m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
-        time = m_unit.transport(m_txn, local_offset()) + m_latency;
+        ps_t t1 = 0;
+        if (route.direct) {
+            // PE-internal (docs/architecture.md "Where TLM payloads flow"):
+            // transport() would reserve the same steps, with no payload.
+            t1 = route.reserve_direct(now_ps(), bytes);
+        } else {
+            m_txn.ext().tile_id = static_cast<std::int64_t>(token.plan.tile_id);
+            m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
+            t1 = m_unit.transport_ps(m_txn, kernel_ps(), local_offset_ps());
+        }
+        time = sc_core::sc_time::from_value(t1 + m_latency_ps);
         return true;
     }
     // A sub-context transfer with bank runs stops while a main command
@@ -39,8 +47,7 @@ protected:
 private:
     PeFetchStore& m_unit;
     Transaction m_txn;
-    const sc_core::sc_time m_latency =
-        sc_core::sc_time::from_value(ns_to_ps(m_unit.config.latency_ns));
+    const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns);
 };
 
 PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,

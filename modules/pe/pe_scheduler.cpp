@@ -304,30 +304,57 @@ void PeScheduler::stage_granted(TileToken& token) {
     start_command(cmd);
 }
 
+// The cases are in the order a tile runs through them (its overhead, the
+// write to the first inbox, the next tile, its buffers), each falling
+// through to the next, so that the common path does not go back to the
+// switch between phases.
 void PeScheduler::feed_step() {
     ++m_activations;
     for (;;) {
         switch (m_feed_phase) {
-        case FeedPhase::next_command: {
-            if (m_pending_feeds.empty()) {
-                feed_wait(FeedWait::ready, m_feed_ready);
-                return;
-            }
+        case FeedPhase::overhead: {
+            TileToken& token = *m_feed_token;
             InflightCommand& cmd = *m_pending_feeds.front();
-            // seed 002: an earlier command in flight with a hazard on its
-            // ranges holds it back, as any command (issue 15 E).
-            const WaitInfo hazard = m_context_scheduler.hazard(cmd, m_inflight);
-            note_wait(cmd, hazard);
-            if (hazard.cause != WaitCause::none) {
-                feed_wait(FeedWait::completed, m_completed);
+            token.cmd = &cmd;
+            token.stage_idx = 0;
+            token.completed = false;
+            token.owner = nullptr;
+            if (m_feed_first) start_command(cmd);
+            m_feed_first = false;
+            ++m_tiles_fed;
+            if (m_trace.enabled())
+                m_trace.emit(trace::sub_command_dispatched(
+                    now().value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                    static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type)));
+            m_feed_phase = FeedPhase::write;
+            [[fallthrough]];
+        }
+        case FeedPhase::write: {
+            // Waits while the first stage's inbox is full (back-pressure).
+            const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
+            // A simple command waiting for this inbox gets the free slots first.
+            if (!m_blocked[t].empty()) {
+                sc_core::next_trigger(m_blocked_drained[t]);
                 return;
             }
-            // The loader validated the spec; one planner per command, tiles streamed.
-            m_planner.emplace(cmd.command->composite);
-            cmd.total_tiles = m_planner->total_tiles();
-            m_feed_first = true;
+            if (m_cal) {
+                // Decoupled: the same inbox the port is bound to, without the
+                // port's virtual call.
+                StageInbox& inbox = m_inbox_channels->fifo(static_cast<StageType>(t));
+                if (!inbox.nb_write(m_feed_token)) {
+                    inbox.wait_writable(m_feed);
+                    return;
+                }
+            } else {
+                TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+                if (!inbox.nb_write(m_feed_token)) {
+                    sc_core::next_trigger(inbox.data_read_event());
+                    return;
+                }
+            }
+            m_feed_token = nullptr;
             m_feed_phase = FeedPhase::next_tile;
-            break;
+            [[fallthrough]];
         }
         case FeedPhase::next_tile: {
             TileToken& token = take_token();
@@ -339,7 +366,7 @@ void PeScheduler::feed_step() {
             }
             m_feed_token = &token;
             m_feed_phase = FeedPhase::alloc;
-            break;
+            [[fallthrough]];
         }
         case FeedPhase::alloc: {
             // seed 000 §D5.1: input and output buffers of a live tile never
@@ -380,40 +407,24 @@ void PeScheduler::feed_step() {
                 sc_core::next_trigger(m_overhead);
             return;
         }
-        case FeedPhase::overhead: {
-            TileToken& token = *m_feed_token;
+        case FeedPhase::next_command: {
+            if (m_pending_feeds.empty()) {
+                feed_wait(FeedWait::ready, m_feed_ready);
+                return;
+            }
             InflightCommand& cmd = *m_pending_feeds.front();
-            token.cmd = &cmd;
-            token.stage_idx = 0;
-            token.completed = false;
-            token.owner = nullptr;
-            if (m_feed_first) start_command(cmd);
-            m_feed_first = false;
-            ++m_tiles_fed;
-            m_trace.emit(trace::sub_command_dispatched(now().value(), node_id_ref(),
-                                                       static_cast<std::int64_t>(cmd.seq),
-                                                       static_cast<std::int64_t>(token.plan.tile_id),
-                                                       to_string(token.stage().type)));
-            m_feed_phase = FeedPhase::write;
-            break;
-        }
-        case FeedPhase::write: {
-            // Waits while the first stage's inbox is full (back-pressure).
-            const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
-            TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
-            // A simple command waiting for this inbox gets the free slots first.
-            if (!m_blocked[t].empty()) {
-                sc_core::next_trigger(m_blocked_drained[t]);
+            // seed 002: an earlier command in flight with a hazard on its
+            // ranges holds it back, as any command (issue 15 E).
+            const WaitInfo hazard = m_context_scheduler.hazard(cmd, m_inflight);
+            note_wait(cmd, hazard);
+            if (hazard.cause != WaitCause::none) {
+                feed_wait(FeedWait::completed, m_completed);
                 return;
             }
-            if (!inbox.nb_write(m_feed_token)) {
-                if (m_cal)
-                    m_inbox_channels->fifo(static_cast<StageType>(t)).wait_writable(m_feed);
-                else
-                    sc_core::next_trigger(inbox.data_read_event());
-                return;
-            }
-            m_feed_token = nullptr;
+            // The loader validated the spec; one planner per command, tiles streamed.
+            m_planner.emplace(cmd.command->composite);
+            cmd.total_tiles = m_planner->total_tiles();
+            m_feed_first = true;
             m_feed_phase = FeedPhase::next_tile;
             break;
         }

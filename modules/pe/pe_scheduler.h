@@ -214,7 +214,8 @@ private:
     std::vector<std::uint64_t> m_freeing;
     // Decoupled: the calendar, the inboxes, and the feed loop as its activity.
     struct FeedActivity final : Activity {
-        explicit FeedActivity(PeScheduler& s) : owner(s) {}
+        // Never kernel-visible: a fed tile completes nothing.
+        explicit FeedActivity(PeScheduler& s) : owner(s) { set_may_be_kernel_visible(false); }
         void activate() override { owner.feed_step(); }
         PeScheduler& owner;
     };

@@ -14,28 +14,15 @@ void PipelineCalendar::push_timed(ps_t time, Activity& a) {
         m_thead = 0;
     }
     // Among wake-ups at one time, the earlier pushed runs first.
-    std::size_t i = m_timed.size();
-    m_timed.push_back({time, m_seq++, &a});
-    for (; i > m_thead && m_timed[i - 1].time > time; --i) m_timed[i] = m_timed[i - 1];
-    m_timed[i] = {time, m_seq - 1, &a};
+    m_timed.push_back({time, &a});
+    Timed* const first = m_timed.data() + m_thead;
+    Timed* at = m_timed.data() + m_timed.size() - 1;
+    for (; at != first && at[-1].time > time; --at) *at = at[-1];
+    *at = {time, &a};
 }
 
-void PipelineCalendar::advance_to(ps_t t) {
-    m_now = t;
-    m_now_t = sc_core::sc_time::from_value(t);
-    m_round = 0;
-    m_list.clear();
-    m_head = 0;
-    while (m_thead < m_timed.size() && m_timed[m_thead].time == t)
-        m_list.push_back({0, m_timed[m_thead++].activity});
-}
-
-void PipelineCalendar::ask(const RequestKey& key, RoundRequester& requester) {
-    if (m_serving_now) {
-        SC_REPORT_ERROR("npuvp/invariant", "a request was made while a round was being served");
-        return;
-    }
-    m_asks.push_back({key, m_seq++, &requester});
+void PipelineCalendar::ask_while_serving() {
+    SC_REPORT_ERROR("npuvp/invariant", "a request was made while a round was being served");
 }
 
 void PipelineCalendar::schedule(Activity& a) {
@@ -72,9 +59,18 @@ std::uint64_t PipelineCalendar::round_at(ps_t now, std::uint64_t delta) {
 }
 
 bool PipelineCalendar::run_round(bool check) {
+    // Round 0's wake-ups first: the timed ones due now (they stay in the
+    // timed queue, in push order, until they run).
+    while (timed_due()) {
+        Activity& a = *m_timed[m_thead].activity;
+        if (check && a.may_be_kernel_visible() && a.kernel_visible()) return false;
+        ++m_thead;
+        ++m_activations;
+        a.activate();
+    }
     while (m_head < m_list.size() && m_list[m_head].round <= m_round) {
         Activity& a = *m_list[m_head].activity;
-        if (check && a.kernel_visible()) return false;
+        if (check && a.may_be_kernel_visible() && a.kernel_visible()) return false;
         ++m_head;
         ++m_activations;
         a.activate();
@@ -89,20 +85,26 @@ bool PipelineCalendar::run_round(bool check) {
 void PipelineCalendar::end_round() {
     // As the update phase: the round's requests in key order, then the
     // inboxes' and buffers' commits (which only schedule the next round).
+    // No request can be made while serving (ask() checks), so the list is
+    // served in place.
     if (!m_asks.empty()) {
-        m_serving.swap(m_asks);
         m_serving_now = true;
-        serve_in_key_order(m_serving);
+        serve_in_key_order(m_asks);
         m_serving_now = false;
-        m_serving.clear();
+        m_asks.clear();
     }
-    if (!m_commits.empty()) {
-        m_committing.swap(m_commits);
-        for (RoundCommit* c : m_committing) {
+    // A commit asked for by a commit belongs to the next round's end.
+    const std::size_t commits = m_commits.size();
+    if (commits != 0) {
+        for (std::size_t i = 0; i < commits; ++i) {
+            RoundCommit* c = m_commits[i];
             c->m_commit_asked = false;
             c->commit();
         }
-        m_committing.clear();
+        if (m_commits.size() == commits)
+            m_commits.clear();
+        else
+            m_commits.erase(m_commits.begin(), m_commits.begin() + static_cast<std::ptrdiff_t>(commits));
     }
 }
 
@@ -110,6 +112,7 @@ void PipelineCalendar::run_in_step() {
     const ps_t now = sc_core::sc_time_stamp().value();
     if (m_now < now) advance_to(now);
     m_round = round_at(now, sc_core::sc_delta_count());
+    m_kernel = now;
     m_running = true;
     const std::uint64_t before = m_activations;
     run_round(false);
@@ -119,14 +122,18 @@ void PipelineCalendar::run_in_step() {
 }
 
 void PipelineCalendar::run_ahead(ps_t horizon) {
+    m_kernel = sc_core::sc_time_stamp().value();
     m_running = true;
     for (;;) {
-        if (m_head == m_list.size()) {
+        const bool timed = timed_due();
+        if (!timed && m_head == m_list.size()) {
             if (m_thead == m_timed.size() || m_timed[m_thead].time >= horizon) break;
-            advance_to(m_timed[m_thead].time);
+            advance_to(m_timed[m_thead].time);  // its wake-ups are round 0's
+        } else if (m_now >= horizon) {
+            break;
+        } else {
+            m_round = timed ? 0 : m_list[m_head].round;
         }
-        if (m_now >= horizon) break;
-        m_round = m_list[m_head].round;
         if (!run_round(true)) break;  // it runs in step, at m_now (its round's end with it)
         end_round();
     }

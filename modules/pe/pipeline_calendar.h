@@ -40,9 +40,18 @@ public:
     // Whether activating it now may notify a kernel process (a command's
     // last tile completes): then it runs only in a real delta cycle.
     virtual bool kernel_visible() const { return false; }
+    // Whether kernel_visible() needs asking at all: an activity that knows
+    // when it cannot be visible (a stage worker before its token's last
+    // stage, the feed loop) keeps this false then, and the calendar makes
+    // no virtual call for it.
+    bool may_be_kernel_visible() const { return m_may_be_visible; }
 
 protected:
     ~Activity() = default;
+    void set_may_be_kernel_visible(bool may) { m_may_be_visible = may; }
+
+private:
+    bool m_may_be_visible = true;
 };
 
 // State whose changes in a round take effect at the round's end (an inbox's
@@ -67,12 +76,20 @@ public:
     explicit PipelineCalendar(sc_core::sc_event& wake) : m_wake(wake) {}
 
     // The pipeline's time: the local time while the calendar runs the PE,
-    // the kernel's otherwise (a kernel process of the PE asking).
-    const sc_core::sc_time& time() const { return m_running ? m_now_t : sc_core::sc_time_stamp(); }
-    ps_t time_ps() const { return time().value(); }
+    // the kernel's otherwise (a kernel process of the PE asking). The hot
+    // paths use the integer ps (sc_time::from_value() and sc_time_stamp()
+    // are calls into the library); the sc_time forms are for the rest.
+    ps_t time_ps() const { return m_running ? m_now : sc_core::sc_time_stamp().value(); }
+    sc_core::sc_time time() const {
+        return m_running ? sc_core::sc_time::from_value(m_now) : sc_core::sc_time_stamp();
+    }
+    // The kernel's time (read once per run of the calendar: the kernel's
+    // time does not move while the calendar runs).
+    ps_t kernel_ps() const { return m_running ? m_kernel : sc_core::sc_time_stamp().value(); }
     // How far the local time is ahead of the kernel's (the delay annotation
     // a transport starts with).
-    sc_core::sc_time offset() const { return time() - sc_core::sc_time_stamp(); }
+    ps_t offset_ps() const { return m_running ? m_now - m_kernel : 0; }
+    sc_core::sc_time offset() const { return sc_core::sc_time::from_value(offset_ps()); }
     bool running() const { return m_running; }
 
     // From an activity (the calendar running): run `a` at `t` (a later time:
@@ -85,8 +102,12 @@ public:
     }
     void next_round(Activity& a) { m_list.push_back({m_round + 1, &a}); }
     // RoundService: serve `requester` at the end of this round, in key order.
-    void ask(const RequestKey& key, RoundRequester& requester) override;
+    void ask(const RequestKey& key, RoundRequester& requester) override {
+        if (m_serving_now) return ask_while_serving();
+        m_asks.push_back({key, m_seq++, &requester});
+    }
     sc_core::sc_time now() const override { return time(); }
+    ps_t now_ps() const override { return time_ps(); }
     // commit() at the end of this round (once per round however often asked).
     void commit_at_round_end(RoundCommit& c) {
         if (c.m_commit_asked) return;
@@ -119,10 +140,10 @@ public:
     std::uint64_t in_step() const { return m_in_step; }
 
 private:
-    // A wake-up at a later instant (its first round).
+    // A wake-up at a later instant (its first round). Wake-ups at one time
+    // keep the order they were pushed in (the insertion is stable).
     struct Timed {
         ps_t time;
-        std::uint64_t seq;
         Activity* activity;
     };
     // A wake-up at the current instant, in round order (rounds only grow).
@@ -132,8 +153,17 @@ private:
     };
 
     void push_timed(ps_t time, Activity& a);
-    // Moves to the later instant `t`: its timed wake-ups become round 0.
-    void advance_to(ps_t t);
+    [[gnu::cold]] void ask_while_serving();
+    // Moves to the later instant `t`: its timed wake-ups are round 0.
+    void advance_to(ps_t t) {
+        m_now = t;
+        m_round = 0;
+        m_list.clear();
+        m_head = 0;
+    }
+    // Whether a timed wake-up of the current instant has still to run (it
+    // belongs to round 0, before any slot of m_list).
+    bool timed_due() const { return m_thead < m_timed.size() && m_timed[m_thead].time == m_now; }
     // The round the kernel's delta cycle `delta` is at the instant `now`.
     std::uint64_t round_at(ps_t now, std::uint64_t delta);
     // Runs every activity due at (m_now, m_round); false if it stopped before
@@ -144,17 +174,17 @@ private:
     sc_core::sc_event& m_wake;
     // In time order from m_thead on (a PE has a handful of timed wake-ups
     // at a time, and a new one is mostly the latest: a sorted insertion from
-    // the back is cheaper than a heap at that size).
+    // the back is cheaper than a heap at that size). Those at m_now are the
+    // current instant's round 0: they run from here, not copied to m_list.
     std::vector<Timed> m_timed;
     std::size_t m_thead = 0;
-    std::vector<Slot> m_list;    // the current instant's, from m_head on
+    // The current instant's rounds after its timed wake-ups, from m_head on.
+    std::vector<Slot> m_list;
     std::size_t m_head = 0;
     std::vector<RoundAsk> m_asks;
-    std::vector<RoundAsk> m_serving;
     std::vector<RoundCommit*> m_commits;
-    std::vector<RoundCommit*> m_committing;
     ps_t m_now = 0;                // the local time
-    sc_core::sc_time m_now_t;      // the same as an sc_time
+    ps_t m_kernel = 0;             // the kernel's time while running
     std::uint64_t m_round = 0;     // the round at m_now being run (or next to run)
     std::uint64_t m_seq = 0;
     bool m_running = false;

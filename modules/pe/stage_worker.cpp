@@ -22,21 +22,8 @@ void InflightCommand::complete_tile(TileToken& token) {
     m_sink->tile_completed(token);
 }
 
-void StageWorker::take(TileToken& token) {
-    // seed 000 §D6: a token has exactly one owner at a time.
-    if (token.owner != nullptr)
-        SC_REPORT_ERROR("npuvp/invariant",
-                        (m_owner_id + ": took a token that another stage still owns").c_str());
-    token.owner = this;
-    m_holding = true;
-}
-
-void StageWorker::hand_off(TileToken& token) {
-    if (token.owner != this)
-        SC_REPORT_ERROR("npuvp/invariant",
-                        (m_owner_id + ": handed off a token it does not own").c_str());
-    token.owner = nullptr;
-    m_holding = false;
+void StageWorker::report_ownership(const char* what) const {
+    SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": " + what).c_str());
 }
 
 StageWorker::Next StageWorker::advance(TileToken& token) {
@@ -78,6 +65,7 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
 bool MethodStageWorker::decouple(PipelineCalendar& calendar) {
     m_cal = &calendar;
     m_waiter.round = &calendar;
+    set_may_be_kernel_visible(false);  // until a busy last stage (serve_round())
     return true;
 }
 
@@ -113,8 +101,7 @@ void MethodStageWorker::serve_round() {
     if (m_phase == Phase::asked) {
         m_resource = stage_resource(*m_token);
         if (m_resource) {
-            m_waiter.requester = this;
-            m_waiter.key = request_key(*m_token);
+            m_waiter.requester = this;  // m_waiter.key: set when it asked
             m_waiter.owner = m_process_name.c_str();
             if (!m_resource->acquire(m_waiter)) {
                 m_token->cmd->stage_waits(*m_token, m_resource->basename());
@@ -129,7 +116,7 @@ void MethodStageWorker::serve_round() {
         return;
     }
     if (m_token->cmd->awaits_engine) m_token->cmd->stage_granted(*m_token);
-    m_stage_start = now();
+    m_stage_start = now_ps();
     bool begun = false;
     try {
         begun = begin_stage(*m_token, m_remaining);
@@ -148,9 +135,11 @@ void MethodStageWorker::serve_round() {
     if (stall_event(*m_token) == nullptr) {
         // As a thread's wait(time), also for a zero time (one delta).
         m_phase = Phase::busy;
-        if (m_cal)
+        if (m_cal) {
+            // Only the end of a token's last stage can complete its command.
+            set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
             m_cal->at(m_cal->time_ps() + m_remaining.value(), *this);
-        else
+        } else
             m_grant_event.notify(m_remaining);
     } else if (m_cal) {
         // A decoupled PE runs no command that stalls (docs/speed.md).
@@ -163,13 +152,45 @@ void MethodStageWorker::serve_round() {
 
 // The method-mode twin of run() + a thread's process(): each `return` after
 // next_trigger() is where the thread would wait; the next activation resumes
-// at m_phase. Nothing here allocates.
+// at m_phase. Nothing here allocates. The cases are in the order a stage
+// usually runs through them (end of a busy time, hand-off, next token,
+// pre-delay, prepare, ask), each falling through to the next, so that the
+// common path does not go back to the switch between phases.
 void MethodStageWorker::step() {
     using sc_core::next_trigger;
     using sc_core::sc_time_stamp;
     note_activation();
     for (;;) {
         switch (m_phase) {
+        case Phase::busy:
+            set_may_be_kernel_visible(false);
+            m_phase = Phase::end;
+            [[fallthrough]];
+        case Phase::end: {
+            end_stage(*m_token);
+            if (m_resource) {
+                m_resource->release();
+                m_resource = nullptr;
+            }
+            if (failed()) return;  // the run is stopping; leave the token be
+            const Next next = advance(*m_token);
+            if (next != Next::elsewhere) {
+                m_phase = next == Next::here ? Phase::pre : Phase::idle;
+                break;
+            }
+            m_phase = Phase::out;
+            [[fallthrough]];
+        }
+        case Phase::out: {
+            TokenFifo& to = inbox(m_token->stage().type);
+            if (!to.nb_write(m_token)) {
+                wait_slot(to);
+                return;
+            }
+            m_token = nullptr;
+            m_phase = Phase::idle;
+            [[fallthrough]];
+        }
         case Phase::idle: {
             TokenFifo& in = inbox(type());
             TileToken* token = nullptr;
@@ -180,7 +201,7 @@ void MethodStageWorker::step() {
             take(*token);
             m_token = token;
             m_phase = Phase::pre;
-            break;
+            [[fallthrough]];
         }
         case Phase::pre: {
             const sc_core::sc_time pre = pre_delay(*m_token);
@@ -189,20 +210,21 @@ void MethodStageWorker::step() {
                 wait_for(pre);
                 return;
             }
-            break;
+            [[fallthrough]];
         }
         case Phase::prepare:
             if (!prepare_stage(*m_token)) return;  // the run is stopping; leave the token be
             m_phase = Phase::acquire;
-            break;
+            [[fallthrough]];
         case Phase::acquire:
             // SPEC T4: served at the end of this round, in key order.
             m_phase = Phase::asked;
             m_waiter.event = &m_grant_event;
+            m_waiter.key = request_key(*m_token);
             if (m_cal)
-                m_cal->ask(request_key(*m_token), *this);
+                m_cal->ask(m_waiter.key, *this);
             else
-                RequestRound::instance().ask(request_key(*m_token), *this);
+                RequestRound::instance().ask(m_waiter.key, *this);
             return;  // static sensitivity: m_grant_event (spawn()), or the calendar
         case Phase::asked:
         case Phase::queued:
@@ -210,9 +232,6 @@ void MethodStageWorker::step() {
             // serve_round() (end_stage_after()) wakes it only once the
             // stage has begun (its end is known).
             return;
-        case Phase::busy:
-            m_phase = Phase::end;
-            break;
         case Phase::check:
             if (m_remaining == sc_core::SC_ZERO_TIME) {
                 m_phase = Phase::end;
@@ -230,28 +249,6 @@ void MethodStageWorker::step() {
             m_remaining -= std::min(m_remaining, sc_time_stamp() - m_from);
             m_phase = Phase::check;
             break;
-        case Phase::end: {
-            end_stage(*m_token);
-            if (m_resource) {
-                m_resource->post();
-                m_resource = nullptr;
-            }
-            if (failed()) return;  // the run is stopping; leave the token be
-            const Next next = advance(*m_token);
-            m_phase = next == Next::here ? Phase::pre : next == Next::elsewhere ? Phase::out
-                                                                                : Phase::idle;
-            break;
-        }
-        case Phase::out: {
-            TokenFifo& to = inbox(m_token->stage().type);
-            if (!to.nb_write(m_token)) {
-                wait_slot(to);
-                return;
-            }
-            m_token = nullptr;
-            m_phase = Phase::idle;
-            break;
-        }
         }
     }
 }
@@ -292,7 +289,7 @@ void StageWorker::emit_engine(bool start, const TileToken& token, std::int64_t b
     m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit((start ? trace::engine_start : trace::engine_complete)(
-        now().value(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
+        now_ps(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
         static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type), bytes, peer));
 }
 

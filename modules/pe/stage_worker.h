@@ -53,7 +53,7 @@ public:
     // Whether it holds a token (from taking it to handing it on or completing it).
     bool holding() const { return m_holding; }
     // Statistics: busy time (grant of its resource to done) and stages done.
-    sc_core::sc_time busy() const { return m_busy; }
+    sc_core::sc_time busy() const { return sc_core::sc_time::from_value(m_busy_ps); }
     std::uint64_t stages_done() const { return m_stages; }
     // Method mode: how many times the kernel ran step() (each a process
     // activation; docs/speed.md). A thread-mode worker counts 0.
@@ -89,13 +89,19 @@ protected:
                       const std::string* peer = nullptr) const {
         if (m_shadowed || m_trace.enabled()) emit_engine(start, token, bytes, peer);
     }
-    void record_busy(const sc_core::sc_time& start) {
-        m_busy += now() - start;
+    void record_busy(ps_t start) {
+        m_busy_ps += now_ps() - start;
         ++m_stages;
     }
-    // The pipeline's time: the PE's local time when decoupled.
+    void record_busy(const sc_core::sc_time& start) { record_busy(start.value()); }
+    // The pipeline's time: the PE's local time when decoupled (in ps for
+    // the hot paths: no call into the library when decoupled).
     sc_core::sc_time now() const { return m_cal ? m_cal->time() : sc_core::sc_time_stamp(); }
-    // How far that is ahead of the kernel's (a transport's start).
+    ps_t now_ps() const { return m_cal ? m_cal->time_ps() : sc_core::sc_time_stamp().value(); }
+    // The kernel's time, and how far the pipeline's is ahead of it (a
+    // transport's start).
+    ps_t kernel_ps() const { return m_cal ? m_cal->kernel_ps() : sc_core::sc_time_stamp().value(); }
+    ps_t local_offset_ps() const { return m_cal ? m_cal->offset_ps() : 0; }
     sc_core::sc_time local_offset() const { return m_cal ? m_cal->offset() : sc_core::SC_ZERO_TIME; }
     PipelineCalendar* calendar() const { return m_cal; }
     RunStatus& status() { return m_status; }
@@ -106,7 +112,13 @@ private:
     friend class MethodStageWorker;
     friend class ThreadStageWorker;
     TokenFifo& inbox(StageType type) const { return m_inboxes[type]; }
-    void take(TileToken& token);
+    // seed 000 §D6: a token has exactly one owner at a time (checked in
+    // every build; the report is out of line).
+    void take(TileToken& token) {
+        if (token.owner != nullptr) report_ownership("took a token that another stage still owns");
+        token.owner = this;
+        m_holding = true;
+    }
     // After a stage: whether the token's next stage stays here (consecutive
     // stages of this worker's type chain in place), is elsewhere (the token is
     // handed off; put it into that stage's inbox), or the tile is completed.
@@ -114,7 +126,12 @@ private:
     Next advance(TileToken& token);
     bool failed() const { return m_status.failed(); }
     void note_activation() { ++m_activations; }
-    void hand_off(TileToken& token);
+    void hand_off(TileToken& token) {
+        if (token.owner != this) report_ownership("handed off a token it does not own");
+        token.owner = nullptr;
+        m_holding = false;
+    }
+    [[gnu::cold]] void report_ownership(const char* what) const;
 
     const std::string& m_owner_id;
     PipelineCalendar* m_cal = nullptr;
@@ -125,7 +142,7 @@ private:
     bool m_holding = false;
     std::uint32_t m_rank = 0;
     std::uint32_t m_unit = 0;
-    sc_core::sc_time m_busy;
+    ps_t m_busy_ps = 0;
     std::uint64_t m_stages = 0;
     std::uint64_t m_activations = 0;
     void emit_engine(bool start, const TileToken& token, std::int64_t bytes,
@@ -183,7 +200,7 @@ protected:
     virtual void end_stage(TileToken& token) = 0;
 
     // The grant time of the stage step() is running.
-    const sc_core::sc_time& stage_start() const { return m_stage_start; }
+    ps_t stage_start() const { return m_stage_start; }
 
     // From begin_stage(): the busy time is not known at the grant (a TLM
     // target that answers later, TlmMemoryAdapter); the engine calls
@@ -213,7 +230,7 @@ private:
     FifoResource* m_resource = nullptr;
     FifoResource::Waiter m_waiter;
     sc_core::sc_event m_grant_event;
-    sc_core::sc_time m_stage_start;
+    ps_t m_stage_start = 0;
     sc_core::sc_time m_remaining;
     sc_core::sc_time m_from;
     bool m_defer_end = false;

@@ -37,7 +37,8 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
     if (bytes == 0 || bytes > capacity()) return std::nullopt;
     for (std::size_t i = 0; i < m_free.size(); ++i) {
         const TcmRange block = m_free[i];
-        const std::uint64_t pad = (alignment - block.addr % alignment) % alignment;
+        // A power of two: a mask, not two divisions.
+        const std::uint64_t pad = (alignment - (block.addr & (alignment - 1))) & (alignment - 1);
         if (pad > block.bytes || block.bytes - pad < bytes) continue;
 
         const std::uint64_t addr = block.addr + pad;
@@ -55,14 +56,18 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
         }
 
         // SPEC §8 / seed 000 §D5.1: checked in every build, not assert.
-        if (addr < m_base || addr + bytes > m_limit || overlaps_live(addr, bytes)) {
+        // The first live range at or after addr is where the new one goes;
+        // only it and its predecessor can overlap it (overlaps_live()).
+        const auto pos = std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
+        const bool overlaps = (pos != m_live.end() && pos->addr < sat_add(addr, bytes)) ||
+                              (pos != m_live.begin() && std::prev(pos)->end() > addr);
+        if (addr < m_base || addr + bytes > m_limit || overlaps) {
             std::ostringstream os;
             os << m_owner << ": invariant violated: [" << addr << ", " << addr + bytes
                << ") is outside [" << m_base << ", " << m_limit
                << ") or overlaps a live allocation";
             throw std::logic_error(os.str());
         }
-        const auto pos = std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
         m_live.insert(pos, TcmRange{addr, bytes});
         m_in_use += bytes;
         return addr;

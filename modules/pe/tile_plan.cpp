@@ -201,10 +201,20 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
 bool TilePlanner::next(TilePlan& out) {
     if (m_next_id >= m_total) return false;
     out.stages.reserve(m_max_stages);
-    if (m_spec.ops.empty())
+    if (m_spec.ops.empty()) {
         next_legacy(out);
-    else
+    } else {
         next_gemm(out);
+        // The next tile's indices, counted instead of divided out of its id.
+        const std::uint64_t mid_count = m_spec.reuse == OperandReuse::b_panel ? m_mt : m_nt;
+        if (++m_ki == m_kt) {
+            m_ki = 0;
+            if (++m_mid == mid_count) {
+                m_mid = 0;
+                ++m_outer;
+            }
+        }
+    }
     ++m_next_id;
     return true;
 }
@@ -215,11 +225,11 @@ void TilePlanner::next_gemm(TilePlan& out) {
     // a B panel over (ni, mi), so that the panel's column stays (docs/timing.md
     // "Operand reuse").
     const std::uint64_t id = m_next_id;
-    const std::uint64_t ki = id % m_kt;
+    const std::uint64_t ki = m_ki;
     const bool b_panel = s.reuse == OperandReuse::b_panel;
     const bool a_panel = s.reuse == OperandReuse::a_panel;
-    const std::uint64_t ni = b_panel ? id / (m_kt * m_mt) : (id / m_kt) % m_nt;
-    const std::uint64_t mi = b_panel ? (id / m_kt) % m_mt : id / (m_kt * m_nt);
+    const std::uint64_t ni = b_panel ? m_outer : m_mid;
+    const std::uint64_t mi = b_panel ? m_mid : m_outer;
     // Edge tiles are clipped to what is left of the dimension.
     const std::uint64_t tm = std::min(s.tm, s.m - mi * s.tm);
     const std::uint64_t tk = std::min(s.tk, s.k - ki * s.tk);

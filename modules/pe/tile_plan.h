@@ -134,6 +134,9 @@ private:
     std::uint64_t m_b_base = 0;  // where B starts past src: M·K·d_in
     std::uint64_t m_total = 0;
     std::uint64_t m_next_id = 0;
+    // The next GEMM tile's indices: ki innermost, then the middle and outer
+    // of (mi, ni) row-major, or of (ni, mi) with a B panel (T6).
+    std::uint64_t m_ki = 0, m_mid = 0, m_outer = 0;
     std::size_t m_max_stages = 0;  // reserved once so the plan never grows
 };
 
