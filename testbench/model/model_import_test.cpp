@@ -153,6 +153,11 @@ struct MappedRun {
     }
 };
 
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 std::string import_error(const std::string& file, std::int64_t batch = 0) {
     try {
         ImportOptions o;
@@ -305,11 +310,7 @@ BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {
         std::ofstream("model_not_onnx.onnx") << "name: a YAML file\n";
         BOOST_CHECK(import_error("model_not_onnx.onnx").find("model_not_onnx.onnx: not an ONNX model") != std::string::npos);
         const std::string whole = fc_relu("model_whole.onnx");
-        std::string bytes;
-        {
-            std::ifstream in(whole, std::ios::binary);
-            bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-        }
+        const std::string bytes = slurp(whole);
         std::ofstream("model_truncated.onnx", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
         BOOST_CHECK(import_error("model_truncated.onnx").find("not an ONNX model") != std::string::npos);
         BOOST_CHECK(import_error("model_missing.onnx").find("model_missing.onnx: no such file") != std::string::npos);
@@ -372,8 +373,7 @@ BOOST_AUTO_TEST_CASE(each_layer_is_reported_with_its_bound) {
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_CHECK(r.out.find("layers (share = span / makespan") != std::string::npos);
     BOOST_CHECK(r.out.find("critical path through layers: 1 of 1 layers: l0_fc") != std::string::npos);
-    std::ifstream in("model_layers.json");
-    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string json = slurp("model_layers.json");
     for (const char* field : {"\"id\": \"l0_fc\"", "\"node\": \"fc\"", "\"op\": \"MatMul\"", "\"pes\": 2",
                               "\"split\": \"N\"", "\"flops\": 409600", "\"hbm_read_bytes\": 412800",
                               "\"hbm_write_bytes\": 512", "\"critical\": true", "\"bound\": \"DMA "})
@@ -381,21 +381,18 @@ BOOST_AUTO_TEST_CASE(each_layer_is_reported_with_its_bound) {
     // The report carries the same row (JSON) and a Layers table (Markdown).
     const test::RunResult rep = test::run_npuvp("--model " + model + " --report model_layers.report.json");
     BOOST_REQUIRE_MESSAGE(rep.code == 0, rep.out);
-    std::ifstream rin("model_layers.report.json");
-    const std::string report((std::istreambuf_iterator<char>(rin)), std::istreambuf_iterator<char>());
+    const std::string report = slurp("model_layers.report.json");
     BOOST_CHECK(report.find("\"layers\": [") != std::string::npos);
     BOOST_CHECK(report.find("\"flops\": 409600, \"hbm_read_bytes\": 412800") != std::string::npos);
     const test::RunResult md = test::run_npuvp("--model " + model + " --report model_layers.report.md");
     BOOST_REQUIRE_MESSAGE(md.code == 0, md.out);
-    std::ifstream min("model_layers.report.md");
-    const std::string text((std::istreambuf_iterator<char>(min)), std::istreambuf_iterator<char>());
+    const std::string text = slurp("model_layers.report.md");
     BOOST_CHECK(text.find("## Layers") != std::string::npos);
     BOOST_CHECK(text.find("| l0_fc | fc | MatMul / gemm | 2 | N |") != std::string::npos);
     // And the timeline has a "layers" process with the layer's slice.
     const test::RunResult tl = test::run_npuvp("--model " + model + " --timeline model_layers.timeline.json");
     BOOST_REQUIRE_MESSAGE(tl.code == 0, tl.out);
-    std::ifstream tin("model_layers.timeline.json");
-    const std::string timeline((std::istreambuf_iterator<char>(tin)), std::istreambuf_iterator<char>());
+    const std::string timeline = slurp("model_layers.timeline.json");
     BOOST_CHECK(timeline.find("\"args\":{\"name\":\"layers\"}") != std::string::npos);
     BOOST_CHECK(timeline.find("\"cat\":\"layer\",\"name\":\"l0_fc\"") != std::string::npos);
 }
