@@ -81,7 +81,16 @@ public:
         y << "# Mapped from " << m_net.file << " by builtin.greedy_mapper (docs/models.md).\n"
           << "name: " << sanitize(m_net.name) << "\nkernels:\n";
         for (const Layer& l : m_layers) {
-            y << "  " << l.info.id << ":\n";
+            // What the policy chose, for a reader of `npuvp map`'s file.
+            y << "  # node " << l.info.node << " (" << l.info.op << "): " << l.info.lowering;
+            if (l.info.m) y << " " << l.info.m << "x" << l.info.k << "x" << l.info.n;
+            y << ", on " << l.info.pes << " PE" << (l.info.pes == 1 ? "" : "s") << " of " << l.info.cube;
+            if (l.info.split != "-") y << " split by " << l.info.split;
+            if (!l.info.fused.empty()) {
+                y << "; fused:";
+                for (const std::string& f : l.info.fused) y << " " << f;
+            }
+            y << "\n  " << l.info.id << ":\n";
             emit_body(y, l);
         }
         for (const Transfer& t : m_transfers)
