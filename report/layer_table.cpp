@@ -12,6 +12,7 @@
 
 namespace npuvp {
 
+using obs::fixed;
 using obs::json_string;
 
 namespace {
@@ -31,12 +32,6 @@ void add_bytes(const Command& c, LayerResult& l) {
     case CommandKind::dma_write: l.hbm_write = sat_add(l.hbm_write, c.bytes); break;
     default: break;
     }
-}
-
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
 }
 
 }  // namespace

@@ -25,15 +25,10 @@ std::string md_cell(const std::string& text) {
 
 using obs::json_string;
 using obs::ps_as_ns;
+using obs::fixed;
 
 double gbs(std::uint64_t bytes, std::uint64_t ps) {
     return ps ? static_cast<double>(bytes) * 1000.0 / static_cast<double>(ps) : 0.0;
-}
-
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
 }
 
 std::string peak_text(double peak) { return peak > 0.0 ? fixed(peak, 1) : "unlimited"; }

@@ -7,6 +7,7 @@
 #include "modules/common/time_text.h"
 #include "modules/pe/engine_kinds.h"
 #include "modules/pe/tile_plan.h"
+#include "report/run_view.h"
 
 namespace npuvp {
 namespace {
@@ -25,11 +26,7 @@ void print_requests(std::ostream& out, const IoCpu& host) {
         << "xfer ns" << "  result\n";
     for (const auto& r : host.requests()) {
         const bool launch = r.request->kind == HostRequestKind::kernel_launch;
-        auto fixed = [](double v) {
-            std::ostringstream s;
-            s << std::fixed << std::setprecision(3) << v;
-            return s.str();
-        };
+        auto fixed = [](double v) { return obs::fixed(v, 3); };
         out << std::left << std::setw(id_width) << r.request->id << std::setw(15)
             << to_string(r.request->kind) << std::right << std::setw(14)
             << (r.started ? obs::ps_as_ns(r.issued.value()) : "-") << std::setw(14)

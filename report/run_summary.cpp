@@ -8,12 +8,7 @@ namespace {
 
 using obs::json_string;
 using obs::ps_as_ns;
-
-std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
-}
+using obs::fixed;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "report/run_view.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -353,6 +354,12 @@ std::string fraction_text(std::uint64_t busy_ps, std::uint64_t bin_ps) {
     const std::uint64_t q = (busy_ps * 1000 + bin_ps / 2) / bin_ps;
     std::string frac = std::to_string(q % 1000);
     return std::to_string(q / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+std::string fixed(double v, int digits) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(digits) << v;
+    return s.str();
 }
 
 std::string json_string(const std::string& text) {

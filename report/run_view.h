@@ -185,7 +185,8 @@ int lane_rank(const std::string& lane);
 int known_lane_count();
 bool is_context_lane(const std::string& lane);
 
-// Text escaping shared by the writers.
+// Text shared by the writers.
+std::string fixed(double v, int digits);            // 1.5, 3 -> "1.500"
 std::string json_string(const std::string& text);  // quoted, JSON-escaped
 std::string xml_text(const std::string& text);     // XML character data and attributes
 
