@@ -19,7 +19,7 @@ constexpr std::uint64_t kElem = 2;
 
 bool is_view(const std::string& op) {
     return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
-           op == "Identity" || op == "Dropout" || op == "Constant" || op == "Shape";
+           op == "Identity" || op == "Dropout";
 }
 bool is_gemm(const std::string& op) { return op == "MatMul" || op == "Gemm" || op == "Conv"; }
 bool is_copy(const std::string& op) {
@@ -58,7 +58,6 @@ struct Layer {
     std::uint64_t gemm_count = 1;  // a grouped Conv: this many GEMMs
     std::uint64_t tm = kTile, tk = kTile, tn = kTile;
     std::uint64_t share_m = 0, share_n = 0;
-    std::uint64_t out_elements = 0;
 };
 
 class Greedy {
@@ -315,7 +314,7 @@ private:
                 // Depthwise: every output element is a kernel-sized dot
                 // product of one channel, a vector op (docs/models.md).
                 l.info.lowering = "math mul (depthwise)";
-                return vector_work(node, l, "mul", sat_mul(out.elements(), kernel));
+                return vector_work(l, "mul", sat_mul(out.elements(), kernel));
             }
             M = sat_mul(u(out.shape[0]), spatial);
             K = sat_mul(cin / std::max<std::uint64_t>(group, 1), kernel);
@@ -352,9 +351,8 @@ private:
         l.info.k = K;
     }
 
-    void vector_work(const Node& node, Layer& l, const std::string& op, std::uint64_t elements) {
+    void vector_work(Layer& l, const std::string& op, std::uint64_t elements) {
         l.epilogues = {op};
-        l.out_elements = elements;
         l.info.flops = elements;
         const std::uint64_t per_pe = ceil_div(elements, static_cast<std::uint64_t>(m_pes));
         l.info.pes = static_cast<int>(std::min<std::uint64_t>(ceil_div(elements, std::max<std::uint64_t>(per_pe, 1)), m_pes));
@@ -371,7 +369,7 @@ private:
         const bool reads_all = op == "reduce";
         const std::uint64_t elements = reads_all ? m_net.tensor(node, node.inputs[0]).elements() : out_elements(node);
         l.info.lowering = "math " + op;
-        vector_work(node, l, op, elements);
+        vector_work(l, op, elements);
         l.info.in_bytes = sat_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem);
     }
 
@@ -385,7 +383,6 @@ private:
         l.info.split = l.info.pes > 1 ? "bytes" : "-";
         l.share_m = per_pe;
         l.info.flops = 0;
-        l.out_elements = bytes;
         l.info.in_bytes = bytes;
     }
 
