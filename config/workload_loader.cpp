@@ -234,10 +234,11 @@ using schema::Absent;
 
 // ---------------------------------------------------------------- keys
 
-// `{ pa: int }` or `{ va: int }`; absent = the PE's own HBM slice (SPEC T2).
+// `{ pa: int }`, `{ own: int }` or `{ va: int }`; absent = the PE's own HBM
+// slice (SPEC T2).
 template <class T, class At>
 schema::Key<T, Scope> address_key(const std::string& key, At at, const std::string& fills, std::string doc) {
-    return Keys<T>::leaf(key, {"", "address", "bytes", "own HBM slice", "`{ pa: int }` or `{ va: int }`", std::move(doc)},
+    return Keys<T>::leaf(key, {"", "address", "bytes", "own HBM slice", "`{ pa: int }`, `{ own: int }` or `{ va: int }`", std::move(doc)},
                          fills, [=](const MapReader& r, T& t, const Scope& s) {
                              std::invoke(at, t) = s.loader.address(r.child(key));
                          });
@@ -854,12 +855,19 @@ std::string Loader::math_op(const Item& item) const {
 MemAddress Loader::address(const Item& item) const {
     MemAddress addr;
     if (!item.present) return addr;
-    const MapReader reader(m_yaml, item, {"pa", "va"});
-    if (reader.has("pa") == reader.has("va"))
-        throw ConfigError(item.loc, "give exactly one of 'pa' or 'va'");
+    const MapReader reader(m_yaml, item, {"pa", "own", "va"});
+    const int forms = int(reader.has("pa")) + int(reader.has("own")) + int(reader.has("va"));
+    if (forms != 1) throw ConfigError(item.loc, "give exactly one of 'pa', 'own' or 'va'");
     addr.given = true;
     addr.is_va = reader.has("va");
-    addr.value = to_u64(reader.child(addr.is_va ? "va" : "pa"));
+    addr.is_own = reader.has("own");
+    const char* key = addr.is_va ? "va" : addr.is_own ? "own" : "pa";
+    addr.value = to_u64(reader.child(key));
+    // `own` is an offset into the running PE's slice: it must lie inside one.
+    if (addr.is_own && addr.value >= m_topo.cube.memory_map.hbm_slice_bytes)
+        throw ConfigError(reader.child(key).loc, "an offset into the PE's own HBM slice must be below its " +
+                                                     std::to_string(m_topo.cube.memory_map.hbm_slice_bytes) +
+                                                     " bytes (got " + std::to_string(addr.value) + ")");
     return addr;
 }
 
@@ -942,7 +950,7 @@ void Loader::check_dma_pattern(const MapReader& r, Command& cmd) const {
     // The memory side's span must lie on one target: its HBM slice (the own
     // one when addr is left out), or the SRAM window.
     const std::uint64_t span = sat_add(sat_mul(p.chunks - 1, p.stride), chunk);
-    const std::uint64_t base = cmd.addr.given ? cmd.addr.value : 0;
+    const std::uint64_t base = cmd.addr.given ? cmd.addr.value : 0;  // `own`: an offset, as in slice 0
     const std::uint64_t slice = m_topo.cube.memory_map.hbm_slice_bytes;
     const std::uint64_t window_end = base < hbm_end() ? sat_add(base - base % slice, slice) : sram_end();
     if (sat_add(base, span) > window_end)

@@ -62,7 +62,7 @@ std::vector<RoutedNode*> all_targets(Platform& platform) {
 std::vector<RoutedNode*> reach(Platform& platform, const MemAddress& addr, std::uint64_t home,
                                std::uint64_t bytes) {
     if (addr.given && addr.is_va) return all_targets(platform);
-    return targets_of(platform, addr.given ? addr.value : home, bytes);
+    return targets_of(platform, addr.resolve(home), bytes);
 }
 
 // Where a composite reads: A and B from src, or A from src and B from src_b.
@@ -260,12 +260,12 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                 std::vector<RoutedNode*> src;
                 bool outside = false;  // part of an operand outside every window
                 for (const ReadSide& side : read_sides(c)) {
-                    const auto t = targets_of(platform, side.addr->given ? side.addr->value : home, side.bytes);
+                    const auto t = targets_of(platform, side.addr->resolve(home), side.bytes);
                     outside = outside || t.empty();
                     src.insert(src.end(), t.begin(), t.end());
                 }
                 if (outside) src.clear();
-                const auto dst = targets_of(platform, c.dst.given ? c.dst.value : home,
+                const auto dst = targets_of(platform, c.dst.resolve(home),
                                             composite_output_bytes(c.composite));
                 if (src.empty() || dst.empty()) {
                     why = "its composite '" + c.id + "' reaches outside every memory window";

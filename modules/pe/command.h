@@ -65,13 +65,22 @@ struct AccessPattern {
     std::uint32_t elem_bytes = 0;
 };
 
-// A memory-side address: a physical address, or a virtual one that PE_MMU
-// translates on every DMA access. `given` is false when the workload left it
-// out (the PE's own HBM slice is used).
+// A memory-side address: a physical address, an offset into the running PE's
+// own HBM slice (`own`: one kernel body, launched on many PEs, names each PE's
+// slice), or a virtual one that PE_MMU translates on every DMA access. `given`
+// is false when the workload left it out (the PE's own HBM slice is used).
 struct MemAddress {
     bool given = false;
     bool is_va = false;
     std::uint64_t value = 0;
+    bool is_own = false;  // last, so that {given, is_va, value} still reads as before
+
+    // The address a PE whose slice starts at `home` uses (va: the value,
+    // translated later).
+    std::uint64_t resolve(std::uint64_t home) const {
+        if (!given) return home;
+        return is_own ? home + value : value;
+    }
 };
 
 // A simple DMA command's transfer pattern (docs/timing.md "DMA transfer

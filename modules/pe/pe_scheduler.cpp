@@ -151,12 +151,16 @@ void PeScheduler::receive_loop() {
         cmd.seq = m_next_seq++;
         cmd.submitted = sc_core::sc_time_stamp();
         const bool composite = command.kind == CommandKind::composite;
-        const MemAddress home{true, false, m_home_pa};
+        // Every address the command's tokens use is physical or virtual from
+        // here: an absent one is the PE's own slice, `own` an offset into it.
+        const auto at = [&](const MemAddress& a) {
+            return MemAddress{true, a.given && a.is_va, a.resolve(m_home_pa)};
+        };
         const MemAddress& src = composite ? command.src : command.addr;
         const MemAddress& dst = composite ? command.dst : command.addr;
-        cmd.read_addr = src.given ? src : home;
-        cmd.write_addr = dst.given ? dst : home;
-        cmd.read_b_addr = composite && command.src_b.given ? command.src_b : cmd.read_addr;
+        cmd.read_addr = at(src);
+        cmd.write_addr = at(dst);
+        cmd.read_b_addr = composite && command.src_b.given ? at(command.src_b) : cmd.read_addr;
         cmd.reads = command.reads;
         cmd.writes = command.writes;
         if (composite) add_composite_ranges(cmd);

@@ -1325,3 +1325,31 @@ BOOST_AUTO_TEST_CASE(error_access) {
         load(one_command(g + "{ base: 0, stride: 0, count: 63, elem_bytes: 8 } }"));
     BOOST_TEST(same.kernels.at("k").commands[0].access.stride == 0u);
 }
+
+// `{ own: int }`: an offset into the running PE's own HBM slice (6 GiB on
+// default.yaml); one of pa / own / va, exactly; an offset past the slice is
+// an error at the key.
+BOOST_AUTO_TEST_CASE(own_slice_addresses) {
+    const std::string base = R"(name: own
+kernels:
+  k:
+    - dma_read: { id: ld, bytes: 4096, addr: ADDR }
+launch:
+  - { kernel: k, cube: sip0.cube0, pes: all }
+)";
+    const auto with = [&](const std::string& addr) {
+        std::string t = base;
+        return t.replace(t.find("ADDR"), 4, addr);
+    };
+    const Command& ld = load(with("{ own: 4096 }")).kernels.at("k").commands.at(0);
+    BOOST_TEST(ld.addr.given);
+    BOOST_TEST(ld.addr.is_own);
+    BOOST_TEST(!ld.addr.is_va);
+    BOOST_TEST(ld.addr.value == 4096u);
+    BOOST_TEST(ld.addr.resolve(3 * 6442450944ull) == 3 * 6442450944ull + 4096u);  // pe3's slice
+    const ConfigError past = load_error(with("{ own: 6442450944 }"));
+    BOOST_TEST(contains(past.what(), "below its 6442450944 bytes (got 6442450944)"));
+    BOOST_TEST(past.loc().line == 4);
+    const ConfigError two = load_error(with("{ own: 0, pa: 0 }"));
+    BOOST_TEST(contains(two.what(), "give exactly one of 'pa', 'own' or 'va'"));
+}
