@@ -16,6 +16,18 @@ constexpr std::uint64_t kTile = 128;
 constexpr std::uint64_t kVectorTileBytes = 64 * 1024;
 // Activations and weights run as bf16 (2 bytes), whatever the model's type.
 constexpr std::uint64_t kElem = 2;
+// A K-split's partial sums are fp32.
+constexpr std::uint64_t kPartialElem = 4;
+// Tensors in shared SRAM start on this boundary.
+constexpr std::uint64_t kSramAlign = 4096;
+// What one more layer costs on the shipped topologies (assumed from
+// default.yaml runs: a host launch and its response ~1.5 µs, one DMA
+// start-up ~0.6 µs): a K split, which adds a sum layer, must save more.
+constexpr double kLayerCostNs = 2000.0;
+// A K-split's sum gives each of its PEs at least this many outputs.
+constexpr std::uint64_t kSumMinShare = 1024;
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return sat_mul(ceil_div(v, to), to); }
 
 bool is_view(const std::string& op) {
     return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
@@ -51,13 +63,34 @@ std::string sanitize(const std::string& s) {
 
 std::uint64_t u(std::int64_t v) { return v < 0 ? 0 : static_cast<std::uint64_t>(v); }
 
+// An activation a layer reads: the layers that wrote it, its bytes (bf16, the
+// whole tensor) and whether the layer reads it as a GEMM's B operand.
+struct Input {
+    std::vector<std::string> producers;
+    std::uint64_t bytes = 0;
+    bool b = false;
+};
+
+// Where a layer reads an activation from or writes its output to, when not
+// its PEs' own HBM slices: a physical address (shared SRAM). 0 = own slice.
+struct Place {
+    std::uint64_t pa = 0;
+    bool given() const { return pa != 0; }
+};
+
 struct Layer {
     MappedLayer info;
-    std::string body;  // the kernel's commands, YAML lines
     std::vector<std::string> epilogues;
     std::uint64_t gemm_count = 1;  // a grouped Conv: this many GEMMs
     std::uint64_t tm = kTile, tk = kTile, tn = kTile;
-    std::uint64_t share_m = 0, share_n = 0;
+    std::uint64_t share_m = 0, share_n = 0, share_k = 0;
+    std::uint64_t out_bytes = 0;     // what it writes, every PE together
+    std::vector<Input> inputs;       // the activations it reads
+    int cube = 0;                    // index in (sip, cube) order
+    int k_parts = 0;                 // a K-split's sum: the partials it adds (one per GEMM PE)
+    std::uint64_t partial_bytes = 0; // a K-split's sum: its share of one GEMM PE's fp32 partial
+    std::uint64_t sum_stride = 0;    // a K-split's sum: one GEMM PE's whole partial (M·N fp32)
+    Place src, src_b, dst;           // shared-SRAM placement (docs/models.md "Placement")
 };
 
 class Greedy {
@@ -74,7 +107,9 @@ public:
     Mapping run() {
         for (const Node& node : m_net.nodes) place(node);
         order_layers();
-        pipeline_over_cubes();
+        assign_cubes();
+        place_exchanges();
+        cross_cube_reads();
         Mapping out;
         std::ostringstream y;
         y << "# Mapped from " << m_net.file << " by builtin.greedy_mapper (docs/models.md).\n"
@@ -85,6 +120,8 @@ public:
             if (l.info.m) y << " " << l.info.m << "x" << l.info.k << "x" << l.info.n;
             y << ", on " << l.info.pes << " PE" << (l.info.pes == 1 ? "" : "s") << " of " << l.info.cube;
             if (l.info.split != "-") y << " split by " << l.info.split;
+            if (l.info.reads_from != "own slice" || l.info.writes_to != "own slice")
+                y << "; input from " << l.info.reads_from << ", output to " << l.info.writes_to;
             if (!l.info.fused.empty()) {
                 y << "; fused:";
                 for (const std::string& f : l.info.fused) y << " " << f;
@@ -92,9 +129,14 @@ public:
             y << "\n  " << l.info.id << ":\n";
             emit_body(y, l);
         }
-        for (const Transfer& t : m_transfers)
-            y << "  " << t.id << ":\n    - dma_read: { id: xin, bytes: " << t.bytes << ", addr: { pa: " << t.pa
-              << " } }\n    - wait: all\n";
+        for (const Transfer& t : m_transfers) {
+            y << "  " << t.id << ":\n";
+            for (std::size_t j = 0; j < t.reads.size(); ++j)
+                y << "    - dma_read: { id: xin" << (t.reads.size() > 1 ? std::to_string(j) : "") << ", bytes: "
+                  << t.reads[j].second << ", addr: { pa: " << t.reads[j].first << " } }\n";
+            if (t.write_bytes) y << "    - wait: all\n    - dma_write: { id: xout, bytes: " << t.write_bytes << " }\n";
+            y << "    - wait: all\n";
+        }
         if (m_layers.empty()) {
             // Every node folds (views, constants, empty tensors): nothing to
             // run but an empty kernel, so the run still reports (makespan 0).
@@ -107,15 +149,18 @@ public:
             for (const Transfer& t : m_transfers)
                 if (t.consumer == l.info.id)
                     y << "  - kernel_launch: { id: " << t.id << ", kernel: " << t.id << ", cubes: [" << l.info.cube
-                      << "], target_pe: [" << t.pe << "], after: [" << t.producer << "] }\n";
+                      << "], target_pe: [" << t.pe << "], after: [" << t.after << "] }\n";
             y << "  - kernel_launch: { id: " << l.info.id << ", kernel: " << l.info.id
               << ", cubes: [" << l.info.cube << "], target_pe: " << targets(l.info.pes) << ", after: [";
             for (std::size_t i = 0; i < l.info.after.size(); ++i) y << (i ? ", " : "") << l.info.after[i];
             y << "] }\n";
         }
         out.workload_yaml = y.str();
-        for (const Transfer& t : m_transfers) out.transfers.emplace_back(t.id, t.producer);
-        for (const Layer& l : m_layers) out.layers.push_back(l.info);
+        for (const Transfer& t : m_transfers) out.transfers.push_back({t.id, t.consumer, t.producer, t.id[0] == 'x'});
+        for (const Layer& l : m_layers) {
+            out.layers.push_back(l.info);
+            out.sram_tensors += l.dst.given();
+        }
         out.folded = m_folded;
         return out;
     }
@@ -143,57 +188,209 @@ private:
         m_layers = std::move(ordered);
     }
 
-    // One consumer PE's read of its input share from the cube that wrote it.
+    // A kernel launched on one consumer PE before its layer: it reads what
+    // the layer needs from where other PEs wrote it (other slices of its
+    // cube, or another cube), and, when staged, writes it into its own slice.
     struct Transfer {
-        std::string id, consumer, producer;
+        std::string id, consumer, producer, after;
         int pe = 0;
-        std::uint64_t bytes = 0, pa = 0;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;  // (pa, bytes)
+        std::uint64_t write_bytes = 0;
     };
+
+    std::uint64_t slice_bytes() const { return m_topo.cube.memory_map.hbm_slice_bytes; }
+    std::uint64_t cube_bytes() const {
+        return sat_mul(slice_bytes(), static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube));
+    }
+    // The first byte of PE `pe`'s HBM slice in cube `cube` ((sip, cube) order).
+    std::uint64_t slice_pa(int cube, int pe) const {
+        return sat_add(sat_mul(cube_bytes(), static_cast<std::uint64_t>(cube)),
+                       sat_mul(slice_bytes(), static_cast<std::uint64_t>(pe)));
+    }
+    std::uint64_t sram_pa(int cube) const {
+        return sat_add(m_topo.cube.memory_map.sram_base,
+                       sat_mul(m_topo.cube.shared_sram.size_bytes, static_cast<std::uint64_t>(cube)));
+    }
 
     // MapOptions::cubes > 1: contiguous stages of about equal FLOPs (a layer
     // goes to the stage its FLOP midpoint falls in), stage s on the s-th cube
-    // in (sip, cube) order. A layer reading a layer of another stage first
-    // reads its input: each of its PEs a 1/pes share, from the slice of the
-    // same PE index in the producer's cube (the producer's PE j wrote its
-    // share there), over UCIe or the SIP link; the layer waits for those reads.
-    void pipeline_over_cubes() {
+    // in (sip, cube) order. A K-split's sum stays on its GEMM's cube.
+    void assign_cubes() {
         const int cubes = std::max(1, std::min(m_options.cubes, m_topo.system.sips * m_topo.system.cubes_per_sip));
-        for (Layer& l : m_layers) l.info.cube = cube_name(0);
-        if (cubes == 1 || m_layers.empty()) return;
         std::uint64_t total = 0;
         for (const Layer& l : m_layers) total = sat_add(total, l.info.flops);
         std::uint64_t before = 0;
-        std::map<std::string, int> stage_of;
         for (Layer& l : m_layers) {
             const double mid = static_cast<double>(before) + static_cast<double>(l.info.flops) / 2.0;
-            const int stage = total == 0 ? 0
-                                         : std::min(cubes - 1, static_cast<int>(mid * cubes / static_cast<double>(total)));
+            l.cube = cubes == 1 || total == 0
+                         ? 0
+                         : std::min(cubes - 1, static_cast<int>(mid * cubes / static_cast<double>(total)));
             before = sat_add(before, l.info.flops);
-            l.info.cube = cube_name(stage);
-            stage_of[l.info.id] = stage;
+            if (l.k_parts) l.cube = layer(l.info.after.front()).cube;
+            l.info.cube = cube_name(l.cube);
         }
-        const std::uint64_t slice = m_topo.cube.memory_map.hbm_slice_bytes;
-        const std::uint64_t cube_bytes = sat_mul(slice, static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube));
+    }
+
+    Layer& layer(const std::string& id) {
+        return *std::find_if(m_layers.begin(), m_layers.end(), [&](const Layer& l) { return l.info.id == id; });
+    }
+
+    // A layer whose input was written on another cube first reads it: each
+    // of its PEs a 1/pes share, from the slice of the same PE index in the
+    // producer's cube (the producer's PE j wrote its share there; its SRAM
+    // window when it wrote to shared SRAM), over UCIe or the SIP link; the
+    // layer waits for those reads.
+    void cross_cube_reads() {
+        std::map<std::string, const Layer*> by_id;
+        for (const Layer& l : m_layers) by_id[l.info.id] = &l;
         for (Layer& l : m_layers) {
             std::vector<std::string> after;
             for (const std::string& p : l.info.after) {
-                const int from = stage_of.at(p);
-                if (from == stage_of.at(l.info.id)) {
+                const auto it = by_id.find(p);
+                if (it == by_id.end() || it->second->cube == l.cube) {
                     after.push_back(p);
                     continue;
                 }
+                const Layer& from = *it->second;
                 for (int j = 0; j < l.info.pes; ++j) {
                     Transfer t;
                     t.id = "x" + std::to_string(m_transfers.size()) + "_" + l.info.id + "_p" + std::to_string(j);
-                    t.consumer = l.info.id, t.producer = p, t.pe = j;
-                    t.bytes = std::max<std::uint64_t>(1, ceil_div(l.info.in_bytes, static_cast<std::uint64_t>(l.info.pes)));
-                    t.pa = sat_add(sat_mul(cube_bytes, static_cast<std::uint64_t>(from)), sat_mul(slice, static_cast<std::uint64_t>(j)));
+                    t.consumer = l.info.id, t.producer = p, t.after = p, t.pe = j;
+                    const std::uint64_t bytes =
+                        std::max<std::uint64_t>(1, ceil_div(l.info.in_bytes, static_cast<std::uint64_t>(l.info.pes)));
+                    t.reads.emplace_back(from.dst.given() ? from.dst.pa : slice_pa(from.cube, j), bytes);
                     m_transfers.push_back(t);
                     after.push_back(t.id);
+                    l.info.reads_from = "other cube";
                 }
             }
             l.info.after = after;
         }
+    }
+
+    // A consumer reads an input where it wrote it when both split it by rows
+    // (M, elements, bytes) over the same PEs, PE i's share on PE i (or both
+    // run on one PE); any other pairing needs rows another PE wrote.
+    static bool by_rows(const Layer& l) {
+        return l.info.pes == 1 || l.info.split == "M" || l.info.split == "elements" || l.info.split == "bytes";
+    }
+    static bool aligned(const Layer& consumer, const Input& in, const Layer& producer) {
+        return !in.b && consumer.info.pes == producer.info.pes && by_rows(consumer) && by_rows(producer);
+    }
+
+    // The data exchange between the PEs of one cube (docs/models.md
+    // "Placement"). An output that some consumer on its cube reads in another
+    // split than it was written in goes to the cube's shared SRAM when it fits
+    // there beside every SRAM tensor that may still be live (one whose
+    // readers are not all finished before its writer starts, by the `after`
+    // order), and every reader on the cube reads it from there; otherwise it
+    // stays in HBM and each PE of such a consumer first copies the bytes
+    // other PEs wrote into its own slice (a staged exchange).
+    void place_exchanges() {
+        std::map<std::string, std::size_t> index;
+        for (std::size_t i = 0; i < m_layers.size(); ++i) index[m_layers[i].info.id] = i;
+        // Ancestors through `after` (the layers are in dependency order).
+        std::vector<std::set<std::size_t>> ancestors(m_layers.size());
+        for (std::size_t i = 0; i < m_layers.size(); ++i)
+            for (const std::string& a : m_layers[i].info.after) {
+                const std::size_t j = index.at(a);
+                ancestors[i].insert(j);
+                ancestors[i].insert(ancestors[j].begin(), ancestors[j].end());
+            }
+        // Readers of each layer's output: (consumer, input).
+        std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers(m_layers.size());
+        for (std::size_t c = 0; c < m_layers.size(); ++c)
+            for (std::size_t k = 0; k < m_layers[c].inputs.size(); ++k)
+                for (const std::string& p : m_layers[c].inputs[k].producers) readers[index.at(p)].emplace_back(c, k);
+        struct Block {
+            std::uint64_t offset, bytes;
+            std::size_t writer;
+        };
+        std::map<int, std::vector<Block>> sram;  // per cube
+        std::vector<std::pair<std::size_t, std::size_t>> staged;
+        for (std::size_t p = 0; p < m_layers.size(); ++p) {
+            Layer& producer = m_layers[p];
+            bool exchange = false;
+            for (const auto& [c, k] : readers[p])
+                exchange = exchange || (m_layers[c].cube == producer.cube &&
+                                        !aligned(m_layers[c], m_layers[c].inputs[k], producer));
+            if (!exchange) continue;
+            // First fit among the blocks that may still be live when p starts.
+            const auto dead = [&](const Block& b) {
+                if (!ancestors[p].count(b.writer)) return false;
+                for (const auto& [c, k] : readers[b.writer])
+                    if (!ancestors[p].count(c)) return false;
+                return true;
+            };
+            std::vector<Block>& blocks = sram[producer.cube];
+            blocks.erase(std::remove_if(blocks.begin(), blocks.end(), dead), blocks.end());
+            std::sort(blocks.begin(), blocks.end(), [](const Block& a, const Block& b) { return a.offset < b.offset; });
+            const std::uint64_t bytes = round_up(std::max<std::uint64_t>(producer.out_bytes, 1), kSramAlign);
+            std::uint64_t offset = 0;
+            for (const Block& b : blocks) {
+                if (b.offset >= offset && b.offset - offset >= bytes) break;
+                offset = std::max(offset, b.offset + b.bytes);
+            }
+            if (offset <= m_topo.cube.shared_sram.size_bytes && m_topo.cube.shared_sram.size_bytes - offset >= bytes) {
+                blocks.push_back({offset, bytes, p});
+                producer.dst.pa = sat_add(sram_pa(producer.cube), offset);
+                producer.info.writes_to = "shared SRAM";
+                for (const auto& [c, k] : readers[p]) {
+                    Layer& consumer = m_layers[c];
+                    if (consumer.cube != producer.cube) continue;
+                    (consumer.inputs[k].b ? consumer.src_b : consumer.src).pa = producer.dst.pa;
+                    consumer.info.reads_from = "shared SRAM";
+                }
+                continue;
+            }
+            for (const auto& [c, k] : readers[p])
+                if (m_layers[c].cube == producer.cube && !m_layers[c].k_parts &&
+                    !aligned(m_layers[c], m_layers[c].inputs[k], producer))
+                    staged.emplace_back(c, p);
+        }
+        for (const auto& [c, p] : staged) stage(m_layers[c], m_layers[p]);
+    }
+
+    // A staged exchange through HBM: consumer PE i needs bytes [lo, hi) of
+    // the tensor (its share of rows when split by rows, or a K split's B;
+    // else all of it); producer PE j wrote its 1/pes share of it; PE i reads
+    // every overlap that another PE wrote from that PE's slice and writes
+    // what it read into its own slice. A K split's A is its 1/pes of the
+    // columns: 1/pes of every producer's share. The consumer waits for them.
+    void stage(Layer& consumer, const Layer& producer) {
+        const Input& in = *std::find_if(consumer.inputs.begin(), consumer.inputs.end(), [&](const Input& i) {
+            return std::find(i.producers.begin(), i.producers.end(), producer.info.id) != i.producers.end();
+        });
+        const std::uint64_t total = std::max<std::uint64_t>(in.bytes, 1);
+        const std::uint64_t cp = static_cast<std::uint64_t>(consumer.info.pes), pp = static_cast<std::uint64_t>(producer.info.pes);
+        const bool columns = consumer.info.split == "K" && !in.b;
+        const bool whole = !columns && !(consumer.info.split == "K" || (!in.b && by_rows(consumer)));
+        const std::uint64_t need = whole || columns ? total : ceil_div(total, cp), share = ceil_div(total, pp);
+        std::vector<std::string> waits;
+        for (std::uint64_t i = 0; i < cp; ++i) {
+            const bool all = whole || columns;
+            const std::uint64_t lo = all ? 0 : std::min(total, i * need), hi = all ? total : std::min(total, lo + need);
+            Transfer t;
+            t.id = "e" + std::to_string(m_transfers.size()) + "_" + consumer.info.id + "_p" + std::to_string(i);
+            t.consumer = consumer.info.id, t.producer = producer.info.id, t.after = producer.info.id;
+            t.pe = static_cast<int>(i);
+            for (std::uint64_t j = 0; j < pp; ++j) {
+                const std::uint64_t a = std::max(lo, j * share), b = std::min(hi, (j + 1) * share);
+                if (j == i || a >= b) continue;
+                const std::uint64_t bytes = columns ? ceil_div(b - a, cp) : b - a;
+                t.reads.emplace_back(slice_pa(producer.cube, static_cast<int>(j)), bytes);
+                t.write_bytes += bytes;
+            }
+            if (t.reads.empty()) continue;
+            m_transfers.push_back(t);
+            waits.push_back(t.id);
+        }
+        auto& after = consumer.info.after;
+        const auto at = std::find(after.begin(), after.end(), producer.info.id);
+        if (waits.empty()) return;
+        consumer.info.reads_from = "staged";
+        if (at != after.end()) after.erase(at);
+        after.insert(after.end(), waits.begin(), waits.end());
     }
 
     std::string cube_name(int index) const {
@@ -250,9 +447,60 @@ private:
         if (is_gemm(node.op)) gemm_layer(node, l);
         else if (is_copy(node.op)) copy_layer(node, l);
         else vector_layer(node, l);
+        record_inputs(node, l);
         m_layers.push_back(l);
+        if (l.info.split == "K") m_layers.push_back(k_sum(m_layers.back()));
         m_layer_of_output[node.outputs.front()] = m_layers.size() - 1;
-        alias(node, {l.info.id});
+        alias(node, {m_layers.back().info.id});
+    }
+
+    // The activations a layer reads (docs/models.md "Placement"): a GEMM's A
+    // (its first input) and, when a layer wrote it, its B; a MATH layer's
+    // first input; every input of a layout change.
+    void record_inputs(const Node& node, Layer& l) const {
+        const std::size_t count = is_copy(node.op) ? node.inputs.size() : is_gemm(node.op) ? 2 : 1;
+        for (std::size_t i = 0; i < std::min(count, node.inputs.size()); ++i) {
+            const std::string& t = node.inputs[i];
+            if (constant(t)) continue;
+            Input in;
+            in.producers = producers(Node{"", "", {t}, {}, {}, {}});
+            if (in.producers.empty()) continue;  // a graph input: in every slice (docs/models.md)
+            in.bytes = sat_mul(m_net.tensor(node, t).elements(), kElem);
+            in.b = is_gemm(node.op) && i == 1;
+            l.inputs.push_back(in);
+        }
+    }
+
+    // A K-split GEMM's second layer: its PEs' fp32 partial sums added. PE i
+    // of the sum takes its 1/pes share of the M·N outputs, reads that share
+    // of every GEMM PE's partial from its slice, adds them ((parts - 1) adds
+    // per output, fp32), runs the GEMM's epilogues and writes the bf16 result.
+    Layer k_sum(Layer& gemm) const {
+        Layer s;
+        s.info.node = gemm.info.node;
+        s.info.op = gemm.info.op;
+        s.info.id = "l" + std::to_string(m_layers.size()) + "_" + sanitize(gemm.info.node) + "_sum";
+        s.info.lowering = "sum of K partials";
+        s.info.after = {gemm.info.id};
+        s.k_parts = gemm.info.pes;
+        const std::uint64_t outputs = sat_mul(gemm.info.m, gemm.info.n);
+        s.share_m = std::max(ceil_div(outputs, static_cast<std::uint64_t>(m_pes)), std::min(outputs, kSumMinShare));
+        s.info.pes = static_cast<int>(ceil_div(outputs, s.share_m));
+        s.info.split = s.info.pes > 1 ? "elements" : "-";
+        s.info.flops = sat_mul(outputs, static_cast<std::uint64_t>(s.k_parts - 1));
+        s.partial_bytes = sat_mul(s.share_m, kPartialElem);
+        s.info.in_bytes = sat_mul(sat_mul(outputs, kPartialElem), static_cast<std::uint64_t>(s.k_parts));
+        s.out_bytes = sat_mul(outputs, kElem);
+        s.epilogues = std::move(gemm.epilogues);
+        gemm.epilogues.clear();
+        s.sum_stride = sat_mul(outputs, kPartialElem);
+        // It reads the partials: through shared SRAM when they fit (one
+        // strided read), else from each GEMM PE's slice.
+        Input in;
+        in.producers = {gemm.info.id};
+        in.bytes = gemm.out_bytes;
+        s.inputs.push_back(in);
+        return s;
     }
 
     // An epilogue (a bias, an activation, a residual add) or a batch norm
@@ -314,6 +562,7 @@ private:
                 // Depthwise: every output element is a kernel-sized dot
                 // product of one channel, a vector op (docs/models.md).
                 l.info.lowering = "math mul (depthwise)";
+                l.out_bytes = sat_mul(out.elements(), kElem);
                 return vector_work(l, "mul", sat_mul(out.elements(), kernel));
             }
             M = sat_mul(u(out.shape[0]), spatial);
@@ -338,17 +587,31 @@ private:
         l.info.m = M, l.info.k = K, l.info.n = N;
         l.info.flops = sat_mul(sat_mul(sat_mul(2, M), sat_mul(K, N)), l.gemm_count);
         l.info.lowering = l.gemm_count > 1 ? "gemm x" + std::to_string(l.gemm_count) + " (groups)" : "gemm";
+        l.out_bytes = sat_mul(sat_mul(M, N), sat_mul(kElem, l.gemm_count));
         // Split: by M when it has a tile row for every PE, else by N, else
-        // over as many PEs as the larger dimension has tiles.
-        const std::uint64_t mt = ceil_div(M, kTile), nt = ceil_div(N, kTile);
+        // over as many PEs as the larger dimension has tiles; by K (with a
+        // sum layer after it) instead when that uses at least twice as many
+        // PEs as the best of M and N, so that the sum's cost is paid back.
+        const std::uint64_t mt = ceil_div(M, kTile), nt = ceil_div(N, kTile), kt = ceil_div(K, kTile);
         const std::uint64_t pes = static_cast<std::uint64_t>(m_pes);
-        const bool by_m = mt >= pes || (nt < pes && mt >= nt);
-        l.share_m = M, l.share_n = N;
-        if (by_m) l.share_m = split(M, l.info.pes);
-        else l.share_n = split(N, l.info.pes);
-        l.info.split = l.info.pes == 1 ? "-" : by_m ? "M" : "N";
-        l.tm = std::min(kTile, l.share_m), l.tk = std::min(kTile, K), l.tn = std::min(kTile, l.share_n);
-        l.info.k = K;
+        const std::uint64_t best_mn = std::min(pes, std::max(mt, nt)), by_k_pes = std::min(pes, kt);
+        // The HBM time a K split saves on each PE's share of B.
+        const double b_bytes = static_cast<double>(K) * static_cast<double>(N) * static_cast<double>(kElem);
+        const double saved_ns = (b_bytes / static_cast<double>(best_mn) - b_bytes / static_cast<double>(by_k_pes)) /
+                                std::max(m_topo.cube.hbm_ctrl.bw_gbs, 1e-9);
+        l.share_m = M, l.share_n = N, l.share_k = K;
+        if (l.gemm_count == 1 && by_k_pes >= 2 * best_mn && saved_ns > kLayerCostNs) {
+            l.share_k = ceil_div(kt, by_k_pes) * kTile;
+            l.info.pes = static_cast<int>(ceil_div(K, l.share_k));
+            l.info.split = "K";
+            l.out_bytes = sat_mul(sat_mul(M, N), sat_mul(kPartialElem, static_cast<std::uint64_t>(l.info.pes)));
+        } else {
+            const bool by_m = mt >= pes || (nt < pes && mt >= nt);
+            if (by_m) l.share_m = split(M, l.info.pes);
+            else l.share_n = split(N, l.info.pes);
+            l.info.split = l.info.pes == 1 ? "-" : by_m ? "M" : "N";
+        }
+        l.tm = std::min(kTile, l.share_m), l.tk = std::min(kTile, l.share_k), l.tn = std::min(kTile, l.share_n);
     }
 
     void vector_work(Layer& l, const std::string& op, std::uint64_t elements) {
@@ -371,6 +634,7 @@ private:
         l.info.lowering = "math " + op;
         vector_work(l, op, elements);
         l.info.in_bytes = sat_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem);
+        l.out_bytes = sat_mul(out_elements(node), kElem);
     }
 
     void copy_layer(const Node& node, Layer& l) {
@@ -384,6 +648,7 @@ private:
         l.share_m = per_pe;
         l.info.flops = 0;
         l.info.in_bytes = bytes;
+        l.out_bytes = bytes;
     }
 
     std::string targets(int pes) const {
@@ -393,26 +658,57 @@ private:
         return s + "]";
     }
 
+    static std::string pa(const Place& p) { return "{ pa: " + std::to_string(p.pa) + " }"; }
+
     void emit_body(std::ostringstream& y, const Layer& l) const {
         if (l.info.lowering == "dma copy") {
             // A layout change: each PE reads its share and writes it back, re-laid.
-            y << "    - dma_read: { id: rd, bytes: " << l.share_m << " }\n"
-              << "    - dma_write: { id: wr, bytes: " << l.share_m << " }\n"
+            y << "    - dma_read: { id: rd, bytes: " << l.share_m << (l.src.given() ? ", addr: " + pa(l.src) : "") << " }\n"
+              << "    - dma_write: { id: wr, bytes: " << l.share_m << (l.dst.given() ? ", addr: " + pa(l.dst) : "") << " }\n"
+              << "    - wait: all\n";
+            return;
+        }
+        if (l.k_parts) {
+            // The sum of a K split: its share of every GEMM PE's partial, in
+            // one strided read from shared SRAM, else one read per slice.
+            if (l.src.given())
+                y << "    - dma_read: { id: parts, bytes: " << sat_mul(l.partial_bytes, static_cast<std::uint64_t>(l.k_parts))
+                  << ", addr: " << pa(l.src) << ", pattern: strided, chunks: " << l.k_parts << ", stride: " << l.sum_stride
+                  << " }\n";
+            else
+                for (int j = 0; j < l.k_parts; ++j)
+                    y << "    - dma_read: { id: part" << j << ", bytes: " << l.partial_bytes << ", addr: { pa: "
+                      << slice_pa(l.cube, j) << " } }\n";
+            y << "    - wait: all\n"
+              << "    - math: { id: sum, op: add, elements: " << sat_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1))
+              << ", dtype: fp32 }\n";
+            for (std::size_t e = 0; e < l.epilogues.size(); ++e)
+                y << "    - math: { id: ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << " }\n";
+            y << "    - wait: all\n"
+              << "    - dma_write: { id: out, bytes: " << sat_mul(l.share_m, kElem)
+              << (l.dst.given() ? ", addr: " + pa(l.dst) : "") << " }\n"
               << "    - wait: all\n";
             return;
         }
         if (l.info.m == 0) {
             const std::uint64_t bytes = sat_mul(l.share_m, kElem);
             y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
-              << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, kVectorTileBytes) << " }\n"
+              << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, kVectorTileBytes)
+              << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << " }\n"
               << "    - wait: all\n";
             return;
         }
         for (std::uint64_t g = 0; g < l.gemm_count; ++g) {
             y << "    - composite:\n"
               << "        id: " << sanitize(l.info.node) << (l.gemm_count > 1 ? "_g" + std::to_string(g) : "") << "\n"
-              << "        gemm: { m: " << l.share_m << ", k: " << l.info.k << ", n: " << l.share_n << " }\n"
+              << "        gemm: { m: " << l.share_m << ", k: " << l.share_k << ", n: " << l.share_n << " }\n"
               << "        tile: { m: " << l.tm << ", k: " << l.tk << ", n: " << l.tn << " }\n";
+            if (l.info.split == "K") y << "        dtype: { out: fp32 }\n";
+            // A in shared SRAM: B keeps its own place, the PE's slice.
+            if (l.src.given()) y << "        src: " << pa(l.src) << "\n";
+            if (l.src_b.given()) y << "        src_b: " << pa(l.src_b) << "\n";
+            else if (l.src.given()) y << "        src_b: { own: 0 }\n";
+            if (l.dst.given()) y << "        dst: " << pa(l.dst) << "\n";
             if (!l.epilogues.empty()) {
                 y << "        epilogues:\n";
                 for (const std::string& e : l.epilogues) y << "          - { op: " << e << ", scope: per_output_tile }\n";

@@ -43,14 +43,25 @@ struct MappedLayer {
     std::vector<std::string> after;     // the layers it waits for
     std::string cube = "sip0.cube0";    // where it runs
     std::uint64_t in_bytes = 0;         // its activation input (bf16), whole layer
+    // Where its activations come from and its output goes (docs/models.md
+    // "Placement"): "own slice", "shared SRAM", "staged" (copied from other
+    // PEs' slices first) or "other cube".
+    std::string reads_from = "own slice", writes_to = "own slice";
+};
+
+// A kernel launched on one PE before a layer, moving the layer's input from
+// where other PEs wrote it: a cross-cube read, or a staged exchange through
+// HBM (read from other slices of the cube, written into its own).
+struct MappedTransfer {
+    std::string id, consumer, producer;
+    bool cross_cube = false;
 };
 
 struct Mapping {
     std::string workload_yaml;
     std::vector<MappedLayer> layers;
-    // Cross-cube input reads (one per consumer PE): their kernel / request
-    // id and the layer whose output they read.
-    std::vector<std::pair<std::string, std::string>> transfers;
+    std::vector<MappedTransfer> transfers;
+    std::size_t sram_tensors = 0;     // outputs exchanged through shared SRAM
     std::vector<std::string> folded;  // nodes that cost nothing (views, constants)
 };
 

@@ -17,19 +17,33 @@ using obs::json_string;
 
 namespace {
 
-// The HBM bytes one PE's command moves: a composite's DMA_READ (with its
-// operand reuse) and DMA_WRITE, a DMA command's bytes.
-void add_bytes(const Command& c, LayerResult& l) {
+// The bytes one PE's command moves, by memory level: a composite's DMA_READ
+// (A and B with its operand reuse, each from where it lies) and DMA_WRITE, a
+// DMA command's bytes. An address at or above the SRAM window's base is
+// shared SRAM; every other one (absent, `own`, a pa below it) HBM.
+void add_bytes(const Command& c, std::uint64_t sram_base, LayerResult& l) {
+    const auto add = [&](const MemAddress& at, bool write, std::uint64_t bytes) {
+        const bool sram = at.given && !at.is_own && !at.is_va && at.value >= sram_base;
+        std::uint64_t& n = sram ? (write ? l.sram_write : l.sram_read) : (write ? l.hbm_write : l.hbm_read);
+        n = sat_add(n, bytes);
+    };
     switch (c.kind) {
-    case CommandKind::composite:
-        // A legacy (single-op) composite reads its bytes once; a GEMM one
-        // what its operand reuse leaves (docs/timing.md "Operand reuse").
-        l.hbm_read = sat_add(l.hbm_read, c.composite.ops.empty() ? composite_source_bytes(c.composite)
-                                                                 : composite_read_bytes(c.composite, c.composite.reuse));
-        l.hbm_write = sat_add(l.hbm_write, composite_output_bytes(c.composite));
+    case CommandKind::composite: {
+        const CompositeSpec& s = c.composite;
+        if (s.ops.empty()) {
+            add(c.src, false, composite_source_bytes(s));  // a legacy (single-op) one reads its bytes once
+        } else {
+            // What its operand reuse leaves (docs/timing.md "Operand reuse").
+            const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
+            const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
+            add(c.src, false, s.reuse == OperandReuse::a_panel ? a : sat_mul(nt, a));
+            add(s.b_separate ? c.src_b : c.src, false, s.reuse == OperandReuse::b_panel ? b : sat_mul(mt, b));
+        }
+        add(c.dst, true, composite_output_bytes(s));
         break;
-    case CommandKind::dma_read: l.hbm_read = sat_add(l.hbm_read, c.bytes); break;
-    case CommandKind::dma_write: l.hbm_write = sat_add(l.hbm_write, c.bytes); break;
+    }
+    case CommandKind::dma_read: add(c.addr, false, c.bytes); break;
+    case CommandKind::dma_write: add(c.addr, true, c.bytes); break;
     default: break;
     }
 }
@@ -57,13 +71,24 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         if (k == run.workload().kernels.end()) continue;
         for (const Command& c : k->second.commands) layer_of[&c] = layers.size() - 1;
     }
+    // A transfer's bytes (a cross-cube read, a staged exchange) count to the
+    // layer it feeds; its time does not (the layer starts after it).
+    std::map<const Command*, std::size_t> bytes_of = layer_of;
+    for (const model::MappedTransfer& t : mapping.transfers) {
+        const auto k = run.workload().kernels.find(t.id);
+        const auto at = index.find(t.consumer);
+        if (k == run.workload().kernels.end() || at == index.end()) continue;
+        for (const Command& c : k->second.commands) bytes_of[&c] = at->second;
+    }
+    const std::uint64_t sram_base = topo.cube.memory_map.sram_base;
     for (const CommandResult& c : run.commands()) {
+        const auto counted = bytes_of.find(c.command);
+        if (counted != bytes_of.end()) add_bytes(*c.command, sram_base, layers[counted->second]);
         const auto it = layer_of.find(c.command);
         if (it == layer_of.end()) continue;
         LayerResult& l = layers[it->second];
         l.start_ps = l.end_ps == 0 ? c.started_ps : std::min(l.start_ps, c.started_ps);
         l.end_ps = std::max(l.end_ps, c.finished_ps);
-        add_bytes(*c.command, l);
     }
     for (const auto& r : run.host()->requests()) {
         const auto it = index.find(r.request->id);
@@ -83,8 +108,8 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         std::uint64_t latest = 0;
         for (std::string id : mapping.layers[i].after) {
             // A cross-cube input read stands for the layer it reads.
-            for (const auto& [transfer, producer] : mapping.transfers)
-                if (transfer == id) id = producer;
+            for (const model::MappedTransfer& t : mapping.transfers)
+                if (t.id == id) id = t.producer;
             const auto found = index.find(id);
             if (found == index.end()) continue;
             const LayerResult& p = layers[found->second];
@@ -109,6 +134,7 @@ void write_layer_json(std::ostream& out, const LayerResult& l) {
         << ", \"split\": " << json_string(l.split) << ", \"cube\": " << json_string(l.cube) << ", \"start_ns\": " << obs::ps_as_ns(l.start_ps)
         << ", \"end_ns\": " << obs::ps_as_ns(l.end_ps) << ", \"flops\": " << l.flops
         << ", \"hbm_read_bytes\": " << l.hbm_read << ", \"hbm_write_bytes\": " << l.hbm_write
+        << ", \"sram_read_bytes\": " << l.sram_read << ", \"sram_write_bytes\": " << l.sram_write
         << ", \"tflops\": " << fixed(l.tflops, 6) << ", \"peak_tflops\": " << fixed(l.peak_tflops, 6)
         << ", \"bound\": " << json_string(l.bound) << ", \"waited_for\": " << json_string(l.waited_for)
         << ", \"critical\": " << (l.critical ? "true" : "false") << "}";
@@ -116,8 +142,8 @@ void write_layer_json(std::ostream& out, const LayerResult& l) {
 
 const char* layer_markdown_header() {
     return "| layer | node | op / lowering | PEs | split | start ns | end ns | share | GFLOP | HBM read B | "
-           "HBM write B | TFLOPS | % peak | bound | critical |\n"
-           "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+           "HBM write B | SRAM read B | SRAM write B | TFLOPS | % peak | bound | critical |\n"
+           "| --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
 }
 
 void write_layer_markdown(std::ostream& out, const LayerResult& l, std::uint64_t makespan_ps) {
@@ -125,7 +151,7 @@ void write_layer_markdown(std::ostream& out, const LayerResult& l, std::uint64_t
     out << "| " << l.id << " | " << l.node << " | " << l.op << " / " << l.lowering << " | " << l.pes << " | "
         << l.split << " | " << obs::ps_as_ns(l.start_ps) << " | " << obs::ps_as_ns(l.end_ps) << " | "
         << fixed(share, 1) << " % | " << fixed(static_cast<double>(l.flops) / 1e9, 3) << " | " << l.hbm_read
-        << " | " << l.hbm_write << " | " << fixed(l.tflops, 3) << " | "
+        << " | " << l.hbm_write << " | " << l.sram_read << " | " << l.sram_write << " | " << fixed(l.tflops, 3) << " | "
         << fixed(l.peak_tflops > 0 ? 100.0 * l.tflops / l.peak_tflops : 0.0, 1) << " % | " << l.bound << " | "
         << (l.critical ? "yes" : "") << " |\n";
 }
@@ -140,7 +166,8 @@ void print_layers(std::ostream& out, const std::vector<LayerResult>& layers, std
         << std::left << std::setw(id_w + 2) << "layer" << std::setw(26) << "op / lowering" << std::right
         << std::setw(4) << "PEs" << std::setw(9) << "split" << std::setw(14) << "start ns" << std::setw(14)
         << "end ns" << std::setw(7) << "share" << std::setw(10) << "GFLOP" << std::setw(12) << "HBM rd KiB"
-        << std::setw(12) << "HBM wr KiB" << std::setw(9) << "TFLOPS" << std::setw(7) << "%peak"
+        << std::setw(12) << "HBM wr KiB" << std::setw(13) << "SRAM rd KiB" << std::setw(13) << "SRAM wr KiB"
+        << std::setw(9) << "TFLOPS" << std::setw(7) << "%peak"
         << "  bound\n";
     std::size_t critical = 0;
     for (const LayerResult& l : layers) {
@@ -152,7 +179,9 @@ void print_layers(std::ostream& out, const std::vector<LayerResult>& layers, std
             << std::setw(14) << obs::ps_as_ns(l.start_ps) << std::setw(14) << obs::ps_as_ns(l.end_ps) << std::setw(6)
             << fixed(share, 1) << "%" << std::setw(10) << fixed(static_cast<double>(l.flops) / 1e9, 3)
             << std::setw(12) << fixed(static_cast<double>(l.hbm_read) / 1024.0, 1) << std::setw(12)
-            << fixed(static_cast<double>(l.hbm_write) / 1024.0, 1) << std::setw(9) << fixed(l.tflops, 3)
+            << fixed(static_cast<double>(l.hbm_write) / 1024.0, 1) << std::setw(13)
+            << fixed(static_cast<double>(l.sram_read) / 1024.0, 1) << std::setw(13)
+            << fixed(static_cast<double>(l.sram_write) / 1024.0, 1) << std::setw(9) << fixed(l.tflops, 3)
             << std::setw(6) << fixed(l.peak_tflops > 0 ? 100.0 * l.tflops / l.peak_tflops : 0.0, 1) << "%"
             << "  " << l.bound << "\n";
     }

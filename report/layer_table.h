@@ -20,7 +20,9 @@ struct LayerResult {
     int pes = 0;
     std::uint64_t start_ps = 0, end_ps = 0;  // its first command's start, its last one's finish
     std::uint64_t flops = 0;
-    std::uint64_t hbm_read = 0, hbm_write = 0;  // bytes, every PE's DMA together
+    // Bytes by memory level, every PE's DMA together (with the cross-cube
+    // reads and staged copies that feed it).
+    std::uint64_t hbm_read = 0, hbm_write = 0, sram_read = 0, sram_write = 0;
     double tflops = 0.0, peak_tflops = 0.0;
     // "DMA" or "compute": the larger of its slowest PE's DMA and compute
     // busy time, with that share of its PE time ("DMA 96%"); "queued" when

@@ -339,10 +339,14 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     model_line() = "model    " + *options.model + ": " + std::to_string(net.nodes.size()) + " nodes -> " +
                    std::to_string(mapping.layers.size()) + " layers (" + std::to_string(fused) +
                    " nodes fused into them, " + std::to_string(mapping.folded.size()) +
-                   " views / constants folded) by " + options.mapper +
-                   (options.map_cubes > 1 ? " over " + std::to_string(options.map_cubes) + " cubes (" +
-                                                std::to_string(mapping.transfers.size()) + " cross-cube input reads)"
-                                          : std::string());
+                   " views / constants folded) by " + options.mapper;
+    std::size_t cross = 0, staged = 0;
+    for (const auto& t : mapping.transfers) (t.cross_cube ? cross : staged) += 1;
+    if (options.map_cubes > 1)
+        model_line() += " over " + std::to_string(options.map_cubes) + " cubes (" + std::to_string(cross) +
+                        " cross-cube input reads)";
+    model_line() += "; " + std::to_string(mapping.sram_tensors) + " outputs exchanged through shared SRAM, " +
+                    std::to_string(staged) + " staged copies through HBM";
     return load_workload_text(mapping.workload_yaml, *options.model + " (mapped by " + options.mapper + ")", topo);
 }
 

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "model/onnx_import.h"
 #include "platform/platform.h"
 #include "platform/workload_run.h"
+#include "report/layer_table.h"
 #include "report/report_writer.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
@@ -118,6 +120,24 @@ std::string two_fc(const std::string& file) {
     return b.save(file);
 }
 
+// x [1, 128] · W1 [128, 128], then · W2 [128, 128]: two one-tile layers.
+std::string two_tiles(const std::string& file) {
+    Builder b;
+    b.input("x", {1, 128}).weight("w1", {128, 128}).weight("w2", {128, 128}).output("y", {1, 128});
+    b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
+    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
+    return b.save(file);
+}
+
+// x [1, 4096] · W [4096, 256]: a long K, few outputs.
+std::string long_k(const std::string& file) {
+    Builder b;
+    b.input("x", {1, 4096}).weight("w", {4096, 256}).weight("b", {256}).output("y", {1, 256});
+    b.node("MatMul", "fc", {"x", "w"}, {"xw"});
+    b.node("Add", "fc_bias", {"xw", "b"}, {"y"});
+    return b.save(file);
+}
+
 // One run of a mapped model on a shipped topology: tiles and DMA bytes.
 struct MappedRun {
     TopologyConfig topo;
@@ -128,8 +148,9 @@ struct MappedRun {
     WorkloadConfig w;
     std::unique_ptr<WorkloadRun> run;
 
-    explicit MappedRun(const std::string& file, const std::string& topology = "default", int cubes = 1)
-        : topo(test::load_shipped(topology)),
+    explicit MappedRun(const std::string& file, const std::string& topology = "default", int cubes = 1,
+                       const std::function<void(TopologyConfig&)>& change = {})
+        : topo(changed(test::load_shipped(topology), change)),
           platform_ptr(std::make_unique<Platform>(topo, trace)),
           platform(*platform_ptr) {
         MapOptions options;
@@ -140,6 +161,24 @@ struct MappedRun {
         sc_core::sc_start();
         BOOST_REQUIRE_MESSAGE(run->finished(), run->diagnosis());
     }
+    static TopologyConfig changed(TopologyConfig t, const std::function<void(TopologyConfig&)>& change) {
+        if (change) change(t);
+        return t;
+    }
+    const LayerResult& layer(const std::string& id) {
+        if (results.empty()) results = layer_results(mapping, *run, topo);
+        for (const LayerResult& l : results)
+            if (l.id == id) return l;
+        BOOST_FAIL("no layer " << id);
+        return results.front();
+    }
+    const CommandResult& command(const std::string& id) const {
+        for (const CommandResult& c : run->commands())
+            if (c.command->id == id) return c;
+        BOOST_FAIL("no command " << id);
+        return run->commands().front();
+    }
+    std::vector<LayerResult> results;
     std::uint64_t traffic(const std::string& kind, const std::string& name) const {
         for (const auto& t : measure_traffic(*run, platform, run->makespan_ps()))
             if (t.kind == kind && t.name.find(name) != std::string::npos) return t.bytes;
@@ -248,7 +287,7 @@ BOOST_AUTO_TEST_CASE(layers_pipelined_over_two_cubes_read_their_input_over_ucie)
     BOOST_CHECK_EQUAL(r.mapping.layers[0].cube, "sip0.cube0");
     BOOST_CHECK_EQUAL(r.mapping.layers[1].cube, "sip0.cube1");
     BOOST_REQUIRE_EQUAL(r.mapping.transfers.size(), 1u);
-    BOOST_CHECK_EQUAL(r.mapping.transfers[0].second, "l0_fc1");
+    BOOST_CHECK_EQUAL(r.mapping.transfers[0].producer, "l0_fc1");
     BOOST_CHECK(r.mapping.workload_yaml.find("dma_read: { id: xin, bytes: 512, addr: { pa: 0 } }") != std::string::npos);
     BOOST_CHECK_EQUAL(r.traffic("link", "sip0.cube0.ucie -> sip0.cube1.ucie"), 512u);
     std::uint64_t read_end = 0, fc2_start = 0;
@@ -395,4 +434,154 @@ BOOST_AUTO_TEST_CASE(each_layer_is_reported_with_its_bound) {
     const std::string timeline = slurp("model_layers.timeline.json");
     BOOST_CHECK(timeline.find("\"args\":{\"name\":\"layers\"}") != std::string::npos);
     BOOST_CHECK(timeline.find("\"cat\":\"layer\",\"name\":\"l0_fc\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_mapped_models_makespan_follows_the_timing_contract) {
+    // Two 1 x 128 x 128 layers, each on one PE (one tile row and column:
+    // split "-"), fc2 after fc1, both on pe0 (so fc2 reads h where fc1 wrote
+    // it). Each layer, by hand from default.yaml (T1, T2, T3 dataflow):
+    //   host launch: IO_CPU 5 + io_link 500 + M_CPU 5 = 510; M_CPU -> pe0
+    //     2 (two 1 ns attaches) = 512; PE_CPU 2 + PE_SCHEDULER 1 = 515.
+    //   DMA_READ A 256 B + B 32768 B = 33024 B: setup 500 + attach 1 + 1 +
+    //     HBM 100 + TCM write 2 = 604, + 33024 / 192 = 172: 515 -> 1291.
+    //   FETCH 33024 / 2048 = 16.125 + fetch-store 1 + TCM read 2 = 19.125:
+    //     -> 1310.125.
+    //   GEMM fold = 128 (m = 1), array 1, fetch ceil(33024 / 2048) = 17:
+    //     17 + fill 128 + reducer 5 = 150 cycles at 1 GHz: -> 1460.125.
+    //   STORE 256 / 2048 = 0.125 + 3 = 3.125: -> 1463.25.
+    //   DMA_WRITE TCM read 2 + setup 500 + 2 + HBM 100 = 604, + 256 / 192 =
+    //     1.334 (rounded up to the ps): -> 2068.584.
+    //   response: pe0 -> M_CPU 2, M_CPU 5, io_link 500, IO_CPU 5: 2580.584.
+    // fc2's launch leaves the host when fc1's completes: 2 · 2580.584.
+    MappedRun r(two_tiles("model_two_tiles.onnx"));
+    BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 2u);
+    BOOST_CHECK_EQUAL(r.mapping.layers[0].split, "-");
+    BOOST_CHECK_EQUAL(r.mapping.layers[1].reads_from, "own slice");
+    constexpr std::uint64_t kLayer = 2580584;
+    BOOST_CHECK_EQUAL(r.command("fc1").started_ps, 515000u);
+    BOOST_CHECK_EQUAL(r.command("fc1").finished_ps, 2068584u);
+    BOOST_CHECK_EQUAL(r.command("fc2").started_ps, kLayer + 515000u);
+    BOOST_CHECK_EQUAL(r.command("fc2").finished_ps, kLayer + 2068584u);
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 2 * kLayer);
+}
+
+BOOST_AUTO_TEST_CASE(a_long_k_is_split_by_k_and_summed_through_shared_sram) {
+    // M = 1, K = 4096, N = 256: 1 tile row, 2 tile columns, 32 K-steps. The
+    // best of M and N uses 2 PEs, K 8 (>= 2 · 2); per PE B shrinks from
+    // 4096 · 256 · 2 / 2 to / 8 bytes, saving (1048576 - 262144) / 192 =
+    // 4096 ns of HBM time > 2000 (one more layer's cost): split by K. Share
+    // ceil(32 / 8) · 128 = 512: 8 PEs of 1 x 512 x 256 with fp32 output
+    // (1 · 256 · 4 = 1024 B partial each). The partials, 8192 B, go to shared
+    // SRAM (its base, 2^48, in default.yaml). The sum layer: 256 outputs,
+    // at least 1024 per PE -> one PE; one strided read of its share of every
+    // partial (8 chunks of 1024 B, 1024 B apart), 7 · 256 fp32 adds, the
+    // fused bias on 256 outputs, 512 B of bf16 written to its own slice.
+    // HBM per GEMM PE: A 1 · 512 · 2 = 1024 B, B 512 · 256 · 2 = 262144 B;
+    // its A panel (1 KiB) is kept across the 2 column tiles, so A is read
+    // once: 263168 B, 8 PEs 2105344 B.
+    MappedRun r(long_k("model_long_k.onnx"));
+    BOOST_REQUIRE_EQUAL(r.mapping.layers.size(), 2u);
+    const MappedLayer& g = r.mapping.layers[0];
+    const MappedLayer& s = r.mapping.layers[1];
+    BOOST_CHECK_EQUAL(g.split, "K");
+    BOOST_CHECK_EQUAL(g.pes, 8);
+    BOOST_CHECK_EQUAL(g.writes_to, "shared SRAM");
+    BOOST_CHECK_EQUAL(s.id, "l1_fc_sum");
+    BOOST_CHECK_EQUAL(s.pes, 1);
+    BOOST_CHECK(s.after == std::vector<std::string>{"l0_fc"});
+    BOOST_CHECK(s.fused == std::vector<std::string>{"fc_bias"});
+    BOOST_CHECK_EQUAL(s.flops, 7u * 256u);
+    const std::string& y = r.mapping.workload_yaml;
+    BOOST_CHECK(y.find("gemm: { m: 1, k: 512, n: 256 }") != std::string::npos);
+    BOOST_CHECK(y.find("dtype: { out: fp32 }") != std::string::npos);
+    BOOST_CHECK(y.find("dst: { pa: 281474976710656 }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_read: { id: parts, bytes: 8192, addr: { pa: 281474976710656 }, pattern: strided, "
+                       "chunks: 8, stride: 1024 }") != std::string::npos);
+    BOOST_CHECK(y.find("math: { id: sum, op: add, elements: 1792, dtype: fp32 }") != std::string::npos);
+    BOOST_CHECK(y.find("math: { id: ep0, op: bias_add, elements: 256 }") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.layer("l0_fc").hbm_read, 2105344u);
+    BOOST_CHECK_EQUAL(r.layer("l0_fc").sram_write, 8192u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc_sum").sram_read, 8192u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc_sum").hbm_write, 512u);
+    BOOST_CHECK_EQUAL(r.traffic("memory", "shared_sram"), 16384u);
+    BOOST_CHECK_GT(r.command("sum").started_ps, r.layer("l0_fc").end_ps);
+}
+
+BOOST_AUTO_TEST_CASE(an_output_read_in_another_split_is_exchanged_through_shared_sram) {
+    // fc1 1 x 800 x 256 splits by N over 2 PEs (a K split would save only
+    // (204800 - 58514) / 192 = 762 ns < 2000); fc2 1 x 256 x 16 runs on one
+    // PE. pe0 needs all of h, half of it written by pe1: h (1 · 256 · 2 =
+    // 512 B) goes to shared SRAM, fc1's PEs write 256 B each there, fc2
+    // reads A (512 B, once: one column tile) from SRAM and B (256 · 16 · 2 =
+    // 8192 B) from its own slice (`src_b: { own: 0 }`).
+    MappedRun r(two_fc("model_exchange_sram.onnx"));
+    const MappedLayer& fc1 = r.mapping.layers[0];
+    const MappedLayer& fc2 = r.mapping.layers[1];
+    BOOST_CHECK_EQUAL(fc1.split, "N");
+    BOOST_CHECK_EQUAL(fc1.writes_to, "shared SRAM");
+    BOOST_CHECK_EQUAL(fc2.reads_from, "shared SRAM");
+    BOOST_CHECK_EQUAL(r.mapping.sram_tensors, 1u);
+    const std::string& y = r.mapping.workload_yaml;
+    BOOST_CHECK(y.find("src: { pa: 281474976710656 }\n        src_b: { own: 0 }") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.layer("l0_fc1").sram_write, 512u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").sram_read, 512u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_read, 8192u);
+    BOOST_CHECK_EQUAL(r.traffic("memory", "shared_sram"), 1024u);
+    BOOST_CHECK_EQUAL(r.traffic("memory", "hbm_ctrl.pe0"), 8192u + 32u + 412800u / 2u);  // fc1 on pe0: A 1600 + B 204800 B
+}
+
+BOOST_AUTO_TEST_CASE(without_room_in_shared_sram_the_exchange_is_staged_through_hbm) {
+    // The model above with a 2 KiB SRAM: h (a 4 KiB block) does not fit, so
+    // pe0 first copies the half of h that pe1 wrote: bytes [256, 512) from
+    // pe1's slice (6 GiB), 256 B written into its own; fc2 then reads A and
+    // B from its own slice (512 + 8192 B) and waits for the copy.
+    MappedRun r(two_fc("model_exchange_hbm.onnx"), "default", 1,
+                [](TopologyConfig& t) { t.cube.shared_sram.size_bytes = 2048; });
+    BOOST_CHECK_EQUAL(r.mapping.sram_tensors, 0u);
+    BOOST_REQUIRE_EQUAL(r.mapping.transfers.size(), 1u);
+    BOOST_CHECK_EQUAL(r.mapping.transfers[0].id, "e0_l1_fc2_p0");
+    BOOST_CHECK(!r.mapping.transfers[0].cross_cube);
+    BOOST_CHECK_EQUAL(r.mapping.layers[1].reads_from, "staged");
+    BOOST_CHECK(r.mapping.layers[1].after == std::vector<std::string>{"e0_l1_fc2_p0"});
+    const std::string& y = r.mapping.workload_yaml;
+    BOOST_CHECK(y.find("dma_read: { id: xin, bytes: 256, addr: { pa: 6442450944 } }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_write: { id: xout, bytes: 256 }") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_read, 256u + 512u + 8192u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_write, 256u + 32u);
+    BOOST_CHECK_EQUAL(r.traffic("memory", "shared_sram"), 0u);
+    BOOST_CHECK_GT(r.command("fc2").started_ps, r.command("xout").finished_ps);
+}
+
+BOOST_AUTO_TEST_CASE(src_b_own_reads_the_running_pes_slice) {
+    // The form the mapper writes when A comes from shared SRAM: one kernel
+    // on pe3 and pe5; each reads A (1 · 128 · 2 = 256 B) from SRAM and B
+    // (128 · 128 · 2 = 32768 B) from its own slice, so hbm_ctrl.pe3 and .pe5
+    // carry 32768 B each (plus the 256 B result written home), and pe0's
+    // slice (pa 0) nothing.
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform(topo, trace);
+    const WorkloadConfig w = load_workload_text(R"(name: own
+kernels:
+  k:
+    - composite:
+        id: g
+        gemm: { m: 1, k: 128, n: 128 }
+        tile: { m: 1, k: 128, n: 128 }
+        src: { pa: 281474976710656 }
+        src_b: { own: 0 }
+    - wait: all
+launch:
+  - { kernel: k, cube: sip0.cube0, pes: [3, 5] }
+)", "own.yaml", topo);
+    WorkloadRun run(platform, w);
+    sc_core::sc_start();
+    BOOST_REQUIRE(run.finished());
+    std::map<std::string, std::uint64_t> bytes;
+    for (const auto& t : measure_traffic(run, platform, run.makespan_ps()))
+        if (t.kind == "memory") bytes[t.name] = t.bytes;
+    BOOST_CHECK_EQUAL(bytes["sip0.cube0.hbm_ctrl.pe3"], 32768u + 256u);
+    BOOST_CHECK_EQUAL(bytes["sip0.cube0.hbm_ctrl.pe5"], 32768u + 256u);
+    BOOST_CHECK_EQUAL(bytes["sip0.cube0.hbm_ctrl.pe0"], 0u);
+    BOOST_CHECK_EQUAL(bytes["sip0.cube0.shared_sram"], 512u);
 }
