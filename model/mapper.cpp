@@ -10,10 +10,12 @@ namespace npuvp::model {
 
 namespace {
 
-// The PE GEMM tile the mapper asks for (the array's size, docs/models.md).
+// A GEMM tile's rows and columns: the array's size (docs/models.md "Tiles").
 constexpr std::uint64_t kTile = 128;
-// A MATH or DMA layer's tile: 64 KiB of elements.
-constexpr std::uint64_t kVectorTileBytes = 64 * 1024;
+// A token (a GEMM tile's A and B, or a MATH tile) takes at most this share of
+// the reserved TCM, so that the tokens in flight (DMA, fetch, compute, store,
+// and the next DMA) fit beside an operand panel.
+constexpr std::uint64_t kTokensInReserve = 8;
 // Activations and weights run as bf16 (2 bytes), whatever the model's type.
 constexpr std::uint64_t kElem = 2;
 // A K-split's partial sums are fp32.
@@ -611,7 +613,12 @@ private:
             else l.share_n = split(N, l.info.pes);
             l.info.split = l.info.pes == 1 ? "-" : by_m ? "M" : "N";
         }
-        l.tm = std::min(kTile, l.share_m), l.tk = std::min(kTile, l.share_k), l.tn = std::min(kTile, l.share_n);
+        // The K-step: the longest multiple of 128 (up to the share's K) whose
+        // A and B tiles fit a token's room; each DMA then pays its start-up
+        // (~600 ns) for more bytes (docs/models.md "Tiles").
+        l.tm = std::min(kTile, l.share_m), l.tn = std::min(kTile, l.share_n);
+        const std::uint64_t k_room = token_room() / sat_mul(l.tm + l.tn, kElem);
+        l.tk = std::min(l.share_k, std::max(kTile, k_room / kTile * kTile));
     }
 
     void vector_work(Layer& l, const std::string& op, std::uint64_t elements) {
@@ -649,6 +656,11 @@ private:
         l.info.flops = 0;
         l.info.in_bytes = bytes;
         l.out_bytes = bytes;
+    }
+
+    // The bytes one token may take (kTokensInReserve).
+    std::uint64_t token_room() const {
+        return std::max<std::uint64_t>(m_topo.cube.pe_template.tcm.reserved_bytes / kTokensInReserve, 4096);
     }
 
     std::string targets(int pes) const {
@@ -693,7 +705,7 @@ private:
         if (l.info.m == 0) {
             const std::uint64_t bytes = sat_mul(l.share_m, kElem);
             y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
-              << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, kVectorTileBytes)
+              << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / kElem * kElem)
               << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << " }\n"
               << "    - wait: all\n";
             return;

@@ -64,6 +64,7 @@ public:
     const IoCpu* host() const { return m_host; }
     const WorkloadConfig& workload() const { return m_workload; }
     std::size_t launched_pes() const { return m_launched.size(); }
+    const std::vector<Pe*>& launched() const { return m_launched; }
 
 private:
     Platform& m_platform;

@@ -7,6 +7,8 @@
 
 #include "modules/common/saturating.h"
 #include "modules/common/time_text.h"
+#include "modules/pe/pe.h"
+#include "modules/pe/pe_cpu.h"
 #include "modules/pe/tile_plan.h"
 #include "report/run_view.h"
 
@@ -46,6 +48,42 @@ void add_bytes(const Command& c, std::uint64_t sram_base, LayerResult& l) {
     case CommandKind::dma_write: add(c.addr, true, c.bytes); break;
     default: break;
     }
+}
+
+// What a hop is, for a bound label: the memory it serves, or the link.
+std::string hop_kind(const std::string& name) {
+    if (name.find("hbm_ctrl") != std::string::npos) return "HBM";
+    if (name.find("shared_sram") != std::string::npos) return "SRAM";
+    if (name.find("pe_tcm") != std::string::npos) return "TCM";
+    if (name.find("pe_dma") != std::string::npos) return "DMA engine";
+    if (name.find("ucie") != std::string::npos) return "UCIe";
+    if (name.find("sip_link") != std::string::npos) return "SIP link";
+    if (name.find("noc") != std::string::npos) return "mesh link";
+    return "link";
+}
+
+// What bounded a layer, from its slowest PE: "compute" with its share of the
+// PE's kernel time when compute was busier than the DMA, else the largest
+// part of the DMA's busy time (its start-up, the transfer at the slowest
+// hop's kind, or waiting for the hop waited on most) with its share of that
+// busy time; "queued" when both are under half the layer's span (its PEs
+// were busy with other layers).
+std::string bound_of(const LayerResult& l, std::uint64_t pe_exec_ps) {
+    const std::uint64_t span = l.end_ps - l.start_ps;
+    const std::uint64_t dma = l.dma_startup_ps + l.dma_transfer_ps + l.dma_wait_ps;
+    const auto percent = [](std::uint64_t part, std::uint64_t whole) {
+        const double share = whole ? std::min(100.0, 100.0 * static_cast<double>(part) / static_cast<double>(whole)) : 0.0;
+        return " " + std::to_string(static_cast<int>(share + 0.5)) + "%";
+    };
+    if (std::max(dma, l.compute_ps) * 2 < span) return "queued";
+    if (l.compute_ps >= dma) return "compute" + percent(l.compute_ps, pe_exec_ps);
+    std::pair<std::uint64_t, std::string> best{l.dma_startup_ps, "DMA start-up"};
+    const auto consider = [&](std::uint64_t ps, const std::string& what) {
+        if (ps > best.first) best = {ps, what};
+    };
+    consider(l.dma_transfer_ps, l.transfer_hop.empty() ? "DMA transfer" : hop_kind(l.transfer_hop));
+    consider(l.dma_wait_ps, "wait " + (l.wait_hop.empty() ? std::string("DMA") : hop_kind(l.wait_hop)));
+    return best.second + percent(best.first, dma);
 }
 
 }  // namespace
@@ -90,17 +128,31 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         l.start_ps = l.end_ps == 0 ? c.started_ps : std::min(l.start_ps, c.started_ps);
         l.end_ps = std::max(l.end_ps, c.finished_ps);
     }
+    // Each layer's slowest PE (the longest run of its kernel): its DMA time
+    // in parts.
+    std::vector<std::uint64_t> longest(layers.size(), 0);
+    for (const Pe* pe : run.launched())
+        for (const PeCpu::KernelRun& k : pe->cpu().runs()) {
+            const auto it = index.find(k.kernel->name);
+            if (it == index.end() || !k.done) continue;
+            const std::uint64_t took = (k.finish - k.start).value();
+            if (took < longest[it->second]) continue;
+            longest[it->second] = took;
+            LayerResult& l = layers[it->second];
+            l.dma_startup_ps = k.dma.startup_ps, l.dma_transfer_ps = k.dma.transfer_ps, l.dma_wait_ps = k.dma.wait_ps;
+            std::uint64_t most_transfer = 0, most_wait = 0;
+            l.transfer_hop.clear(), l.wait_hop.clear();
+            for (const DmaTimeSplit::PerHop& h : k.dma.hops) {
+                if (h.transfer_ps > most_transfer) most_transfer = h.transfer_ps, l.transfer_hop = h.hop->name();
+                if (h.wait_ps > most_wait) most_wait = h.wait_ps, l.wait_hop = h.hop->name();
+            }
+        }
     for (const auto& r : run.host()->requests()) {
         const auto it = index.find(r.request->id);
         if (it == index.end()) continue;
         LayerResult& l = layers[it->second];
-        const double pe_ns = r.result.pe_exec_ns;
-        const double span_ns = static_cast<double>(l.end_ps - l.start_ps) / 1000.0;
-        const bool dma = r.result.dma_ns >= r.result.compute_ns;
-        const double busy = dma ? r.result.dma_ns : r.result.compute_ns;
-        l.bound = (busy < span_ns / 2.0 ? "queued" : dma ? "DMA" : "compute");
-        if (l.bound != "queued" && pe_ns > 0.0)
-            l.bound += " " + std::to_string(static_cast<int>(std::min(100.0, 100.0 * busy / pe_ns) + 0.5)) + "%";
+        l.compute_ps = static_cast<std::uint64_t>(std::llround(r.result.compute_ns * 1000.0));
+        l.bound = bound_of(l, static_cast<std::uint64_t>(std::llround(r.result.pe_exec_ns * 1000.0)));
         if (l.end_ps > l.start_ps) l.tflops = static_cast<double>(l.flops) / static_cast<double>(l.end_ps - l.start_ps);
     }
     // What each waited for: the input layer that finished last.
@@ -136,7 +188,11 @@ void write_layer_json(std::ostream& out, const LayerResult& l) {
         << ", \"hbm_read_bytes\": " << l.hbm_read << ", \"hbm_write_bytes\": " << l.hbm_write
         << ", \"sram_read_bytes\": " << l.sram_read << ", \"sram_write_bytes\": " << l.sram_write
         << ", \"tflops\": " << fixed(l.tflops, 6) << ", \"peak_tflops\": " << fixed(l.peak_tflops, 6)
-        << ", \"bound\": " << json_string(l.bound) << ", \"waited_for\": " << json_string(l.waited_for)
+        << ", \"bound\": " << json_string(l.bound) << ", \"compute_ns\": " << obs::ps_as_ns(l.compute_ps)
+        << ", \"dma_startup_ns\": " << obs::ps_as_ns(l.dma_startup_ps)
+        << ", \"dma_transfer_ns\": " << obs::ps_as_ns(l.dma_transfer_ps) << ", \"transfer_hop\": " << json_string(l.transfer_hop)
+        << ", \"dma_wait_ns\": " << obs::ps_as_ns(l.dma_wait_ps) << ", \"wait_hop\": " << json_string(l.wait_hop)
+        << ", \"waited_for\": " << json_string(l.waited_for)
         << ", \"critical\": " << (l.critical ? "true" : "false") << "}";
 }
 

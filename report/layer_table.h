@@ -29,6 +29,12 @@ struct LayerResult {
     // both are under half its span (its PEs were busy with other layers, or
     // the launch dominated).
     std::string bound;
+    // Its slowest PE's DMA busy time in parts (DmaTimeSplit): start-up,
+    // transfer at the slowest hop (`transfer_hop`, the one carrying most of
+    // it), waiting behind other transfers (`wait_hop`, the one waited for
+    // most); its compute busy time.
+    std::uint64_t dma_startup_ps = 0, dma_transfer_ps = 0, dma_wait_ps = 0, compute_ps = 0;
+    std::string transfer_hop, wait_hop;
     std::string waited_for;  // the input layer that finished last before it, "" for none
     bool critical = false;   // on the critical path through layers
 };

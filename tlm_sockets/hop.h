@@ -77,8 +77,13 @@ public:
     // T1, one hop: t = max(t, free); free = t + n/B; t = t + L.
     // A control message (n = 0) and a hop without bandwidth reserve nothing.
     ps_t reserve(ps_t t, std::uint64_t bytes) {
+        m_last_wait_ps = 0;
         if (bytes != 0 && m_bytes_per_s != 0) {  // has_bandwidth(), in integers
-            t = std::max(t, m_free_ps);
+            if (m_free_ps > t) {  // waits behind the transfers before it
+                m_last_wait_ps = m_free_ps - t;
+                m_wait_ps += m_last_wait_ps;
+                t = m_free_ps;
+            }
             const ps_t busy = m_ser.ps(bytes, m_bytes_per_s);
             m_free_ps = t + busy;
             m_busy_ps += busy;
@@ -91,8 +96,13 @@ public:
     // T1 for a hop whose busy time is not n / B (a patterned DMA's channel,
     // docs/timing.md "DMA transfer patterns"): free = t + busy.
     ps_t reserve_for(ps_t t, std::uint64_t bytes, ps_t busy) {
+        m_last_wait_ps = 0;
         if (bytes != 0 && has_bandwidth()) {
-            t = std::max(t, m_free_ps);
+            if (m_free_ps > t) {
+                m_last_wait_ps = m_free_ps - t;
+                m_wait_ps += m_last_wait_ps;
+                t = m_free_ps;
+            }
             m_free_ps = t + busy;
             m_busy_ps += busy;
             m_bytes += bytes;
@@ -106,6 +116,10 @@ public:
     std::uint64_t bytes() const { return m_bytes; }
     ps_t busy_ps() const { return m_busy_ps; }
     std::uint64_t transfers() const { return m_transfers; }
+    // Time transfers spent waiting for this hop's bandwidth (reserved by
+    // earlier ones), in all and at the last reservation.
+    ps_t wait_ps() const { return m_wait_ps; }
+    ps_t last_wait_ps() const { return m_last_wait_ps; }
 
 private:
     std::string m_name;
@@ -117,6 +131,8 @@ private:
     std::uint64_t m_bytes = 0;
     ps_t m_busy_ps = 0;
     std::uint64_t m_transfers = 0;
+    ps_t m_wait_ps = 0;
+    ps_t m_last_wait_ps = 0;
 };
 
 }  // namespace npuvp

@@ -48,6 +48,7 @@ struct Route {
     std::vector<PathNode> path;  // path[0] is the initiator, path.back() the target
     std::vector<RouteStep> steps;  // in T1 order
     double min_bw_gbs = 0.0;       // min over hops with bandwidth; 0 = none has one
+    const Hop* min_hop = nullptr;  // the first hop with that bandwidth (its drain's)
     std::uint64_t min_bytes_per_s = 0;  // the same in bytes/s (computed once)
     ps_t latency_ps = 0;           // sum of hop latencies (an uncontended n = 0 message)
     // Inside one PE, between blocks that are not swapped for other models
@@ -57,7 +58,7 @@ struct Route {
     // serve() accepts without side effect.
     bool direct = false;
 
-    // Recomputes min_bw_gbs, min_bytes_per_s and latency_ps from steps.
+    // Recomputes min_bw_gbs, min_hop, min_bytes_per_s and latency_ps from steps.
     void finalise();
 
     // Uncontended T1 time of n bytes: latency + n / min B.

@@ -72,6 +72,15 @@ void PeCpu::run() {
 }
 
 void PeCpu::run_kernel(const Kernel& kernel) {
+    // Its DMA time in parts: what the PE's DMA adds while it runs.
+    static const DmaTimeSplit none;
+    const DmaTimeSplit* split = dma->time_split();
+    const DmaTimeSplit before = split != nullptr ? *split : none;
+    run_program(kernel);
+    if (split != nullptr) m_runs.back().dma = split->since(before);
+}
+
+void PeCpu::run_program(const Kernel& kernel) {
     scheduler->prepare(kernel);
     m_trace.emit(trace::kernel_start(sc_core::sc_time_stamp().value(), node_id_ref(), kernel.name));
     // Kernel start-up (pe_cpu kernel_start_ns): nothing issues before it.

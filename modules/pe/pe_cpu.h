@@ -45,6 +45,7 @@ public:
         sc_core::sc_time start;     // when the program started (>= target start)
         sc_core::sc_time finish;
         bool done;
+        DmaTimeSplit dma = {};  // its DMA busy time in parts (the PE's DMA, start to finish)
     };
 
     PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace);
@@ -71,6 +72,7 @@ private:
     void run();
     void run_kernel(const Kernel& kernel);
     void wait_complete(std::uint32_t index);
+    void run_program(const Kernel& kernel);
     sc_core::sc_time dma_busy() const;
     sc_core::sc_time compute_busy() const;
 

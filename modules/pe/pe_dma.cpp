@@ -37,6 +37,12 @@ struct PeDma::Channel {
     const std::string* target = nullptr;
     ps_t busy_ps = 0;
     TransferShape shape;  // a patterned stage's T1 (its one transaction points at it)
+    // The stage's piece that ended last, for PeDma::account(): its route,
+    // bytes, engine time (a pattern's) and the hop it waited for most.
+    const Route* acct_route = nullptr;
+    std::uint64_t acct_bytes = 0;
+    ps_t acct_engine_ps = 0;
+    const Hop* acct_wait_hop = nullptr;
     // VCD shadow state
     bool active = false;
     std::int32_t cmd = -1;
@@ -344,6 +350,10 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
                                          stage, static_cast<std::int64_t>(bytes), ch.target));
     ps_t done = 0;
     ch.pending = 0;
+    ch.acct_route = pieces[0].route;
+    ch.acct_bytes = pieces[0].bytes;
+    ch.acct_engine_ps = pattern != nullptr ? ch.shape.engine_ps : 0;
+    ch.acct_wait_hop = nullptr;
     for (std::size_t i = 0; i < count; ++i) {
         Transaction& txn = ch.txn(i);
         txn.ext().command_id = static_cast<std::uint64_t>(cmd);
@@ -352,10 +362,18 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
         txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
         if (pattern != nullptr) txn.ext().shape = &ch.shape;
         const ps_t piece_done = transport_ps(txn, kernel, local);
-        if (txn.pending())
+        if (txn.pending()) {
             ++ch.pending;
-        else
-            done = std::max(done, piece_done);
+        } else if (piece_done >= done) {
+            done = piece_done;
+            // Its hops were reserved just now: the one it waited for most.
+            ps_t most = 0;
+            ch.acct_route = pieces[i].route;
+            ch.acct_bytes = pieces[i].bytes;
+            ch.acct_wait_hop = nullptr;
+            for (const RouteStep& step : pieces[i].route->steps)
+                if (step.hop->last_wait_ps() > most) most = step.hop->last_wait_ps(), ch.acct_wait_hop = step.hop;
+        }
     }
     ch.done_ps = now + done;
     return sc_core::sc_time::from_value(done);
@@ -380,8 +398,37 @@ void PeDma::transport_done(Transaction& txn) {
     }
 }
 
+DmaTimeSplit::PerHop& PeDma::share_of(const Hop* hop) {
+    for (DmaTimeSplit::PerHop& h : m_time.hops)
+        if (h.hop == hop) return h;
+    return m_time.hops.emplace_back(DmaTimeSplit::PerHop{hop, 0, 0});  // once per hop a PE ever uses
+}
+
+// A stage of `took` ps: its route's start-up, the transfer at its slowest hop
+// (or a pattern's engine time), and the rest waiting (at the hop it waited
+// for most; a piece answered later, e.g. by an RTL target, at its target).
+void PeDma::account(Channel& ch, ps_t took) {
+    if (ch.acct_route == nullptr || &ch == m_comm.get()) return;
+    const Route& route = *ch.acct_route;
+    const ps_t startup = std::min(took, route.latency_ps);
+    const ps_t drain = route.drain_ps(ch.acct_bytes);
+    const bool engine = ch.acct_engine_ps > drain;
+    const ps_t transfer = std::min(took - startup, engine ? ch.acct_engine_ps : drain);
+    const ps_t wait = took - startup - transfer;
+    m_time.startup_ps += startup;
+    m_time.transfer_ps += transfer;
+    m_time.wait_ps += wait;
+    const Hop* slowest = engine ? ch.shape.engine : route.min_hop;
+    if (slowest != nullptr && transfer != 0) share_of(slowest).transfer_ps += transfer;
+    if (wait != 0) {
+        const Hop* waited = ch.acct_wait_hop != nullptr ? ch.acct_wait_hop : route.min_hop;
+        if (waited != nullptr) share_of(waited).wait_ps += wait;
+    }
+}
+
 void PeDma::end_on(Channel& ch, const char* stage, ps_t start, ps_t done) {
     const std::int64_t cmd = ch.cmd, tile = ch.tile;
+    account(ch, done - start);
     ch.busy_ps += done - start;
     ch.bytes += ch.stage_bytes;
     ch.active = false;

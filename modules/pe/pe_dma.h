@@ -80,6 +80,9 @@ public:
     sc_core::sc_time busy_time(DmaDirection dir) const;
     std::uint64_t comm_bytes() const;
     sc_core::sc_time comm_busy_time() const;
+
+    // The read and write channels' busy time in its parts (DmaTimeSplit).
+    const DmaTimeSplit* time_split() const override { return &m_time; }
     // BusyTime: read + write + vc_comm (a kernel response's dma_ns).
     sc_core::sc_time total_busy() const override {
         return busy_time(DmaDirection::read) + busy_time(DmaDirection::write) + comm_busy_time();
@@ -125,6 +128,8 @@ private:
                                      const DmaPattern* pattern = nullptr);
     // A patterned transfer's T1 shape on `ch` (docs/timing.md "DMA transfer patterns").
     void shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes);
+    void account(Channel& ch, ps_t took);
+    DmaTimeSplit::PerHop& share_of(const Hop* hop);
 
     TraceSink& m_trace;
     RunStatus& m_status;
@@ -133,6 +138,7 @@ private:
     std::vector<std::unique_ptr<Channel>> m_read;
     std::vector<std::unique_ptr<Channel>> m_write;
     std::unique_ptr<Channel> m_comm;
+    DmaTimeSplit m_time;
     std::vector<std::unique_ptr<StageWorker>> m_workers;
 };
 

@@ -7,6 +7,20 @@
 
 namespace npuvp {
 
+DmaTimeSplit DmaTimeSplit::since(const DmaTimeSplit& before) const {
+    DmaTimeSplit d;
+    d.startup_ps = startup_ps - before.startup_ps;
+    d.transfer_ps = transfer_ps - before.transfer_ps;
+    d.wait_ps = wait_ps - before.wait_ps;
+    for (const PerHop& h : hops) {
+        PerHop x = h;
+        for (const PerHop& b : before.hops)
+            if (b.hop == h.hop) x.transfer_ps -= b.transfer_ps, x.wait_ps -= b.wait_ps;
+        if (x.transfer_ps != 0 || x.wait_ps != 0) d.hops.push_back(x);
+    }
+    return d;
+}
+
 void InflightCommand::complete_tile(TileToken& token) {
     // seed 000 §D6: exactly one complete_tile per token.
     if (token.completed || completed_tiles >= total_tiles) {

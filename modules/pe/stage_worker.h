@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
@@ -28,11 +29,31 @@
 
 namespace npuvp {
 
+class Hop;
+
+// A DMA engine's busy time in its parts (docs/outputs.md "What bound a
+// layer"): per stage, its route's start-up (the channel's setup and every
+// hop's latency), its transfer (the bytes at the route's slowest hop, or a
+// pattern's engine time when longer), and the rest, waiting behind transfers
+// that reserved a hop first. Transfer and wait are kept per hop too.
+struct DmaTimeSplit {
+    struct PerHop {
+        const Hop* hop = nullptr;
+        std::uint64_t transfer_ps = 0, wait_ps = 0;
+    };
+    std::uint64_t startup_ps = 0, transfer_ps = 0, wait_ps = 0;
+    std::vector<PerHop> hops;  // in first-seen order
+
+    // What happened since `before` (an earlier copy of the same engine's).
+    DmaTimeSplit since(const DmaTimeSplit& before) const;
+};
+
 // An engine's busy time so far (PE_CPU's `dma` and `compute` ports: the
-// dma_ns and compute_ns of a kernel's response).
+// dma_ns and compute_ns of a kernel's response), and a DMA engine's split.
 class BusyTime : public virtual sc_core::sc_interface {
 public:
     virtual sc_core::sc_time total_busy() const = 0;
+    virtual const DmaTimeSplit* time_split() const { return nullptr; }
 };
 
 // What every stage worker shares: the chaining loop's bookkeeping (one owner

@@ -248,3 +248,38 @@ BOOST_AUTO_TEST_CASE(mnist_follows_the_books_lanes) {
     BOOST_CHECK_LT((at("fc1").second - at("fc1").first) + (at("fc2").second - at("fc2").first),
                    r.duration("bc_x") / 8);
 }
+
+BOOST_AUTO_TEST_CASE(dma_time_splits_into_start_up_transfer_and_waiting) {
+    // pe0 and pe1 each read 4 MiB from the shared SRAM (router 0, port
+    // 512 GB/s, 20 ns) at the same instant; T4 serves pe0 first (as in
+    // probe_test's third probe, whose times these are).
+    // pe0: start-up 500 + 1 + 1 + 20 + 2 = 524 ns; the narrowest hop is its
+    //      DMA channel (256 GB/s): transfer 4 MiB / 256 = 16384 ns; it
+    //      reserves the SRAM port from 502 to 502 + 8192 ns; no waiting.
+    // pe1: start-up 500 + 1 + 2.5 (one mesh link) + 1 + 20 + 2 = 526.5 ns;
+    //      it reaches the SRAM port at 504.5 and waits until 8694: 8189.5 ns
+    //      at sip0.cube0.shared_sram.port; transfer 16384 ns at its channel.
+    //      Done at 8694 + 20 + 2 + 16384 = 25100 ns: the three parts add up.
+    const Run r(R"(name: split
+kernels:
+  rd:
+    - dma_read: { id: rd, bytes: 4194304, addr: { pa: 281474976710656 } }
+launch:
+  - { kernel: rd, cube: sip0.cube0, pes: [0, 1] }
+)");
+    const auto split = [&](int pe) { return r.platform->pe(0, 0, pe).cpu().runs().at(0).dma; };
+    const DmaTimeSplit a = split(0), b = split(1);
+    BOOST_CHECK_EQUAL(a.startup_ps, 524000u);
+    BOOST_CHECK_EQUAL(a.transfer_ps, 16384000u);
+    BOOST_CHECK_EQUAL(a.wait_ps, 0u);
+    BOOST_CHECK_EQUAL(b.startup_ps, 526500u);
+    BOOST_CHECK_EQUAL(b.transfer_ps, 16384000u);
+    BOOST_CHECK_EQUAL(b.wait_ps, 8189500u);
+    BOOST_CHECK_EQUAL(b.startup_ps + b.transfer_ps + b.wait_ps, 25100000u);
+    BOOST_REQUIRE_EQUAL(b.hops.size(), 2u);
+    BOOST_CHECK_EQUAL(b.hops[0].hop->name(), "sip0.cube0.pe1.pe_dma.rd0");
+    BOOST_CHECK_EQUAL(b.hops[0].transfer_ps, 16384000u);
+    BOOST_CHECK_EQUAL(b.hops[1].hop->name(), "sip0.cube0.shared_sram.port");
+    BOOST_CHECK_EQUAL(b.hops[1].wait_ps, 8189500u);
+    BOOST_CHECK_EQUAL(b.hops[1].hop->wait_ps(), 8189500u);
+}
