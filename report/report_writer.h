@@ -73,6 +73,12 @@ struct Report {
     std::vector<Step> critical_path;
     // A --model run's layers (docs/models.md), empty otherwise.
     std::vector<LayerResult> layers;
+    // What bound the run (report/bottleneck.h), from the critical path.
+    struct BoundPart {
+        std::string what, where;
+        std::uint64_t ps = 0;
+    };
+    std::vector<BoundPart> bound;
 
     struct Request {
         std::string id, kind, status;

@@ -14,8 +14,10 @@ namespace npuvp {
 
 void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
                    const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out,
-                   const std::vector<LayerResult>& layers) {
-    const obs::RunView view = obs::build_view(run, platform, recorder);
+                   const std::vector<LayerResult>& layers, const obs::RunView* given) {
+    std::optional<obs::RunView> built;
+    if (given == nullptr) built = obs::build_view(run, platform, recorder);
+    const obs::RunView& view = given != nullptr ? *given : *built;
     Report report = build_report(run, platform, view, name);
     report.layers = layers;
     if (print) print_report(out, report);

@@ -14,6 +14,7 @@
 #include "platform/workload_run.h"
 #include "report/layer_table.h"
 #include "report/run_recorder.h"
+#include "report/run_view.h"
 
 namespace npuvp {
 
@@ -31,8 +32,10 @@ struct OutputFiles {
 // failed. Throws ConfigError when a file cannot be opened,
 // std::runtime_error when writing it fails.
 // `layers`: a --model run's (docs/models.md), for the report's "layers".
+// `view`: the run view when the caller built it already (npuvp builds it to
+// name the bottleneck first); else built here from the recorder.
 void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
                    const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out,
-                   const std::vector<LayerResult>& layers = {});
+                   const std::vector<LayerResult>& layers = {}, const obs::RunView* view = nullptr);
 
 }  // namespace npuvp

@@ -6,6 +6,8 @@
 
 #include "modules/common/time_text.h"
 #include "modules/pe/engine_kinds.h"
+#include "modules/pe/pe.h"
+#include "modules/pe/pe_dma.h"
 #include "modules/pe/tile_plan.h"
 #include "report/run_view.h"
 
@@ -137,16 +139,49 @@ void print_reuse(std::ostream& out, const WorkloadRun& run) {
 
 }  // namespace
 
-void print_run(std::ostream& out, const WorkloadRun& run) {
+// Each launched PE's DMA busy time (read and write channels) in its parts
+// (DmaTimeSplit; docs/outputs.md "What bound a layer").
+void print_dma_split(std::ostream& out, const WorkloadRun& run) {
+    bool any = false;
+    for (const Pe* pe : run.launched()) {
+        const DmaTimeSplit* t = pe->dma().time_split();
+        if (t == nullptr) continue;
+        const std::uint64_t busy = t->startup_ps + t->transfer_ps + t->wait_ps;
+        if (busy == 0) continue;
+        if (!any)
+            out << "dma time (read + write channels' busy time = start-up + transfer at the narrowest hop + "
+                   "waiting for a hop held by other transfers)\n"
+                << std::left << std::setw(18) << "PE" << std::right << std::setw(14) << "busy ns" << std::setw(10)
+                << "start-up" << std::setw(10) << "transfer" << std::setw(8) << "wait" << "  narrowest hop / waited for most\n";
+        any = true;
+        const auto pct = [&](std::uint64_t ps) { return obs::fixed(100.0 * static_cast<double>(ps) / static_cast<double>(busy), 1) + "%"; };
+        const DmaTimeSplit::PerHop* most_t = nullptr;
+        const DmaTimeSplit::PerHop* most_w = nullptr;
+        for (const DmaTimeSplit::PerHop& h : t->hops) {
+            if (h.transfer_ps > 0 && (!most_t || h.transfer_ps > most_t->transfer_ps)) most_t = &h;
+            if (h.wait_ps > 0 && (!most_w || h.wait_ps > most_w->wait_ps)) most_w = &h;
+        }
+        out << std::left << std::setw(18) << pe->name() << std::right << std::setw(14) << obs::ps_as_ns(busy)
+            << std::setw(10) << pct(t->startup_ps) << std::setw(10) << pct(t->transfer_ps) << std::setw(8)
+            << pct(t->wait_ps) << "  " << (most_t ? most_t->hop->name() : "-") << " / "
+            << (most_w ? most_w->hop->name() : "-") << "\n";
+    }
+    if (any) out << "\n";
+}
+
+void print_run(std::ostream& out, const WorkloadRun& run, const Bottleneck* bound) {
     const std::uint64_t makespan = run.makespan_ps();
     out << "\nworkload " << (run.workload().name.empty() ? run.workload().source : run.workload().name)
         << ": " << run.launched_pes() << " PE" << (run.launched_pes() == 1 ? "" : "s")
-        << "\nmakespan " << obs::ps_as_ns(makespan) << " ns\n\n";
+        << "\nmakespan " << obs::ps_as_ns(makespan) << " ns\n";
+    if (bound != nullptr) print_bottleneck(out, *bound);
+    out << "\n";
     if (run.host()) print_requests(out, *run.host());
     print_schedule(out, run);
     print_reuse(out, run);
     print_contexts(out, run);
     print_engines(out, run, makespan);
+    print_dma_split(out, run);
 }
 
 }  // namespace npuvp

@@ -1,5 +1,7 @@
 #include "report/run_summary.h"
 
+#include "report/bottleneck.h"
+
 #include <iomanip>
 #include <sstream>
 
@@ -108,7 +110,9 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
         out << (i ? ", " : "") << json_string(s.inputs.sets[i]);
     out << "]},\n  \"status\": " << json_string(s.status) << ",\n  \"exit_code\": " << s.exit_code
         << ",\n  \"error\": " << json_string(s.error)
-        << ",\n  \"makespan_ns\": " << ps_as_ns(s.makespan_ps) << ",\n  \"waits_ns\": {";
+        << ",\n  \"makespan_ns\": " << ps_as_ns(s.makespan_ps) << ",\n  \"bound\": ";
+    write_bottleneck_json(out, Bottleneck{s.bound, s.makespan_ps});
+    out << ",\n  \"waits_ns\": {";
     write_waits(out, s);
     out << "},\n  \"totals\": ";
     write_totals(out, s);

@@ -45,6 +45,7 @@ struct RunSummary {
     std::vector<Command> commands;
     std::optional<SimSpeed> speed;  // absent when sc_start() never ran
     std::vector<LayerResult> layers;  // a --model run's layers (docs/models.md); empty otherwise
+    std::vector<Report::BoundPart> bound;  // what bound the run (report/bottleneck.h); empty if it did not finish
 
     // The results of a run (finished or not); inputs and status are left as
     // they are.

@@ -16,6 +16,7 @@
 #include "report/atomic_file.h"
 #include "config/config_error.h"
 #include "report/gtkw_writer.h"
+#include "report/bottleneck.h"
 #include "report/layer_table.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
@@ -480,7 +481,11 @@ int run(int argc, char* argv[]) {
             return finish(exit_run_failed, platform.status().failed() ? platform.status().error()
                                                                        : run.diagnosis());
         }
-        print_run(std::cout, run);
+        // What bound the run opens its report (docs/outputs.md "What bound the run").
+        const obs::RunView view = obs::build_view(run, platform, recorder);
+        const Bottleneck bound = find_bottleneck(run, critical_path(view), run.makespan_ps());
+        pending_summary().data.bound = bound.parts;
+        print_run(std::cout, run, &bound);
         std::vector<LayerResult> layers;
         if (options.model) {
             layers = layer_results(model_mapping(), run, topo);
@@ -488,7 +493,7 @@ int run(int argc, char* argv[]) {
             pending_summary().data.layers = layers;
         }
         print_speed(speed, std::cout);
-        write_outputs(files, run, platform, recorder, name, true, std::cout, layers);
+        write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view);
     } else {
         if (outputs)
             std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "

@@ -76,8 +76,10 @@ void PeCpu::run_kernel(const Kernel& kernel) {
     static const DmaTimeSplit none;
     const DmaTimeSplit* split = dma->time_split();
     const DmaTimeSplit before = split != nullptr ? *split : none;
+    const sc_core::sc_time compute0 = compute_busy();
     run_program(kernel);
     if (split != nullptr) m_runs.back().dma = split->since(before);
+    m_runs.back().compute_ps = (compute_busy() - compute0).value();
 }
 
 void PeCpu::run_program(const Kernel& kernel) {

@@ -46,6 +46,7 @@ public:
         sc_core::sc_time finish;
         bool done;
         DmaTimeSplit dma = {};  // its DMA busy time in parts (the PE's DMA, start to finish)
+        std::uint64_t compute_ps = 0;  // PE_GEMM and PE_MATH busy time, start to finish
     };
 
     PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace);

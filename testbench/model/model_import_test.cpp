@@ -595,3 +595,28 @@ launch:
     BOOST_CHECK_EQUAL(bytes["sip0.cube0.hbm_ctrl.pe0"], 0u);
     BOOST_CHECK_EQUAL(bytes["sip0.cube0.shared_sram"], 512u);
 }
+
+BOOST_AUTO_TEST_CASE(the_run_opens_with_what_bound_it) {
+    // The two one-tile layers of a_mapped_models_makespan_...: per layer the
+    // critical path is IO_CPU 0 -> 510, M_CPU 510 -> 512, (3 ns launch wait)
+    // pe0's fc 515 -> 2068.584, M_CPU 2068.584 -> 2075.584, IO_CPU ->
+    // 2580.584. The host steps, 510 + 2 + 7 + 505 = 1024 ns a layer, are the
+    // host launch path: 2048 ns of 5161.168 = 40 %. The PE step with its wait,
+    // 1556.584 ns, is shared among its kernel run's parts: DMA start-up 604
+    // (read) + 604 (write) = 1208 ns, transfer at the HBM port 33024 / 192 =
+    // 172 + 256 / 192 = 1.334 ns, compute (the GEMM) 150 ns: start-up gets
+    // 1208 · 1556.584 / 1531.334 per layer, 2455.837 ns in all = 48 %.
+    const std::string model = std::filesystem::absolute(two_tiles("model_bound.onnx")).string();
+    const test::RunResult r = test::run_npuvp("--model " + model + " --summary model_bound.json");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("bound    DMA start-up 48% (sip0.cube0.pe0) of the makespan, then host launch "
+                                   "path 40%, HBM transfer 7% (sip0.cube0.hbm_ctrl.pe0.port), compute 6% "
+                                   "(sip0.cube0.pe0)") != std::string::npos,
+                        r.out.substr(0, 1200));
+    // It opens the run: right under the makespan.
+    BOOST_CHECK_LT(r.out.find("bound    "), r.out.find("request "));
+    const std::string json = slurp("model_bound.json");
+    BOOST_CHECK(json.find("\"bound\": [{\"what\": \"DMA start-up\", \"where\": \"sip0.cube0.pe0\", \"ns\": 2455.837") !=
+                std::string::npos);
+    BOOST_CHECK(json.find("{\"what\": \"host launch path\", \"where\": \"\", \"ns\": 2048.000") != std::string::npos);
+}

@@ -1,0 +1,134 @@
+#include "report/bottleneck.h"
+
+#include <algorithm>
+#include <map>
+
+#include "modules/pe/pe.h"
+#include "modules/pe/pe_cpu.h"
+#include "platform/workload_run.h"
+#include "report/run_view.h"
+#include "tlm_sockets/hop.h"
+
+namespace npuvp {
+
+namespace {
+
+// What a hop is: the memory it serves, or the link.
+std::string hop_kind(const std::string& name) {
+    if (name.find("hbm_ctrl") != std::string::npos) return "HBM";
+    if (name.find("shared_sram") != std::string::npos) return "SRAM";
+    if (name.find("pe_tcm") != std::string::npos) return "TCM";
+    if (name.find("pe_dma") != std::string::npos) return "DMA engine";
+    if (name.find("ucie") != std::string::npos) return "UCIe";
+    if (name.find("sip_link") != std::string::npos) return "SIP link";
+    if (name.find("noc") != std::string::npos) return "mesh link";
+    return "link";
+}
+
+struct Tally {
+    double ps = 0.0;
+    std::map<std::string, double> by_where;
+};
+
+}  // namespace
+
+Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Step>& critical_path,
+                           std::uint64_t makespan_ps) {
+    std::map<std::string, Tally> tally;  // by what
+    const auto add = [&](const std::string& what, const std::string& where, double ps) {
+        if (ps <= 0.0) return;
+        Tally& t = tally[what];
+        t.ps += ps;
+        t.by_where[where] += ps;
+    };
+    std::map<std::string, const Pe*> pes;
+    for (const Pe* pe : run.launched()) pes[pe->name()] = pe;
+    for (const Report::Step& s : critical_path) {
+        const double ps = static_cast<double>(s.finished_ps - s.started_ps + s.gap_ps);
+        const auto pe = pes.find(s.pe);
+        if (pe == pes.end()) {
+            add("host launch path", "", ps);  // IO_CPU, the io link, M_CPU
+            continue;
+        }
+        // The kernel run the step belongs to.
+        const PeCpu::KernelRun* k = nullptr;
+        for (const PeCpu::KernelRun& r : pe->second->cpu().runs())
+            if (r.start.value() <= s.started_ps && s.finished_ps <= r.finish.value()) k = &r;
+        const double dma = k ? static_cast<double>(k->dma.startup_ps + k->dma.transfer_ps + k->dma.wait_ps) : 0.0;
+        const double busy = k ? dma + static_cast<double>(k->compute_ps) : 0.0;
+        if (busy <= 0.0) {
+            add("PE control", s.pe, ps);  // issue, dispatch, waits with no engine busy
+            continue;
+        }
+        const double scale = ps / busy;
+        add("compute", s.pe, scale * static_cast<double>(k->compute_ps));
+        add("DMA start-up", s.pe, scale * static_cast<double>(k->dma.startup_ps));
+        for (const DmaTimeSplit::PerHop& h : k->dma.hops) {
+            add(hop_kind(h.hop->name()) + " transfer", h.hop->name(), scale * static_cast<double>(h.transfer_ps));
+            add("wait " + hop_kind(h.hop->name()), h.hop->name(), scale * static_cast<double>(h.wait_ps));
+        }
+        // Parts no hop was credited with (a piece answered later).
+        std::uint64_t credited_t = 0, credited_w = 0;
+        for (const DmaTimeSplit::PerHop& h : k->dma.hops) credited_t += h.transfer_ps, credited_w += h.wait_ps;
+        add("DMA transfer", s.pe, scale * static_cast<double>(k->dma.transfer_ps - std::min(k->dma.transfer_ps, credited_t)));
+        add("wait DMA", s.pe, scale * static_cast<double>(k->dma.wait_ps - std::min(k->dma.wait_ps, credited_w)));
+    }
+    Bottleneck b;
+    b.makespan_ps = makespan_ps;
+    for (const auto& [what, t] : tally) {
+        const auto most = std::max_element(t.by_where.begin(), t.by_where.end(),
+                                           [](const auto& x, const auto& y) { return x.second < y.second; });
+        b.parts.push_back({what, most->first, static_cast<std::uint64_t>(t.ps + 0.5)});
+    }
+    // Largest first; ties by name, so the order never depends on anything else.
+    std::sort(b.parts.begin(), b.parts.end(), [](const Bottleneck::Part& x, const Bottleneck::Part& y) {
+        return x.ps != y.ps ? x.ps > y.ps : x.what < y.what;
+    });
+    return b;
+}
+
+namespace {
+
+std::string share(const Bottleneck& b, const Bottleneck::Part& p) {
+    const double s = b.makespan_ps ? 100.0 * static_cast<double>(p.ps) / static_cast<double>(b.makespan_ps) : 0.0;
+    return std::to_string(static_cast<int>(s + 0.5)) + "%";
+}
+
+std::string part_text(const Bottleneck& b, const Bottleneck::Part& p) {
+    return p.what + " " + share(b, p) + (p.where.empty() ? "" : " (" + p.where + ")");
+}
+
+}  // namespace
+
+std::string bottleneck_text(const Bottleneck& b) {
+    return b.parts.empty() ? "nothing ran" : part_text(b, b.parts.front());
+}
+
+void print_bottleneck(std::ostream& out, const Bottleneck& b) {
+    out << "bound    ";
+    if (b.parts.empty()) {
+        out << "nothing ran\n";
+        return;
+    }
+    out << part_text(b, b.parts.front()) << " of the makespan";
+    // The next three, each at least half a percent of the makespan.
+    for (std::size_t i = 1; i < std::min<std::size_t>(b.parts.size(), 4); ++i) {
+        if (b.parts[i].ps * 200 < b.makespan_ps) break;
+        out << (i == 1 ? ", then " : ", ") << part_text(b, b.parts[i]);
+    }
+    out << "\n         (the critical path's time, each step given to what held it: the host path, or its kernel's "
+           "compute and DMA parts; docs/outputs.md \"What bound the run\")\n";
+}
+
+void write_bottleneck_json(std::ostream& out, const Bottleneck& b) {
+    out << "[";
+    for (std::size_t i = 0; i < b.parts.size(); ++i) {
+        const auto& p = b.parts[i];
+        const double s = b.makespan_ps ? static_cast<double>(p.ps) / static_cast<double>(b.makespan_ps) : 0.0;
+        out << (i ? ", " : "") << "{\"what\": " << obs::json_string(p.what) << ", \"where\": " << obs::json_string(p.where)
+            << ", \"ns\": " << obs::ps_as_ns(p.ps) << ", \"share\": " << obs::fixed(s, 4) << "}";
+    }
+    out << "]";
+}
+
+}  // namespace npuvp
