@@ -5,7 +5,10 @@
 
 #include "modules/pe/pe.h"
 #include "modules/pe/pe_cpu.h"
+#include "platform/platform.h"
 #include "platform/workload_run.h"
+#include "modules/pe/pe_dma.h"
+#include "modules/pe/pe_scheduler.h"
 #include "report/run_view.h"
 #include "tlm_sockets/hop.h"
 
@@ -118,6 +121,7 @@ void print_bottleneck(std::ostream& out, const Bottleneck& b) {
     }
     out << "\n         (the critical path's time, each step given to what held it: the host path, or its kernel's "
            "compute and DMA parts; docs/outputs.md \"What bound the run\")\n";
+    for (const std::string& u : b.unused) out << "unused   " << u << "\n";
 }
 
 void write_bottleneck_json(std::ostream& out, const Bottleneck& b) {
@@ -129,6 +133,69 @@ void write_bottleneck_json(std::ostream& out, const Bottleneck& b) {
             << ", \"ns\": " << obs::ps_as_ns(p.ps) << ", \"share\": " << obs::fixed(s, 4) << "}";
     }
     out << "]";
+}
+
+std::vector<std::string> unused_parts(const WorkloadRun& run, const Platform& platform) {
+    std::vector<std::string> out;
+    const std::vector<Pe*>& pes = run.launched();
+    if (pes.empty()) return out;
+    // Engines no launched PE kept busy.
+    std::map<std::string, std::uint64_t> engine_busy;
+    for (const EngineBusy& e : run.engines()) engine_busy[e.engine] += e.busy_ps;
+    std::string idle;
+    for (const auto& [engine, busy] : engine_busy)
+        if (busy == 0) idle += (idle.empty() ? "" : ", ") + engine;
+    if (!idle.empty()) out.push_back("engines never busy on any launched PE: " + idle);
+    // DMA channels past the first that never carried a byte.
+    for (const DmaDirection dir : {DmaDirection::read, DmaDirection::write}) {
+        const int channels = pes.front()->dma().channels(dir);
+        int unused = 0;
+        for (int c = 1; c < channels; ++c) {
+            bool used = false;
+            for (const Pe* pe : pes) used = used || pe->dma().channel_hop(dir, c).bytes() > 0;
+            unused += !used;
+        }
+        if (unused > 0)
+            out.push_back(std::to_string(unused) + " of " + std::to_string(channels) + " DMA " +
+                          (dir == DmaDirection::read ? "read" : "write") +
+                          " channels per PE never used (pe_dma " +
+                          (dir == DmaDirection::read ? "rd_engines" : "wr_engines") + ")");
+    }
+    // Reserved TCM: its peak use over the launched PEs.
+    std::uint64_t peak = 0;
+    std::string at;
+    for (const Pe* pe : pes)
+        if (pe->scheduler().reserved_peak() > peak) peak = pe->scheduler().reserved_peak(), at = pe->name();
+    const std::uint64_t reserved = platform.config().cube.pe_template.tcm.reserved_bytes;
+    if (peak == 0)
+        out.push_back("reserved TCM (pe_tcm reserved_mb): no command used it");
+    else if (peak * 2 <= reserved)
+        out.push_back("reserved TCM (pe_tcm reserved_mb): at most " + std::to_string(peak) + " of " +
+                      std::to_string(reserved) + " bytes held at once (" + at +
+                      "); the rest held nothing in this run");
+    // Links and memory targets nothing crossed.
+    std::size_t links = 0, idle_links = 0;
+    for (const auto& link : platform.links()) {
+        ++links;
+        idle_links += link->hop->bytes() == 0 && link->hop->transfers() == 0;
+    }
+    if (idle_links > 0)
+        out.push_back(std::to_string(idle_links) + " of " + std::to_string(links) + " links carried nothing");
+    std::size_t targets = 0, idle_targets = 0;
+    std::string idle_sram;
+    for (const SipNodes& sip : platform.sips())
+        for (const CubeNodes& cube : sip.cubes) {
+            for (const MemoryTarget* t : cube.hbm) {
+                ++targets;
+                idle_targets += t->port().transfers() == 0;
+            }
+            if (cube.shared_sram && cube.shared_sram->port().transfers() == 0)
+                idle_sram += (idle_sram.empty() ? "" : ", ") + cube.shared_sram->node_id_ref();
+        }
+    if (idle_targets > 0)
+        out.push_back(std::to_string(idle_targets) + " of " + std::to_string(targets) + " HBM slices untouched");
+    if (!idle_sram.empty()) out.push_back("shared SRAM untouched: " + idle_sram);
+    return out;
 }
 
 }  // namespace npuvp

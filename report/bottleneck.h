@@ -27,6 +27,7 @@ struct Bottleneck {
     using Part = Report::BoundPart;
     std::vector<Part> parts;  // largest first
     std::uint64_t makespan_ps = 0;
+    std::vector<std::string> unused;  // unused_parts(), printed under the bound
 };
 
 Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Step>& critical_path,
@@ -38,5 +39,11 @@ void print_bottleneck(std::ostream& out, const Bottleneck& b);
 void write_bottleneck_json(std::ostream& out, const Bottleneck& b);
 // "DMA start-up 58% (sip0.cube0.pe7)", or "nothing ran" for an empty run.
 std::string bottleneck_text(const Bottleneck& b);
+
+// What a run left untouched (issue 20 point 1: a knob that shaped nothing),
+// one sentence each: engines no launched PE used, DMA channels never busy,
+// reserved TCM no command used (or its peak use), links no transfer crossed,
+// memory targets nobody read or wrote. Empty when everything was used.
+std::vector<std::string> unused_parts(const WorkloadRun& run, const Platform& platform);
 
 }  // namespace npuvp

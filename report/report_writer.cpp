@@ -276,6 +276,7 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
         r.waits.push_back({to_string(static_cast<WaitCause>(i)), waits[i]});
     r.critical_path = critical_path(view);
     r.bound = find_bottleneck(run, r.critical_path, r.makespan_ps).parts;
+    r.unused = unused_parts(run, platform);
     if (const IoCpu* host = run.host()) {
         for (const auto& q : host->requests()) {
             Report::Request x;
@@ -315,7 +316,10 @@ void write_report_json(std::ostream& out, const Report& r) {
     out << "{\n  \"schema\": \"npuvp.report/1\",\n  \"workload\": " << json_string(r.workload)
         << ",\n  \"status\": " << json_string(r.status) << ",\n  \"failure\": " << json_string(r.failure)
         << ",\n  \"makespan_ns\": " << ps_as_ns(r.makespan_ps) << ",\n  \"bound\": ";
-    write_bottleneck_json(out, Bottleneck{r.bound, r.makespan_ps});
+    write_bottleneck_json(out, Bottleneck{r.bound, r.makespan_ps, {}});
+    out << ",\n  \"unused\": [";
+    for (std::size_t i = 0; i < r.unused.size(); ++i) out << (i ? ", " : "") << json_string(r.unused[i]);
+    out << "]";
     if (!r.tile_detail.complete) {
         const auto& d = r.tile_detail;
         out << ",\n  \"tile_detail\": {\"complete\": false, \"from_ns\": " << ps_as_ns(d.from_ps)
@@ -383,13 +387,18 @@ void write_report_markdown(std::ostream& out, const Report& r) {
         out << "Makespan: **" << ps_as_ns(r.makespan_ps) << " ns**\n\n";
     }
     if (!r.bound.empty()) {
-        const Bottleneck b{r.bound, r.makespan_ps};
+        const Bottleneck b{r.bound, r.makespan_ps, {}};
         out << "Bound by: **" << md_cell(bottleneck_text(b)) << "** of the makespan (docs/outputs.md \"What bound "
                "the run\").\n\n| what | where | ns | share of the makespan |\n| --- | --- | ---: | ---: |\n";
         for (const auto& p : r.bound)
             out << "| " << md_cell(p.what) << " | " << md_cell(p.where) << " | " << ps_as_ns(p.ps) << " | "
                 << fixed(r.makespan_ps ? 100.0 * static_cast<double>(p.ps) / static_cast<double>(r.makespan_ps) : 0.0, 1)
                 << " % |\n";
+        out << "\n";
+    }
+    if (!r.unused.empty()) {
+        out << "Unused (a knob set here shaped nothing):\n\n";
+        for (const std::string& u : r.unused) out << "- " << md_cell(u) << "\n";
         out << "\n";
     }
     if (!r.tile_detail.complete) out << "Note: " << md_cell(obs::detail_note(r.tile_detail)) << ".\n\n";

@@ -79,6 +79,7 @@ struct Report {
         std::uint64_t ps = 0;
     };
     std::vector<BoundPart> bound;
+    std::vector<std::string> unused;  // what the run left untouched (report/bottleneck.h)
 
     struct Request {
         std::string id, kind, status;

@@ -111,8 +111,10 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
     out << "]},\n  \"status\": " << json_string(s.status) << ",\n  \"exit_code\": " << s.exit_code
         << ",\n  \"error\": " << json_string(s.error)
         << ",\n  \"makespan_ns\": " << ps_as_ns(s.makespan_ps) << ",\n  \"bound\": ";
-    write_bottleneck_json(out, Bottleneck{s.bound, s.makespan_ps});
-    out << ",\n  \"waits_ns\": {";
+    write_bottleneck_json(out, Bottleneck{s.bound, s.makespan_ps, {}});
+    out << ",\n  \"unused\": [";
+    for (std::size_t i = 0; i < s.unused.size(); ++i) out << (i ? ", " : "") << json_string(s.unused[i]);
+    out << "],\n  \"waits_ns\": {";
     write_waits(out, s);
     out << "},\n  \"totals\": ";
     write_totals(out, s);

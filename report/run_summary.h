@@ -46,6 +46,7 @@ struct RunSummary {
     std::optional<SimSpeed> speed;  // absent when sc_start() never ran
     std::vector<LayerResult> layers;  // a --model run's layers (docs/models.md); empty otherwise
     std::vector<Report::BoundPart> bound;  // what bound the run (report/bottleneck.h); empty if it did not finish
+    std::vector<std::string> unused;       // what it left untouched (unused_parts())
 
     // The results of a run (finished or not); inputs and status are left as
     // they are.

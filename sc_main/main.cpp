@@ -483,8 +483,10 @@ int run(int argc, char* argv[]) {
         }
         // What bound the run opens its report (docs/outputs.md "What bound the run").
         const obs::RunView view = obs::build_view(run, platform, recorder);
-        const Bottleneck bound = find_bottleneck(run, critical_path(view), run.makespan_ps());
+        Bottleneck bound = find_bottleneck(run, critical_path(view), run.makespan_ps());
+        bound.unused = unused_parts(run, platform);
         pending_summary().data.bound = bound.parts;
+        pending_summary().data.unused = bound.unused;
         print_run(std::cout, run, &bound);
         std::vector<LayerResult> layers;
         if (options.model) {

@@ -620,3 +620,18 @@ BOOST_AUTO_TEST_CASE(the_run_opens_with_what_bound_it) {
                 std::string::npos);
     BOOST_CHECK(json.find("{\"what\": \"host launch path\", \"where\": \"\", \"ns\": 2048.000") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_CASE(the_run_lists_what_it_left_untouched) {
+    // host_launch.yaml: one GEMM tile per PE (A, B and C of 128 x 128 bf16,
+    // 32768 B each: 98304 B of reserved TCM at most, of 8 MiB), no IPCQ, no
+    // shared SRAM access: each is listed under the bound, and in the summary.
+    const test::RunResult r = test::run_npuvp("--workload " + std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/host_launch.yaml" +
+                                              " --summary model_unused.json");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    for (const char* line : {"unused   engines never busy on any launched PE: IPCQ_SEND",
+                             "unused   reserved TCM (pe_tcm reserved_mb): at most 98304 of 8388608 bytes held at once",
+                             "unused   shared SRAM untouched: sip0.cube0.shared_sram"})
+        BOOST_CHECK_MESSAGE(r.out.find(line) != std::string::npos, "no line: " << line);
+    const std::string json = slurp("model_unused.json");
+    BOOST_CHECK(json.find("\"unused\": [\"engines never busy on any launched PE: IPCQ_SEND\"") != std::string::npos);
+}
