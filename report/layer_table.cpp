@@ -19,37 +19,6 @@ using obs::json_string;
 
 namespace {
 
-// The bytes one PE's command moves, by memory level: a composite's DMA_READ
-// (A and B with its operand reuse, each from where it lies) and DMA_WRITE, a
-// DMA command's bytes. An address at or above the SRAM window's base is
-// shared SRAM; every other one (absent, `own`, a pa below it) HBM.
-void add_bytes(const Command& c, std::uint64_t sram_base, LayerResult& l) {
-    const auto add = [&](const MemAddress& at, bool write, std::uint64_t bytes) {
-        const bool sram = at.given && !at.is_own && !at.is_va && at.value >= sram_base;
-        std::uint64_t& n = sram ? (write ? l.sram_write : l.sram_read) : (write ? l.hbm_write : l.hbm_read);
-        n = sat_add(n, bytes);
-    };
-    switch (c.kind) {
-    case CommandKind::composite: {
-        const CompositeSpec& s = c.composite;
-        if (s.ops.empty()) {
-            add(c.src, false, composite_source_bytes(s));  // a legacy (single-op) one reads its bytes once
-        } else {
-            // What its operand reuse leaves (docs/timing.md "Operand reuse").
-            const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
-            const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
-            add(c.src, false, s.reuse == OperandReuse::a_panel ? a : sat_mul(nt, a));
-            add(s.b_separate ? c.src_b : c.src, false, s.reuse == OperandReuse::b_panel ? b : sat_mul(mt, b));
-        }
-        add(c.dst, true, composite_output_bytes(s));
-        break;
-    }
-    case CommandKind::dma_read: add(c.addr, false, c.bytes); break;
-    case CommandKind::dma_write: add(c.addr, true, c.bytes); break;
-    default: break;
-    }
-}
-
 // What a hop is, for a bound label: the memory it serves, or the link.
 std::string hop_kind(const std::string& name) {
     if (name.find("hbm_ctrl") != std::string::npos) return "HBM";
@@ -88,6 +57,33 @@ std::string bound_of(const LayerResult& l, std::uint64_t pe_exec_ps) {
 
 }  // namespace
 
+void add_command_bytes(const Command& c, std::uint64_t sram_base, LevelBytes& l) {
+    const auto add = [&](const MemAddress& at, bool write, std::uint64_t bytes) {
+        const bool sram = at.given && !at.is_own && !at.is_va && at.value >= sram_base;
+        std::uint64_t& n = sram ? (write ? l.sram_write : l.sram_read) : (write ? l.hbm_write : l.hbm_read);
+        n = sat_add(n, bytes);
+    };
+    switch (c.kind) {
+    case CommandKind::composite: {
+        const CompositeSpec& s = c.composite;
+        if (s.ops.empty()) {
+            add(c.src, false, composite_source_bytes(s));  // a legacy (single-op) one reads its bytes once
+        } else {
+            // What its operand reuse leaves (docs/timing.md "Operand reuse").
+            const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
+            const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
+            add(c.src, false, s.reuse == OperandReuse::a_panel ? a : sat_mul(nt, a));
+            add(s.b_separate ? c.src_b : c.src, false, s.reuse == OperandReuse::b_panel ? b : sat_mul(mt, b));
+        }
+        add(c.dst, true, composite_output_bytes(s));
+        break;
+    }
+    case CommandKind::dma_read: add(c.addr, false, c.bytes); break;
+    case CommandKind::dma_write: add(c.addr, true, c.bytes); break;
+    default: break;
+    }
+}
+
 std::vector<LayerResult> layer_results(const model::Mapping& mapping, const WorkloadRun& run,
                                        const TopologyConfig& topo) {
     std::vector<LayerResult> layers;
@@ -121,7 +117,12 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
     const std::uint64_t sram_base = topo.cube.memory_map.sram_base;
     for (const CommandResult& c : run.commands()) {
         const auto counted = bytes_of.find(c.command);
-        if (counted != bytes_of.end()) add_bytes(*c.command, sram_base, layers[counted->second]);
+        if (counted != bytes_of.end()) {
+            LayerResult& l = layers[counted->second];
+            LevelBytes b{l.hbm_read, l.hbm_write, l.sram_read, l.sram_write};
+            add_command_bytes(*c.command, sram_base, b);
+            l.hbm_read = b.hbm_read, l.hbm_write = b.hbm_write, l.sram_read = b.sram_read, l.sram_write = b.sram_write;
+        }
         const auto it = layer_of.find(c.command);
         if (it == layer_of.end()) continue;
         LayerResult& l = layers[it->second];

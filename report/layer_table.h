@@ -39,6 +39,14 @@ struct LayerResult {
     bool critical = false;   // on the critical path through layers
 };
 
+// The bytes one PE's command moves by memory level (a composite's A and B
+// each where it lies, after operand reuse; a DMA command's bytes): an
+// address at or above `sram_base` is shared SRAM, every other one HBM.
+struct LevelBytes {
+    std::uint64_t hbm_read = 0, hbm_write = 0, sram_read = 0, sram_write = 0;
+};
+void add_command_bytes(const Command& c, std::uint64_t sram_base, LevelBytes& into);
+
 // Empty when the run has no host (a model always has one).
 std::vector<LayerResult> layer_results(const model::Mapping& mapping, const WorkloadRun& run,
                                        const TopologyConfig& topo);

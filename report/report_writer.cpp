@@ -319,7 +319,8 @@ void write_report_json(std::ostream& out, const Report& r) {
     write_bottleneck_json(out, Bottleneck{r.bound, r.makespan_ps, {}});
     out << ",\n  \"unused\": [";
     for (std::size_t i = 0; i < r.unused.size(); ++i) out << (i ? ", " : "") << json_string(r.unused[i]);
-    out << "]";
+    out << "],\n  \"roofline\": ";
+    write_roofline_json(out, r.roofline);
     if (!r.tile_detail.complete) {
         const auto& d = r.tile_detail;
         out << ",\n  \"tile_detail\": {\"complete\": false, \"from_ns\": " << ps_as_ns(d.from_ps)
@@ -394,6 +395,19 @@ void write_report_markdown(std::ostream& out, const Report& r) {
             out << "| " << md_cell(p.what) << " | " << md_cell(p.where) << " | " << ps_as_ns(p.ps) << " | "
                 << fixed(r.makespan_ps ? 100.0 * static_cast<double>(p.ps) / static_cast<double>(r.makespan_ps) : 0.0, 1)
                 << " % |\n";
+        out << "\n";
+    }
+    if (!r.roofline.points.empty()) {
+        const Roofline& f = r.roofline;
+        out << "## Roofline\n\nPeak " << fixed(f.peak_tflops, 3) << " TFLOPS (GEMM, every dtype: the array takes one "
+            << "MAC per cell per cycle), " << fixed(f.pe_peak_tflops, 3) << " per PE; HBM " << fixed(f.hbm_gbs, 1)
+            << " GB/s, " << fixed(f.slice_gbs, 1) << " per slice. Roof = min(its PEs' peak, intensity × their HBM "
+            << "bandwidth).\n\n| point | kind | PEs | GFLOP | HBM MiB | FLOP/B | TFLOPS | roof TFLOPS | % of roof | side |\n"
+            << "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+        for (const auto& p : f.points)
+            out << "| " << md_cell(p.name) << " | " << p.kind << " | " << p.pes << " | " << fixed(p.flops / 1e9, 3) << " | "
+                << fixed(p.hbm_bytes / 1048576.0, 3) << " | " << fixed(p.intensity, 2) << " | " << fixed(p.tflops, 3)
+                << " | " << fixed(p.roof_tflops, 3) << " | " << fixed(100.0 * p.of_roof, 1) << " % | " << p.side << " |\n";
         out << "\n";
     }
     if (!r.unused.empty()) {

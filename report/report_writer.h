@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "report/layer_table.h"
+#include "report/roofline.h"
 #include "report/run_view.h"
 
 namespace npuvp {
@@ -80,6 +81,7 @@ struct Report {
     };
     std::vector<BoundPart> bound;
     std::vector<std::string> unused;  // what the run left untouched (report/bottleneck.h)
+    Roofline roofline;                // report/roofline.h (set by write_outputs, with the layers)
 
     struct Request {
         std::string id, kind, status;

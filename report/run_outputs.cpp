@@ -1,5 +1,7 @@
 #include "report/run_outputs.h"
 
+#include "report/roofline.h"
+
 #include <fstream>
 #include <iomanip>
 #include <stdexcept>
@@ -20,6 +22,7 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
     const obs::RunView& view = given != nullptr ? *given : *built;
     Report report = build_report(run, platform, view, name);
     report.layers = layers;
+    report.roofline = build_roofline(run, platform, layers);
     if (print) print_report(out, report);
     auto write = [&](const std::string& flag, const std::string& path, auto&& body) {
         std::ofstream file(path, std::ios::binary | std::ios::trunc);
@@ -33,6 +36,8 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
     if (files.timeline)
         write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view, layers); });
     if (files.svg) write("--svg", *files.svg, [&](std::ostream& o) { write_svg(o, view, name); });
+    if (files.roofline)
+        write("--roofline", *files.roofline, [&](std::ostream& o) { write_roofline_svg(o, report.roofline, name); });
     if (files.report)
         write("--report", *files.report, [&](std::ostream& o) { write_report(o, report, *files.report); });
     if (files.any() && !view.detail.complete) out << "note     " << obs::detail_note(view.detail) << "\n";

@@ -22,6 +22,7 @@ struct OutputFiles {
     std::optional<std::string> timeline;  // --timeline FILE
     std::optional<std::string> svg;       // --svg FILE
     std::optional<std::string> report;    // --report FILE (.json or .md)
+    std::optional<std::string> roofline;  // --roofline FILE (.svg; needs no recorder)
     bool any() const { return timeline || svg || report; }
 };
 

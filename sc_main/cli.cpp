@@ -67,6 +67,8 @@ const char* cli_usage() {
            "  --timeline FILE       with --workload: write a Chrome trace-event timeline\n"
            "                        (open in ui.perfetto.dev or chrome://tracing)\n"
            "  --svg FILE            with --workload: write the schedule as an SVG picture\n"
+           "  --roofline FILE       with --workload or --model: write the roofline (SVG), the run,\n"
+           "                        each layer and each command against their roofs\n"
            "  --report FILE         with --workload: write the report as JSON (.json) or\n"
            "                        Markdown (.md)\n"
            "  --detail-window FROM_NS:TO_NS\n"
@@ -167,6 +169,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.timeline = value(i, arg);
         } else if (arg == "--svg") {
             options.svg = value(i, arg);
+        } else if (arg == "--roofline") {
+            options.roofline = value(i, arg);
         } else if (arg == "--report") {
             options.report = value(i, arg);
             const std::string& r = *options.report;

@@ -32,6 +32,7 @@ struct CliOptions {
     std::optional<std::string> summary;   // --summary FILE (JSON)
     std::optional<std::string> timeline;  // --timeline FILE (Chrome trace-event JSON)
     std::optional<std::string> svg;       // --svg FILE (schedule picture)
+    std::optional<std::string> roofline;  // --roofline FILE (SVG roofline plot)
     std::optional<std::string> report;    // --report FILE (.json or .md)
     obs::DetailOptions detail;            // --detail-window FROM_NS:TO_NS, --detail-slices N
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)

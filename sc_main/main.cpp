@@ -24,6 +24,7 @@
 #include "platform/rtl_support.h"
 #include "report/run_outputs.h"
 #include "report/run_print.h"
+#include "report/roofline.h"
 #include "report/run_summary.h"
 #include "report/sim_speed.h"
 #include "report/svg_writer.h"
@@ -431,7 +432,7 @@ int run(int argc, char* argv[]) {
 
     // --timeline, --svg and --report: the recorder gathers what they draw
     // while the run goes (report/run_recorder.h), bounded by the tile detail.
-    const OutputFiles files{options.timeline, options.svg, options.report};
+    const OutputFiles files{options.timeline, options.svg, options.report, options.roofline};
     const bool outputs = files.any();
     obs::RunRecorder recorder(options.detail);
     if (outputs && runs_workload(options)) trace.listen(&recorder);
@@ -494,6 +495,7 @@ int run(int argc, char* argv[]) {
             print_layers(std::cout, layers, run.makespan_ps());
             pending_summary().data.layers = layers;
         }
+        print_roofline(std::cout, build_roofline(run, platform, layers));
         print_speed(speed, std::cout);
         write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view);
     } else {

@@ -25,6 +25,7 @@
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/run_npuvp.h"
+#include "testbench/harness/xml_check.h"
 
 using namespace npuvp;
 using namespace npuvp::model;
@@ -634,4 +635,36 @@ BOOST_AUTO_TEST_CASE(the_run_lists_what_it_left_untouched) {
         BOOST_CHECK_MESSAGE(r.out.find(line) != std::string::npos, "no line: " << line);
     const std::string json = slurp("model_unused.json");
     BOOST_CHECK(json.find("\"unused\": [\"engines never busy on any launched PE: IPCQ_SEND\"") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(the_roofline_places_each_point_under_its_roof) {
+    // The two one-tile layers again. Each: 2 · 1 · 128 · 128 = 32768 FLOPs,
+    // HBM A 256 + B 32768 + C 256 = 33280 B: 0.9846 FLOP/B; over its span
+    // 1553.584 ns, 0.021092 TFLOPS; its roof on one PE min(32.768, 0.9846 ·
+    // 192 GB/s) = 0.189046 TFLOPS (memory side): 11.16 % of it. The run:
+    // 65536 FLOPs, 66560 B at the HBM ports over 5161.168 ns = 0.012698
+    // TFLOPS against the machine's min(262.144, 0.9846 · 1536) = 1.512369.
+    const std::string model = std::filesystem::absolute(two_tiles("model_roof.onnx")).string();
+    const test::RunResult r =
+        test::run_npuvp("--model " + model + " --report model_roof.json --roofline model_roof.svg");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_CHECK(r.out.find("roofline peak 262.144 TFLOPS (GEMM, any dtype), HBM 1536.0 GB/s, ridge 170.7 FLOP/B; "
+                           "the run: 0.98 FLOP/B, 0.013 TFLOPS = 0.8% of its roof 1.512 TFLOPS (memory side)") !=
+                std::string::npos);
+    const std::string json = slurp("model_roof.json");
+    BOOST_CHECK(json.find("{\"name\": \"run\", \"kind\": \"run\", \"pes\": 8, \"flops\": 65536, \"hbm_bytes\": 66560, "
+                          "\"ns\": 5161.168, \"intensity\": 0.9846, \"tflops\": 0.012698, \"roof_tflops\": 1.512369") !=
+                std::string::npos);
+    BOOST_CHECK(json.find("{\"name\": \"l0_fc1\", \"kind\": \"layer\", \"pes\": 1, \"flops\": 32768, \"hbm_bytes\": "
+                          "33280, \"ns\": 1553.584, \"intensity\": 0.9846, \"tflops\": 0.021092, \"roof_tflops\": "
+                          "0.189046, \"of_roof\": 0.1116, \"side\": \"memory\"}") != std::string::npos);
+    const std::string svg = slurp("model_roof.svg");
+    BOOST_CHECK(svg.find("<title>l1_fc2: 0.98 FLOP/B, 0.021 TFLOPS, 11.2% of its roof 0.189 TFLOPS (memory side)") !=
+                std::string::npos);
+    BOOST_CHECK(svg.find(">run 1%</text>") != std::string::npos);
+    std::map<std::string, int> tags;
+    BOOST_CHECK_EQUAL(test::xml_problem(svg, tags), "");
+    std::size_t circles = 0;
+    for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++circles;
+    BOOST_CHECK_EQUAL(circles, 3u);  // two layers and the run
 }
