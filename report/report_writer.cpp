@@ -207,8 +207,8 @@ std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platf
     std::vector<Report::Traffic> traffic;
     auto add = [&](const std::string& kind, const std::string& name, std::uint64_t bytes,
                    std::uint64_t busy, std::uint64_t transfers, double peak) {
-        traffic.push_back({kind, name, bytes, busy, transfers, gbs(bytes, busy),
-                           gbs(bytes, makespan_ps), peak});
+        traffic.push_back({kind, name, bytes, busy, transfers, gbs(bytes, busy), gbs(bytes, makespan_ps), peak,
+                           makespan_ps ? static_cast<double>(busy) / static_cast<double>(makespan_ps) : 0.0});
     };
     // DMA per launched PE (in the run's PE order), read and write direction.
     const PeDmaConfig& dma = platform.config().cube.pe_template.dma;
@@ -226,6 +226,10 @@ std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platf
                                 dma.bw_gbs * dma.rd_engines);
                     if (wb) add("dma", id + ".pe_dma write", wb, pe->dma().busy_time(DmaDirection::write).value(), 0,
                                 dma.bw_gbs * dma.wr_engines);
+                    // Its TCM ports (DMA, FETCH and STORE all cross them).
+                    for (const Hop* port : {&pe->tcm().read_port(), &pe->tcm().write_port()})
+                        if (port->bytes())
+                            add("tcm", port->name(), port->bytes(), port->busy_ps(), port->transfers(), port->bw_gbs());
                 }
     for (const auto& link : platform.links()) {
         const Hop& hop = *link->hop;
@@ -293,13 +297,14 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
 }
 
 void print_report(std::ostream& out, const Report& r) {
-    out << "\nbytes moved (achieved = while busy; average = over the makespan)\n"
+    out << "\nbytes moved (achieved = while busy; average = over the makespan; util = busy / makespan)\n"
         << std::left << std::setw(7) << "kind" << std::setw(72) << "where" << std::right
-        << std::setw(12) << "bytes" << std::setw(14) << "busy ns" << std::setw(12) << "achieved"
+        << std::setw(12) << "bytes" << std::setw(14) << "busy ns" << std::setw(8) << "util" << std::setw(12) << "achieved"
         << std::setw(12) << "average" << std::setw(12) << "peak GB/s" << "\n";
     for (const auto& t : r.traffic)
         out << std::left << std::setw(7) << t.kind << std::setw(72) << t.name << std::right
-            << std::setw(12) << t.bytes << std::setw(14) << ps_as_ns(t.busy_ps) << std::setw(12)
+            << std::setw(12) << t.bytes << std::setw(14) << ps_as_ns(t.busy_ps) << std::setw(7)
+            << fixed(100.0 * t.utilisation, 1) << "%" << std::setw(12)
             << fixed(t.achieved_gbs, 1) << std::setw(12) << fixed(t.average_gbs, 1) << std::setw(12)
             << peak_text(t.peak_gbs) << "\n";
     out << "\ncritical path (last op back through what held it)\n";
@@ -343,7 +348,8 @@ void write_report_json(std::ostream& out, const Report& r) {
         out << (i ? ",\n    " : "\n    ") << "{\"kind\": " << json_string(t.kind) << ", \"name\": "
             << json_string(t.name) << ", \"bytes\": " << t.bytes << ", \"busy_ns\": "
             << ps_as_ns(t.busy_ps) << ", \"transfers\": " << t.transfers << ", \"achieved_gbs\": "
-            << fixed(t.achieved_gbs, 3) << ", \"average_gbs\": " << fixed(t.average_gbs, 3)
+            << fixed(t.achieved_gbs, 3) << ", \"utilisation\": " << fixed(t.utilisation, 4)
+            << ", \"average_gbs\": " << fixed(t.average_gbs, 3)
             << ", \"peak_gbs\": " << fixed(t.peak_gbs, 3) << "}";
     }
     out << "],\n  \"waits_ns\": {";
@@ -420,12 +426,13 @@ void write_report_markdown(std::ostream& out, const Report& r) {
     for (const auto& e : r.engines)
         out << "| " << e.pe << " | " << e.engine << " | " << ps_as_ns(e.busy_ps) << " | "
             << fixed(e.utilisation * 100.0, 1) << " % | " << e.slices << " |\n";
-    out << "\n## Bytes moved\n\nachieved = bytes / busy time; average = bytes / makespan.\n\n"
-           "| kind | where | bytes | busy ns | achieved GB/s | average GB/s | peak GB/s |\n"
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+    out << "\n## Bytes moved\n\nachieved = bytes / busy time; average = bytes / makespan; utilisation = busy / "
+           "makespan.\n\n"
+           "| kind | where | bytes | busy ns | utilisation | achieved GB/s | average GB/s | peak GB/s |\n"
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
     for (const auto& t : r.traffic)
         out << "| " << t.kind << " | " << md_cell(t.name) << " | " << t.bytes << " | "
-            << ps_as_ns(t.busy_ps) << " | " << fixed(t.achieved_gbs, 1) << " | "
+            << ps_as_ns(t.busy_ps) << " | " << fixed(100.0 * t.utilisation, 1) << " % | " << fixed(t.achieved_gbs, 1) << " | "
             << fixed(t.average_gbs, 1) << " | " << peak_text(t.peak_gbs) << " |\n";
     out << "\n## Waits by cause\n\n| cause | ns |\n| --- | ---: |\n";
     for (const auto& w : r.waits) out << "| " << w.first << " | " << ps_as_ns(w.second) << " |\n";

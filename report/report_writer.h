@@ -43,12 +43,13 @@ struct Report {
     // target port. achieved = bytes / busy (while transferring); average =
     // bytes / makespan; peak = the configured bandwidth (0: unlimited).
     struct Traffic {
-        std::string kind;  // "dma", "link", "memory"
+        std::string kind;  // "dma", "link", "memory", "tcm"
         std::string name;
         std::uint64_t bytes = 0;
         std::uint64_t busy_ps = 0;
         std::uint64_t transfers = 0;
         double achieved_gbs = 0.0, average_gbs = 0.0, peak_gbs = 0.0;
+        double utilisation = 0.0;  // busy / makespan
     };
     std::vector<Traffic> traffic;
 

@@ -133,7 +133,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
     write_rows(out, s.traffic, [&](const Report::Traffic& t) {
         out << "{\"kind\": " << json_string(t.kind) << ", \"name\": " << json_string(t.name)
             << ", \"bytes\": " << t.bytes << ", \"busy_ns\": " << ps_as_ns(t.busy_ps)
-            << ", \"transfers\": " << t.transfers << ", \"achieved_gbs\": " << fixed(t.achieved_gbs, 3)
+            << ", \"transfers\": " << t.transfers << ", \"utilisation\": " << fixed(t.utilisation, 4)
+            << ", \"achieved_gbs\": " << fixed(t.achieved_gbs, 3)
             << ", \"average_gbs\": " << fixed(t.average_gbs, 3) << ", \"peak_gbs\": " << fixed(t.peak_gbs, 3)
             << "}";
     });
