@@ -23,6 +23,35 @@ inline constexpr const char* kTopologyName = "unnamed";
 // current nodes; with the default pitch a neighbouring PE is 0.5 ns away.
 inline constexpr double kWireNsPerMm = 0.1;
 
+// ---------------------------------------------------------------- energy
+// Per-action energies (docs/outputs.md "Energy and power"). Sources: M.
+// Horowitz, "Computing's energy problem", ISSCC 2014 (45 nm: 8-bit integer
+// multiply 0.2 pJ + add 0.03; 16-bit float multiply 1.1 + add 0.4; 32-bit
+// float multiply 3.7 + add 0.9), scaled to a 5-7 nm class node by 0.25
+// (assumed: the ~4x energy per operation that 45 nm -> 7 nm gives in
+// published logic scaling); HBM: 3.9 pJ/bit for HBM2 (O'Connor et al.,
+// "Fine-Grained DRAM", MICRO 2017), taken as 3.5 pJ/bit for HBM3; UCIe 1.0
+// advanced package: 0.5 pJ/bit (the specification's target); PCIe-class
+// links ~5 pJ/bit (assumed). SRAM, NoC, descriptor and static figures are
+// assumed, stated with each default.
+inline constexpr double kMacInt8Pj = 0.06;          // (0.2 + 0.03) x 0.25
+inline constexpr double kMacBf16Pj = 0.375;         // (1.1 + 0.4) x 0.25
+inline constexpr double kMacFp32Pj = 1.15;          // (3.7 + 0.9) x 0.25
+inline constexpr double kMathElementPj = 0.5;       // assumed: one bf16 lane op plus its register-file access
+inline constexpr double kHbmReadPjPerByte = 28.0;   // 3.5 pJ/bit x 8
+inline constexpr double kHbmWritePjPerByte = 28.0;
+inline constexpr double kSramReadPjPerByte = 1.5;   // assumed: a large multi-bank SRAM and its crossbar, ~0.19 pJ/bit
+inline constexpr double kSramWritePjPerByte = 1.5;
+inline constexpr double kTcmReadPjPerByte = 0.8;    // assumed: a PE-local SRAM slice, ~0.1 pJ/bit
+inline constexpr double kTcmWritePjPerByte = 0.8;
+inline constexpr double kNocPjPerByteHop = 1.0;     // assumed: ~0.025 pJ/bit/mm over a 5 mm hop
+inline constexpr double kUciePjPerByte = 4.0;       // 0.5 pJ/bit x 8
+inline constexpr double kOffchipPjPerByte = 40.0;   // 5 pJ/bit x 8 (assumed)
+inline constexpr double kDmaDescriptorPj = 50.0;    // assumed: a 64 B descriptor read from SRAM and decoded
+inline constexpr double kPeStaticMw = 2000.0;       // assumed: 2 W leakage and clock tree per PE
+inline constexpr double kHbmStaticMw = 1000.0;      // assumed: 1 W refresh and PHY idle per slice (2 stacks / 8)
+inline constexpr double kCubeStaticMw = 5000.0;     // assumed: 5 W for the shared SRAM, NoC, M_CPU and IO
+
 // Limits of the machine the platform elaborates (from the design brief): node ids
 // and the PA layout reserve room for at most 64 cubes and 256 PEs per cube.
 inline constexpr int kMaxCubes = 64;

@@ -583,6 +583,35 @@ const Table<WireConfig>& wire_table() {
     return table;
 }
 
+const Table<EnergyConfig>& energy_table() {
+    using F = Fields<EnergyConfig>;
+    using E = EnergyConfig;
+    static const Table<EnergyConfig> table = [] {
+        Table<EnergyConfig> t{{
+            F::number("mac_int8_pj", &E::mac_int8_pj, dflt::kMacInt8Pj, Bound::non_negative, "pJ", "per MAC of int8 operands"),
+            F::number("mac_bf16_pj", &E::mac_bf16_pj, dflt::kMacBf16Pj, Bound::non_negative, "pJ", "per MAC of bf16 operands"),
+            F::number("mac_fp32_pj", &E::mac_fp32_pj, dflt::kMacFp32Pj, Bound::non_negative, "pJ", "per MAC of fp32 operands"),
+            F::number("math_element_pj", &E::math_element_pj, dflt::kMathElementPj, Bound::non_negative, "pJ", "per PE_MATH element and cycle of its op's `op_cost`"),
+            F::number("hbm_read_pj_per_byte", &E::hbm_read_pj_per_byte, dflt::kHbmReadPjPerByte, Bound::non_negative, "pJ/B", "read from an HBM slice"),
+            F::number("hbm_write_pj_per_byte", &E::hbm_write_pj_per_byte, dflt::kHbmWritePjPerByte, Bound::non_negative, "pJ/B", "written to an HBM slice"),
+            F::number("sram_read_pj_per_byte", &E::sram_read_pj_per_byte, dflt::kSramReadPjPerByte, Bound::non_negative, "pJ/B", "read from shared SRAM"),
+            F::number("sram_write_pj_per_byte", &E::sram_write_pj_per_byte, dflt::kSramWritePjPerByte, Bound::non_negative, "pJ/B", "written to shared SRAM"),
+            F::number("tcm_read_pj_per_byte", &E::tcm_read_pj_per_byte, dflt::kTcmReadPjPerByte, Bound::non_negative, "pJ/B", "through a TCM read port (DMA write, FETCH)"),
+            F::number("tcm_write_pj_per_byte", &E::tcm_write_pj_per_byte, dflt::kTcmWritePjPerByte, Bound::non_negative, "pJ/B", "through a TCM write port (DMA read, STORE)"),
+            F::number("noc_pj_per_byte_hop", &E::noc_pj_per_byte_hop, dflt::kNocPjPerByteHop, Bound::non_negative, "pJ/B", "per mesh or attach link crossed"),
+            F::number("ucie_pj_per_byte", &E::ucie_pj_per_byte, dflt::kUciePjPerByte, Bound::non_negative, "pJ/B", "per UCIe crossing"),
+            F::number("offchip_pj_per_byte", &E::offchip_pj_per_byte, dflt::kOffchipPjPerByte, Bound::non_negative, "pJ/B", "per io link or SIP link crossing"),
+            F::number("dma_descriptor_pj", &E::dma_descriptor_pj, dflt::kDmaDescriptorPj, Bound::non_negative, "pJ", "per DMA transfer"),
+            F::number("pe_static_mw", &E::pe_static_mw, dflt::kPeStaticMw, Bound::non_negative, "mW", "static power per PE"),
+            F::number("hbm_static_mw", &E::hbm_static_mw, dflt::kHbmStaticMw, Bound::non_negative, "mW", "static power per HBM slice"),
+            F::number("cube_static_mw", &E::cube_static_mw, dflt::kCubeStaticMw, Bound::non_negative, "mW", "static power per cube (shared SRAM, NoC, M_CPU)"),
+        }};
+        t.flow = false;
+        return t;
+    }();
+    return table;
+}
+
 Table<TopologyConfig> topology_table(const ImplScope& scope) {
     using F = Fields<TopologyConfig>;
     return Table<TopologyConfig>{{
@@ -590,6 +619,8 @@ Table<TopologyConfig> topology_table(const ImplScope& scope) {
         F::section("wire", &TopologyConfig::wire, wire_table()),
         F::section("system", &TopologyConfig::system, system_table(scope), true, true, ""),
         F::section("cube", &TopologyConfig::cube, cube_table(scope), true, true, "describes every cube"),
+        F::section("energy", &TopologyConfig::energy, energy_table(), false, true,
+                   "energy per action and static power (docs/outputs.md \"Energy and power\")"),
     }, nullptr, false};
 }
 

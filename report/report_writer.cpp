@@ -233,7 +233,7 @@ std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platf
                 }
     for (const auto& link : platform.links()) {
         const Hop& hop = *link->hop;
-        if (hop.bytes() == 0) continue;
+        if (hop.bytes() == 0 || !hop.has_bandwidth()) continue;  // a pure-latency hop is never busy
         add("link", link->from->node_id_ref() + " -> " + link->to->node_id_ref() + " (" + link->kind + ")",
             hop.bytes(), hop.busy_ps(), hop.transfers(), hop.bw_gbs());
     }
@@ -281,6 +281,7 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
     r.critical_path = critical_path(view);
     r.bound = find_bottleneck(run, r.critical_path, r.makespan_ps).parts;
     r.unused = unused_parts(run, platform);
+    r.energy = measure_energy(run, platform);
     if (const IoCpu* host = run.host()) {
         for (const auto& q : host->requests()) {
             Report::Request x;
@@ -326,6 +327,8 @@ void write_report_json(std::ostream& out, const Report& r) {
     for (std::size_t i = 0; i < r.unused.size(); ++i) out << (i ? ", " : "") << json_string(r.unused[i]);
     out << "],\n  \"roofline\": ";
     write_roofline_json(out, r.roofline);
+    out << ",\n  \"energy\": ";
+    write_energy_json(out, r.energy);
     if (!r.tile_detail.complete) {
         const auto& d = r.tile_detail;
         out << ",\n  \"tile_detail\": {\"complete\": false, \"from_ns\": " << ps_as_ns(d.from_ps)
@@ -414,6 +417,15 @@ void write_report_markdown(std::ostream& out, const Report& r) {
             out << "| " << md_cell(p.name) << " | " << p.kind << " | " << p.pes << " | " << fixed(p.flops / 1e9, 3) << " | "
                 << fixed(p.hbm_bytes / 1048576.0, 3) << " | " << fixed(p.intensity, 2) << " | " << fixed(p.tflops, 3)
                 << " | " << fixed(p.roof_tflops, 3) << " | " << fixed(100.0 * p.of_roof, 1) << " % | " << p.side << " |\n";
+        out << "\n";
+    }
+    if (r.energy.total_pj > 0.0) {
+        out << "## Energy\n\nTotal **" << fixed(r.energy.total_pj / 1e6, 3) << " µJ**, average "
+            << fixed(r.energy.average_w(), 2) << " W over the makespan (docs/outputs.md \"Energy and power\").\n\n"
+            << "| part | group | µJ | share |\n| --- | --- | ---: | ---: |\n";
+        for (const auto& p : r.energy.parts)
+            out << "| " << p.name << " | " << p.group << " | " << fixed(p.pj / 1e6, 3) << " | "
+                << fixed(100.0 * p.pj / r.energy.total_pj, 1) << " % |\n";
         out << "\n";
     }
     if (!r.unused.empty()) {

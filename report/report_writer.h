@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "report/energy.h"
 #include "report/layer_table.h"
 #include "report/roofline.h"
 #include "report/run_view.h"
@@ -83,6 +84,7 @@ struct Report {
     std::vector<BoundPart> bound;
     std::vector<std::string> unused;  // what the run left untouched (report/bottleneck.h)
     Roofline roofline;                // report/roofline.h (set by write_outputs, with the layers)
+    Energy energy;                    // report/energy.h
 
     struct Request {
         std::string id, kind, status;

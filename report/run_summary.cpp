@@ -114,7 +114,10 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
     write_bottleneck_json(out, Bottleneck{s.bound, s.makespan_ps, {}});
     out << ",\n  \"unused\": [";
     for (std::size_t i = 0; i < s.unused.size(); ++i) out << (i ? ", " : "") << json_string(s.unused[i]);
-    out << "],\n  \"waits_ns\": {";
+    out << "],\n  \"energy\": ";
+    if (s.energy) write_energy_json(out, *s.energy);
+    else out << "null";
+    out << ",\n  \"waits_ns\": {";
     write_waits(out, s);
     out << "},\n  \"totals\": ";
     write_totals(out, s);

@@ -18,6 +18,7 @@
 #include "report/report_writer.h"
 #include "report/sim_speed.h"
 #include "platform/workload_run.h"
+#include "report/energy.h"
 
 namespace npuvp {
 
@@ -47,6 +48,7 @@ struct RunSummary {
     std::vector<LayerResult> layers;  // a --model run's layers (docs/models.md); empty otherwise
     std::vector<Report::BoundPart> bound;  // what bound the run (report/bottleneck.h); empty if it did not finish
     std::vector<std::string> unused;       // what it left untouched (unused_parts())
+    std::optional<Energy> energy;          // report/energy.h; absent when the run did not finish
 
     // The results of a run (finished or not); inputs and status are left as
     // they are.

@@ -17,6 +17,7 @@
 #include "config/config_error.h"
 #include "report/gtkw_writer.h"
 #include "report/bottleneck.h"
+#include "report/energy.h"
 #include "report/layer_table.h"
 #include "platform/platform.h"
 #include "platform/probe.h"
@@ -496,6 +497,9 @@ int run(int argc, char* argv[]) {
             pending_summary().data.layers = layers;
         }
         print_roofline(std::cout, build_roofline(run, platform, layers));
+        const Energy energy = measure_energy(run, platform);
+        print_energy(std::cout, energy);
+        pending_summary().data.energy = energy;
         print_speed(speed, std::cout);
         write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view);
     } else {

@@ -88,6 +88,8 @@ public:
             m_free_ps = t + busy;
             m_busy_ps += busy;
             m_bytes += bytes;
+        } else {
+            m_bytes += bytes;  // a pure-latency hop still carries them (energy per byte)
         }
         ++m_transfers;
         return t + m_latency_ps;
@@ -105,6 +107,8 @@ public:
             }
             m_free_ps = t + busy;
             m_busy_ps += busy;
+            m_bytes += bytes;
+        } else {
             m_bytes += bytes;
         }
         ++m_transfers;

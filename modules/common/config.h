@@ -244,12 +244,30 @@ struct ImplAttrs {
     std::vector<std::pair<std::string, std::string>> text;  // key, value as written
 };
 
+// Energy per action and static power (Accelergy-style tables; docs/outputs.md
+// "Energy and power"): what report/energy.* multiplies the run's counts by.
+struct EnergyConfig {
+    double mac_int8_pj = 0.0, mac_bf16_pj = 0.0, mac_fp32_pj = 0.0;  // per MAC, by the operands' dtype
+    double math_element_pj = 0.0;  // per PE_MATH element and cycle of its op's op_cost
+    double hbm_read_pj_per_byte = 0.0, hbm_write_pj_per_byte = 0.0;
+    double sram_read_pj_per_byte = 0.0, sram_write_pj_per_byte = 0.0;  // shared SRAM
+    double tcm_read_pj_per_byte = 0.0, tcm_write_pj_per_byte = 0.0;
+    double noc_pj_per_byte_hop = 0.0;   // each mesh or attach link a byte crosses
+    double ucie_pj_per_byte = 0.0;      // each UCIe crossing
+    double offchip_pj_per_byte = 0.0;   // the io link and the SIP link
+    double dma_descriptor_pj = 0.0;     // per DMA transfer (one descriptor)
+    double pe_static_mw = 0.0;          // per PE
+    double hbm_static_mw = 0.0;         // per HBM slice
+    double cube_static_mw = 0.0;        // per cube: shared SRAM, NoC, M_CPU
+};
+
 struct TopologyConfig {
     std::string source;  // file the topology was read from
     std::string name;
     WireConfig wire;
     SystemConfig system;
     CubeConfig cube;  // every cube is built from this one description
+    EnergyConfig energy;
     std::map<std::string, ImplAttrs> impl_attrs;  // by kind, for impls that bring attrs
 
     int pes_per_cube() const { return cube.pe_layout.rows * cube.pe_layout.cols; }

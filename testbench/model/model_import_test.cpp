@@ -675,3 +675,35 @@ BOOST_AUTO_TEST_CASE(the_roofline_places_each_point_under_its_roof) {
     for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++circles;
     BOOST_CHECK_EQUAL(circles, 3u);  // two layers and the run
 }
+
+BOOST_AUTO_TEST_CASE(the_energy_of_a_run_is_its_counts_times_the_table) {
+    // The two one-tile layers on pe0, default.yaml's energy table:
+    //   GEMM: 2 · 1 · 128 · 128 = 32768 bf16 MACs · 0.375 pJ = 12288 pJ;
+    //   DMA: 2 transfers a layer (the read, the write) · 50 pJ = 200 pJ;
+    //   HBM: read 2 · (256 + 32768) B, written 2 · 256 B, 28 pJ/B: 1863680 pJ;
+    //   TCM: each port 2 · 33280 B (read: FETCH's A + B and the DMA write's C;
+    //     write: the DMA read's A + B and STORE's C) · 0.8 pJ/B: 106496 pJ;
+    //   NoC: the read's 33024 B and the write's 256 B over two attach links
+    //     each, twice: 133120 B · 1 pJ/B = 133120 pJ;
+    //   static over 5161.168 ns: 8 PEs · 2000 mW = 82578688 pJ, 8 slices ·
+    //     1000 mW = 41289344 pJ, one cube · 5000 mW = 25805840 pJ.
+    // Total 151789656 pJ; average 151789656 pJ / 5161168 ps = 29.41 W.
+    const std::string model = std::filesystem::absolute(two_tiles("model_energy.onnx")).string();
+    const test::RunResult r = test::run_npuvp("--model " + model + " --summary model_energy.json");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_CHECK(r.out.find("energy   151.790 µJ, average 29.41 W over the makespan") != std::string::npos);
+    const std::string json = slurp("model_energy.json");
+    for (const char* part : {"\"total_pj\": 151789656.000", "{\"name\": \"GEMM MACs\", \"group\": \"compute\", \"pj\": 12288.000}",
+                             "{\"name\": \"DMA descriptors\", \"group\": \"compute\", \"pj\": 200.000}",
+                             "{\"name\": \"HBM\", \"group\": \"memory\", \"pj\": 1863680.000}",
+                             "{\"name\": \"TCM\", \"group\": \"memory\", \"pj\": 106496.000}",
+                             "{\"name\": \"NoC\", \"group\": \"interconnect\", \"pj\": 133120.000}",
+                             "{\"name\": \"static: PEs\", \"group\": \"static\", \"pj\": 82578688.000}",
+                             "{\"name\": \"static: cubes\", \"group\": \"static\", \"pj\": 25805840.000}"})
+        BOOST_CHECK_MESSAGE(json.find(part) != std::string::npos, "summary lacks " << part);
+    // A table entry changes exactly its part: bf16 MACs at 1 pJ -> 32768 pJ.
+    const test::RunResult m = test::run_npuvp("--model " + model + " --set energy.mac_bf16_pj=1 --summary model_energy2.json");
+    BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
+    BOOST_CHECK(slurp("model_energy2.json").find("{\"name\": \"GEMM MACs\", \"group\": \"compute\", \"pj\": 32768.000}") !=
+                std::string::npos);
+}
