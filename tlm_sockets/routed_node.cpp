@@ -135,6 +135,45 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     return tail(ext, delay.value()) - local;
 }
 
+ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
+    auto& ext = txn.ext();
+    auto& payload = txn.payload();
+    const Route& route = *ext.route;
+    if (route.direct || route.path.size() < 2 || ProtocolChecker::enabled())
+        return transport_ps(txn, kernel, local);
+    sc_assert(route.path.front().node == this);
+    ext.path_index = 0;
+    ext.step_cursor = 0;
+    ext.sender = m_request_rank;
+    ext.base_ps = kernel;
+    ps_t delay = apply_steps(ext, local);
+    payload.acquire();  // released at the response (§14.5), as transport_ps() does
+    const std::size_t last = route.path.size() - 1;
+    // Each transit node as forward() runs it: transit(), then its steps.
+    for (std::size_t i = 1; i < last; ++i) {
+        ext.path_index = static_cast<std::uint32_t>(i);
+        sc_core::sc_time annotated = sc_core::sc_time::from_value(delay);
+        route.path[i].node->transit(ext, annotated);
+        delay = apply_steps(ext, annotated.value());
+    }
+    // The target: its steps, then accept() (which serves it).
+    ext.path_index = static_cast<std::uint32_t>(last);
+    delay = apply_steps(ext, delay);
+    sc_core::sc_time annotated = sc_core::sc_time::from_value(delay);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    const tlm::tlm_sync_enum answer =
+        route.path[last].node->accept(route.path[last].in_port, payload, &ext, phase, annotated, false);
+    if (answer != tlm::TLM_COMPLETED)
+        SC_REPORT_ERROR("npuvp/invariant",
+                        (route.path[last].node->node_id() + " did not answer at once on a walked route").c_str());
+    payload.release();
+    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE)
+        throw std::runtime_error(node_id() + ": transport to " +
+                                 route.path.back().node->node_id() + " failed: " +
+                                 payload.get_response_string());
+    return tail(ext, annotated.value()) - local;
+}
+
 tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload,
                                        NpuExtension& ext, tlm::tlm_phase& phase,
                                        sc_core::sc_time& delay, bool blocking) {

@@ -12,6 +12,12 @@ public:
 
 protected:
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        ps_t ps = 0;
+        const bool begun = begin_stage_ps(token, ps);
+        time = sc_core::sc_time::from_value(ps);
+        return begun;
+    }
+    bool begin_stage_ps(TileToken& token, ps_t& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
         const Route& route = fetch ? m_unit.routes->fetch() : m_unit.routes->store();
@@ -26,7 +32,7 @@ protected:
             m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
             t1 = m_unit.transport_ps(m_txn, kernel_ps(), local_offset_ps());
         }
-        time = sc_core::sc_time::from_value(t1 + m_latency_ps);
+        time = t1 + m_latency_ps;
         return true;
     }
     // A sub-context transfer with bank runs stops while a main command

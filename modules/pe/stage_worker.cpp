@@ -119,7 +119,7 @@ void MethodStageWorker::serve_round() {
     m_stage_start = now_ps();
     bool begun = false;
     try {
-        begun = begin_stage(*m_token, m_remaining);
+        begun = begin_stage_ps(*m_token, m_busy_ps);
     } catch (const std::exception& e) {  // a target's error response: no process to unwind here
         status().fail(owner_id(), e.what());
     }
@@ -138,14 +138,15 @@ void MethodStageWorker::serve_round() {
         if (m_cal) {
             // Only the end of a token's last stage can complete its command.
             set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
-            m_cal->at(m_cal->time_ps() + m_remaining.value(), *this);
+            m_cal->at(m_cal->time_ps() + m_busy_ps, *this);
         } else
-            m_grant_event.notify(m_remaining);
+            m_grant_event.notify(sc_core::sc_time::from_value(m_busy_ps));
     } else if (m_cal) {
         // A decoupled PE runs no command that stalls (docs/speed.md).
         SC_REPORT_ERROR("npuvp/invariant", (owner_id() + ": a decoupled stage may stall").c_str());
     } else {
         m_phase = Phase::check;
+        m_remaining = sc_core::sc_time::from_value(m_busy_ps);
         m_grant_event.notify(sc_core::SC_ZERO_TIME);
     }
 }
