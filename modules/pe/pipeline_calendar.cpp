@@ -83,6 +83,7 @@ bool PipelineCalendar::run_round(bool check) {
 }
 
 void PipelineCalendar::end_round() {
+    ++m_serial;  // from here on, this round's inbox reads and writes are past
     // As the update phase: the round's requests in key order, then the
     // inboxes' and buffers' commits (which only schedule the next round).
     // No request can be made while serving (ask() checks), so the list is

@@ -91,6 +91,9 @@ public:
     ps_t offset_ps() const { return m_running ? m_now - m_kernel : 0; }
     sc_core::sc_time offset() const { return sc_core::sc_time::from_value(offset_ps()); }
     bool running() const { return m_running; }
+    // Counts the rounds run (each end_round()): what a StageInbox compares
+    // to tell this round's reads and writes from an earlier round's.
+    std::uint64_t round_serial() const { return m_serial; }
 
     // From an activity (the calendar running): run `a` at `t` (a later time:
     // its first round; the current time: the next round).
@@ -187,6 +190,7 @@ private:
     ps_t m_kernel = 0;             // the kernel's time while running
     std::uint64_t m_round = 0;     // the round at m_now being run (or next to run)
     std::uint64_t m_seq = 0;
+    std::uint64_t m_serial = 1;
     bool m_running = false;
     bool m_serving_now = false;
     // The kernel's delta cycles at m_sync_instant, as rounds:
