@@ -163,7 +163,10 @@ private:
             return false;
         }
         if (!addr.is_va) {
-            add_piece(m_dma.routes->dma(dir, m_index, start), start, bytes);
+            // The last window's route, while the address stays in it.
+            if (m_window_route == nullptr || start - m_window_lo >= m_window_size)
+                m_window_route = &m_dma.routes->dma(dir, m_index, start, m_window_lo, m_window_size);
+            add_piece(*m_window_route, start, bytes);
             return true;
         }
         const std::uint64_t page = m_dma.mmu->page_bytes();
@@ -196,6 +199,10 @@ private:
     PeDma& m_dma;
     Channel& m_channel;
     std::vector<Piece> m_pieces;  // prepare_stage() -> begin_stage(); reused
+    // The memory window of the last physical address routed, and its route.
+    const Route* m_window_route = nullptr;
+    std::uint64_t m_window_lo = 0;
+    std::uint64_t m_window_size = 0;
 };
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, const PeTcmConfig& tcm,

@@ -98,10 +98,22 @@ public:
     // From an activity (the calendar running): run `a` at `t` (a later time:
     // its first round; the current time: the next round).
     void at(ps_t t, Activity& a) {
-        if (t > m_now)
-            push_timed(t, a);  // a later instant: its first round, as a timed notification
-        else
-            next_round(a);     // a zero wait: the next round, as a delta notification
+        if (t > m_now) {
+            // A later instant: its first round, as a timed notification.
+            // Mostly the latest wake-up so far, with room left: appended
+            // in place (push_timed() sorts it in and makes room).
+            if (m_thead == m_timed.size()) {
+                m_timed.clear();  // nothing pending: start from the front
+                m_thead = 0;
+                m_timed.push_back({t, &a});
+            } else if (m_timed.size() != m_timed.capacity() && m_timed.back().time <= t) {
+                m_timed.push_back({t, &a});
+            } else {
+                push_timed(t, a);
+            }
+        } else {
+            next_round(a);  // a zero wait: the next round, as a delta notification
+        }
     }
     void next_round(Activity& a) { m_list.push_back({m_round + 1, &a}); }
     // RoundService: serve `requester` at the end of this round, in key order.
