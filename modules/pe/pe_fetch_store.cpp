@@ -20,7 +20,9 @@ protected:
     bool begin_stage_ps(TileToken& token, ps_t& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
-        const Route& route = fetch ? m_unit.routes->fetch() : m_unit.routes->store();
+        // The route is the same for every stage: asked for once.
+        if (m_route == nullptr) m_route = fetch ? &m_unit.routes->fetch() : &m_unit.routes->store();
+        const Route& route = *m_route;
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
         ps_t t1 = 0;
         if (route.direct) {
@@ -52,6 +54,7 @@ protected:
 
 private:
     PeFetchStore& m_unit;
+    const Route* m_route = nullptr;  // fetch() or store() of the routes port
     Transaction m_txn;
     const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns);
 };

@@ -184,7 +184,12 @@ private:
     // Runs every activity due at (m_now, m_round); false if it stopped before
     // a kernel-visible one (`check`) and left it and the round's end.
     bool run_round(bool check);
-    void end_round();
+    // A round without requests or commits (about half of them) only counts.
+    void end_round() {
+        ++m_serial;  // from here on, this round's inbox reads and writes are past
+        if (!m_asks.empty() || !m_commits.empty()) serve_and_commit();
+    }
+    void serve_and_commit();
 
     sc_core::sc_event& m_wake;
     // In time order from m_thead on (a PE has a handful of timed wake-ups
