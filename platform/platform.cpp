@@ -173,12 +173,21 @@ public:
         return *route;
     }
     const Route& dma(DmaDirection dir, int channel, std::uint64_t pa) override {
+        std::uint64_t lo = 0, size = 0;
+        return dma(dir, channel, pa, lo, size);
+    }
+    const Route& dma(DmaDirection dir, int channel, std::uint64_t pa, std::uint64_t& lo,
+                     std::uint64_t& size) override {
         // A kernel's transfers of one channel mostly hit one memory window:
         // remember the last window per (direction, channel) and its route.
         const std::size_t slot = static_cast<std::size_t>(channel) * 2 + (dir == DmaDirection::read);
         if (slot >= m_last.size()) m_last.resize(slot + 1);
         LastWindow& last = m_last[slot];
-        if (last.route && pa - last.lo < last.size) return *last.route;
+        if (last.route && pa - last.lo < last.size) {
+            lo = last.lo;
+            size = last.size;
+            return *last.route;
+        }
         const AddressLocation at = m_platform.resolver().locate(pa);
         RoutedNode& target = m_platform.memory_target(at);
         const Key key{dir == DmaDirection::read, channel, &target};
@@ -190,6 +199,8 @@ public:
         last = {pa - at.offset,
                 at.slice < 0 ? topo.cube.shared_sram.size_bytes : topo.cube.memory_map.hbm_slice_bytes,
                 &route};
+        lo = last.lo;
+        size = last.size;
         return route;
     }
 

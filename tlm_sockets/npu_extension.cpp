@@ -49,18 +49,18 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
     m_payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     m_pending = false;
 
-    const void* body = m_ext.body;
-    const std::uint64_t request_id = m_ext.request_id;
-    const std::uint64_t command_id = m_ext.command_id;
-    const std::int64_t tile_id = m_ext.tile_id;
-    m_ext = NpuExtension();
+    // Every field of the extension back to its default but body,
+    // request_id, command_id and tile_id, which the sender set (one store
+    // each, not a default extension built and copied: a DMA stage's path).
+    // A field added to NpuExtension is reset here too.
     m_ext.kind = kind;
-    m_ext.request_id = request_id;
-    m_ext.command_id = command_id;
-    m_ext.tile_id = tile_id;
     m_ext.bytes = bytes;
-    m_ext.body = body;
     m_ext.route = &route;
+    m_ext.shape = nullptr;
+    m_ext.path_index = 0;
+    m_ext.step_cursor = 0;
+    m_ext.sender = 0;
+    m_ext.result = ResultData();
     m_ext.txn = this;
     m_ext.base_ps = sc_core::sc_time_stamp().value();  // RoutedNode::transport() sets it again
 }

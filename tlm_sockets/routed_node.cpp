@@ -135,6 +135,61 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     return tail(ext, delay.value()) - local;
 }
 
+ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
+    auto& ext = txn.ext();
+    auto& payload = txn.payload();
+    const Route& route = *ext.route;
+    if (route.direct || route.path.size() < 2 || ext.shape != nullptr || ProtocolChecker::enabled())
+        return transport_ps(txn, kernel, local);
+    sc_assert(route.path.front().node == this);
+    ext.path_index = 0;
+    ext.step_cursor = 0;
+    ext.sender = m_request_rank;
+    ext.base_ps = kernel;
+    // apply_steps() at each path position, in one pass over the steps (in
+    // T1 order, so by position): the time t = kernel + the delay annotation.
+    const RouteStep* const first = route.steps.data();
+    const RouteStep* const end = first + route.steps.size();
+    const RouteStep* step = first;
+    const std::uint64_t bytes = ext.bytes;
+    ps_t t = kernel + local;
+    for (; step != end && step->at == 0; ++step) t = step->hop->reserve(t, bytes);
+    payload.acquire();  // released at the response (§14.5), as transport_ps() does
+    const std::uint32_t last = static_cast<std::uint32_t>(route.path.size() - 1);
+    // Each transit node as forward() runs it: transit(), then its steps.
+    for (std::uint32_t i = 1; i < last; ++i) {
+        ext.path_index = i;
+        ext.step_cursor = static_cast<std::uint32_t>(step - first);
+        sc_core::sc_time annotated = sc_core::sc_time::from_value(t - kernel);
+        route.path[i].node->transit(ext, annotated);
+        t = kernel + annotated.value();
+        for (; step != end && step->at == i; ++step) t = step->hop->reserve(t, bytes);
+    }
+    // The target: its steps, then accept() (which serves it).
+    ext.path_index = last;
+    for (; step != end && step->at == last; ++step) t = step->hop->reserve(t, bytes);
+    ext.step_cursor = static_cast<std::uint32_t>(step - first);
+    sc_core::sc_time annotated = sc_core::sc_time::from_value(t - kernel);
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    const tlm::tlm_sync_enum answer =
+        route.path[last].node->accept(route.path[last].in_port, payload, &ext, phase, annotated, false);
+    if (answer != tlm::TLM_COMPLETED)
+        SC_REPORT_ERROR("npuvp/invariant",
+                        (route.path[last].node->node_id() + " did not answer at once on a walked route").c_str());
+    payload.release();
+    if (payload.get_response_status() != tlm::TLM_OK_RESPONSE)
+        throw std::runtime_error(node_id() + ": transport to " +
+                                 route.path.back().node->node_id() + " failed: " +
+                                 payload.get_response_string());
+    // tail(): the tail hops, then the drain of T1.
+    t = kernel + annotated.value();
+    ext.path_index = last + 1;
+    for (; step != end && step->at == last + 1; ++step) t = step->hop->reserve(t, bytes);
+    ext.step_cursor = static_cast<std::uint32_t>(step - first);
+    sc_assert(step == end);
+    return t - kernel + route.drain_ps(bytes) - local;
+}
+
 tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload,
                                        NpuExtension& ext, tlm::tlm_phase& phase,
                                        sc_core::sc_time& delay, bool blocking) {

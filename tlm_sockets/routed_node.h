@@ -116,6 +116,13 @@ public:
     // `local` to `done` (a decoupled stage's hot path: no sc_time
     // conversion on a PE-internal direct route).
     ps_t transport_ps(Transaction& txn, ps_t kernel, ps_t local);
+    // transport_ps() for a route whose every node answers at once (checked
+    // by the caller: a decoupled PE's DMA, docs/speed.md), walked without
+    // the socket calls: each node's transit(), its route steps and the
+    // last node's accept() in the order nb_transport_fw runs them, the same
+    // delay annotations, so the same times and the same side effects. With
+    // NPUVP_TLM_CHECK set (a checker on every binding) it is transport_ps().
+    ps_t transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local);
 
     // SPEC T4: this node's rank among requesters (modules/common/node_env.h;
     // set by the platform, 0 for a node alone).

@@ -46,6 +46,12 @@ public:
 protected:
     FifoResource* stage_resource(const TileToken&) override { return m_slot.operator->(); }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        ps_t ps = 0;
+        const bool begun = begin_stage_ps(token, ps);
+        time = sc_core::sc_time::from_value(ps);
+        return begun;
+    }
+    bool begin_stage_ps(TileToken& token, ps_t& time) override {
         // A composite's tiles mostly repeat one shape: keep the last shape's
         // time (`cycles` depends on the shape alone).
         const Stage& stage = token.stage();
@@ -59,9 +65,9 @@ protected:
             m_last.elements = stage.elements;
             m_last.elem_bytes = stage.elem_bytes;
             m_last.op = stage.op;
-            m_last_time = cycles_to_time(m_cycles(stage), m_freq_ghz);
+            m_last_ps = cycles_to_time(m_cycles(stage), m_freq_ghz).value();
         }
-        time = m_last_time;
+        time = m_last_ps;
         trace_engine(true, token);
         return true;
     }
@@ -76,7 +82,7 @@ private:
     std::function<std::uint64_t(const Stage&)> m_cycles;
     bool m_known = false;
     Stage m_last;  // the shape of the last stage timed (its m, k, n, elements, op, elem_bytes)
-    sc_core::sc_time m_last_time;
+    ps_t m_last_ps = 0;
 };
 
 // The worker of a compute engine that blocks while it computes (an RTL

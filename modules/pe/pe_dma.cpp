@@ -126,10 +126,16 @@ protected:
     }
     FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        ps_t ps = 0;
+        const bool begun = begin_stage_ps(token, ps);
+        time = sc_core::sc_time::from_value(ps);
+        return begun;
+    }
+    bool begin_stage_ps(TileToken& token, ps_t& time) override {
         time = m_dma.begin_pieces(m_channel, type(), m_pieces, pattern(token),
                                   static_cast<std::int64_t>(token.cmd->seq),
                                   static_cast<std::int64_t>(token.plan.tile_id), kernel_ps(),
-                                  local_offset_ps());
+                                  local_offset_ps(), calendar() != nullptr);
         if (m_channel.pending != 0) {
             m_channel.worker = this;
             defer_end();  // PeDma::transport_done() ends it
@@ -137,7 +143,7 @@ protected:
         return true;
     }
     void end_stage(TileToken&) override {
-        m_dma.end_on(m_channel, to_string(type()), stage_start(), now_ps());
+        m_dma.end_on(m_channel, m_stage_name, stage_start(), now_ps());
     }
 
 private:
@@ -163,7 +169,10 @@ private:
             return false;
         }
         if (!addr.is_va) {
-            add_piece(m_dma.routes->dma(dir, m_index, start), start, bytes);
+            // The last window's route, while the address stays in it.
+            if (m_window_route == nullptr || start - m_window_lo >= m_window_size)
+                m_window_route = &m_dma.routes->dma(dir, m_index, start, m_window_lo, m_window_size);
+            add_piece(*m_window_route, start, bytes);
             return true;
         }
         const std::uint64_t page = m_dma.mmu->page_bytes();
@@ -192,9 +201,14 @@ private:
     }
 
     int m_index;
+    const char* const m_stage_name = to_string(type());  // for the trace
     PeDma& m_dma;
     Channel& m_channel;
     std::vector<Piece> m_pieces;  // prepare_stage() -> begin_stage(); reused
+    // The memory window of the last physical address routed, and its route.
+    const Route* m_window_route = nullptr;
+    std::uint64_t m_window_lo = 0;
+    std::uint64_t m_window_size = 0;
 };
 
 PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, const PeTcmConfig& tcm,
@@ -295,17 +309,17 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
                                  std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                                  std::int64_t tile) {
     const Piece piece{&route, address, bytes};
-    return begin_transfers(ch, stage, kind, &piece, 1, cmd, tile, sc_core::sc_time_stamp().value(),
-                           0);
+    return sc_core::sc_time::from_value(begin_transfers(ch, stage, kind, &piece, 1, cmd, tile,
+                                                        sc_core::sc_time_stamp().value(), 0));
 }
 
-sc_core::sc_time PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
+ps_t PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
                                      const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
-                                     ps_t kernel, ps_t local) {
+                                     ps_t kernel, ps_t local, bool walk) {
     const bool read = type == StageType::dma_read;
-    return begin_transfers(ch, to_string(type), read ? MsgKind::dma_read : MsgKind::dma_write,
+    return begin_transfers(ch, read ? "DMA_READ" : "DMA_WRITE", read ? MsgKind::dma_read : MsgKind::dma_write,
                            pieces.data(), pieces.size(), cmd, tile, kernel, local,
-                           pattern.plain() ? nullptr : &pattern);
+                           pattern.plain() ? nullptr : &pattern, walk);
 }
 
 // docs/timing.md "DMA transfer patterns": the channel is busy for what the
@@ -328,10 +342,10 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
 // Every piece is sent at the grant, each along its own route (its own T1
 // reservations); the stage is done when the last piece is. Pieces share the
 // channel's hop, so their bytes still cross it one after the other.
-sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
+ps_t PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                         const Piece* pieces, std::size_t count, std::int64_t cmd,
                                         std::int64_t tile, ps_t kernel, ps_t local,
-                                        const DmaPattern* pattern) {
+                                        const DmaPattern* pattern, bool walk) {
     const ps_t now = kernel + local;
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < count; ++i) bytes += pieces[i].bytes;
@@ -361,7 +375,7 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
         txn.ext().body = &ch;  // transport_done() finds the channel by it
         txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
         if (pattern != nullptr) txn.ext().shape = &ch.shape;
-        const ps_t piece_done = transport_ps(txn, kernel, local);
+        const ps_t piece_done = walk ? transport_walk_ps(txn, kernel, local) : transport_ps(txn, kernel, local);
         if (txn.pending()) {
             ++ch.pending;
         } else if (piece_done >= done) {
@@ -376,7 +390,7 @@ sc_core::sc_time PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind 
         }
     }
     ch.done_ps = now + done;
-    return sc_core::sc_time::from_value(done);
+    return done;
 }
 
 // A piece answered later has arrived (its done is txn.done_at()); after the

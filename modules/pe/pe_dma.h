@@ -119,13 +119,14 @@ private:
     void end_on(Channel& ch, const char* stage, ps_t start, ps_t done);
     // begin_on() for a DMA stage's pieces (one per target); a patterned
     // simple command's stage is one piece with its `pattern`.
-    sc_core::sc_time begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
-                                  const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
-                                  ps_t kernel, ps_t local);
-    sc_core::sc_time begin_transfers(Channel& ch, const char* stage, MsgKind kind,
-                                     const Piece* pieces, std::size_t count, std::int64_t cmd,
-                                     std::int64_t tile, ps_t kernel, ps_t local,
-                                     const DmaPattern* pattern = nullptr);
+    // `walk`: a decoupled PE's stage, whose routes answer at once, walks
+    // them without the socket calls (RoutedNode::transport_walk_ps()).
+    ps_t begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
+                      const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
+                      ps_t kernel, ps_t local, bool walk);
+    ps_t begin_transfers(Channel& ch, const char* stage, MsgKind kind, const Piece* pieces,
+                         std::size_t count, std::int64_t cmd, std::int64_t tile, ps_t kernel,
+                         ps_t local, const DmaPattern* pattern = nullptr, bool walk = false);
     // A patterned transfer's T1 shape on `ch` (docs/timing.md "DMA transfer patterns").
     void shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes);
     void account(Channel& ch, ps_t took);

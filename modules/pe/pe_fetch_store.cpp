@@ -12,9 +12,17 @@ public:
 
 protected:
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        ps_t ps = 0;
+        const bool begun = begin_stage_ps(token, ps);
+        time = sc_core::sc_time::from_value(ps);
+        return begun;
+    }
+    bool begin_stage_ps(TileToken& token, ps_t& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
-        const Route& route = fetch ? m_unit.routes->fetch() : m_unit.routes->store();
+        // The route is the same for every stage: asked for once.
+        if (m_route == nullptr) m_route = fetch ? &m_unit.routes->fetch() : &m_unit.routes->store();
+        const Route& route = *m_route;
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
         ps_t t1 = 0;
         if (route.direct) {
@@ -26,7 +34,7 @@ protected:
             m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
             t1 = m_unit.transport_ps(m_txn, kernel_ps(), local_offset_ps());
         }
-        time = sc_core::sc_time::from_value(t1 + m_latency_ps);
+        time = t1 + m_latency_ps;
         return true;
     }
     // A sub-context transfer with bank runs stops while a main command
@@ -46,6 +54,7 @@ protected:
 
 private:
     PeFetchStore& m_unit;
+    const Route* m_route = nullptr;  // fetch() or store() of the routes port
     Transaction m_txn;
     const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns);
 };

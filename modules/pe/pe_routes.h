@@ -29,6 +29,15 @@ public:
     // physical address `pa` (T2). Throws std::out_of_range for an address
     // outside every memory window.
     virtual const Route& dma(DmaDirection dir, int channel, std::uint64_t pa) = 0;
+    // The same, and the memory window [lo, lo + size) that holds `pa`: every
+    // address in it has this route (a DMA worker keeps it, and asks again
+    // only for an address outside it). By default a window of one byte.
+    virtual const Route& dma(DmaDirection dir, int channel, std::uint64_t pa, std::uint64_t& lo,
+                             std::uint64_t& size) {
+        lo = pa;
+        size = 1;
+        return dma(dir, channel, pa);
+    }
     // The vc_comm channel to the IPCQ of PE `peer` of the same cube.
     virtual const Route& comm(int peer) = 0;
     // FETCH: TCM read port -> fetch link; STORE: store link -> TCM write port.

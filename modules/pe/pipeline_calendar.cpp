@@ -82,9 +82,10 @@ bool PipelineCalendar::run_round(bool check) {
     return true;
 }
 
-void PipelineCalendar::end_round() {
+void PipelineCalendar::serve_and_commit() {
     // As the update phase: the round's requests in key order, then the
-    // inboxes' and buffers' commits (which only schedule the next round).
+    // commits asked for in it (freed tile buffers, which only schedule the
+    // next round; a decoupled inbox settles by itself, StageInbox).
     // No request can be made while serving (ask() checks), so the list is
     // served in place.
     if (!m_asks.empty()) {

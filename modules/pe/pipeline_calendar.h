@@ -91,14 +91,29 @@ public:
     ps_t offset_ps() const { return m_running ? m_now - m_kernel : 0; }
     sc_core::sc_time offset() const { return sc_core::sc_time::from_value(offset_ps()); }
     bool running() const { return m_running; }
+    // Counts the rounds run (each end_round()): what a StageInbox compares
+    // to tell this round's reads and writes from an earlier round's.
+    std::uint64_t round_serial() const { return m_serial; }
 
     // From an activity (the calendar running): run `a` at `t` (a later time:
     // its first round; the current time: the next round).
     void at(ps_t t, Activity& a) {
-        if (t > m_now)
-            push_timed(t, a);  // a later instant: its first round, as a timed notification
-        else
-            next_round(a);     // a zero wait: the next round, as a delta notification
+        if (t > m_now) {
+            // A later instant: its first round, as a timed notification.
+            // Mostly the latest wake-up so far, with room left: appended
+            // in place (push_timed() sorts it in and makes room).
+            if (m_thead == m_timed.size()) {
+                m_timed.clear();  // nothing pending: start from the front
+                m_thead = 0;
+                m_timed.push_back({t, &a});
+            } else if (m_timed.size() != m_timed.capacity() && m_timed.back().time <= t) {
+                m_timed.push_back({t, &a});
+            } else {
+                push_timed(t, a);
+            }
+        } else {
+            next_round(a);  // a zero wait: the next round, as a delta notification
+        }
     }
     void next_round(Activity& a) { m_list.push_back({m_round + 1, &a}); }
     // RoundService: serve `requester` at the end of this round, in key order.
@@ -169,7 +184,12 @@ private:
     // Runs every activity due at (m_now, m_round); false if it stopped before
     // a kernel-visible one (`check`) and left it and the round's end.
     bool run_round(bool check);
-    void end_round();
+    // A round without requests or commits (about half of them) only counts.
+    void end_round() {
+        ++m_serial;  // from here on, this round's inbox reads and writes are past
+        if (!m_asks.empty() || !m_commits.empty()) serve_and_commit();
+    }
+    void serve_and_commit();
 
     sc_core::sc_event& m_wake;
     // In time order from m_thead on (a PE has a handful of timed wake-ups
@@ -187,6 +207,7 @@ private:
     ps_t m_kernel = 0;             // the kernel's time while running
     std::uint64_t m_round = 0;     // the round at m_now being run (or next to run)
     std::uint64_t m_seq = 0;
+    std::uint64_t m_serial = 1;
     bool m_running = false;
     bool m_serving_now = false;
     // The kernel's delta cycles at m_sync_instant, as rounds:

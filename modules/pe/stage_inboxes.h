@@ -39,10 +39,17 @@ using TokenOutIf = sc_core::sc_fifo_out_if<TileToken*>;
 // its reads and writes take effect at the calendar's end of round, and the
 // one activity waiting on each side is run in the next round instead of an
 // event being notified.
+//
+// Decoupled, nothing is committed at the round's end: the inbox remembers
+// the round its reads and writes were made in (PipelineCalendar::round_serial())
+// and the first access of a later round folds them in (settle()), which is
+// what the round-end commit would have done; the waiter of the other side
+// is put into the next round as soon as it is due (at the read or write, or
+// when it starts waiting in a round that has already read or written),
+// which is where the commit would have put it.
 class StageInbox final : public sc_core::sc_prim_channel,
                    public sc_core::sc_fifo_in_if<TileToken*>,
-                   public sc_core::sc_fifo_out_if<TileToken*>,
-                   private RoundCommit {
+                   public sc_core::sc_fifo_out_if<TileToken*> {
 public:
     // `owner` is the PE's id; every change of fill is traced as an
     // inbox_fill event (one branch when tracing is off).
@@ -72,10 +79,22 @@ public:
         if (++m_ri == m_buf.size()) m_ri = 0;
         ++m_free;
         --m_fill;
-        changed();
+        if (m_calendar) {
+            // A writer waiting for a slot sees it in the next round.
+            if (m_writer) {
+                m_calendar->next_round(*m_writer);
+                m_writer = nullptr;
+            }
+        } else {
+            request_update();
+        }
+        traced();
         return true;
     }
-    int num_available() const override { return m_num_readable - m_num_read; }
+    int num_available() const override {
+        settle();
+        return m_num_readable - m_num_read;
+    }
     const sc_core::sc_event& data_written_event() const override { return m_data_written; }
 
     // sc_fifo_out_if
@@ -90,10 +109,22 @@ public:
         if (++m_wi == m_buf.size()) m_wi = 0;
         --m_free;
         ++m_fill;
-        changed();
+        if (m_calendar) {
+            // The waiting reader sees the token in the next round.
+            if (m_reader) {
+                m_calendar->next_round(*m_reader);
+                m_reader = nullptr;
+            }
+        } else {
+            request_update();
+        }
+        traced();
         return true;
     }
-    int num_free() const override { return m_size - m_num_readable - m_num_written; }
+    int num_free() const override {
+        settle();
+        return m_size - m_num_readable - m_num_written;
+    }
     const sc_core::sc_event& data_read_event() const override { return m_data_read; }
 
     const char* kind() const override { return "npuvp::StageInbox"; }
@@ -105,35 +136,40 @@ public:
     // slot) becomes visible; the per-stage twin waits on data_written_event()
     // (data_read_event()). One waiter per side: a decoupled PE has one
     // reader and one writer per inbox.
-    void wait_readable(Activity& a) { m_reader = &a; }
-    void wait_writable(Activity& a) { m_writer = &a; }
+    // (The caller has just found it empty / full, in this round.)
+    void wait_readable(Activity& a) {
+        if (m_num_written > 0)
+            m_calendar->next_round(a);  // written in this round: readable in the next
+        else
+            m_reader = &a;
+    }
+    void wait_writable(Activity& a) {
+        if (m_num_read > 0)
+            m_calendar->next_round(a);  // read in this round: a slot in the next
+        else
+            m_writer = &a;
+    }
 
 private:
-    void changed() {
-        if (m_calendar)
-            m_calendar->commit_at_round_end(*this);
-        else
-            request_update();
+    void traced() const {
         if (m_trace.enabled())
             m_trace.emit(trace::inbox_fill(sc_core::sc_time_stamp().value(), m_owner, m_label.c_str(),
                                            m_fill));
     }
-    void update() override { commit(); }
-    // sc_fifo::update(), and its decoupled twin.
-    void commit() override {
-        if (m_calendar) {
-            if (m_num_read > 0 && m_writer) {
-                m_calendar->next_round(*m_writer);
-                m_writer = nullptr;
-            }
-            if (m_num_written > 0 && m_reader) {
-                m_calendar->next_round(*m_reader);
-                m_reader = nullptr;
-            }
-        } else {
-            if (m_num_read > 0) m_data_read.notify(sc_core::SC_ZERO_TIME);
-            if (m_num_written > 0) m_data_written.notify(sc_core::SC_ZERO_TIME);
+    // sc_fifo::update().
+    void update() override {
+        if (m_num_read > 0) m_data_read.notify(sc_core::SC_ZERO_TIME);
+        if (m_num_written > 0) m_data_written.notify(sc_core::SC_ZERO_TIME);
+        fold();
+    }
+    // Decoupled: the reads and writes of an earlier round take effect.
+    void settle() const {
+        if (m_calendar && m_round != m_calendar->round_serial()) {
+            fold();
+            m_round = m_calendar->round_serial();
         }
+    }
+    void fold() const {
         m_num_readable = m_size - m_free;
         m_num_read = 0;
         m_num_written = 0;
@@ -143,9 +179,12 @@ private:
     std::size_t m_ri = 0, m_wi = 0;
     int m_size;
     int m_free;
-    int m_num_readable = 0;
-    int m_num_read = 0;
-    int m_num_written = 0;
+    // What the other side sees, and this round's reads and writes (mutable:
+    // settle() folds a past round's in when the inbox is next looked at).
+    mutable int m_num_readable = 0;
+    mutable int m_num_read = 0;
+    mutable int m_num_written = 0;
+    mutable std::uint64_t m_round = 0;  // decoupled: the round of m_num_read / m_num_written
     sc_core::sc_event m_data_read;
     sc_core::sc_event m_data_written;
     PipelineCalendar* m_calendar = nullptr;

@@ -133,7 +133,7 @@ void MethodStageWorker::serve_round() {
     m_stage_start = now_ps();
     bool begun = false;
     try {
-        begun = begin_stage(*m_token, m_remaining);
+        begun = begin_stage_ps(*m_token, m_busy_ps);
     } catch (const std::exception& e) {  // a target's error response: no process to unwind here
         status().fail(owner_id(), e.what());
     }
@@ -146,20 +146,21 @@ void MethodStageWorker::serve_round() {
         m_phase = Phase::deferred;  // end_stage_after() sets the end
         return;
     }
-    if (stall_event(*m_token) == nullptr) {
+    if (m_cal) {
+        // A decoupled PE runs only composites, which never stall (the bank
+        // rule stalls a sub-context simple command; docs/speed.md): no
+        // stall_event() to ask. Only the end of a token's last stage can
+        // complete its command.
+        m_phase = Phase::busy;
+        set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
+        m_cal->at(m_cal->time_ps() + m_busy_ps, *this);
+    } else if (stall_event(*m_token) == nullptr) {
         // As a thread's wait(time), also for a zero time (one delta).
         m_phase = Phase::busy;
-        if (m_cal) {
-            // Only the end of a token's last stage can complete its command.
-            set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
-            m_cal->at(m_cal->time_ps() + m_remaining.value(), *this);
-        } else
-            m_grant_event.notify(m_remaining);
-    } else if (m_cal) {
-        // A decoupled PE runs no command that stalls (docs/speed.md).
-        SC_REPORT_ERROR("npuvp/invariant", (owner_id() + ": a decoupled stage may stall").c_str());
+        m_grant_event.notify(sc_core::sc_time::from_value(m_busy_ps));
     } else {
         m_phase = Phase::check;
+        m_remaining = sc_core::sc_time::from_value(m_busy_ps);
         m_grant_event.notify(sc_core::SC_ZERO_TIME);
     }
 }

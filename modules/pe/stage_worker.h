@@ -212,6 +212,15 @@ protected:
     // 4. at the grant: trace the start, reserve hops; returns the busy time in
     //    `time` (false: the run has failed);
     virtual bool begin_stage(TileToken& token, sc_core::sc_time& time) = 0;
+    //    The same in integer ps: what step() calls. An engine may override
+    //    this one instead for its hot path (sc_time::from_value() is a call
+    //    into the library); the builtin engines do, the default converts.
+    virtual bool begin_stage_ps(TileToken& token, ps_t& time) {
+        sc_core::sc_time t;
+        const bool begun = begin_stage(token, t);
+        time = t.value();
+        return begun;
+    }
     // 5. an event that may stall the stage (its time does not run while
     //    stalled(token)); nullptr: never stalls;
     virtual const sc_core::sc_event* stall_event(const TileToken&) const { return nullptr; }
@@ -252,7 +261,8 @@ private:
     FifoResource::Waiter m_waiter;
     sc_core::sc_event m_grant_event;
     ps_t m_stage_start = 0;
-    sc_core::sc_time m_remaining;
+    ps_t m_busy_ps = 0;  // begin_stage_ps()'s busy time of the stage
+    sc_core::sc_time m_remaining;  // what is left of it while it may stall
     sc_core::sc_time m_from;
     bool m_defer_end = false;
 };

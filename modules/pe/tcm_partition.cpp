@@ -58,7 +58,10 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
         // SPEC §8 / seed 000 §D5.1: checked in every build, not assert.
         // The first live range at or after addr is where the new one goes;
         // only it and its predecessor can overlap it (overlaps_live()).
-        const auto pos = std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
+        // (Past the last live range, the common case, without a search.)
+        const auto pos = m_live.empty() || m_live.back().addr < addr
+                             ? m_live.end()
+                             : std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
         const bool overlaps = (pos != m_live.end() && pos->addr < sat_add(addr, bytes)) ||
                               (pos != m_live.begin() && std::prev(pos)->end() > addr);
         if (addr < m_base || addr + bytes > m_limit || overlaps) {
@@ -76,7 +79,10 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
 }
 
 void TcmRangeMap::free(std::uint64_t addr) {
-    const auto live = std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
+    // (Buffers are mostly freed oldest first: the first live range, without a search.)
+    const auto live = !m_live.empty() && m_live.front().addr == addr
+                          ? m_live.begin()
+                          : std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
     if (live == m_live.end() || live->addr != addr) {
         std::ostringstream os;
         os << m_owner << ": free of address " << addr
