@@ -380,13 +380,17 @@ ps_t PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
             ++ch.pending;
         } else if (piece_done >= done) {
             done = piece_done;
-            // Its hops were reserved just now: the one it waited for most.
-            ps_t most = 0;
-            ch.acct_route = pieces[i].route;
+            const Route& route = *pieces[i].route;
+            ch.acct_route = &route;
             ch.acct_bytes = pieces[i].bytes;
             ch.acct_wait_hop = nullptr;
-            for (const RouteStep& step : pieces[i].route->steps)
-                if (step.hop->last_wait_ps() > most) most = step.hop->last_wait_ps(), ch.acct_wait_hop = step.hop;
+            // Its hops were reserved just now: when it took longer than
+            // uncontended, the one it waited for most.
+            if (piece_done > route.latency_ps + std::max(route.drain_ps(pieces[i].bytes), ch.acct_engine_ps)) {
+                ps_t most = 0;
+                for (const RouteStep& step : route.steps)
+                    if (step.hop->last_wait_ps() > most) most = step.hop->last_wait_ps(), ch.acct_wait_hop = step.hop;
+            }
         }
     }
     ch.done_ps = now + done;
@@ -413,8 +417,11 @@ void PeDma::transport_done(Transaction& txn) {
 }
 
 DmaTimeSplit::PerHop& PeDma::share_of(const Hop* hop) {
-    for (DmaTimeSplit::PerHop& h : m_time.hops)
-        if (h.hop == hop) return h;
+    // The last hop asked for first: a channel mostly carries one route.
+    if (m_last_share < m_time.hops.size() && m_time.hops[m_last_share].hop == hop) return m_time.hops[m_last_share];
+    for (std::size_t i = 0; i < m_time.hops.size(); ++i)
+        if (m_time.hops[i].hop == hop) return m_time.hops[m_last_share = i];
+    m_last_share = m_time.hops.size();
     return m_time.hops.emplace_back(DmaTimeSplit::PerHop{hop, 0, 0});  // once per hop a PE ever uses
 }
 

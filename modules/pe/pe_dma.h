@@ -140,6 +140,7 @@ private:
     std::vector<std::unique_ptr<Channel>> m_write;
     std::unique_ptr<Channel> m_comm;
     DmaTimeSplit m_time;
+    std::size_t m_last_share = 0;  // share_of()'s last answer
     std::vector<std::unique_ptr<StageWorker>> m_workers;
 };
 
