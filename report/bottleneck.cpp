@@ -16,17 +16,6 @@ namespace npuvp {
 
 namespace {
 
-// What a hop is: the memory it serves, or the link.
-std::string hop_kind(const std::string& name) {
-    if (name.find("hbm_ctrl") != std::string::npos) return "HBM";
-    if (name.find("shared_sram") != std::string::npos) return "SRAM";
-    if (name.find("pe_tcm") != std::string::npos) return "TCM";
-    if (name.find("pe_dma") != std::string::npos) return "DMA engine";
-    if (name.find("ucie") != std::string::npos) return "UCIe";
-    if (name.find("sip_link") != std::string::npos) return "SIP link";
-    if (name.find("noc") != std::string::npos) return "mesh link";
-    return "link";
-}
 
 struct Tally {
     double ps = 0.0;

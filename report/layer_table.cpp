@@ -19,17 +19,6 @@ using obs::json_string;
 
 namespace {
 
-// What a hop is, for a bound label: the memory it serves, or the link.
-std::string hop_kind(const std::string& name) {
-    if (name.find("hbm_ctrl") != std::string::npos) return "HBM";
-    if (name.find("shared_sram") != std::string::npos) return "SRAM";
-    if (name.find("pe_tcm") != std::string::npos) return "TCM";
-    if (name.find("pe_dma") != std::string::npos) return "DMA engine";
-    if (name.find("ucie") != std::string::npos) return "UCIe";
-    if (name.find("sip_link") != std::string::npos) return "SIP link";
-    if (name.find("noc") != std::string::npos) return "mesh link";
-    return "link";
-}
 
 // What bounded a layer, from its slowest PE: "compute" with its share of the
 // PE's kernel time when compute was busier than the DMA, else the largest
@@ -56,6 +45,17 @@ std::string bound_of(const LayerResult& l, std::uint64_t pe_exec_ps) {
 }
 
 }  // namespace
+
+std::string hop_kind(const std::string& name) {
+    if (name.find("hbm_ctrl") != std::string::npos) return "HBM";
+    if (name.find("shared_sram") != std::string::npos) return "SRAM";
+    if (name.find("pe_tcm") != std::string::npos) return "TCM";
+    if (name.find("pe_dma") != std::string::npos) return "DMA engine";
+    if (name.find("ucie") != std::string::npos) return "UCIe";
+    if (name.find("sip_link") != std::string::npos) return "SIP link";
+    if (name.find("noc") != std::string::npos) return "mesh link";
+    return "link";
+}
 
 void add_command_bytes(const Command& c, std::uint64_t sram_base, LevelBytes& l) {
     const auto add = [&](const MemAddress& at, bool write, std::uint64_t bytes) {

@@ -39,6 +39,11 @@ struct LayerResult {
     bool critical = false;   // on the critical path through layers
 };
 
+// What a hop is, by its name, for a bound label: the memory it serves
+// ("HBM", "SRAM", "TCM"), the "DMA engine", or the link ("mesh link",
+// "UCIe", "SIP link", "link").
+std::string hop_kind(const std::string& hop_name);
+
 // The bytes one PE's command moves by memory level (a composite's A and B
 // each where it lies, after operand reuse; a DMA command's bytes): an
 // address at or above `sram_base` is shared SRAM, every other one HBM.
