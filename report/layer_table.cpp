@@ -10,6 +10,7 @@
 #include "modules/pe/pe.h"
 #include "modules/pe/pe_cpu.h"
 #include "modules/pe/tile_plan.h"
+#include "report/energy.h"
 #include "report/run_view.h"
 
 namespace npuvp {
@@ -119,6 +120,12 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         const auto counted = bytes_of.find(c.command);
         if (counted != bytes_of.end()) {
             LayerResult& l = layers[counted->second];
+            const EnergyConfig& e = topo.energy;
+            LevelBytes own;
+            add_command_bytes(*c.command, sram_base, own);
+            l.energy_pj += command_compute_pj(*c.command, topo) + double(own.hbm_read) * e.hbm_read_pj_per_byte +
+                           double(own.hbm_write) * e.hbm_write_pj_per_byte + double(own.sram_read) * e.sram_read_pj_per_byte +
+                           double(own.sram_write) * e.sram_write_pj_per_byte;
             LevelBytes b{l.hbm_read, l.hbm_write, l.sram_read, l.sram_write};
             add_command_bytes(*c.command, sram_base, b);
             l.hbm_read = b.hbm_read, l.hbm_write = b.hbm_write, l.sram_read = b.sram_read, l.sram_write = b.sram_write;
@@ -193,7 +200,7 @@ void write_layer_json(std::ostream& out, const LayerResult& l) {
         << ", \"dma_startup_ns\": " << obs::ps_as_ns(l.dma_startup_ps)
         << ", \"dma_transfer_ns\": " << obs::ps_as_ns(l.dma_transfer_ps) << ", \"transfer_hop\": " << json_string(l.transfer_hop)
         << ", \"dma_wait_ns\": " << obs::ps_as_ns(l.dma_wait_ps) << ", \"wait_hop\": " << json_string(l.wait_hop)
-        << ", \"waited_for\": " << json_string(l.waited_for)
+        << ", \"energy_pj\": " << fixed(l.energy_pj, 3) << ", \"waited_for\": " << json_string(l.waited_for)
         << ", \"critical\": " << (l.critical ? "true" : "false") << "}";
 }
 

@@ -35,6 +35,10 @@ struct LayerResult {
     // most); its compute busy time.
     std::uint64_t dma_startup_ps = 0, dma_transfer_ps = 0, dma_wait_ps = 0, compute_ps = 0;
     std::string transfer_hop, wait_hop;
+    // Its dynamic energy (report/energy.h): its commands' MACs and MATH
+    // elements, and the bytes they (and the transfers feeding it) moved at
+    // HBM and shared SRAM; TCM, NoC and static energy stay with the run.
+    double energy_pj = 0.0;
     std::string waited_for;  // the input layer that finished last before it, "" for none
     bool critical = false;   // on the critical path through layers
 };

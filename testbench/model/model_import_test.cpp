@@ -701,6 +701,9 @@ BOOST_AUTO_TEST_CASE(the_energy_of_a_run_is_its_counts_times_the_table) {
                              "{\"name\": \"static: PEs\", \"group\": \"static\", \"pj\": 82578688.000}",
                              "{\"name\": \"static: cubes\", \"group\": \"static\", \"pj\": 25805840.000}"})
         BOOST_CHECK_MESSAGE(json.find(part) != std::string::npos, "summary lacks " << part);
+    // Each layer's dynamic energy: its 16384 MACs (6144 pJ) and its 33280 B
+    // of HBM (931840 pJ).
+    BOOST_CHECK(json.find("\"energy_pj\": 937984.000") != std::string::npos);
     // A table entry changes exactly its part: bf16 MACs at 1 pJ -> 32768 pJ.
     const test::RunResult m = test::run_npuvp("--model " + model + " --set energy.mac_bf16_pj=1 --summary model_energy2.json");
     BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
