@@ -117,6 +117,15 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
     out << "],\n  \"energy\": ";
     if (s.energy) write_energy_json(out, *s.energy);
     else out << "null";
+    out << ",\n  \"roofline\": ";
+    if (s.roofline && !s.roofline->points.empty()) {
+        // The machine's roofs and the run's point; the report has every point.
+        Roofline run_only = *s.roofline;
+        run_only.points.resize(1);
+        write_roofline_json(out, run_only);
+    } else {
+        out << "null";
+    }
     out << ",\n  \"waits_ns\": {";
     write_waits(out, s);
     out << "},\n  \"totals\": ";

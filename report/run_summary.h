@@ -19,6 +19,7 @@
 #include "report/sim_speed.h"
 #include "platform/workload_run.h"
 #include "report/energy.h"
+#include "report/roofline.h"
 
 namespace npuvp {
 
@@ -49,6 +50,7 @@ struct RunSummary {
     std::vector<Report::BoundPart> bound;  // what bound the run (report/bottleneck.h); empty if it did not finish
     std::vector<std::string> unused;       // what it left untouched (unused_parts())
     std::optional<Energy> energy;          // report/energy.h; absent when the run did not finish
+    std::optional<Roofline> roofline;      // report/roofline.h: the machine's roofs and the run's point
 
     // The results of a run (finished or not); inputs and status are left as
     // they are.

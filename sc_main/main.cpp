@@ -496,7 +496,9 @@ int run(int argc, char* argv[]) {
             print_layers(std::cout, layers, run.makespan_ps());
             pending_summary().data.layers = layers;
         }
-        print_roofline(std::cout, build_roofline(run, platform, layers));
+        const Roofline roofline = build_roofline(run, platform, layers);
+        print_roofline(std::cout, roofline);
+        pending_summary().data.roofline = roofline;
         const Energy energy = measure_energy(run, platform);
         print_energy(std::cout, energy);
         pending_summary().data.energy = energy;

@@ -24,7 +24,6 @@ namespace {
 const char* const kTotals[] = {"dma_read_bytes", "dma_write_bytes", "link_bytes",
                                "memory_bytes",   "dma_read_gbs",    "dma_write_gbs"};
 const char* const kCauses[] = {"context", "dependency", "resource", "bank"};
-
 struct Table {
     std::vector<std::string> columns;
     std::vector<std::vector<std::string>> rows;  // one per point, plan order
@@ -43,6 +42,40 @@ std::string fixed6(double v) {
     return buffer;
 }
 
+// What bound the point, its busiest link and memory port, its energy and
+// achieved TFLOPS (docs/sweep.md "Results CSV").
+const char* const kAnswers[] = {"bound", "bound_share", "bound_where", "max_link_util", "max_link",
+                                "max_memory_util", "max_memory", "energy_pj", "average_w", "tflops"};
+
+// The summary's answers, in kAnswers' order ("" for what it lacks).
+std::vector<std::string> answers(const YAML::Node& s) {
+    std::vector<std::string> row;
+    const YAML::Node bound = s["bound"];
+    if (bound && bound.IsSequence() && bound.size() > 0) {
+        row.push_back(bound[0]["what"].as<std::string>());
+        row.push_back(bound[0]["share"].Scalar());
+        row.push_back(bound[0]["where"].as<std::string>());
+    } else {
+        row.insert(row.end(), {"", "", ""});
+    }
+    for (const char* kind : {"link", "memory"}) {
+        double best = -1.0;
+        std::string where;
+        for (const auto& t : s["traffic"])
+            if (t["kind"].as<std::string>() == kind && t["utilisation"] && t["utilisation"].as<double>() > best)
+                best = t["utilisation"].as<double>(), where = t["name"].as<std::string>();
+        row.push_back(best < 0.0 ? "" : fixed6(best));
+        row.push_back(where);
+    }
+    const YAML::Node energy = s["energy"];
+    const bool has_energy = energy && energy.IsMap();
+    row.push_back(has_energy ? energy["total_pj"].Scalar() : "");
+    row.push_back(has_energy ? energy["average_w"].Scalar() : "");
+    const YAML::Node roof = s["roofline"];
+    row.push_back(roof && roof.IsMap() && roof["points"].size() > 0 ? roof["points"][0]["tflops"].Scalar() : "");
+    return row;
+}
+
 Table build_table(const std::string& dir, const SweepPlan& plan) {
     Table t;
     t.columns.push_back("id");
@@ -51,6 +84,7 @@ Table build_table(const std::string& dir, const SweepPlan& plan) {
     t.columns.insert(t.columns.end(), {"status", "exit_code", "makespan_ns"});
     for (const char* c : kTotals) t.columns.push_back(c);
     for (const char* c : kCauses) t.columns.push_back(std::string("wait_") + c + "_ns");
+    for (const char* c : kAnswers) t.columns.push_back(c);
     const std::size_t fixed_columns = t.columns.size();
 
     // Engines: mean utilisation over the launched PEs, one column per engine
@@ -84,6 +118,7 @@ Table build_table(const std::string& dir, const SweepPlan& plan) {
             row.push_back(s["makespan_ns"].Scalar());
             for (const char* c : kTotals) row.push_back(s["totals"][c].Scalar());
             for (const char* c : kCauses) row.push_back(s["waits_ns"][c].Scalar());
+            for (const std::string& a : answers(s)) row.push_back(a);
             std::map<std::string, std::pair<double, int>> sums;
             for (const auto& e : s["engines"]) {
                 const std::string name = e["engine"].as<std::string>();
