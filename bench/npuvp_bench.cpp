@@ -255,7 +255,7 @@ int run_outputs_case(std::uint64_t m, std::uint64_t k, std::uint64_t n, const st
     npuvp::obs::RunRecorder recorder;
     auto write_files = [&](const npuvp::Platform& platform, const npuvp::WorkloadRun& run,
                            Fields& fields) {
-        const npuvp::OutputFiles files{out + ".timeline.json", out + ".svg", out + ".report.json"};
+        const npuvp::OutputFiles files{out + ".timeline.json", out + ".svg", out + ".report.json", std::nullopt};
         const auto tw = clock_type::now();
         std::ostringstream names;
         npuvp::write_outputs(files, run, platform, recorder, "bench", false, names);
