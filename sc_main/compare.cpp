@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -12,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sc_main/self_exec.h"
+#include "sc_main/sweep_collect.h"
 
 namespace npuvp {
 namespace {
@@ -25,6 +28,7 @@ struct Variant {
     double busy[3] = {0, 0, 0};  // main, sub, dma, summed over PEs
     double wait[3] = {0, 0, 0};
     double waits[4] = {0, 0, 0, 0};  // context, dependency, resource, bank
+    std::vector<std::string> answers;  // summary_answers(): bound, energy, TFLOPS, ...
 };
 
 std::string stem(const std::string& path) {
@@ -94,6 +98,7 @@ int run_compare(const CliOptions& options, std::ostream& out) {
             const char* causes[] = {"context", "dependency", "resource", "bank"};
             for (int k = 0; k < 4; ++k) v.waits[k] = s["waits_ns"][causes[k]].as<double>();
             if (v.code != 0) v.error = s["error"].as<std::string>();
+            v.answers = summary_answers(summary);
         } catch (const std::exception&) {
             v.error = first_error(log);
         }
@@ -108,25 +113,46 @@ int run_compare(const CliOptions& options, std::ostream& out) {
         s << std::fixed << std::setprecision(3) << v;
         return s.str();
     };
-    out << "\nvariants (judge a schedule by its makespan, not by source order)\n"
-        << std::left << std::setw(34) << "variant" << std::right << std::setw(15) << "makespan ns"
-        << std::setw(9) << "vs 1st" << std::setw(24) << "main busy/wait" << std::setw(24)
+    // The baseline of the ratios is the first variant that ran; the name
+    // column is as wide as the longest name.
+    const Variant* base = nullptr;
+    std::size_t name_w = 10;
+    for (const Variant& v : variants) {
+        if (!base && v.code == 0 && v.makespan_ns > 0) base = &v;
+        name_w = std::max(name_w, v.name.size() + 2);
+    }
+    const int w = static_cast<int>(name_w);
+    const auto answer = [](const Variant& v, const std::string& column) {
+        const auto& names = answer_columns();
+        const auto at = std::find(names.begin(), names.end(), column) - names.begin();
+        return static_cast<std::size_t>(at) < v.answers.size() ? v.answers[static_cast<std::size_t>(at)] : std::string();
+    };
+    out << "\nvariants (judge a schedule by its makespan, not by source order; ratios against "
+        << (base ? base->name : std::string("no variant that ran")) << ")\n"
+        << std::left << std::setw(w) << "variant" << std::right << std::setw(15) << "makespan ns"
+        << std::setw(9) << "ratio" << std::setw(24) << "main busy/wait" << std::setw(24)
         << "sub busy/wait" << std::setw(24) << "dma busy/wait" << std::setw(13) << "dependency"
         << std::setw(13) << "context" << std::setw(13) << "resource" << std::setw(13) << "bank"
-        << "\n";
+        << std::setw(12) << "energy µJ" << std::setw(9) << "TFLOPS" << "  bound\n";
     for (const Variant& v : variants) {
-        out << std::left << std::setw(34) << v.name;
+        out << std::left << std::setw(w) << v.name;
         if (v.code != 0) {
-            out << "FAILED (exit " << v.code << "): " << v.error << "\n";
+            out << std::right << std::setw(15) << "failed" << std::setw(9) << "-" << "  (exit " << v.code
+                << "): " << v.error << "\n";
             continue;
         }
         std::ostringstream ratio;
-        ratio << std::fixed << std::setprecision(3)
-              << (variants[0].makespan_ns > 0 ? v.makespan_ns / variants[0].makespan_ns : 0.0) << "x";
+        if (base) ratio << std::fixed << std::setprecision(3) << v.makespan_ns / base->makespan_ns << "x";
+        else ratio << "-";
         out << std::right << std::setw(15) << ns(v.makespan_ns) << std::setw(9) << ratio.str();
         for (int k = 0; k < 3; ++k) out << std::setw(24) << ns(v.busy[k]) + "/" + ns(v.wait[k]);
         out << std::setw(13) << ns(v.waits[1]) << std::setw(13) << ns(v.waits[0]) << std::setw(13)
-            << ns(v.waits[2]) << std::setw(13) << ns(v.waits[3]) << "\n";
+            << ns(v.waits[2]) << std::setw(13) << ns(v.waits[3]);
+        const std::string pj = answer(v, "energy_pj"), share = answer(v, "bound_share");
+        out << std::setw(12) << (pj.empty() ? "-" : ns(std::stod(pj) / 1e6)) << std::setw(9)
+            << (answer(v, "tflops").empty() ? "-" : answer(v, "tflops").substr(0, 7)) << "  " << answer(v, "bound");
+        if (!share.empty()) out << " " << static_cast<int>(std::stod(share) * 100.0 + 0.5) << "%";
+        out << "\n";
     }
     return failures ? 1 : 0;
 }

@@ -42,12 +42,7 @@ std::string fixed6(double v) {
     return buffer;
 }
 
-// What bound the point, its busiest link and memory port, its energy and
-// achieved TFLOPS (docs/sweep.md "Results CSV").
-const char* const kAnswers[] = {"bound", "bound_share", "bound_where", "max_link_util", "max_link",
-                                "max_memory_util", "max_memory", "energy_pj", "average_w", "tflops"};
-
-// The summary's answers, in kAnswers' order ("" for what it lacks).
+// The summary's answers, in answer_columns()' order ("" for what it lacks).
 std::vector<std::string> answers(const YAML::Node& s) {
     std::vector<std::string> row;
     const YAML::Node bound = s["bound"];
@@ -84,7 +79,7 @@ Table build_table(const std::string& dir, const SweepPlan& plan) {
     t.columns.insert(t.columns.end(), {"status", "exit_code", "makespan_ns"});
     for (const char* c : kTotals) t.columns.push_back(c);
     for (const char* c : kCauses) t.columns.push_back(std::string("wait_") + c + "_ns");
-    for (const char* c : kAnswers) t.columns.push_back(c);
+    for (const std::string& c : answer_columns()) t.columns.push_back(c);
     const std::size_t fixed_columns = t.columns.size();
 
     // Engines: mean utilisation over the launched PEs, one column per engine
@@ -381,6 +376,22 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
         out << "plot    " << o.plot << " (" << dots.size() << " points)\n";
     }
     return t.failed || t.not_done ? exit_run_failed : exit_ok;
+}
+
+// What bound the point, its busiest link and memory port, its energy and
+// achieved TFLOPS.
+const std::vector<std::string>& answer_columns() {
+    static const std::vector<std::string> columns{"bound", "bound_share", "bound_where", "max_link_util", "max_link",
+                                                  "max_memory_util", "max_memory", "energy_pj", "average_w", "tflops"};
+    return columns;
+}
+
+std::vector<std::string> summary_answers(const std::string& summary_json) {
+    try {
+        return answers(YAML::LoadFile(summary_json));
+    } catch (const std::exception&) {
+        return std::vector<std::string>(answer_columns().size());
+    }
 }
 
 }  // namespace npuvp

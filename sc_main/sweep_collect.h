@@ -23,6 +23,12 @@ struct CollectOptions {
     std::vector<std::string> maximize;  // columns where larger is better (default: smaller)
 };
 
+// The answers a run's summary gives (docs/sweep.md "Results CSV"), for the
+// CSV and for `--compare`: the names, and one run's values in their order
+// ("" where the summary lacks one).
+const std::vector<std::string>& answer_columns();
+std::vector<std::string> summary_answers(const std::string& summary_json);
+
 // Returns the exit code: 0 when every point is ok, 1 when a point failed or
 // is not done (the CSV is written either way), 2 for bad options.
 int run_collect(const CollectOptions& options, std::ostream& out);

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -68,4 +69,34 @@ BOOST_AUTO_TEST_CASE(summary_makespan_equals_printed_makespan) {
     BOOST_CHECK_EQUAL(s["status"].as<std::string>(), "ok");
     BOOST_CHECK_EQUAL(s["makespan_ns"].as<std::string>(), printed);
     BOOST_CHECK_GT(s["makespan_ns"].as<double>(), 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(compare_takes_its_ratios_from_the_first_variant_that_ran) {
+    // The first variant cannot load (reserved TCM of 64 MiB > the 32 MiB
+    // TCM): it is "failed", exit 1, and the ratios are against the second,
+    // whose own ratio is then exactly 1.000x. The long variant names keep the
+    // columns aligned: every row's makespan column starts where the header's
+    // does. Each row also names what bound it.
+    const std::string bad = "cube.pe_template.components.pe_tcm.attrs.reserved_mb=64";
+    const std::string ok = "cube.pe_template.components.pe_dma.attrs.bw_gbs=128";
+    const RunResult r = run_npuvp("--workload " + source("configs/workloads/gemm_all_pes.yaml") +
+                                  " --compare-set \"" + bad + "\" --compare-set \"" + ok +
+                                  "\" --compare-set \"cube.pe_template.components.pe_dma.attrs.bw_gbs=512\"");
+    BOOST_CHECK_EQUAL(r.code, 1);
+    BOOST_CHECK(r.out.find("ratios against " + ok + ")") != std::string::npos);
+    const std::size_t header = r.out.find("variant ", r.out.find("\nvariants"));
+    const std::size_t column = r.out.find("makespan ns", header) - header;
+    std::istringstream rows(r.out.substr(r.out.find('\n', header) + 1));
+    std::string failed, first, second;
+    std::getline(rows, failed);
+    std::getline(rows, first);
+    std::getline(rows, second);
+    BOOST_CHECK(failed.rfind(bad, 0) == 0 && failed.find("failed        -  (exit 2)") != std::string::npos);
+    BOOST_CHECK(first.find("1.000x") != std::string::npos);
+    // Right-aligned: the makespan figure ends where "makespan ns" does.
+    const std::size_t end = column + std::string("makespan ns").size();
+    BOOST_REQUIRE_GT(first.size(), end);
+    BOOST_CHECK(std::isdigit(static_cast<unsigned char>(first[end - 1])) && first[end] == ' ');
+    BOOST_CHECK(std::isdigit(static_cast<unsigned char>(second[end - 1])) && second[end] == ' ');
+    BOOST_CHECK(second.find("DMA start-up") != std::string::npos);
 }
