@@ -175,10 +175,39 @@ std::string label(double v) {
     return buffer;
 }
 
-// An axis from lo to hi with 1, 2 or 5 x 10^k steps, about six ticks.
+// A column's axis label with its unit (docs/sweep.md "Plots").
+std::string axis_label(const std::string& c) {
+    const auto ends = [&](const std::string& tail) {
+        return c.size() >= tail.size() && c.compare(c.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (c == "makespan_ns") return "makespan (ns)";
+    if (c == "energy_pj") return "energy (pJ)";
+    if (c == "average_w") return "average power (W)";
+    if (c == "tflops") return "achieved TFLOPS";
+    if (c == "bound_share") return "bound's share of the makespan";
+    if (c.rfind("util_", 0) == 0) return c.substr(5) + " utilisation (share of the makespan)";
+    if (ends("_util")) return c.substr(0, c.size() - 5) + " utilisation (share of the makespan)";
+    if (c.rfind("wait_", 0) == 0 && ends("_ns")) return c.substr(5, c.size() - 8) + " wait (ns)";
+    if (ends("_bytes")) return c.substr(0, c.size() - 6) + " (bytes)";
+    if (ends("_gbs")) return c.substr(0, c.size() - 4) + " (GB/s)";
+    if (ends("_ns")) return c.substr(0, c.size() - 3) + " (ns)";
+    if (ends("_mb")) return c.substr(0, c.size() - 3) + " (MiB)";
+    if (ends("_ghz")) return c.substr(0, c.size() - 4) + " (GHz)";
+    return c;
+}
+
+// An axis from lo to hi with 1, 2 or 5 x 10^k steps, about six ticks; on a
+// log axis the values are log10 and the ticks whole decades.
 struct Scale {
     double lo, hi, step;
-    Scale(double min, double max) {
+    bool log = false;
+    Scale(double min, double max, bool logarithmic = false) : log(logarithmic) {
+        if (log) {
+            lo = std::floor(min);
+            hi = std::max(lo + 1.0, std::ceil(max));
+            step = 1.0;
+            return;
+        }
         if (max <= min) {
             const double pad = min == 0 ? 1.0 : std::fabs(min) * 0.1;
             min -= pad;
@@ -204,7 +233,8 @@ struct Dot {
 
 void write_plot(std::ostream& out, const Table& t, const std::string& title, std::size_t xc,
                 std::size_t yc, const std::vector<Dot>& dots, const std::vector<std::string>& series,
-                const std::vector<std::size_t>& front, bool lines) {
+                const std::vector<std::size_t>& front, bool lines, bool log_x, bool log_y,
+                const std::vector<std::string>& categories) {
     using obs::xml_text;
     // The legend's width follows its longest label (about 7 px a character).
     std::size_t longest = 20;
@@ -218,7 +248,16 @@ void write_plot(std::ostream& out, const Table& t, const std::string& title, std
         ymin = std::min(ymin, d.y);
         ymax = std::max(ymax, d.y);
     }
-    const Scale sx(xmin, xmax), sy(ymin, ymax);
+    // Categories sit at 0 .. n-1, half a step in from the frame.
+    const Scale sx = categories.empty() ? Scale(xmin, xmax, log_x) : [&] {
+        Scale c(0.0, 1.0);
+        c.lo = -0.5, c.hi = static_cast<double>(categories.size()) - 0.5, c.step = 1.0;
+        return c;
+    }();
+    const Scale sy(ymin, ymax, log_y);
+    const auto tick = [](const Scale& sc, double v) {
+        return sc.log ? label(std::pow(10.0, v)) : label(std::fabs(v) < sc.step * 1e-9 ? 0.0 : v);
+    };
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
         << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
         << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
@@ -233,16 +272,28 @@ void write_plot(std::ostream& out, const Table& t, const std::string& title, std
             << num(sy.at(v, B, T)) << "\"/>\n";
     out << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << R - L << "\" height=\"" << B - T
         << "\" fill=\"none\" stroke=\"#333333\"/>\n</g>\n<g class=\"ticks\" fill=\"#333333\">\n";
-    for (double v = sx.lo; v <= sx.hi + sx.step / 2; v += sx.step)
-        out << "<text x=\"" << num(sx.at(v, L, R)) << "\" y=\"" << B + 16 << "\" text-anchor=\"middle\">"
-            << label(std::fabs(v) < sx.step * 1e-9 ? 0.0 : v) << "</text>\n";
+    if (categories.empty()) {
+        for (double v = sx.lo; v <= sx.hi + sx.step / 2; v += sx.step)
+            out << "<text x=\"" << num(sx.at(v, L, R)) << "\" y=\"" << B + 16 << "\" text-anchor=\"middle\">"
+                << tick(sx, v) << "</text>\n";
+    } else {
+        // A category's label: its last path segment (a file's name), the
+        // whole value in the tooltip; alternate rows when there are many.
+        for (std::size_t k = 0; k < categories.size(); ++k) {
+            const std::string& c = categories[k];
+            const std::string shown = c.find('/') == std::string::npos ? c : c.substr(c.rfind('/') + 1);
+            out << "<text x=\"" << num(sx.at(static_cast<double>(k), L, R)) << "\" y=\""
+                << B + 14 + (categories.size() > 6 && k % 2 ? 12 : 0) << "\" text-anchor=\"middle\" font-size=\"10\"><title>"
+                << xml_text(c) << "</title>" << xml_text(shown.size() > 24 ? shown.substr(0, 23) + "…" : shown) << "</text>\n";
+        }
+    }
     for (double v = sy.lo; v <= sy.hi + sy.step / 2; v += sy.step)
         out << "<text x=\"" << L - 6 << "\" y=\"" << num(sy.at(v, B, T) + 4) << "\" text-anchor=\"end\">"
-            << label(std::fabs(v) < sy.step * 1e-9 ? 0.0 : v) << "</text>\n";
-    out << "<text x=\"" << (L + R) / 2 << "\" y=\"" << B + 40 << "\" text-anchor=\"middle\" font-size=\"14\">"
-        << xml_text(t.columns[xc]) << "</text>\n"
+            << tick(sy, v) << "</text>\n";
+    out << "<text x=\"" << (L + R) / 2 << "\" y=\"" << B + 48 << "\" text-anchor=\"middle\" font-size=\"14\">"
+        << xml_text(axis_label(t.columns[xc])) << (sx.log ? " (log)" : "") << "</text>\n"
         << "<text x=\"22\" y=\"" << (T + B) / 2 << "\" text-anchor=\"middle\" font-size=\"14\" transform=\"rotate(-90 22 "
-        << (T + B) / 2 << ")\">" << xml_text(t.columns[yc]) << "</text>\n</g>\n";
+        << (T + B) / 2 << ")\">" << xml_text(axis_label(t.columns[yc])) << (sy.log ? " (log)" : "") << "</text>\n</g>\n";
 
     // One line per series (points sharing every other parameter), by x.
     out << "<g class=\"series\" fill=\"none\" stroke-width=\"1.5\">\n";
@@ -326,11 +377,25 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
             return static_cast<std::size_t>(it - t.columns.begin());
         };
         const std::size_t xc = column(o.x), yc = column(o.y);
+        const std::size_t gc = o.group.empty() ? 0 : column(o.group);
+        // A categorical x (a column with text, e.g. a workload file): one
+        // place per value, in plan order.
+        std::vector<std::string> categories;
+        for (const auto& row : t.rows)
+            if (row[t.params + 1] == "ok" && !as_number(row[xc])) {
+                for (const auto& r2 : t.rows)
+                    if (r2[t.params + 1] == "ok" &&
+                        std::find(categories.begin(), categories.end(), r2[xc]) == categories.end())
+                        categories.push_back(r2[xc]);
+                break;
+            }
+        if (!categories.empty() && o.log_x) bad("--log-x: '" + o.x + "' is not numeric (its values are categories)");
         for (const std::string& m : o.maximize) {
             if (m != o.x && m != o.y) bad("--maximize " + m + ": not a plotted column (--x / --y)");
         }
         // Series, when x is a parameter: the points that share the values of
         // the other parameters, one line each. Two results: one cloud.
+        // With --group, one series per value of that column instead.
         const bool x_is_param = xc <= t.params;
         std::vector<std::string> series;
         std::map<std::string, std::size_t> series_index;
@@ -338,11 +403,24 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
         for (std::size_t r = 0; r < t.rows.size(); ++r) {
             const auto& row = t.rows[r];
             if (row[t.params + 1] != "ok") continue;
-            const auto x = as_number(row[xc]), y = as_number(row[yc]);
+            std::optional<double> x = as_number(row[xc]), y = as_number(row[yc]);
+            if (!categories.empty())
+                x = static_cast<double>(std::find(categories.begin(), categories.end(), row[xc]) - categories.begin());
             if (!x || !y) continue;
+            if ((o.log_x && *x <= 0.0) || (o.log_y && *y <= 0.0))
+                bad("point " + row[0] + ": a logarithmic axis needs values above 0 (" + o.x + " " + row[xc] + ", " +
+                    o.y + " " + row[yc] + ")");
+            if (o.log_x) x = std::log10(*x);
+            if (o.log_y) y = std::log10(*y);
             std::string key;
-            for (std::size_t p = 1; x_is_param && p <= t.params; ++p)
-                if (p != xc && p != yc) key += (key.empty() ? "" : ", ") + t.columns[p] + "=" + row[p];
+            if (gc != 0) {
+                key = t.columns[gc] + "=" + row[gc];
+            } else if (!categories.empty()) {
+                key = "all points";  // a categorical x: one place per value, no line
+            } else {
+                for (std::size_t p = 1; x_is_param && p <= t.params; ++p)
+                    if (p != xc && p != yc) key += (key.empty() ? "" : ", ") + t.columns[p] + "=" + row[p];
+            }
             if (key.empty()) key = x_is_param ? "all points" : "ok points";
             const auto [it, fresh] = series_index.insert({key, series.size()});
             if (fresh) series.push_back(key);
@@ -372,7 +450,10 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
                     << o.y << " " << t.rows[dots[k].row][yc] << "\n";
         }
         const std::string title = plan.name + ": " + o.y + " vs " + o.x;
-        write_file_atomically(o.plot, [&](std::ostream& f) { write_plot(f, t, title, xc, yc, dots, series, front, x_is_param); });
+        const bool lines = (x_is_param || gc != 0) && categories.empty();
+        write_file_atomically(o.plot, [&](std::ostream& f) {
+            write_plot(f, t, title, xc, yc, dots, series, front, lines, o.log_x, o.log_y, categories);
+        });
         out << "plot    " << o.plot << " (" << dots.size() << " points)\n";
     }
     return t.failed || t.not_done ? exit_run_failed : exit_ok;

@@ -20,6 +20,8 @@ struct CollectOptions {
     std::string plot;  // SVG file; empty: none
     std::string x, y;  // columns of the plot
     bool pareto = false;                // mark the Pareto front of (x, y)
+    std::string group;                  // one series (a line) per value of this column
+    bool log_x = false, log_y = false;  // logarithmic axes
     std::vector<std::string> maximize;  // columns where larger is better (default: smaller)
 };
 

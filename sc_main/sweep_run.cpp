@@ -503,6 +503,9 @@ int run_sweep(int argc, char* argv[]) {
             else if (a == "--y") o.y = value(a);
             else if (a == "--pareto") o.pareto = true;
             else if (a == "--maximize") o.maximize.push_back(value(a));
+            else if (a == "--group") o.group = value(a);
+            else if (a == "--log-x") o.log_x = true;
+            else if (a == "--log-y") o.log_y = true;
             else if (a.rfind("--", 0) == 0) bad("unknown option '" + a + "' (see npuvp sweep --help)");
             else positional.push_back(a);
         }
@@ -510,8 +513,9 @@ int run_sweep(int argc, char* argv[]) {
         o.dir = positional[0];
         if (!o.plot.empty() && (o.x.empty() || o.y.empty()))
             bad("--plot FILE needs --x COLUMN and --y COLUMN");
-        if (o.plot.empty() && (!o.x.empty() || !o.y.empty() || o.pareto || !o.maximize.empty()))
-            bad("--x, --y, --pareto and --maximize shape a --plot FILE; give one");
+        if (o.plot.empty() && (!o.x.empty() || !o.y.empty() || o.pareto || !o.maximize.empty() ||
+                               !o.group.empty() || o.log_x || o.log_y))
+            bad("--x, --y, --group, --log-x, --log-y, --pareto and --maximize shape a --plot FILE; give one");
         return run_collect(o, std::cout);
     }
     bad("unknown sweep command '" + command + "' (run, collect, point, task; see npuvp sweep --help)");

@@ -578,4 +578,28 @@ BOOST_AUTO_TEST_CASE(sweep_collect_plots_and_pareto_front) {
     r = run_npuvp("sweep collect " + dir + "/out --plot " + dir + "/q.svg --x bw --y makespan_ns");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK_MESSAGE(r.out.find("no numeric column 'bw' (columns: reserved_mb, bw_gbs,") != std::string::npos, r.out);
+
+    // A categorical x (the workload file): one place per file, its name as
+    // the tick, one legend entry, no line; a log y labelled with its unit.
+    r = run_npuvp("sweep collect " + dir + "/out --plot " + dir + "/c.svg --x workload --y makespan_ns --log-y");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string cat = slurp(dir + "/c.svg");
+    BOOST_CHECK_EQUAL(count(cat, "<circle class=\"point\""), 12u);
+    BOOST_CHECK_EQUAL(count(cat, "<polyline stroke=\"#"), 0u);
+    BOOST_CHECK(cat.find(">tile_128.yaml</text>") != std::string::npos);
+    BOOST_CHECK(cat.find(">tile_256.yaml</text>") != std::string::npos);
+    BOOST_CHECK(cat.find(">all points</text>") != std::string::npos);
+    BOOST_CHECK(cat.find(">makespan (ns) (log)</text>") != std::string::npos);
+    // --group: one line per value of the column (2 tiles), labelled by it.
+    r = run_npuvp("sweep collect " + dir + "/out --plot " + dir + "/g.svg --x bw_gbs --y energy_pj --group tile --log-x");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string grouped = slurp(dir + "/g.svg");
+    BOOST_CHECK_EQUAL(count(grouped, "<polyline stroke=\"#"), 2u);
+    BOOST_CHECK(grouped.find(">tile=128</text>") != std::string::npos && grouped.find(">tile=256</text>") != std::string::npos);
+    BOOST_CHECK(grouped.find(">bw (GB/s) (log)</text>") != std::string::npos);
+    BOOST_CHECK(grouped.find(">energy (pJ)</text>") != std::string::npos);
+    // A log axis of categories is refused.
+    r = run_npuvp("sweep collect " + dir + "/out --plot " + dir + "/b.svg --x workload --y makespan_ns --log-x");
+    BOOST_CHECK_EQUAL(r.code, 2);
+    BOOST_CHECK(r.out.find("--log-x: 'workload' is not numeric") != std::string::npos);
 }
