@@ -133,7 +133,8 @@ int run_compare(const CliOptions& options, std::ostream& out) {
         << std::setw(9) << "ratio" << std::setw(24) << "main busy/wait" << std::setw(24)
         << "sub busy/wait" << std::setw(24) << "dma busy/wait" << std::setw(13) << "dependency"
         << std::setw(13) << "context" << std::setw(13) << "resource" << std::setw(13) << "bank"
-        << std::setw(12) << "energy µJ" << std::setw(9) << "TFLOPS" << "  bound\n";
+        << std::setw(12) << "energy µJ" << std::setw(9) << "avg W" << std::setw(9) << "TFLOPS" << std::setw(11)
+        << "link util" << std::setw(10) << "mem util" << "  bound\n";
     for (const Variant& v : variants) {
         out << std::left << std::setw(w) << v.name;
         if (v.code != 0) {
@@ -149,8 +150,17 @@ int run_compare(const CliOptions& options, std::ostream& out) {
         out << std::setw(13) << ns(v.waits[1]) << std::setw(13) << ns(v.waits[0]) << std::setw(13)
             << ns(v.waits[2]) << std::setw(13) << ns(v.waits[3]);
         const std::string pj = answer(v, "energy_pj"), share = answer(v, "bound_share");
-        out << std::setw(12) << (pj.empty() ? "-" : ns(std::stod(pj) / 1e6)) << std::setw(9)
-            << (answer(v, "tflops").empty() ? "-" : answer(v, "tflops").substr(0, 7)) << "  " << answer(v, "bound");
+        const auto cut = [&](const std::string& column, std::size_t digits) {
+            const std::string a = answer(v, column);
+            return a.empty() ? std::string("-") : a.substr(0, digits);
+        };
+        const auto percent = [&](const std::string& column) {
+            const std::string a = answer(v, column);
+            return a.empty() ? std::string("-") : ns(std::stod(a) * 100.0).substr(0, 5) + "%";
+        };
+        out << std::setw(12) << (pj.empty() ? "-" : ns(std::stod(pj) / 1e6)) << std::setw(9) << cut("average_w", 7)
+            << std::setw(9) << cut("tflops", 7) << std::setw(11) << percent("max_link_util") << std::setw(10)
+            << percent("max_memory_util") << "  " << answer(v, "bound");
         if (!share.empty()) out << " " << static_cast<int>(std::stod(share) * 100.0 + 0.5) << "%";
         out << "\n";
     }
