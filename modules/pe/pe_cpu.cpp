@@ -72,13 +72,14 @@ void PeCpu::run() {
 }
 
 void PeCpu::run_kernel(const Kernel& kernel) {
-    // Its DMA time in parts: what the PE's DMA adds while it runs.
-    static const DmaTimeSplit none;
+    // Its DMA time in parts: what the PE's DMA adds while it runs. The
+    // snapshot is a member, not a local: a thread stopped inside the kernel
+    // (a fault, the end of the simulation) never unwinds its stack.
     const DmaTimeSplit* split = dma->time_split();
-    const DmaTimeSplit before = split != nullptr ? *split : none;
+    if (split != nullptr) m_dma_before = *split;
     const sc_core::sc_time compute0 = compute_busy();
     run_program(kernel);
-    if (split != nullptr) m_runs.back().dma = split->since(before);
+    if (split != nullptr) m_runs.back().dma = split->since(m_dma_before);
     m_runs.back().compute_ps = (compute_busy() - compute0).value();
 }
 

@@ -74,6 +74,7 @@ private:
     void run_kernel(const Kernel& kernel);
     void wait_complete(std::uint32_t index);
     void run_program(const Kernel& kernel);
+    DmaTimeSplit m_dma_before;  // run_kernel()'s snapshot of the DMA's split
     sc_core::sc_time dma_busy() const;
     sc_core::sc_time compute_busy() const;
 

@@ -1341,7 +1341,8 @@ launch:
         std::string t = base;
         return t.replace(t.find("ADDR"), 4, addr);
     };
-    const Command& ld = load(with("{ own: 4096 }")).kernels.at("k").commands.at(0);
+    const WorkloadConfig w = load(with("{ own: 4096 }"));
+    const Command& ld = w.kernels.at("k").commands.at(0);
     BOOST_TEST(ld.addr.given);
     BOOST_TEST(ld.addr.is_own);
     BOOST_TEST(!ld.addr.is_va);

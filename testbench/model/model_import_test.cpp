@@ -173,7 +173,8 @@ struct MappedRun {
         BOOST_FAIL("no layer " << id);
         return results.front();
     }
-    const CommandResult& command(const std::string& id) const {
+    // By value: commands() builds its vector afresh.
+    CommandResult command(const std::string& id) const {
         for (const CommandResult& c : run->commands())
             if (c.command->id == id) return c;
         BOOST_FAIL("no command " << id);
