@@ -58,6 +58,14 @@ void compute_parts(const Command& c, const TopologyConfig& topo, double& gemm_pj
 
 }  // namespace
 
+double hbm_pj(const LevelBytes& b, const EnergyConfig& e) {
+    return double(b.hbm_read) * e.hbm_read_pj_per_byte + double(b.hbm_write) * e.hbm_write_pj_per_byte;
+}
+
+double sram_pj(const LevelBytes& b, const EnergyConfig& e) {
+    return double(b.sram_read) * e.sram_read_pj_per_byte + double(b.sram_write) * e.sram_write_pj_per_byte;
+}
+
 double command_compute_pj(const Command& c, const TopologyConfig& topo) {
     double gemm = 0.0, math = 0.0;
     compute_parts(c, topo, gemm, math);
@@ -105,8 +113,8 @@ Energy measure_energy(const WorkloadRun& run, const Platform& platform) {
         {"GEMM MACs", "compute", gemm},
         {"MATH elements", "compute", math},
         {"DMA descriptors", "compute", descriptors * e.dma_descriptor_pj},
-        {"HBM", "memory", double(bytes.hbm_read) * e.hbm_read_pj_per_byte + double(bytes.hbm_write) * e.hbm_write_pj_per_byte},
-        {"shared SRAM", "memory", double(bytes.sram_read) * e.sram_read_pj_per_byte + double(bytes.sram_write) * e.sram_write_pj_per_byte},
+        {"HBM", "memory", hbm_pj(bytes, e)},
+        {"shared SRAM", "memory", sram_pj(bytes, e)},
         {"TCM", "memory", tcm},
         {"NoC", "interconnect", noc},
         {"UCIe", "interconnect", ucie},

@@ -39,6 +39,11 @@ Energy measure_energy(const WorkloadRun& run, const Platform& platform);
 // (a layer's rows add its memory bytes to it).
 double command_compute_pj(const Command& c, const TopologyConfig& topo);
 
+// The energy of bytes read and written at HBM, and at shared SRAM.
+struct LevelBytes;
+double hbm_pj(const LevelBytes& b, const EnergyConfig& e);
+double sram_pj(const LevelBytes& b, const EnergyConfig& e);
+
 void print_energy(std::ostream& out, const Energy& e);
 void write_energy_json(std::ostream& out, const Energy& e);
 

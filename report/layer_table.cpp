@@ -120,15 +120,11 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         const auto counted = bytes_of.find(c.command);
         if (counted != bytes_of.end()) {
             LayerResult& l = layers[counted->second];
-            const EnergyConfig& e = topo.energy;
             LevelBytes own;
             add_command_bytes(*c.command, sram_base, own);
-            l.energy_pj += command_compute_pj(*c.command, topo) + double(own.hbm_read) * e.hbm_read_pj_per_byte +
-                           double(own.hbm_write) * e.hbm_write_pj_per_byte + double(own.sram_read) * e.sram_read_pj_per_byte +
-                           double(own.sram_write) * e.sram_write_pj_per_byte;
-            LevelBytes b{l.hbm_read, l.hbm_write, l.sram_read, l.sram_write};
-            add_command_bytes(*c.command, sram_base, b);
-            l.hbm_read = b.hbm_read, l.hbm_write = b.hbm_write, l.sram_read = b.sram_read, l.sram_write = b.sram_write;
+            l.energy_pj += command_compute_pj(*c.command, topo) + hbm_pj(own, topo.energy) + sram_pj(own, topo.energy);
+            l.hbm_read = sat_add(l.hbm_read, own.hbm_read), l.hbm_write = sat_add(l.hbm_write, own.hbm_write);
+            l.sram_read = sat_add(l.sram_read, own.sram_read), l.sram_write = sat_add(l.sram_write, own.sram_write);
         }
         const auto it = layer_of.find(c.command);
         if (it == layer_of.end()) continue;

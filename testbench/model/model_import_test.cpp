@@ -295,13 +295,9 @@ BOOST_AUTO_TEST_CASE(layers_pipelined_over_two_cubes_read_their_input_over_ucie)
     BOOST_CHECK_EQUAL(r.mapping.transfers[0].producer, "l0_fc1");
     BOOST_CHECK(r.mapping.workload_yaml.find("dma_read: { id: xin, bytes: 512, addr: { pa: 0 } }") != std::string::npos);
     BOOST_CHECK_EQUAL(r.traffic("link", "sip0.cube0.ucie -> sip0.cube1.ucie"), 512u);
-    std::uint64_t read_end = 0, fc2_start = 0;
-    for (const CommandResult& c : r.run->commands()) {
-        if (c.command->id == "xin") read_end = c.finished_ps;
-        if (c.command->id == "fc2") fc2_start = c.started_ps;
-    }
+    const std::uint64_t read_end = r.command("xin").finished_ps;
     BOOST_CHECK_GT(read_end, 0u);
-    BOOST_CHECK_GT(fc2_start, read_end);
+    BOOST_CHECK_GT(r.command("fc2").started_ps, read_end);
 }
 
 BOOST_AUTO_TEST_CASE(map_writes_what_model_runs) {
