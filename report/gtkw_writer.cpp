@@ -15,12 +15,14 @@ namespace {
 
 // GTKWave trace flags (gtkwave's TR_* bits).
 constexpr unsigned kRightJustify = 0x20, kDecimal = 0x4, kBinary = 0x8, kSigned = 0x400,
-                   kBlank = 0x200, kGroupBegin = 0x800000, kGroupEnd = 0x1000000;
+                   kBlank = 0x200, kAnalogStep = 0x8000, kAnalogBlankStretch = 0x20000, kReal = 0x40000,
+                   kGroupBegin = 0x800000, kGroupEnd = 0x1000000;
 
 struct Signal {
     std::string node;  // the node id: the scope path up to the signal's owner
     std::string name;  // full name as GTKWave shows it
     int width;
+    bool real = false;  // a `real` variable (the run's power, report/vcd_finish.h)
 };
 
 std::string group_of(const std::string& node) {
@@ -62,7 +64,7 @@ VcdHeader read_vcd(const std::string& vcd_path) {
             for (const std::string& s : scope) path += (path.empty() ? "" : ".") + s;
             std::string full = path + "." + name;
             if (next != "$end") full += next;  // the [31:0] range of a vector
-            header.signals.push_back({path, full, width});
+            header.signals.push_back({path, full, width, type == "real"});
         }
     }
     for (std::string line; std::getline(vcd, line);)
@@ -139,6 +141,13 @@ void write_groups(std::ostream& out, const std::vector<Signal>& signals) {
             close_node();
             out << "@" << std::hex << (kGroupBegin | kBlank) << std::dec << "\n-" << s.node << "\n";
             open_node = s.node;
+        }
+        if (s.real) {  // drawn as a step curve, three rows high
+            out << "@" << std::hex << (kRightJustify | kReal | kAnalogStep) << std::dec << "\n" << s.name << "\n";
+            for (int row = 0; row < 2; ++row)
+                out << "@" << std::hex << (kRightJustify | kReal | kAnalogStep | kAnalogBlankStretch) << std::dec
+                    << "\n-\n";
+            continue;
         }
         const unsigned flags = s.width == 1 ? (kRightJustify | kBinary)
                                             : (kRightJustify | kDecimal | kSigned);

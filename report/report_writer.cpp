@@ -1,10 +1,12 @@
 #include "report/report_writer.h"
 
 #include "report/bottleneck.h"
+#include "report/run_answers.h"
 
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -251,7 +253,9 @@ std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platf
 }
 
 Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
-                    const std::string& workload_name) {
+                    const std::string& workload_name, const RunAnswers* answers) {
+    std::optional<RunAnswers> own;
+    if (answers == nullptr) answers = &own.emplace(answer_run(run, platform, view, {}));
     Report r;
     r.workload = workload_name;
     r.makespan_ps = run.makespan_ps();
@@ -278,10 +282,11 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
     const auto waits = run.waits_by_cause();
     for (std::size_t i = 1; i < wait_cause_count; ++i)
         r.waits.push_back({to_string(static_cast<WaitCause>(i)), waits[i]});
-    r.critical_path = critical_path(view);
-    r.bound = find_bottleneck(run, r.critical_path, r.makespan_ps).parts;
-    r.unused = unused_parts(run, platform);
-    r.energy = measure_energy(run, platform);
+    r.critical_path = answers->critical_path;
+    r.bound = answers->bound.parts;
+    r.unused = answers->bound.unused;
+    r.roofline = answers->roofline;
+    r.energy = answers->energy;
     if (const IoCpu* host = run.host()) {
         for (const auto& q : host->requests()) {
             Report::Request x;
@@ -328,7 +333,7 @@ void write_report_json(std::ostream& out, const Report& r) {
     out << "],\n  \"roofline\": ";
     write_roofline_json(out, r.roofline);
     out << ",\n  \"energy\": ";
-    write_energy_json(out, r.energy);
+    write_energy_json(out, r.energy, true);
     if (!r.tile_detail.complete) {
         const auto& d = r.tile_detail;
         out << ",\n  \"tile_detail\": {\"complete\": false, \"from_ns\": " << ps_as_ns(d.from_ps)
@@ -421,11 +426,28 @@ void write_report_markdown(std::ostream& out, const Report& r) {
     }
     if (r.energy.total_pj > 0.0) {
         out << "## Energy\n\nTotal **" << fixed(r.energy.total_pj / 1e6, 3) << " µJ**, average "
-            << fixed(r.energy.average_w(), 2) << " W over the makespan (docs/outputs.md \"Energy and power\").\n\n"
+            << fixed(r.energy.average_w(), 2) << " W over the makespan, " << power_peak_text(r.energy)
+            << " (docs/outputs.md \"Energy and power\").\n\n"
             << "| part | group | µJ | share |\n| --- | --- | ---: | ---: |\n";
         for (const auto& p : r.energy.parts)
             out << "| " << p.name << " | " << p.group << " | " << fixed(p.pj / 1e6, 3) << " | "
                 << fixed(100.0 * p.pj / r.energy.total_pj, 1) << " % |\n";
+        // The commands that drew the most, at most ten.
+        std::vector<const Energy::Command*> top;
+        for (const Energy::Command& c : r.energy.commands)
+            if (c.pj > 0.0) top.push_back(&c);
+        std::stable_sort(top.begin(), top.end(), [](const auto* a, const auto* b) { return a->pj > b->pj; });
+        if (top.size() > 10) top.resize(10);
+        if (!top.empty()) {
+            out << "\nThe commands with the most dynamic energy (their MACs, MATH elements, HBM and SRAM bytes; "
+                << "every command's is in the JSON report):\n\n| command | PE | µJ | share | average W over its span |\n"
+                << "| --- | --- | ---: | ---: | ---: |\n";
+            for (const Energy::Command* c : top)
+                out << "| " << md_cell(c->id) << " | " << c->pe << " | " << fixed(c->pj / 1e6, 3) << " | "
+                    << fixed(100.0 * c->pj / r.energy.total_pj, 1) << " % | "
+                    << fixed(c->finished_ps > c->started_ps ? c->pj / double(c->finished_ps - c->started_ps) : 0.0, 3)
+                    << " |\n";
+        }
         out << "\n";
     }
     if (!r.unused.empty()) {

@@ -83,7 +83,7 @@ struct Report {
     };
     std::vector<BoundPart> bound;
     std::vector<std::string> unused;  // what the run left untouched (report/bottleneck.h)
-    Roofline roofline;                // report/roofline.h (set by write_outputs, with the layers)
+    Roofline roofline;                // report/roofline.h
     Energy energy;                    // report/energy.h
 
     struct Request {
@@ -99,8 +99,11 @@ struct Report {
 std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platform& platform,
                                              std::uint64_t makespan_ps);
 
+// `answers`: what bound the run, its roofline and energy when the caller
+// computed them (report/run_answers.h); else computed here (no layers).
+struct RunAnswers;
 Report build_report(const WorkloadRun& run, const Platform& platform, const obs::RunView& view,
-                    const std::string& workload_name);
+                    const std::string& workload_name, const RunAnswers* answers = nullptr);
 
 // The critical path of a run view (see Report::Step), ending at the command
 // or host request that finishes last.

@@ -16,13 +16,15 @@ namespace npuvp {
 
 void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
                    const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out,
-                   const std::vector<LayerResult>& layers, const obs::RunView* given) {
+                   const std::vector<LayerResult>& layers, const obs::RunView* given,
+                   const RunAnswers* answers) {
     std::optional<obs::RunView> built;
     if (given == nullptr) built = obs::build_view(run, platform, recorder);
     const obs::RunView& view = given != nullptr ? *given : *built;
-    Report report = build_report(run, platform, view, name);
+    std::optional<RunAnswers> own;
+    if (answers == nullptr) answers = &own.emplace(answer_run(run, platform, view, layers));
+    Report report = build_report(run, platform, view, name, answers);
     report.layers = layers;
-    report.roofline = build_roofline(run, platform, layers);
     if (print) print_report(out, report);
     auto write = [&](const std::string& flag, const std::string& path, auto&& body) {
         std::ofstream file(path, std::ios::binary | std::ios::trunc);
@@ -34,7 +36,7 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
         out << std::left << std::setw(9) << flag.substr(2) << path << "\n";
     };
     if (files.timeline)
-        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view, layers); });
+        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view, layers, &answers->energy); });
     if (files.svg) write("--svg", *files.svg, [&](std::ostream& o) { write_svg(o, view, name); });
     if (files.roofline)
         write("--roofline", *files.roofline, [&](std::ostream& o) { write_roofline_svg(o, report.roofline, name); });

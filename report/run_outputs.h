@@ -13,6 +13,7 @@
 #include "platform/platform.h"
 #include "platform/workload_run.h"
 #include "report/layer_table.h"
+#include "report/run_answers.h"
 #include "report/run_recorder.h"
 #include "report/run_view.h"
 
@@ -33,10 +34,13 @@ struct OutputFiles {
 // failed. Throws ConfigError when a file cannot be opened,
 // std::runtime_error when writing it fails.
 // `layers`: a --model run's (docs/models.md), for the report's "layers".
-// `view`: the run view when the caller built it already (npuvp builds it to
-// name the bottleneck first); else built here from the recorder.
+// `view`, `answers`: the run view and what npuvp answers about the run
+// when the caller built them already (npuvp does, to name the bottleneck
+// first); else built here, from the recorder and with the default power
+// window.
 void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platform& platform,
                    const obs::RunRecorder& recorder, const std::string& name, bool print, std::ostream& out,
-                   const std::vector<LayerResult>& layers = {}, const obs::RunView* view = nullptr);
+                   const std::vector<LayerResult>& layers = {}, const obs::RunView* view = nullptr,
+                   const RunAnswers* answers = nullptr);
 
 }  // namespace npuvp

@@ -43,6 +43,16 @@ void RunSummary::take_results(const WorkloadRun& run, const Platform& platform) 
                             c.finished_ps});
 }
 
+void RunSummary::take_answers(const RunAnswers& answers) {
+    bound = answers.bound.parts;
+    unused = answers.bound.unused;
+    energy = answers.energy;
+    roofline = answers.roofline;
+    // Energy::commands is in WorkloadRun::commands() order, as `commands`.
+    if (answers.energy.commands.size() == commands.size())
+        for (std::size_t i = 0; i < commands.size(); ++i) commands[i].energy_pj = answers.energy.commands[i].pj;
+}
+
 namespace {
 
 // One JSON array of one object per line, each written by `row`.
@@ -155,7 +165,8 @@ void write_summary_json(std::ostream& out, const RunSummary& s) {
         out << "{\"pe\": " << json_string(c.pe) << ", \"id\": " << json_string(c.id)
             << ", \"kind\": " << json_string(c.kind) << ", \"context\": " << json_string(c.context)
             << ", \"submitted_ns\": " << ps_as_ns(c.submitted_ps) << ", \"started_ns\": "
-            << ps_as_ns(c.started_ps) << ", \"finished_ns\": " << ps_as_ns(c.finished_ps) << "}";
+            << ps_as_ns(c.started_ps) << ", \"finished_ns\": " << ps_as_ns(c.finished_ps)
+            << ", \"energy_pj\": " << fixed(c.energy_pj, 3) << "}";
     });
     out << "],\n  \"layers\": [";
     write_rows(out, s.layers, [&](const LayerResult& l) { write_layer_json(out, l); });

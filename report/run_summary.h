@@ -20,6 +20,7 @@
 #include "platform/workload_run.h"
 #include "report/energy.h"
 #include "report/roofline.h"
+#include "report/run_answers.h"
 
 namespace npuvp {
 
@@ -43,6 +44,7 @@ struct RunSummary {
     struct Command {
         std::string pe, id, kind, context;
         std::uint64_t submitted_ps, started_ps, finished_ps;
+        double energy_pj = 0.0;  // its own dynamic energy (Energy::Command); 0 when the run did not finish
     };
     std::vector<Command> commands;
     std::optional<SimSpeed> speed;  // absent when sc_start() never ran
@@ -55,6 +57,8 @@ struct RunSummary {
     // The results of a run (finished or not); inputs and status are left as
     // they are.
     void take_results(const WorkloadRun& run, const Platform& platform);
+    // What bound a finished run, its roofline and energy (after take_results).
+    void take_answers(const RunAnswers& answers);
 };
 
 // Exit code -> status word above.

@@ -25,8 +25,9 @@ int lane_tid(const std::string& lane, std::map<std::string, int>& extra) {
 // per line. pid per group and tid per lane are fixed before the first line.
 class Timeline {
 public:
-    Timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers)
-        : m_out(out), m_view(view), m_layers(layers) { number_lanes(); }
+    Timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers,
+             const Energy* energy)
+        : m_out(out), m_view(view), m_layers(layers), m_energy(energy) { number_lanes(); }
 
     void write() {
         m_out << "{\"traceEvents\":[";
@@ -41,6 +42,7 @@ public:
         wait_flows(m_view.commands);
         wait_flows(m_view.unfinished);
         counters();
+        power();
         if (!m_view.detail.complete) {
             occupancy();
             counter_maxima();
@@ -231,6 +233,20 @@ private:
     }
 
     // Counters: tiles in flight per PE, then the named ones.
+    // The power over time: its own process, after every group and "layers",
+    // one sample per step (the last, at the makespan, 0 W).
+    void power() {
+        if (m_energy == nullptr || m_energy->power.empty()) return;
+        const int pid = static_cast<int>(m_pid.size()) + 2;
+        begin() << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << pid
+                << ",\"tid\":0,\"args\":{\"name\":\"power\"}}";
+        begin() << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << pid
+                << ",\"tid\":0,\"args\":{\"sort_index\":" << pid << "}}";
+        for (const Energy::Step& s : m_energy->power)
+            begin() << "{\"ph\":\"C\",\"name\":\"power (W)\",\"pid\":" << pid << ",\"tid\":0,\"ts\":"
+                    << ps_as_us(s.at_ps) << ",\"args\":{\"W\":" << obs::fixed(s.w, 6) << "}}";
+    }
+
     void counters() {
         for (const auto& c : m_view.tiles_in_flight)
             begin() << "{\"ph\":\"C\",\"name\":\"tiles in flight\",\"pid\":" << pid(c.group)
@@ -332,6 +348,7 @@ private:
     std::ostream& m_out;
     const obs::RunView& m_view;
     const std::vector<LayerResult>& m_layers;
+    const Energy* m_energy;
     std::map<std::string, int> m_pid;                                // group -> pid
     std::map<std::pair<std::string, std::string>, int> m_tid;        // (group, lane) -> tid
     bool m_first = true;
@@ -340,8 +357,9 @@ private:
 
 }  // namespace
 
-void write_timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers) {
-    Timeline(out, view, layers).write();
+void write_timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers,
+                    const Energy* energy) {
+    Timeline(out, view, layers, energy).write();
 }
 
 }  // namespace npuvp

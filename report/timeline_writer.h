@@ -5,6 +5,7 @@
 #include <ostream>
 #include <vector>
 
+#include "report/energy.h"
 #include "report/layer_table.h"
 #include "report/run_view.h"
 
@@ -16,6 +17,9 @@ namespace npuvp {
 // token's stages and from a blocking command to the one that waited for it,
 // "C" counters of tiles in flight, "M" names. A --model run's layers
 // (docs/models.md) are one more process, "layers", a slice per layer.
-void write_timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers = {});
+// `energy`: the run's power over time (Energy::power) as one more process,
+// "power", with a counter "power (W)" (docs/outputs.md "Power over time").
+void write_timeline(std::ostream& out, const obs::RunView& view, const std::vector<LayerResult>& layers = {},
+                    const Energy* energy = nullptr);
 
 }  // namespace npuvp

@@ -77,6 +77,8 @@ const char* cli_usage() {
            "                        out); the whole run is aggregated per engine anyway\n"
            "  --detail-slices N     keep at most N engine intervals as tile detail\n"
            "                        (default 100000; 0: none); past it, the window ends\n"
+           "  --power-window NS     the window of the peak power the run reports (ns, up to\n"
+           "                        three decimals; default 1000)\n"
            "  --vcd FILE            write waveforms (VCD, ps time base) for GTKWave, and a\n"
            "                        save file FILE.gtkw beside it\n"
            "  --vcd-filter GLOB     trace only nodes whose id matches GLOB (repeatable),\n"
@@ -181,6 +183,10 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
                 bad("--report: '" + r + "' must end in .json or .md (the format)");
         } else if (arg == "--detail-window") {
             parse_detail_window(value(i, arg), options.detail);
+        } else if (arg == "--power-window") {
+            const std::string text = value(i, arg);
+            if (!parse_ns(text, options.power_window_ps) || options.power_window_ps == 0)
+                bad("--power-window: expected a window in ns above 0 (up to three decimals), got '" + text + "'");
         } else if (arg == "--detail-slices") {
             const std::string text = value(i, arg);
             char* end = nullptr;

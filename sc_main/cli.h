@@ -35,6 +35,7 @@ struct CliOptions {
     std::optional<std::string> roofline;  // --roofline FILE (SVG roofline plot)
     std::optional<std::string> report;    // --report FILE (.json or .md)
     obs::DetailOptions detail;            // --detail-window FROM_NS:TO_NS, --detail-slices N
+    std::uint64_t power_window_ps = 1000000;  // --power-window NS (the peak power's window; 1 µs)
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
     std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
     std::optional<std::string> vcd_rtl;   // --vcd-rtl FILE (.vcd of the RTL blocks, docs/rtl.md)

@@ -26,6 +26,8 @@
 #include "report/run_outputs.h"
 #include "report/run_print.h"
 #include "report/roofline.h"
+#include "report/run_answers.h"
+#include "report/vcd_finish.h"
 #include "report/run_summary.h"
 #include "report/sim_speed.h"
 #include "report/svg_writer.h"
@@ -139,39 +141,11 @@ sc_core::sc_trace_file* open_vcd(const CliOptions& options, const Platform& plat
     return tf;
 }
 
-// SystemC stamps the VCD with the wall-clock date; replace it so the same
-// run writes the same bytes (T4).
-void strip_vcd_date(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string tmp = path + ".tmp";
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    std::string line;
-    bool in_date = false, done = false;
-    while (std::getline(in, line)) {
-        if (!done && line.rfind("$date", 0) == 0) {
-            in_date = true;
-            out << "$date\n     (npuvp: no wall-clock date, so identical runs give identical files)\n";
-            continue;
-        }
-        if (in_date) {
-            if (line.rfind("$end", 0) == 0) {
-                in_date = false;
-                done = true;
-                out << line << "\n";
-            }
-            continue;
-        }
-        out << line << "\n";
-    }
-    out.close();
-    in.close();
-    std::rename(tmp.c_str(), path.c_str());
-}
-
-void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf) {
+// `energy`: a finished run's, whose power over time becomes a signal.
+void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Energy* energy = nullptr) {
     if (!tf) return;
     sc_core::sc_close_vcd_trace_file(tf);
-    strip_vcd_date(*options.vcd);
+    finish_vcd(*options.vcd, energy);
     const std::string gtkw = options.vcd->substr(0, options.vcd->size() - 4) + ".gtkw";
     std::ofstream out(gtkw);
     write_gtkw(*options.vcd, out);
@@ -464,7 +438,6 @@ int run(int argc, char* argv[]) {
         speed.stage_events = work.stage_events;
         speed.tiles = work.tiles;
         note_pipelines(platform.decoupler(), speed);
-        close_vcd(options, vcd);
         close_vcd_rtl();
         pending_summary().data.take_results(run, platform);
         pending_summary().data.speed = speed;
@@ -472,6 +445,7 @@ int run(int argc, char* argv[]) {
                                  : options.model        ? *options.model
                                                         : *options.workload;
         if (!run.finished()) {
+            close_vcd(options, vcd);
             print_run(std::cout, run);
             // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
             if (outputs) write_outputs(files, run, platform, recorder, name, false, std::cout);
@@ -483,27 +457,21 @@ int run(int argc, char* argv[]) {
             return finish(exit_run_failed, platform.status().failed() ? platform.status().error()
                                                                        : run.diagnosis());
         }
-        // What bound the run opens its report (docs/outputs.md "What bound the run").
+        // What bound the run opens its report (docs/outputs.md "What bound the run");
+        // the bound, roofline and energy are computed once and shown by every output.
         const obs::RunView view = obs::build_view(run, platform, recorder);
-        Bottleneck bound = find_bottleneck(run, critical_path(view), run.makespan_ps());
-        bound.unused = unused_parts(run, platform);
-        pending_summary().data.bound = bound.parts;
-        pending_summary().data.unused = bound.unused;
-        print_run(std::cout, run, &bound);
         std::vector<LayerResult> layers;
-        if (options.model) {
-            layers = layer_results(model_mapping(), run, topo);
-            print_layers(std::cout, layers, run.makespan_ps());
-            pending_summary().data.layers = layers;
-        }
-        const Roofline roofline = build_roofline(run, platform, layers);
-        print_roofline(std::cout, roofline);
-        pending_summary().data.roofline = roofline;
-        const Energy energy = measure_energy(run, platform);
-        print_energy(std::cout, energy);
-        pending_summary().data.energy = energy;
+        if (options.model) layers = layer_results(model_mapping(), run, topo);
+        const RunAnswers answers = answer_run(run, platform, view, layers, options.power_window_ps);
+        pending_summary().data.take_answers(answers);
+        pending_summary().data.layers = layers;
+        print_run(std::cout, run, &answers.bound);
+        if (options.model) print_layers(std::cout, layers, run.makespan_ps());
+        print_roofline(std::cout, answers.roofline);
+        print_energy(std::cout, answers.energy);
+        close_vcd(options, vcd, &answers.energy);
         print_speed(speed, std::cout);
-        write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view);
+        write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view, &answers);
     } else {
         if (outputs)
             std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "
