@@ -194,6 +194,12 @@ struct MappedRun {
     }
 };
 
+std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -706,4 +712,60 @@ BOOST_AUTO_TEST_CASE(the_energy_of_a_run_is_its_counts_times_the_table) {
     BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
     BOOST_CHECK(slurp("model_energy2.json").find("{\"name\": \"GEMM MACs\", \"group\": \"compute\", \"pj\": 32768.000}") !=
                 std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_commands_energy_is_spread_over_its_span) {
+    // The two one-tile layers above. Each command's own energy: its 16384
+    // bf16 MACs (6144 pJ) and 33280 B of HBM (931840 pJ) = 937984 pJ, over
+    // its span: fc1 from 515 to 2068.584 ns, fc2 from 2580.584 + 515 =
+    // 3095.584 to 4649.168 ns (a_mapped_models_makespan_follows_the_timing_contract),
+    // 1553584 ps each: 937984 / 1553584 = 0.603755 W. The rest of the run's
+    // 151789656 pJ (energy test above), 149913688 pJ, is the background over
+    // 5161168 ps: 29.046465 W; with a command running, 29.650220 W.
+    // The peak over 1 µs: a window inside one command's 1.554 µs, the
+    // earliest from 515 ns. Over 5 µs (starts 0 .. 161.168 ns hold both
+    // commands whole): (149913688 · 5000000 / 5161168 + 2 · 937984) /
+    // 5000000 = 29.421659 W, from 0.
+    const std::string model = std::filesystem::absolute(two_tiles("model_power.onnx")).string();
+    const test::RunResult r = test::run_npuvp("--model " + model +
+                                              " --summary model_power.json --timeline model_power.timeline.json"
+                                              " --vcd model_power.vcd");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_CHECK_MESSAGE(r.out.find("power    peak 29.65 W over 1 µs from 0.515 µs; most energy: ") != std::string::npos,
+                        r.out);
+    const std::string json = slurp("model_power.json");
+    for (const char* part : {"\"peak_w\": 29.650220, \"peak_window_ns\": 1000.000, \"peak_from_ns\": 515.000",
+                             "\"background_w\": 29.046465"})
+        BOOST_CHECK_MESSAGE(json.find(part) != std::string::npos, "summary lacks " << part);
+    BOOST_CHECK_EQUAL(count_of(json, "\"energy_pj\": 937984.000"), 4u);  // two commands, two layers
+    // The timeline's power counter: background, a command, background, ...
+    const std::string timeline = slurp("model_power.timeline.json");
+    for (const char* sample : {"\"ts\":0.000000,\"args\":{\"W\":29.046465}", "\"ts\":0.515000,\"args\":{\"W\":29.650220}",
+                               "\"ts\":2.068584,\"args\":{\"W\":29.046465}", "\"ts\":3.095584,\"args\":{\"W\":29.650220}",
+                               "\"ts\":4.649168,\"args\":{\"W\":29.046465}", "\"ts\":5.161168,\"args\":{\"W\":0.000000}"})
+        BOOST_CHECK_MESSAGE(timeline.find(std::string("\"name\":\"power (W)\",\"pid\":") ) != std::string::npos &&
+                                timeline.find(sample) != std::string::npos,
+                            "timeline lacks " << sample);
+    // The VCD: each value at its own time.
+    const std::string vcd = slurp("model_power.vcd");
+    for (const auto& [time, value] : std::vector<std::pair<std::string, std::string>>{
+             {"#515000", "r29.650220 !pw"}, {"#2068584", "r29.046465 !pw"}, {"#3095584", "r29.650220 !pw"},
+             {"#4649168", "r29.046465 !pw"}, {"#5161168", "r0.000000 !pw"}}) {
+        const std::size_t at = vcd.find("\n" + time + "\n");
+        BOOST_REQUIRE_MESSAGE(at != std::string::npos, "the VCD has no " << time);
+        const std::size_t next = vcd.find("\n#", at + 1);
+        BOOST_CHECK_MESSAGE(vcd.substr(at, next - at).find(value) != std::string::npos, "no " << value << " at " << time);
+    }
+    // A wider window: both commands whole.
+    const test::RunResult w = test::run_npuvp("--model " + model + " --power-window 5000 --summary model_power5.json");
+    BOOST_REQUIRE_MESSAGE(w.code == 0, w.out);
+    BOOST_CHECK(slurp("model_power5.json").find("\"peak_w\": 29.421659, \"peak_window_ns\": 5000.000, \"peak_from_ns\": 0.000") !=
+                std::string::npos);
+    BOOST_CHECK(w.out.find("power    peak 29.42 W over 5 µs from 0 µs") != std::string::npos);
+    // A window longer than the run is the run: the average.
+    const test::RunResult l = test::run_npuvp("--model " + model + " --power-window 9000");
+    BOOST_CHECK(l.out.find("power    peak 29.41 W over 5.161 µs (the whole run") != std::string::npos);
+    const test::RunResult bad = test::run_npuvp("--model " + model + " --power-window 0");
+    BOOST_CHECK_EQUAL(bad.code, 2);
+    BOOST_CHECK(bad.out.find("--power-window: expected a window in ns above 0") != std::string::npos);
 }
