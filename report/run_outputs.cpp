@@ -24,6 +24,8 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
     std::optional<RunAnswers> own;
     if (answers == nullptr) answers = &own.emplace(answer_run(run, platform, view, layers));
     Report report = build_report(run, platform, view, name, answers);
+    // The power tracks only for a finished run: a failed one's would stop mid-command.
+    const Energy* power = view.failed ? nullptr : &answers->energy;
     report.layers = layers;
     if (print) print_report(out, report);
     auto write = [&](const std::string& flag, const std::string& path, auto&& body) {
@@ -36,8 +38,8 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
         out << std::left << std::setw(9) << flag.substr(2) << path << "\n";
     };
     if (files.timeline)
-        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view, layers, &answers->energy); });
-    if (files.svg) write("--svg", *files.svg, [&](std::ostream& o) { write_svg(o, view, name); });
+        write("--timeline", *files.timeline, [&](std::ostream& o) { write_timeline(o, view, layers, power); });
+    if (files.svg) write("--svg", *files.svg, [&](std::ostream& o) { write_svg(o, view, name, power); });
     if (files.roofline)
         write("--roofline", *files.roofline, [&](std::ostream& o) { write_roofline_svg(o, report.roofline, name); });
     if (files.report)

@@ -19,6 +19,7 @@ constexpr double left = 230.0;      // lane labels
 constexpr double plot_w = 1400.0;   // time axis
 constexpr double lane_h = 24.0;
 constexpr double top = 50.0;
+constexpr double power_h = 72.0;    // the power strip under the lanes
 
 std::string num(double v) {
     std::ostringstream s;
@@ -57,7 +58,8 @@ std::uint64_t tick_step_ps(std::uint64_t span_ps) {
 // failed run, the time axis, the legend and the diagnosis.
 class Svg {
 public:
-    Svg(std::ostream& out, const obs::RunView& view) : m_out(out), m_view(view) {
+    Svg(std::ostream& out, const obs::RunView& view, const Energy* energy)
+        : m_out(out), m_view(view), m_energy(energy != nullptr && !energy->power.empty() ? energy : nullptr) {
         lay_out_lanes();
         for (std::istringstream in(view.failure); view.failed;) {
             std::string line;
@@ -79,6 +81,7 @@ public:
         occupancy();
         finished_boxes();
         unfinished_boxes();
+        power_strip();
         stop_line();
         time_axis();
         legend();
@@ -125,7 +128,53 @@ private:
                     << "\">" << xml_text(obs::is_context_lane(lane) ? "ctx " + lane : lane) << "</text>\n";
             y += lane_h;
         }
+        if (m_energy != nullptr) {  // the power strip: a group of its own, last
+            y += 8;
+            m_lanes << "<text class=\"group\" x=\"4\" y=\"" << num(y + 14) << "\">power</text>\n";
+            y += lane_h;
+            m_power_y = y;
+            m_lanes << "<rect class=\"lane\" x=\"" << num(left) << "\" y=\"" << num(y) << "\" width=\""
+                    << num(plot_w) << "\" height=\"" << num(power_h) << "\"/>\n";
+            y += power_h;
+        }
         m_lanes_end = y;
+    }
+
+    // The run's power over time (Energy::power) as a step curve from 0 W at
+    // the strip's bottom to the highest step at its top, the peak window
+    // (--power-window) as a band behind it, labelled.
+    void power_strip() {
+        if (m_energy == nullptr) return;
+        const Energy& e = *m_energy;
+        // The axis spans the lowest step to the highest (static power alone
+        // would flatten the rest); both are labelled.
+        double top_w = 0.0, low_w = e.power.front().w;
+        for (std::size_t i = 0; i + 1 < e.power.size(); ++i) {
+            top_w = std::max(top_w, e.power[i].w);
+            low_w = std::min(low_w, e.power[i].w);
+        }
+        if (top_w - low_w < 1e-9 * std::max(top_w, 1.0)) low_w = 0.0;
+        if (top_w <= low_w) top_w = low_w + 1.0;
+        const double bottom = m_power_y + power_h, span = power_h - 8;
+        auto y_of = [&](double w) { return bottom - 4 - span * (w - low_w) / (top_w - low_w); };
+        if (e.window_ps > 0) {
+            const double x0 = x_of(e.peak_from_ps), x1 = x_of(e.peak_from_ps + e.window_ps);
+            m_out << "<rect class=\"peak\" x=\"" << num(x0) << "\" y=\"" << num(m_power_y) << "\" width=\""
+                  << num(std::max(x1 - x0, 1.0)) << "\" height=\"" << num(power_h) << "\"><title>"
+                  << xml_text(power_peak_text(e)) << "</title></rect>\n";
+        }
+        m_out << "<path class=\"power\" d=\"M" << num(x_of(0)) << " " << num(bottom);
+        for (std::size_t i = 0; i + 1 < e.power.size(); ++i)
+            m_out << " V" << num(y_of(e.power[i].w)) << " H" << num(x_of(e.power[i + 1].at_ps));
+        m_out << " V" << num(bottom) << "\"><title>power over time: each command's own energy over its span, "
+              << "the rest over the makespan (docs/outputs.md)</title></path>\n";
+        m_out << "<text class=\"lane-label\" x=\"" << num(left - 6) << "\" y=\"" << num(m_power_y + 12) << "\">"
+              << obs::fixed(top_w, 2) << " W</text>\n<text class=\"lane-label\" x=\"" << num(left - 6)
+              << "\" y=\"" << num(bottom - 2) << "\">" << obs::fixed(low_w, 2)
+              << " W</text>\n<text class=\"note\" x=\"" << num(left + 4)
+              << "\" y=\"" << num(m_power_y + 12) << "\">" << xml_text(power_peak_text(e)) << ", average "
+              << obs::fixed(e.average_w(), 2) << " W (shaded: the peak window; the axis starts at "
+              << obs::fixed(low_w, 2) << " W)</text>\n";
     }
 
     void header(const std::string& title) {
@@ -144,8 +193,11 @@ private:
               << ".tick { stroke: #999; stroke-width: 0.5; }\n"
               << ".unfinished { stroke: #d62728; stroke-width: 1; stroke-dasharray: 3 2; fill-opacity: 0.45; }\n"
               << ".stop { stroke: #d62728; stroke-width: 1.5; }\n.failure { fill: #d62728; }\n";
-        if (!m_view.detail.complete)
-            m_out << ".occ { stroke: none; }\n.detail-window { fill: #4e79a7; }\n.note { font-size: 10px; fill: #555; }\n";
+        if (!m_view.detail.complete || m_energy != nullptr) m_out << ".note { font-size: 10px; fill: #555; }\n";
+        if (!m_view.detail.complete) m_out << ".occ { stroke: none; }\n.detail-window { fill: #4e79a7; }\n";
+        if (m_energy != nullptr)
+            m_out << ".power { fill: #e15759; fill-opacity: 0.25; stroke: #e15759; stroke-width: 1; }\n"
+                  << ".peak { fill: #f28e2b; fill-opacity: 0.25; stroke: none; }\n";
         m_out << "</style>\n";
         for (const char* cause : causes)
             m_out << "<pattern id=\"hatch-" << cause
@@ -339,6 +391,8 @@ private:
 
     std::ostream& m_out;
     const obs::RunView& m_view;
+    const Energy* m_energy;  // null: no power strip
+    double m_power_y = 0.0;
     std::map<std::pair<std::string, std::string>, double> m_lane_y;
     std::ostringstream m_lanes;  // the lane rows, written after the header
     double m_lanes_end = top;
@@ -349,8 +403,8 @@ private:
 
 }  // namespace
 
-void write_svg(std::ostream& out, const obs::RunView& view, const std::string& title) {
-    Svg(out, view).write(title);
+void write_svg(std::ostream& out, const obs::RunView& view, const std::string& title, const Energy* energy) {
+    Svg(out, view, energy).write(title);
 }
 
 }  // namespace npuvp

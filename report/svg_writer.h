@@ -3,15 +3,19 @@
 // each PE, every engine interval and every command as a labelled box
 // (class "op") on a time axis in ns, and every command's wait (submitted ->
 // started) as a hatched box (class "wait") under its context lane, coloured
-// by cause. Deterministic: the same run writes the same bytes.
+// by cause, and the run's power under them. Deterministic: the same run writes the same bytes.
 #pragma once
 
 #include <ostream>
 
+#include "report/energy.h"
 #include "report/run_view.h"
 
 namespace npuvp {
 
-void write_svg(std::ostream& out, const obs::RunView& view, const std::string& title);
+// `energy`: a finished run's; its power over time is a strip under the
+// lanes, with the peak window shaded (docs/outputs.md "Power over time").
+void write_svg(std::ostream& out, const obs::RunView& view, const std::string& title,
+               const Energy* energy = nullptr);
 
 }  // namespace npuvp
