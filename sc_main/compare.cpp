@@ -29,6 +29,9 @@ struct Variant {
     double wait[3] = {0, 0, 0};
     double waits[4] = {0, 0, 0, 0};  // context, dependency, resource, bank
     std::vector<std::string> answers;  // summary_answers(): bound, energy, TFLOPS, ...
+    // Per engine kind (DMA_READ, GEMM, ...): utilisation summed over the PEs
+    // that ran one, and how many did.
+    std::vector<std::pair<std::string, std::pair<double, int>>> engines;
 };
 
 std::string stem(const std::string& path) {
@@ -99,6 +102,13 @@ int run_compare(const CliOptions& options, std::ostream& out) {
             for (int k = 0; k < 4; ++k) v.waits[k] = s["waits_ns"][causes[k]].as<double>();
             if (v.code != 0) v.error = s["error"].as<std::string>();
             v.answers = summary_answers(summary);
+            for (const auto& e : s["engines"]) {
+                const std::string kind = e["engine"].as<std::string>();
+                auto it = std::find_if(v.engines.begin(), v.engines.end(), [&](const auto& x) { return x.first == kind; });
+                if (it == v.engines.end()) it = v.engines.insert(v.engines.end(), {kind, {0.0, 0}});
+                it->second.first += e["utilisation"].as<double>();
+                ++it->second.second;
+            }
         } catch (const std::exception&) {
             v.error = first_error(log);
         }
@@ -163,6 +173,35 @@ int run_compare(const CliOptions& options, std::ostream& out) {
             << percent("max_memory_util") << "  " << answer(v, "bound");
         if (!share.empty()) out << " " << static_cast<int>(std::stod(share) * 100.0 + 0.5) << "%";
         out << "\n";
+    }
+    const auto pct = [](double v) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(1) << v << "%";
+        return s.str();
+    };
+    // Engine utilisation per kind, the mean over the PEs that ran one: every
+    // kind any variant used, in the order first seen.
+    std::vector<std::string> kinds;
+    for (const Variant& v : variants)
+        for (const auto& e : v.engines)
+            if (std::find(kinds.begin(), kinds.end(), e.first) == kinds.end()) kinds.push_back(e.first);
+    if (!kinds.empty()) {
+        out << "\nengine utilisation (busy / makespan, mean over the PEs that ran the engine)\n"
+            << std::left << std::setw(w) << "variant" << std::right;
+        for (const std::string& k : kinds) out << std::setw(std::max<int>(11, static_cast<int>(k.size()) + 2)) << k;
+        out << "\n";
+        for (const Variant& v : variants) {
+            if (v.code != 0) continue;
+            out << std::left << std::setw(w) << v.name << std::right;
+            for (const std::string& k : kinds) {
+                const auto it = std::find_if(v.engines.begin(), v.engines.end(), [&](const auto& x) { return x.first == k; });
+                const std::string cell = it == v.engines.end() || it->second.second == 0
+                                             ? std::string("-")
+                                             : pct(100.0 * it->second.first / it->second.second);
+                out << std::setw(std::max<int>(11, static_cast<int>(k.size()) + 2)) << cell;
+            }
+            out << "\n";
+        }
     }
     return failures ? 1 : 0;
 }

@@ -66,6 +66,7 @@ std::vector<std::string> answers(const YAML::Node& s) {
     const bool has_energy = energy && energy.IsMap();
     row.push_back(has_energy ? energy["total_pj"].Scalar() : "");
     row.push_back(has_energy ? energy["average_w"].Scalar() : "");
+    row.push_back(has_energy && energy["peak_w"] ? energy["peak_w"].Scalar() : "");
     const YAML::Node roof = s["roofline"];
     row.push_back(roof && roof.IsMap() && roof["points"].size() > 0 ? roof["points"][0]["tflops"].Scalar() : "");
     return row;
@@ -459,11 +460,13 @@ int run_collect(const CollectOptions& o, std::ostream& out) {
     return t.failed || t.not_done ? exit_run_failed : exit_ok;
 }
 
-// What bound the point, its busiest link and memory port, its energy and
+// What bound the point, its busiest link and memory port, its energy,
+// average and peak power (over the run's --power-window, default 1 µs) and
 // achieved TFLOPS.
 const std::vector<std::string>& answer_columns() {
     static const std::vector<std::string> columns{"bound", "bound_share", "bound_where", "max_link_util", "max_link",
-                                                  "max_memory_util", "max_memory", "energy_pj", "average_w", "tflops"};
+                                                  "max_memory_util", "max_memory", "energy_pj", "average_w", "peak_w",
+                                                  "tflops"};
     return columns;
 }
 

@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <iomanip>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -99,4 +101,47 @@ BOOST_AUTO_TEST_CASE(compare_takes_its_ratios_from_the_first_variant_that_ran) {
     BOOST_CHECK(std::isdigit(static_cast<unsigned char>(first[end - 1])) && first[end] == ' ');
     BOOST_CHECK(std::isdigit(static_cast<unsigned char>(second[end - 1])) && second[end] == ' ');
     BOOST_CHECK(second.find("DMA start-up") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(compare_gives_each_engine_kinds_mean_utilisation) {
+    // gemm_all_pes runs a GEMM on each of the 8 PEs. --compare's engine
+    // table gives, per engine kind, the mean over the PEs of busy / makespan:
+    // here computed from the same run's --summary engine rows (each
+    // busy_ns / makespan_ns), and the rolled variant's printed with one
+    // decimal. A kind no PE used (IPCQ_SEND) shows 0.0%.
+    const std::string summary = "cli_schedule_engines.json";
+    const RunResult s = run_npuvp("--workload " + source("configs/workloads/gemm_all_pes.yaml") + " --summary " + summary);
+    BOOST_REQUIRE_MESSAGE(s.code == 0, s.out);
+    const YAML::Node j = YAML::LoadFile(summary);
+    const double makespan = j["makespan_ns"].as<double>();
+    std::map<std::string, std::pair<double, int>> mean;
+    for (const auto& e : j["engines"]) {
+        auto& m = mean[e["engine"].as<std::string>()];
+        m.first += e["busy_ns"].as<double>() / makespan;
+        ++m.second;
+    }
+    BOOST_REQUIRE_EQUAL(mean["GEMM"].second, 8);
+    const RunResult r = run_npuvp("--workload " + source("configs/workloads/gemm_all_pes.yaml") +
+                                  " --compare-set \"cube.pe_template.components.pe_dma.attrs.bw_gbs=128\"" +
+                                  " --compare-set \"cube.pe_template.components.pe_dma.attrs.bw_gbs=256\"");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::size_t table = r.out.find("\nengine utilisation (busy / makespan, mean over the PEs that ran the engine)\n");
+    BOOST_REQUIRE_MESSAGE(table != std::string::npos, r.out);
+    std::istringstream rows(r.out.substr(table + 1));
+    std::string title, header, row128, row256;
+    std::getline(rows, title);
+    std::getline(rows, header);
+    std::getline(rows, row128);
+    std::getline(rows, row256);
+    // The default topology's DMA runs at 256 GB/s: the second variant is the
+    // summary's run.
+    std::istringstream names(header), cells(row256.substr(row256.find("bw_gbs=256") + 10));
+    std::string word;
+    names >> word;  // "variant"
+    for (std::string kind, cell; names >> kind && cells >> cell;) {
+        std::ostringstream want;
+        want << std::fixed << std::setprecision(1) << 100.0 * mean[kind].first / mean[kind].second << "%";
+        BOOST_CHECK_MESSAGE(cell == want.str(), kind << ": printed " << cell << ", summary gives " << want.str());
+    }
+    BOOST_CHECK(header.find("IPCQ_SEND") != std::string::npos);
 }
