@@ -1,6 +1,7 @@
 #include "report/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,9 @@
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+
+#include "config/config_error.h"
 
 namespace npuvp {
 
@@ -42,6 +46,56 @@ void write_file_atomically(const std::string& path,
     }
     if (::close(fd) != 0) fail("close");
     if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
+}
+
+AtomicOutput::AtomicOutput(std::string flag, std::string path)
+    : m_flag(std::move(flag)), m_path(std::move(path)), m_tmp(m_path + ".tmp." + std::to_string(getpid())) {
+    m_file.open(m_tmp, std::ios::binary | std::ios::trunc);
+    if (!m_file)
+        throw ConfigError({"command line", 0, 0, ""},
+                          m_flag + ": cannot write '" + m_path + "' (open: " + std::strerror(errno) + ")");
+}
+
+AtomicOutput::~AtomicOutput() {
+    if (m_done) return;
+    m_file.close();
+    std::remove(m_tmp.c_str());
+}
+
+void AtomicOutput::commit() {
+    m_file.flush();
+    const bool written = static_cast<bool>(m_file);
+    m_file.close();
+    auto fail = [&](const std::string& what) {
+        m_done = true;
+        std::remove(m_tmp.c_str());
+        throw std::runtime_error(m_flag + ": writing '" + m_path + "' failed (" + what + ")");
+    };
+    if (!written || m_file.fail()) fail("write");
+    // As write_file_atomically: synced before the rename.
+    const int fd = ::open(m_tmp.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::fsync(fd) != 0) {
+        const std::string reason = std::strerror(errno);
+        if (fd >= 0) ::close(fd);
+        fail("fsync: " + reason);
+    }
+    ::close(fd);
+    if (std::rename(m_tmp.c_str(), m_path.c_str()) != 0) fail(std::string("rename: ") + std::strerror(errno));
+    m_done = true;
+}
+
+void check_output_path(const std::string& flag, const std::string& path) {
+    auto bad = [&](const std::string& why) {
+        throw ConfigError({"command line", 0, 0, ""}, flag + ": cannot write '" + path + "': " + why);
+    };
+    if (path.empty()) bad("the path is empty");
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) bad("it is a folder");
+    const std::size_t slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    if (::stat(folder.c_str(), &st) != 0) bad("the folder '" + folder + "' does not exist");
+    if (!S_ISDIR(st.st_mode)) bad("'" + folder + "' is not a folder");
+    if (::access(folder.c_str(), W_OK) != 0) bad("the folder '" + folder + "' is not writable");
 }
 
 }  // namespace npuvp

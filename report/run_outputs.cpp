@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "config/config_error.h"
+#include "report/atomic_file.h"
 #include "report/report_writer.h"
 #include "report/run_view.h"
 #include "report/svg_writer.h"
@@ -28,13 +29,11 @@ void write_outputs(const OutputFiles& files, const WorkloadRun& run, const Platf
     const Energy* power = view.failed ? nullptr : &answers->energy;
     report.layers = layers;
     if (print) print_report(out, report);
+    // Each file is written beside itself and renamed over it (AtomicOutput).
     auto write = [&](const std::string& flag, const std::string& path, auto&& body) {
-        std::ofstream file(path, std::ios::binary | std::ios::trunc);
-        if (!file)
-            throw ConfigError({"command line", 0, 0, ""}, flag + ": cannot open '" + path + "' for writing");
-        body(file);
-        file.flush();
-        if (!file) throw std::runtime_error(flag + ": writing '" + path + "' failed");
+        AtomicOutput file(flag, path);
+        body(file.stream());
+        file.commit();
         out << std::left << std::setw(9) << flag.substr(2) << path << "\n";
     };
     if (files.timeline)

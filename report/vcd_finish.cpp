@@ -1,6 +1,9 @@
 #include "report/vcd_finish.h"
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -9,11 +12,19 @@
 
 namespace npuvp {
 
+std::string vcd_kernel_path(const std::string& path) {
+    const std::string stem = path.size() > 4 ? path.substr(0, path.size() - 4) : path;
+    return stem + ".tmp." + std::to_string(getpid()) + ".vcd";
+}
+
 void finish_vcd(const std::string& path, const Energy* energy) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("--vcd: cannot read '" + path + "' back");
+    const std::string from = vcd_kernel_path(path);
+    std::ifstream in(from, std::ios::binary);
+    if (!in) throw std::runtime_error("--vcd: cannot read the kernel's '" + from + "' back");
     const bool power = energy != nullptr && !energy->power.empty();
-    write_file_atomically(path, [&](std::ostream& out) {
+    AtomicOutput file("--vcd", path);
+    {
+        std::ostream& out = file.stream();
         std::string line;
         bool in_date = false, dated = false, declared = false, body = false;
         std::size_t next = 0;  // the next power step to write
@@ -58,7 +69,10 @@ void finish_vcd(const std::string& path, const Energy* energy) {
             out << line << "\n";
         }
         if (power && body) steps_before(UINT64_MAX);
-    });
+    }
+    file.commit();
+    in.close();
+    std::remove(from.c_str());
 }
 
 }  // namespace npuvp

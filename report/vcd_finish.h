@@ -2,8 +2,9 @@
 // its wall-clock `$date` replaced, so the same run writes the same bytes
 // (T4), and, for a finished run, the run's power over time (Energy::power)
 // added as one real-valued signal, `npuvp.power_w` in watts, above the
-// platform's signals (docs/outputs.md "Power over time"). The file is
-// rewritten beside itself and renamed over it.
+// platform's signals (docs/outputs.md "Power over time"). The kernel
+// writes to a temporary file beside the VCD (vcd_kernel_path()); this pass
+// writes the VCD itself atomically (AtomicOutput) and removes that file.
 #pragma once
 
 #include <string>
@@ -16,7 +17,12 @@ namespace npuvp {
 // letters only, so it never collides with one.
 inline constexpr const char* vcd_power_id = "!pw";
 
-// Throws std::runtime_error naming the path when it cannot be read or written.
+// Where the kernel writes the VCD of `path` (FILE.vcd): FILE.tmp.<pid>.vcd,
+// so a reader of FILE.vcd never sees half a file.
+std::string vcd_kernel_path(const std::string& path);
+
+// Reads vcd_kernel_path(path), writes `path`, removes the former. Throws
+// std::runtime_error naming the path when it cannot be read or written.
 void finish_vcd(const std::string& path, const Energy* energy);
 
 }  // namespace npuvp

@@ -129,7 +129,9 @@ void print_probe(const Probe& probe, std::ostream& out) {
 // Opens the VCD and registers the platform's shadow signals (before sc_start).
 sc_core::sc_trace_file* open_vcd(const CliOptions& options, const Platform& platform) {
     if (!options.vcd) return nullptr;
-    const std::string base = options.vcd->substr(0, options.vcd->size() - 4);  // SystemC adds .vcd
+    // The kernel writes beside the VCD; finish_vcd() writes the VCD itself.
+    const std::string kernel_path = vcd_kernel_path(*options.vcd);
+    const std::string base = kernel_path.substr(0, kernel_path.size() - 4);  // SystemC adds .vcd
     sc_core::sc_trace_file* tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     if (!tf) throw ConfigError({"command line", 0, 0, ""}, "--vcd: cannot open '" + *options.vcd + "'");
     // Every event lands on its exact ps; the kernel's note about it is noise.
@@ -147,8 +149,7 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Ener
     sc_core::sc_close_vcd_trace_file(tf);
     finish_vcd(*options.vcd, energy);
     const std::string gtkw = options.vcd->substr(0, options.vcd->size() - 4) + ".gtkw";
-    std::ofstream out(gtkw);
-    write_gtkw(*options.vcd, out);
+    write_file_atomically(gtkw, [&](std::ostream& out) { write_gtkw(*options.vcd, out); });
     std::cout << "vcd      " << *options.vcd << " (open: gtkwave " << *options.vcd << " " << gtkw
               << ")\n";
 }
@@ -366,14 +367,39 @@ int finish(int code, const std::string& error = "") {
     return code;
 }
 
+// Every output path, checked before anything runs (one error style, exit 2;
+// docs/cli.md "Outputs"), and --summary given only where it has a run to
+// describe.
+void check_outputs(const CliOptions& options) {
+    const bool summarised_run = runs_workload(options) && options.compare.empty() && options.compare_sets.empty() &&
+                                !options.list && options.routes.empty();
+    if (options.summary && !summarised_run) {
+        pending_summary().path.reset();  // nothing to describe: no file at all
+        throw ConfigError({"command line", 0, 0, ""},
+                          "--summary: it describes one --workload or --model run; " +
+                              std::string(!options.compare.empty() || !options.compare_sets.empty()
+                                              ? "--compare writes each variant's itself"
+                                          : options.list || !options.routes.empty()
+                                              ? "--list and --route run nothing"
+                                              : "without --workload or --model npuvp runs the platform probe, "
+                                                "which has none"));
+    }
+    const std::pair<const char*, const std::optional<std::string>*> files[] = {
+        {"--summary", &options.summary}, {"--trace", &options.trace},   {"--timeline", &options.timeline},
+        {"--svg", &options.svg},         {"--report", &options.report}, {"--roofline", &options.roofline},
+        {"--vcd", &options.vcd},         {"--vcd-rtl", &options.vcd_rtl}};
+    for (const auto& [flag, path] : files)
+        if (*path) check_output_path(flag, **path);
+    if (options.vcd) check_output_path("--vcd", options.vcd->substr(0, options.vcd->size() - 4) + ".gtkw");
+}
+
 int run(int argc, char* argv[]) {
     if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "map") return run_map(argc - 1, argv + 1);
     note_summary_request(argc, argv);
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
-    if (!runs_workload(options) || !options.compare.empty() || options.list || !options.routes.empty())
-        pending_summary().path.reset();  // a summary is of a --workload run
+    check_outputs(options);
     if (options.help) {
         std::cout << cli_usage();
         return exit_ok;
@@ -395,15 +421,17 @@ int run(int argc, char* argv[]) {
                                     : options.workload ? load_workload_file(*options.workload, topo)
                                                        : WorkloadConfig();
 
-    std::ofstream trace_file;
+    std::optional<AtomicOutput> trace_file;  // written beside --trace, renamed at the end
     TraceSink trace;
-    if (options.trace) {
-        trace_file.open(*options.trace, std::ios::binary | std::ios::trunc);
-        if (!trace_file)
-            throw ConfigError({"command line", 0, 0, ""},
-                              "--trace: cannot open '" + *options.trace + "' for writing");
-        trace.attach(&trace_file);
-    }
+    if (options.trace) trace.attach(&trace_file.emplace("--trace", *options.trace).stream());
+    // The trace is renamed into place however the run ended (a failed run's
+    // trace shows what led to the stop); a write error throws, exit 1.
+    auto close_trace = [&] {
+        if (!trace_file || trace_file->committed()) return;
+        trace.flush();
+        trace_file->commit();
+        std::cout << "trace    " << trace.events() << " events -> " << *options.trace << "\n";
+    };
 
     // --timeline, --svg and --report: the recorder gathers what they draw
     // while the run goes (report/run_recorder.h), bounded by the tile detail.
@@ -454,6 +482,7 @@ int run(int argc, char* argv[]) {
                 std::cerr << " (the simulation ran out of events with work outstanding or a "
                              "failed request)";
             std::cerr << ":\n" << run.diagnosis();
+            close_trace();
             return finish(exit_run_failed, platform.status().failed() ? platform.status().error()
                                                                        : run.diagnosis());
         }
@@ -484,20 +513,12 @@ int run(int argc, char* argv[]) {
         if (!probe.finished()) {
             std::cerr << "npuvp: run failed: the simulation ran out of events at "
                       << sc_core::sc_time_stamp() << " before the probe finished\n";
+            close_trace();
             return exit_run_failed;
         }
         print_probe(probe, std::cout);
     }
-    if (options.trace) {
-        trace.flush();
-        trace_file.flush();
-        if (!trace_file) {
-            const std::string error = "writing the trace to '" + *options.trace + "' failed";
-            std::cerr << "npuvp: error: " << error << "\n";
-            return finish(exit_run_failed, error);
-        }
-        std::cout << "trace    " << trace.events() << " events -> " << *options.trace << "\n";
-    }
+    close_trace();
     return finish(exit_ok);
 }
 

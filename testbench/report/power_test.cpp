@@ -60,11 +60,12 @@ BOOST_AUTO_TEST_CASE(the_peak_is_the_window_with_the_most_energy_the_earliest_on
 }
 
 BOOST_AUTO_TEST_CASE(a_vcd_gains_the_power_as_a_real_signal_at_each_step) {
-    // A VCD as SystemC writes it: a dated header, one scope, the initial
-    // values, changes at 0, 500 and 2000 ps.
+    // A VCD as SystemC writes it (beside the VCD, vcd_kernel_path()): a
+    // dated header, one scope, the initial values, changes at 0, 500 and
+    // 2000 ps.
     const std::string path = "power_test.vcd";
     {
-        std::ofstream f(path, std::ios::binary);
+        std::ofstream f(vcd_kernel_path(path), std::ios::binary);
         f << "$date\n     Dec 05, 2026  06:00:00\n$end\n\n$timescale\n     1 ps\n$end\n\n"
              "$scope module SystemC $end\n$var wire    1  aaaaa  busy  $end\n$upscope $end\n\n"
              "$enddefinitions  $end\n\n$dumpvars\n0aaaaa\n$end\n\n#0\n1aaaaa\n\n#500\n0aaaaa\n\n#2000\n1aaaaa\n";
@@ -88,8 +89,9 @@ BOOST_AUTO_TEST_CASE(a_vcd_gains_the_power_as_a_real_signal_at_each_step) {
         "#100\nr2.250000 !pw\n#500\nr1.500000 !pw\n0aaaaa\n\n#2000\n1aaaaa\n#3000\nr0.000000 !pw\n";
     BOOST_CHECK_EQUAL(text.str(), expected);
     // Without a run's energy (a failed run), only the date changes.
+    BOOST_CHECK(!std::ifstream(vcd_kernel_path(path)));  // the kernel's file is gone
     {
-        std::ofstream f(path, std::ios::binary);
+        std::ofstream f(vcd_kernel_path(path), std::ios::binary);
         f << "$date\n     today\n$end\n$scope module SystemC $end\n$upscope $end\n$dumpvars\n$end\n#0\n";
     }
     finish_vcd(path, nullptr);
