@@ -11,6 +11,7 @@
 // its key path instead of a line of the file.
 #include "config/topology_loader.h"
 
+#include <limits>
 #include <algorithm>
 #include <utility>
 
@@ -714,6 +715,30 @@ void check_fit(const YamlReader& yaml, const TopologyConfig& config) {
     check_router("cube.m_cpu.attrs.router", cube.m_cpu.router);
     check_router("cube.shared_sram.attrs.router", cube.shared_sram.router);
     check_router("system.ucie.router", sys.ucie.router);
+
+    // The memory windows AddressResolver decodes: HBM [0, cubes · slices ·
+    // slice bytes) and shared SRAM [sram_base, + cubes · SRAM bytes) must
+    // fit 64-bit addresses and must not overlap (issue 21 point 3).
+    using u128 = unsigned __int128;
+    const u128 hbm_end = static_cast<u128>(cubes) * static_cast<u128>(cube.memory_map.hbm_slices_per_cube) *
+                         static_cast<u128>(cube.memory_map.hbm_slice_bytes);
+    const u128 max = std::numeric_limits<std::uint64_t>::max();
+    if (hbm_end > max)
+        throw ConfigError(yaml.loc_at("cube.memory_map.hbm_slice_gb"),
+                          "the HBM window (sips × cubes_per_sip × hbm_slices_per_cube × hbm_slice_gb) does not fit "
+                          "64-bit physical addresses");
+    const u128 sram_end = static_cast<u128>(cube.memory_map.sram_base) +
+                          static_cast<u128>(cubes) * static_cast<u128>(cube.shared_sram.size_bytes);
+    if (sram_end > max)
+        throw ConfigError(yaml.loc_at("cube.memory_map.sram_base"),
+                          "the shared SRAM window (sram_base + sips × cubes_per_sip × shared_sram size_mb) does not "
+                          "fit 64-bit physical addresses");
+    if (static_cast<u128>(cube.memory_map.sram_base) < hbm_end)
+        throw ConfigError(yaml.loc_at("cube.memory_map.sram_base"),
+                          "the shared SRAM window starts at " + std::to_string(cube.memory_map.sram_base) +
+                              ", inside the HBM window [0, " + std::to_string(static_cast<std::uint64_t>(hbm_end)) +
+                              "): the windows must not overlap (give sram_base >= " +
+                              std::to_string(static_cast<std::uint64_t>(hbm_end)) + ")");
 
     const PeTemplateConfig& tmpl = cube.pe_template;
     if (tmpl.dma.banks_per_transfer > tmpl.tcm.banks) {

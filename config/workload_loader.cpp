@@ -22,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -38,6 +39,11 @@ namespace npuvp {
 namespace {
 
 using schema::DocRow;
+
+// At most this many PE_MMU page entries in a workload, over every PE: each
+// is a table entry in memory (docs/limits.md); 2^22 pages of 64 KiB map
+// 256 GiB.
+constexpr std::uint64_t kMaxMmuPages = std::uint64_t{1} << 22;
 
 // Reserved-TCM buffers are allocated in 64-byte granules (the fit check
 // rounds each buffer up the same way).
@@ -156,6 +162,18 @@ public:
     void check_range(const MapReader& reader, const MemRange& range) const;
     void check_on_chip(const MapReader& reader, const Command& cmd, const std::string& type) const;
     void check_dma_pattern(const MapReader& reader, Command& cmd) const;
+    // Every MMU mapping, the mmu section's then the host's mmu_map /
+    // mmu_unmap in list order: no virtual page mapped twice on one PE, the
+    // physical side inside a memory window, and at most kMaxMmuPages page
+    // entries in all (issue 21 point 3; docs/limits.md).
+    void check_mmu(const WorkloadConfig& config) const;
+    // A transfer's memory side, [addr, + bytes), on one memory target: the
+    // HBM slice it starts in (the PE's own when addr is left out or `own`),
+    // or the SRAM window (issue 21 point 3). `what` names the bytes.
+    void check_memory_extent(const MapReader& reader, const char* key, const MemAddress& addr,
+                             std::uint64_t bytes, const std::string& what) const;
+    // A composite's src (A, and B unless src_b), src_b and dst ranges.
+    void check_composite_extents(const MapReader& reader, const Command& cmd) const;
     void check_access(const MapReader& reader, AccessPattern& access) const;
     // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
     void check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc = {}) const;
@@ -545,6 +563,7 @@ const KeyTable<Command>& composite_gemm_keys() {
             cmd.composite.b_separate = cmd.src_b.given;
             s.loader.check_composite(cmd, r.child("tile").loc,
                                      r.has("reuse") ? r.child("reuse").loc : cmd.loc);
+            s.loader.check_composite_extents(r, cmd);
         }};
     return table;
 }
@@ -566,7 +585,10 @@ const KeyTable<Command>& composite_op_keys() {
             address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the output"),
         },
         nullptr,
-        [](const MapReader& r, Command& cmd, const Scope& s) { s.loader.check_composite(cmd, r.child("tile_bytes").loc); }};
+        [](const MapReader& r, Command& cmd, const Scope& s) {
+            s.loader.check_composite(cmd, r.child("tile_bytes").loc);
+            s.loader.check_composite_extents(r, cmd);
+        }};
     return table;
 }
 
@@ -898,6 +920,57 @@ std::uint32_t Loader::pattern_count(const Item& item) const {
     return static_cast<std::uint32_t>(count);
 }
 
+void Loader::check_memory_extent(const MapReader& r, const char* key, const MemAddress& addr, std::uint64_t bytes,
+                                 const std::string& what) const {
+    if (addr.is_va) return;  // translated page by page: the MMU faults past a mapping
+    const std::uint64_t slice = m_topo.cube.memory_map.hbm_slice_bytes;
+    const SourceLoc at = r.has(key) ? r.child(key).loc : r.item().loc;
+    std::uint64_t base = 0, end = slice;
+    std::string target = "its PE's own HBM slice";
+    if (addr.given && !addr.is_own) {
+        base = addr.value;
+        const std::uint64_t sram = m_topo.cube.memory_map.sram_base;
+        if (base < hbm_end()) {
+            end = sat_add(base - base % slice, slice);
+            target = "HBM slice " + std::to_string(base / slice) + " [" + std::to_string(base - base % slice) + ", " +
+                     std::to_string(end) + ")";
+        } else if (base >= sram && base < sram_end()) {
+            end = sram_end();
+            target = "the shared SRAM window [" + std::to_string(sram) + ", " + std::to_string(end) + ")";
+        } else {
+            throw ConfigError(at, std::string(key) + " " + std::to_string(base) +
+                                      " is in no memory window: HBM [0, " + std::to_string(hbm_end()) +
+                                      "), shared SRAM [" + std::to_string(sram) + ", " + std::to_string(sram_end()) +
+                                      ")");
+        }
+    } else if (addr.is_own) {
+        base = addr.value;
+        target = "its PE's own HBM slice (" + std::to_string(slice) + " bytes)";
+    }
+    if (bytes > end - base)
+        throw ConfigError(at, std::string(key) + " + " + what + " (" + std::to_string(bytes) + " bytes from " +
+                                  (addr.is_own ? "offset " : "") + std::to_string(base) +
+                                  ") runs past the end of " + target + ": a transfer reaches one memory target");
+}
+
+void Loader::check_composite_extents(const MapReader& r, const Command& cmd) const {
+    const CompositeSpec& s = cmd.composite;
+    if (s.ops.empty()) {  // the legacy single-op form: `bytes` in and out
+        check_memory_extent(r, "src", cmd.src, s.total_bytes, "bytes");
+        check_memory_extent(r, "dst", cmd.dst, s.total_bytes, "bytes");
+        return;
+    }
+    const std::uint64_t a = sat_mul(sat_mul(s.m, s.k), s.d_in), b = sat_mul(sat_mul(s.k, s.n), s.d_in);
+    const std::uint64_t c = sat_mul(sat_mul(s.m, s.n), s.d_out);
+    if (s.b_separate) {
+        check_memory_extent(r, "src", cmd.src, a, "A (M·K·d_in)");
+        check_memory_extent(r, "src_b", cmd.src_b, b, "B (K·N·d_in)");
+    } else {
+        check_memory_extent(r, "src", cmd.src, sat_add(a, b), "A and B ((M·K + K·N)·d_in)");
+    }
+    check_memory_extent(r, "dst", cmd.dst, c, "C (M·N·d_out)");
+}
+
 // A DMA pattern's keys together (docs/timing.md "DMA transfer patterns").
 void Loader::check_dma_pattern(const MapReader& r, Command& cmd) const {
     DmaPattern& p = cmd.pattern;
@@ -911,11 +984,19 @@ void Loader::check_dma_pattern(const MapReader& r, Command& cmd) const {
         if (!r.has(key)) throw ConfigError(r.item().loc, std::string("pattern ") + name + " needs '" + key + "'");
     };
     const auto& tcm = m_topo.cube.pe_template.tcm;
+    // The TCM side: a transfer's bytes (a broadcast's copies below) must fit
+    // the allocatable TCM, where DMA puts data (seed 000 D5.1).
+    if (p.kind != DmaPatternKind::broadcast && cmd.bytes > tcm.size_bytes - tcm.reserved_bytes)
+        throw ConfigError(r.has("bytes") ? r.child("bytes").loc : r.item().loc,
+                          std::to_string(cmd.bytes) + " bytes do not fit the PE's allocatable TCM (" +
+                              std::to_string(tcm.size_bytes - tcm.reserved_bytes) +
+                              " bytes: pe_tcm size_mb less reserved_mb); split the transfer");
     switch (p.kind) {
     case DmaPatternKind::contiguous:
         only_for("chunks", "strided or gather");
         only_for("copies", "broadcast");
         only_for("stride", "strided");
+        check_memory_extent(r, "addr", cmd.addr, cmd.bytes, "bytes");
         return;
     case DmaPatternKind::strided: only_for("copies", "broadcast"); need("chunks"); break;
     case DmaPatternKind::gather: only_for("copies", "broadcast"); only_for("stride", "strided"); need("chunks"); break;
@@ -935,13 +1016,17 @@ void Loader::check_dma_pattern(const MapReader& r, Command& cmd) const {
             throw ConfigError(at, std::to_string(p.chunks) + " copies of " + std::to_string(cmd.bytes) +
                                       " bytes do not fit the allocatable TCM (" + std::to_string(room) +
                                       " bytes)");
+        check_memory_extent(r, "addr", cmd.addr, cmd.bytes, "bytes");
         return;
     }
     if (cmd.bytes % p.chunks != 0)
         throw ConfigError(at, "bytes (" + std::to_string(cmd.bytes) + ") must be a multiple of chunks (" +
                                   std::to_string(p.chunks) + ")");
     const std::uint64_t chunk = cmd.bytes / p.chunks;
-    if (p.kind != DmaPatternKind::strided) return;
+    if (p.kind != DmaPatternKind::strided) {
+        check_memory_extent(r, "addr", cmd.addr, cmd.bytes, "bytes");
+        return;
+    }
     if (!r.has("stride")) p.stride = chunk;
     if (p.stride < chunk)
         throw ConfigError(r.child("stride").loc, "must be >= the chunk of bytes / chunks = " +
@@ -1574,7 +1659,73 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
     if (mmu.present && !mmu.node.IsNull())
         for (const Item& entry : schema::list_items(mmu, true)) config.mmu.push_back(read_mmu(entry));
     if (has_host) config.host = read_host(host, config, extras);
+    check_mmu(config);
     return config;
+}
+
+void Loader::check_mmu(const WorkloadConfig& config) const {
+    struct Mapped {
+        std::uint64_t va, end;
+        std::string by;  // "mmu[2]", "host request 'r3'"
+    };
+    std::map<std::tuple<int, int, int>, std::vector<Mapped>> mapped;  // (sip, cube, pe) -> VA ranges
+    const std::uint64_t page = m_topo.cube.pe_template.mmu.page_bytes;
+    std::uint64_t pages = 0;
+    const std::uint64_t hbm = hbm_end(), sram = m_topo.cube.memory_map.sram_base;
+    auto name = [](int sip, int cube, int pe) {
+        return "sip" + std::to_string(sip) + ".cube" + std::to_string(cube) + ".pe" + std::to_string(pe);
+    };
+    auto range = [](std::uint64_t a, std::uint64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + ")"; };
+    auto map = [&](int sip, int cube, const std::vector<int>& pes, std::uint64_t va, std::uint64_t pa,
+                   std::uint64_t bytes, const SourceLoc& loc, const std::string& by) {
+        const bool in_hbm = pa < hbm && bytes <= hbm - pa;
+        const bool in_sram = pa >= sram && pa < sram_end() && bytes <= sram_end() - pa;
+        if (!in_hbm && !in_sram)
+            throw ConfigError(loc, by + ": pa " + range(pa, pa + bytes) + " is not inside one memory window (HBM " +
+                                       range(0, hbm) + ", shared SRAM " + range(sram, sram_end()) + ")");
+        for (const int pe : pes) {
+            std::vector<Mapped>& ranges = mapped[{sip, cube, pe}];
+            for (const Mapped& m : ranges)
+                if (va < m.end && m.va < va + bytes)
+                    throw ConfigError(loc, by + " maps va " + range(va, va + bytes) + " on " + name(sip, cube, pe) +
+                                               ", where " + m.by + " already maps " + range(m.va, m.end) +
+                                               ": a PE_MMU maps each virtual page once (unmap it first)");
+            ranges.push_back({va, va + bytes, by});
+            pages += bytes / page;
+            if (pages > kMaxMmuPages)
+                throw ConfigError(loc, by + ": the workload maps more than " + std::to_string(kMaxMmuPages) +
+                                           " pages in all PE_MMUs (docs/limits.md: each is a table entry)");
+        }
+    };
+    auto unmap = [&](int sip, int cube, const std::vector<int>& pes, std::uint64_t va, std::uint64_t bytes) {
+        const std::uint64_t end = va + bytes;
+        for (const int pe : pes) {
+            std::vector<Mapped>& ranges = mapped[{sip, cube, pe}];
+            std::vector<Mapped> kept;
+            for (const Mapped& m : ranges) {
+                if (m.end <= va || end <= m.va) {
+                    kept.push_back(m);
+                    continue;
+                }
+                if (m.va < va) kept.push_back({m.va, va, m.by});
+                if (end < m.end) kept.push_back({end, m.end, m.by});
+            }
+            ranges = std::move(kept);
+        }
+    };
+    for (std::size_t i = 0; i < config.mmu.size(); ++i) {
+        const MmuMapping& m = config.mmu[i];
+        map(m.sip, m.cube, m.pes, m.va, m.pa, m.bytes, m.loc, "mmu[" + std::to_string(i) + "]");
+    }
+    for (const HostRequest& r : config.host) {
+        if (r.kind != HostRequestKind::mmu_map && r.kind != HostRequestKind::mmu_unmap) continue;
+        for (const CubeRef& c : r.cubes) {
+            if (r.kind == HostRequestKind::mmu_map)
+                map(c.sip, c.cube, r.target_pe, r.va, r.pa, r.bytes, r.loc, "host request '" + r.id + "'");
+            else
+                unmap(c.sip, c.cube, r.target_pe, r.va, r.bytes);
+        }
+    }
 }
 
 // ---------------------------------------------------------------- docs

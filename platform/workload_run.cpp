@@ -61,8 +61,20 @@ std::uint64_t WorkloadRun::completed_commands() const {
     return done;
 }
 
+// PEs whose IPCQ ring still holds data at the end: sent, never received
+// (issue 21 point 3: a run that leaves it is not finished).
+std::vector<const Pe*> WorkloadRun::unreceived_ipcq() const {
+    std::vector<const Pe*> out;
+    for (const SipNodes& sip : m_platform.sips())
+        for (const CubeNodes& cube : sip.cubes)
+            for (const Pe* pe : cube.pes)
+                if (pe->ipcq().bytes_held() > 0) out.push_back(pe);
+    return out;
+}
+
 bool WorkloadRun::finished() const {
     if (m_platform.status().failed()) return false;
+    if (!unreceived_ipcq().empty()) return false;
     if (m_host) {
         for (const auto& r : m_host->requests())
             if (!r.done || !r.success) return false;
@@ -90,6 +102,9 @@ std::string WorkloadRun::diagnosis() const {
             out << "\n";
         }
     }
+    for (const Pe* pe : unreceived_ipcq())
+        out << pe_id(*pe) << ": " << pe->ipcq().bytes_held()
+            << " bytes sent into its IPCQ ring (ipcq_send) were never received: no ipcq_recv on it took them\n";
     for (const Pe* pe : m_launched) {
         if (pe->cpu().finished() || pe->cpu().kernel() == nullptr) continue;
         const Kernel& kernel = *pe->cpu().kernel();
@@ -106,6 +121,28 @@ std::string WorkloadRun::diagnosis() const {
         for (const InflightCommand* cmd : inflight)
             out << " '" << cmd->command->id << "' (" << to_string(cmd->command->kind) << ", "
                 << cmd->completed_tiles << "/" << cmd->total_tiles << " tiles)";
+        // What an IPCQ command waits on (a deadlock names both ends).
+        for (const InflightCommand* cmd : inflight) {
+            const Command& c = *cmd->command;
+            if (c.kind == CommandKind::ipcq_recv) {
+                out << "; '" << c.id << "' waits for " << c.bytes << " bytes in " << pe_id(*pe)
+                    << "'s IPCQ ring, which holds " << pe->ipcq().bytes_held()
+                    << " (no ipcq_send to it is left to run)";
+                break;
+            }
+            if (c.kind == CommandKind::ipcq_send && cmd->completed_tiles == 0) {
+                const Pe* peer = nullptr;
+                for (const SipNodes& sip : m_platform.sips())
+                    for (const CubeNodes& cube : sip.cubes)
+                        for (const Pe* p : cube.pes)
+                            if (p == pe) peer = c.peer >= 0 && c.peer < static_cast<int>(cube.pes.size()) ? cube.pes[c.peer] : nullptr;
+                if (peer != nullptr)
+                    out << "; '" << c.id << "' waits for room in " << pe_id(*peer) << "'s IPCQ ring ("
+                        << peer->ipcq().bytes_held() << " of " << peer->ipcq().capacity()
+                        << " bytes held: nothing receives there)";
+                break;
+            }
+        }
         out << "\n";
     }
     return out.str();

@@ -52,6 +52,9 @@ public:
     std::uint64_t known_commands() const { return m_known_commands; }
     std::uint64_t completed_commands() const;
 
+    // PEs whose IPCQ ring holds data no ipcq_recv took (a run that leaves
+    // any is not finished; diagnosis() names them).
+    std::vector<const Pe*> unreceived_ipcq() const;
     bool finished() const;                 // every launched PE ran to the end, every host
                                            // request completed successfully, no fault
     std::string diagnosis() const;         // why not, one line per stuck PE

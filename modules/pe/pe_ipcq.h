@@ -52,6 +52,9 @@ public:
 
     StageWorker& receiver();
     std::uint64_t bytes_received() const { return m_received; }
+    // Ring bytes reserved by senders or holding data no ipcq_recv has taken:
+    // at the end of a run, data nobody received (WorkloadRun::finished()).
+    std::uint64_t bytes_held() const { return m_held; }
 
 private:
     class Receiver;
