@@ -62,4 +62,21 @@ std::uint64_t read_size(const YamlReader& yaml, const Item& item) {
     return value;
 }
 
+std::uint64_t size_limit(const std::string& unit) {
+    return unit == "elements" ? std::uint64_t{1} << 32 : std::uint64_t{1} << 40;
+}
+
+std::string size_limit_text(const std::string& unit) { return unit == "elements" ? "2^32" : "2^40"; }
+
+std::uint64_t read_size(const YamlReader& yaml, const Item& item, const std::string& unit) {
+    const std::uint64_t value = read_size(yaml, item);
+    if (value > size_limit(unit))
+        throw ConfigError(item.loc, "must be <= " + size_limit_text(unit) + " " + unit + " (got " +
+                                        item.node.Scalar() + "): " +
+                                        (unit == "elements" ? "4 G elements per dimension"
+                                                            : "1 TiB, above any memory of the machine") +
+                                        " (docs/limits.md)");
+    return value;
+}
+
 }  // namespace npuvp::schema

@@ -50,6 +50,11 @@ std::vector<Item> list_items(const Item& item, bool allow_empty);
 
 // An integer > 0 over the whole 64-bit range (sizes in bytes or elements).
 std::uint64_t read_size(const YamlReader& yaml, const Item& item);
+// The same, at most size_limit(unit) (docs/limits.md): 2^40 bytes (1 TiB,
+// above any memory of the machine), 2^32 elements.
+std::uint64_t read_size(const YamlReader& yaml, const Item& item, const std::string& unit);
+std::uint64_t size_limit(const std::string& unit);
+std::string size_limit_text(const std::string& unit);
 
 template <class T, class S>
 struct Key {
@@ -138,9 +143,9 @@ struct Keys {
     template <class At>
     static Key<T, S> size(const std::string& key, At at, const std::string& fills, std::string unit,
                           std::string doc) {
-        return leaf(key, {"", "size", std::move(unit), "**required**", "> 0", std::move(doc)}, fills,
+        return leaf(key, {"", "size", unit, "**required**", "> 0, <= " + size_limit_text(unit), std::move(doc)}, fills,
                     [=](const MapReader& r, T& t, const S&) {
-                        std::invoke(at, t) = read_size(r.reader(), r.required(key));
+                        std::invoke(at, t) = read_size(r.reader(), r.required(key), unit);
                     });
     }
 

@@ -159,6 +159,23 @@ std::string one_of(const std::vector<std::string>& names);
 std::string bound_text(Bound bound);
 std::string int_text(long long value);
 
+// The accepted range of a topology number by its unit (docs/limits.md): a
+// physical bound that no block of an NPU reaches, chosen so that every
+// conversion to integer ps, bytes/s or cycles, and every sum of them over a
+// run, stays far inside 64 bits. `min` is an exclusive lower bound beyond
+// the key's own (0 when none); `max` inclusive; `why` names the reason.
+struct UnitLimit {
+    double min = 0.0, max = 0.0;
+    const char* why = "";
+};
+// Null when the unit has no limit of its own.
+const UnitLimit* unit_limit(const std::string& unit);
+// Throws ConfigError at `item` when `value` is outside unit_limit(unit).
+void check_unit_limit(const Item& item, double value, const std::string& unit);
+// "> 0, <= 1e9" for the docs' bound column.
+std::string bound_text(Bound bound, const std::string& unit);
+std::string int_bound_text(long long min, const std::string& unit);
+
 // ---------------------------------------------------------------- builders
 
 // Field builders for struct T. `at` is a pointer to member, or a generic
@@ -199,8 +216,12 @@ struct Fields {
     template <class At>
     static Field<T> number(const std::string& key, At at, double fallback, Bound bound,
                            std::string unit, std::string doc) {
-        return leaf(key, {"", "number", std::move(unit), format_double(fallback), bound_text(bound), std::move(doc)},
-                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.number(key, fallback, bound); },
+        return leaf(key, {"", "number", unit, format_double(fallback), bound_text(bound, unit), std::move(doc)},
+                    [=](const MapReader& r, T& t) {
+                        const double v = r.number(key, fallback, bound);
+                        if (r.child(key).present) check_unit_limit(r.child(key), v, unit);
+                        std::invoke(at, t) = v;
+                    },
                     [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
     }
 
@@ -208,8 +229,12 @@ struct Fields {
     template <class At>
     static Field<T> optional_number(const std::string& key, At at, Bound bound, std::string unit,
                                     const std::string& absent, std::string doc) {
-        return leaf(key, {"", "number", std::move(unit), "absent = " + absent, bound_text(bound), std::move(doc)},
-                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.optional_number(key, bound); },
+        return leaf(key, {"", "number", unit, "absent = " + absent, bound_text(bound, unit), std::move(doc)},
+                    [=](const MapReader& r, T& t) {
+                        const std::optional<double> v = r.optional_number(key, bound);
+                        if (v) check_unit_limit(r.child(key), *v, unit);
+                        std::invoke(at, t) = v;
+                    },
                     [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
     }
 
@@ -218,8 +243,12 @@ struct Fields {
     static Field<T> integer(const std::string& key, At at, long long fallback, long long min,
                             std::string unit, std::string doc) {
         using V = std::remove_reference_t<decltype(std::invoke(at, std::declval<T&>()))>;
-        return leaf(key, {"", "int", std::move(unit), int_text(fallback), ">= " + int_text(min), std::move(doc)},
-                    [=](const MapReader& r, T& t) { std::invoke(at, t) = static_cast<V>(r.integer(key, fallback, min)); },
+        return leaf(key, {"", "int", unit, int_text(fallback), int_bound_text(min, unit), std::move(doc)},
+                    [=](const MapReader& r, T& t) {
+                        const long long v = r.integer(key, fallback, min);
+                        if (r.child(key).present) check_unit_limit(r.child(key), static_cast<double>(v), unit);
+                        std::invoke(at, t) = static_cast<V>(v);
+                    },
                     [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
     }
 
@@ -228,8 +257,12 @@ struct Fields {
     static Field<T> required_integer(const std::string& key, At at, long long min,
                                      std::string unit, std::string doc) {
         using V = std::remove_reference_t<decltype(std::invoke(at, std::declval<T&>()))>;
-        return leaf(key, {"", "int", std::move(unit), "**required**", ">= " + int_text(min), std::move(doc)},
-                    [=](const MapReader& r, T& t) { std::invoke(at, t) = static_cast<V>(r.required_integer(key, min)); },
+        return leaf(key, {"", "int", unit, "**required**", int_bound_text(min, unit), std::move(doc)},
+                    [=](const MapReader& r, T& t) {
+                        const long long v = r.required_integer(key, min);
+                        check_unit_limit(r.child(key), static_cast<double>(v), unit);
+                        std::invoke(at, t) = static_cast<V>(v);
+                    },
                     [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t)); });
     }
 
@@ -237,8 +270,12 @@ struct Fields {
     template <class At>
     static Field<T> size(const std::string& key, At at, long long fallback, int shift,
                          std::string unit, std::string doc) {
-        return leaf(key, {"", "int", std::move(unit), int_text(fallback), "> 0", std::move(doc)},
-                    [=](const MapReader& r, T& t) { std::invoke(at, t) = r.size(key, fallback, shift); },
+        return leaf(key, {"", "int", unit, int_text(fallback), int_bound_text(1, unit), std::move(doc)},
+                    [=](const MapReader& r, T& t) {
+                        const std::uint64_t v = r.size(key, fallback, shift);
+                        if (r.child(key).present) check_unit_limit(r.child(key), static_cast<double>(v >> shift), unit);
+                        std::invoke(at, t) = v;
+                    },
                     [=](YAML::Emitter& out, const T& t) { emit(out, key, std::invoke(at, t) >> shift); });
     }
 

@@ -443,6 +443,14 @@ const KeyTable<Command>& gemm_keys() {
             K::size("k", &Command::k, "k", "elements", "columns of A, rows of B"),
             K::size("n", &Command::n, "n", "elements", "columns of B and C"),
             dtype_key<Command>("dtype", &Command::elem_bytes, "elem_bytes", "element type of A and B (their bytes bound the time to stream them through fetch, T3)"),
+        },
+        nullptr,
+        [](const MapReader& r, Command& cmd, const Scope&) {
+            // An arithmetic bound (docs/limits.md): M·K·N MACs, and the
+            // cycles and bytes derived from them, far inside 64 bits.
+            using u128 = unsigned __int128;
+            if (static_cast<u128>(cmd.m) * cmd.k * cmd.n > (u128{1} << 62))
+                throw ConfigError(r.item().loc, "gemm '" + cmd.id + "': M·K·N is above 2^62 MACs (docs/limits.md)");
         }};
     return table;
 }
@@ -753,12 +761,16 @@ const KeyTable<HostRequest>& kernel_launch_keys() {
                     }),
             cubes_key(),
             target_pe_key(),
-            H::leaf("target_start_ns", {"", "number", "ns", "IO_CPU stamps one start for all listed cubes", ">= 0", "when every target PE starts the kernel, passed through unchanged (\"Fan-out\")"}, "target_start_ns",
+            H::leaf("target_start_ns", {"", "number", "ns", "IO_CPU stamps one start for all listed cubes", ">= 0, <= 1e12", "when every target PE starts the kernel, passed through unchanged (\"Fan-out\")"}, "target_start_ns",
                     [](const MapReader& r, HostRequest& req, const Scope& s) {
                         const Item start = r.child("target_start_ns");
                         if (!start.present) return;
                         const double value = s.loader.to_double(start);
                         if (value < 0.0) throw ConfigError(start.loc, "must be >= 0 (got " + start.node.Scalar() + ")");
+                        // 1000 s of simulated time: far inside 64-bit ps (docs/limits.md).
+                        if (value > 1e12)
+                            throw ConfigError(start.loc, "must be <= 1e12 ns (got " + start.node.Scalar() +
+                                                             "): 1000 s of simulated time (docs/limits.md)");
                         req.target_start_ns = value;
                     }),
         },
@@ -1268,6 +1280,20 @@ void Loader::check_access(const MapReader& reader, AccessPattern& a) const {
 }
 
 void Loader::check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc) const {
+    // Arithmetic bounds (docs/limits.md): M·K·N MACs and the tile count stay
+    // far inside 64 bits, so no product of them wraps.
+    const CompositeSpec& g = cmd.composite;
+    if (!g.ops.empty()) {
+        using u128 = unsigned __int128;
+        const u128 macs = static_cast<u128>(g.m) * g.k * g.n;
+        auto tiles_of = [](std::uint64_t n, std::uint64_t t) { return t ? (n + t - 1) / t : n; };
+        const u128 tiles = static_cast<u128>(tiles_of(g.m, g.tm)) * tiles_of(g.k, g.tk) * tiles_of(g.n, g.tn);
+        if (macs > (u128{1} << 62))
+            throw ConfigError(cmd.loc, "composite '" + cmd.id + "': M·K·N is above 2^62 MACs (docs/limits.md)");
+        if (tiles > (u128{1} << 40))
+            throw ConfigError(fit_loc, "composite '" + cmd.id + "': more than 2^40 tiles (docs/limits.md: days of "
+                                       "wall time at millions of tiles per second); give larger tiles");
+    }
     try {
         TilePlanner planner(cmd.composite);
     } catch (const std::invalid_argument& e) {

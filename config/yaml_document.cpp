@@ -1,5 +1,7 @@
 #include "config/yaml_document.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -8,13 +10,24 @@
 namespace npuvp {
 
 std::string read_input_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw ConfigError(SourceLoc{path, 0, 0, ""},
-                          std::string("cannot open file: ") + std::strerror(errno));
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    const SourceLoc where{path, 0, 0, ""};
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw ConfigError(where, "cannot read it: it is a folder, not a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
+    // Read at most one byte past the limit: a device or a huge file is
+    // refused without reading it whole (docs/limits.md).
+    std::string text(kMaxInputFileBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));
+    if (text.size() > kMaxInputFileBytes)
+        throw ConfigError(where, "larger than " + std::to_string(kMaxInputFileBytes >> 20) +
+                                     " MiB: not a configuration file (docs/limits.md)");
+    if (text.find('\0') != std::string::npos)
+        throw ConfigError(where, "holds NUL bytes: a binary file, not YAML text");
+    return text;
 }
 
 YAML::Node parse_map_document(const std::string& text, const std::string& source_name,

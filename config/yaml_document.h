@@ -4,6 +4,7 @@
 // the document these return.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,13 @@
 
 namespace npuvp {
 
+// The largest input file npuvp reads (docs/limits.md): the largest shipped
+// configuration is under 64 KiB.
+constexpr std::size_t kMaxInputFileBytes = std::size_t{16} << 20;
+
 // The whole text of the file at `path`; "cannot open file: <reason>" when it
-// cannot be read.
+// cannot be read; refused when it is a folder, larger than
+// kMaxInputFileBytes (read no further than that) or holds NUL bytes.
 std::string read_input_file(const std::string& path);
 
 // Parses `text` (read from `source_name`) as one YAML document that must be a

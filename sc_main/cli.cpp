@@ -77,6 +77,10 @@ const char* cli_usage() {
            "                        out); the whole run is aggregated per engine anyway\n"
            "  --detail-slices N     keep at most N engine intervals as tile detail\n"
            "                        (default 100000; 0: none); past it, the window ends\n"
+           "  --max-tokens N        stop the run once N tiles have been fed (a partial\n"
+           "                        report, exit 1)\n"
+           "  --max-sim-time NS     stop the run at this simulated time (a partial report,\n"
+           "                        exit 1; default 2^62 ps)\n"
            "  --power-window NS     the window of the peak power the run reports (ns, up to\n"
            "                        three decimals; default 1000)\n"
            "  --vcd FILE            write waveforms (VCD, ps time base) for GTKWave, and a\n"
@@ -183,6 +187,20 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
                 bad("--report: '" + r + "' must end in .json or .md (the format)");
         } else if (arg == "--detail-window") {
             parse_detail_window(value(i, arg), options.detail);
+        } else if (arg == "--max-tokens") {
+            const std::string text = value(i, arg);
+            char* end = nullptr;
+            const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+            if (text.empty() || *end != '\0' || text[0] == '-' || text.size() > 18 || n == 0)
+                bad("--max-tokens: expected a count of tiles in [1, 10^18), got '" + text + "'");
+            options.max_tokens = n;
+        } else if (arg == "--max-sim-time") {
+            const std::string text = value(i, arg);
+            if (!parse_ns(text, options.max_sim_ps) || options.max_sim_ps == 0 ||
+                options.max_sim_ps > (std::uint64_t{1} << 62))
+                bad("--max-sim-time: expected a time in ns above 0 and at most 2^62 ps (up to three decimals), got '" +
+                    text + "'");
+            options.max_sim_given = true;
         } else if (arg == "--power-window") {
             const std::string text = value(i, arg);
             if (!parse_ns(text, options.power_window_ps) || options.power_window_ps == 0)

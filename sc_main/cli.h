@@ -36,6 +36,12 @@ struct CliOptions {
     std::optional<std::string> report;    // --report FILE (.json or .md)
     obs::DetailOptions detail;            // --detail-window FROM_NS:TO_NS, --detail-slices N
     std::uint64_t power_window_ps = 1000000;  // --power-window NS (the peak power's window; 1 µs)
+    // --max-tokens N: stop once N tiles have been fed (0: no limit).
+    std::uint64_t max_tokens = 0;
+    // --max-sim-time NS: stop at this simulated time. The default, 2^62 ps
+    // (53 days), keeps every time far from 64-bit ps (docs/limits.md).
+    std::uint64_t max_sim_ps = std::uint64_t{1} << 62;
+    bool max_sim_given = false;
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
     std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
     std::optional<std::string> vcd_rtl;   // --vcd-rtl FILE (.vcd of the RTL blocks, docs/rtl.md)

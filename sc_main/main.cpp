@@ -14,6 +14,8 @@
 #include <systemc>
 
 #include "report/atomic_file.h"
+#include "modules/pe/tile_plan.h"
+#include "modules/common/saturating.h"
 #include "config/config_error.h"
 #include "report/gtkw_writer.h"
 #include "report/bottleneck.h"
@@ -143,6 +145,29 @@ sc_core::sc_trace_file* open_vcd(const CliOptions& options, const Platform& plat
     return tf;
 }
 
+// The tiles a workload feeds: every composite's tiles, times the PEs that
+// run its kernel (direct launches and host launches), saturating.
+std::uint64_t workload_tiles(const WorkloadConfig& w) {
+    auto kernel_tiles = [&](const std::string& name) {
+        std::uint64_t n = 0;
+        const auto it = w.kernels.find(name);
+        if (it == w.kernels.end()) return n;
+        for (const Command& c : it->second.commands)
+            if (c.kind == CommandKind::composite) n = sat_add(n, TilePlanner(c.composite).total_tiles());
+        return n;
+    };
+    std::uint64_t total = 0;
+    for (const Launch& l : w.launches) total = sat_add(total, sat_mul(kernel_tiles(l.kernel), l.pes.size()));
+    for (const HostRequest& r : w.host)
+        if (r.kind == HostRequestKind::kernel_launch)
+            total = sat_add(total, sat_mul(kernel_tiles(r.kernel), sat_mul(r.cubes.size(), r.target_pe.size())));
+    return total;
+}
+
+// Above this many tiles a run is long (minutes at a few million tiles per
+// second): npuvp warns and names the limits (docs/limits.md "Long runs").
+constexpr std::uint64_t kLongRunTiles = 100000000;
+
 // `energy`: a finished run's, whose power over time becomes a signal.
 void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Energy* energy = nullptr) {
     if (!tf) return;
@@ -154,60 +179,88 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Ener
               << ")\n";
 }
 
-// Runs the simulation to its end. On a terminal, stderr shows a progress line
+// Runs the simulation to its end, or to a limit (--max-sim-time, always
+// set, and --max-tokens; docs/limits.md): `stopped` then says which, and
+// the run is not finished. On a terminal, stderr shows a progress line
 // (simulated time, share of known commands done, kernel events per second of
-// wall time), updated about every quarter second; elsewhere it runs in one
-// go. Running in slices changes no simulated time: sc_start(t) stops between
-// events and resumes where it stopped. Returns the wall-clock speed.
-SimSpeed simulate(const WorkloadRun* run) {
+// wall time), updated about every quarter second. Running in slices changes
+// no simulated time: sc_start(t) stops between events and resumes where it
+// stopped. Returns the wall-clock speed.
+SimSpeed simulate(const WorkloadRun* run, const Platform& platform, const CliOptions& options, std::string& stopped) {
     using clock = std::chrono::steady_clock;
     SimStopwatch watch;
     watch.start();
-    if (!isatty(2)) {
-        sc_core::sc_start();
-        watch.stop();
-        return watch.speed();
+    const sc_core::sc_time limit = sc_core::sc_time::from_value(options.max_sim_ps);
+    auto time_left = [&] { return limit - sc_core::sc_time_stamp(); };
+    const bool tty = isatty(2);
+    if (!tty && options.max_tokens == 0) {
+        sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+    } else {
+        const auto begin = clock::now();
+        auto last = begin;
+        sc_core::sc_time slice(1, sc_core::SC_US);
+        std::uint64_t fed = 0;
+        // Before the first sc_start there is no pending activity to ask about.
+        for (bool first = true; first || sc_core::sc_pending_activity(); first = false) {
+            if (sc_core::sc_time_stamp() >= limit) break;
+            sc_core::sc_start(std::min(slice, time_left()), sc_core::SC_EXIT_ON_STARVATION);
+            if (options.max_tokens) {
+                const std::uint64_t now_fed = platform.work_counts().tiles;
+                if (now_fed >= options.max_tokens) break;
+                // Slices small enough not to run far past the limit.
+                if (now_fed - fed < (options.max_tokens - now_fed) / 16) slice = slice * 2;
+                fed = now_fed;
+            }
+            if (!tty) continue;
+            const auto now = clock::now();
+            const double since_print = std::chrono::duration<double>(now - last).count();
+            if (!options.max_tokens && since_print < 0.05) slice = slice * 2;  // cheap slices: take bigger ones
+            if (since_print < 0.25) continue;
+            last = now;
+            const double wall = watch.elapsed_s();
+            std::fprintf(stderr, "\r[npuvp] t = %.3f us", sc_core::sc_time_stamp().to_seconds() * 1e6);
+            if (run && run->known_commands())
+                std::fprintf(stderr, ", commands %llu / %llu (%.0f%%)",
+                             static_cast<unsigned long long>(run->completed_commands()),
+                             static_cast<unsigned long long>(run->known_commands()),
+                             100.0 * run->completed_commands() / run->known_commands());
+            std::fprintf(stderr, ", %.2f M delta cycles/s   ",
+                         static_cast<double>(sc_core::sc_delta_count()) / wall / 1e6);
+            std::fflush(stderr);
+        }
+        if (last != begin) std::fprintf(stderr, "\r%*s\r", 90, "");
     }
-    const auto begin = clock::now();
-    auto last = begin;
-    sc_core::sc_time slice(1, sc_core::SC_US);
-    // Before the first sc_start there is no pending activity to ask about.
-    for (bool first = true; first || sc_core::sc_pending_activity(); first = false) {
-        sc_core::sc_start(slice);
-        const auto now = clock::now();
-        const double since_print = std::chrono::duration<double>(now - last).count();
-        if (since_print < 0.05) slice = slice * 2;  // cheap slices: take bigger ones
-        if (since_print < 0.25) continue;
-        last = now;
-        const double wall = watch.elapsed_s();
-        std::fprintf(stderr, "\r[npuvp] t = %.3f us", sc_core::sc_time_stamp().to_seconds() * 1e6);
-        if (run && run->known_commands())
-            std::fprintf(stderr, ", commands %llu / %llu (%.0f%%)",
-                         static_cast<unsigned long long>(run->completed_commands()),
-                         static_cast<unsigned long long>(run->known_commands()),
-                         100.0 * run->completed_commands() / run->known_commands());
-        std::fprintf(stderr, ", %.2f M delta cycles/s   ",
-                     static_cast<double>(sc_core::sc_delta_count()) / wall / 1e6);
-        std::fflush(stderr);
-    }
-    if (last != begin) std::fprintf(stderr, "\r%*s\r", 90, "");
     watch.stop();
+    if (sc_core::sc_pending_activity()) {
+        const std::uint64_t fed = platform.work_counts().tiles;
+        if (options.max_tokens && fed >= options.max_tokens)
+            stopped = "--max-tokens " + std::to_string(options.max_tokens) + " reached (" + std::to_string(fed) +
+                      " tiles fed)";
+        else
+            stopped = std::string(options.max_sim_given ? "--max-sim-time" : "the longest simulated time, 2^62 ps,") +
+                      " reached";
+        stopped += " at " + obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns";
+    }
     return watch.speed();
 }
 
 // Which PEs ran decoupled, and why the others did not (grouped by reason).
-void note_pipelines(const Decoupler& decoupler, SimSpeed& speed) {
+// `limited`: a run limit turned decoupling off (the reason printed is that).
+void note_pipelines(const Decoupler& decoupler, SimSpeed& speed, bool limited) {
     for (const Decoupler::Verdict& v : decoupler.verdicts()) {
         ++speed.pes;
         if (v.decoupled) {
             ++speed.decoupled_pes;
             continue;
         }
+        const std::string why = limited ? "--max-tokens and --max-sim-time stop at an exact simulated time, which "
+                                          "needs every PE per stage (a decoupled PE runs ahead of the kernel)"
+                                        : v.why;
         auto it = std::find_if(speed.per_stage.begin(), speed.per_stage.end(),
-                               [&](const auto& g) { return g.second == v.why; });
+                               [&](const auto& g) { return g.second == why; });
         const std::string name = v.pe->name();
         if (it == speed.per_stage.end())
-            speed.per_stage.emplace_back(name, v.why);
+            speed.per_stage.emplace_back(name, why);
         else
             it->first += ", " + name;
     }
@@ -421,6 +474,12 @@ int run(int argc, char* argv[]) {
                                     : options.workload ? load_workload_file(*options.workload, topo)
                                                        : WorkloadConfig();
 
+    if (const std::uint64_t tiles = workload_tiles(workload); tiles > kLongRunTiles && options.max_tokens == 0)
+        std::cerr << "npuvp: warning: the workload feeds " << tiles
+                  << " tiles: at a few million tiles per second of wall time this runs for "
+                  << (tiles / 3000000 >= 60 ? std::to_string(tiles / 180000000) + " min or more"
+                                            : std::to_string(tiles / 3000000) + " s or more")
+                  << "; --max-tokens N or --max-sim-time NS stops it with a partial report (docs/limits.md)\n";
     std::optional<AtomicOutput> trace_file;  // written beside --trace, renamed at the end
     TraceSink trace;
     if (options.trace) trace.attach(&trace_file.emplace("--trace", *options.trace).stream());
@@ -441,7 +500,9 @@ int run(int argc, char* argv[]) {
     if (outputs && runs_workload(options)) trace.listen(&recorder);
 
     Platform platform(topo, trace);
-    platform.decoupler().set_enabled(!options.per_stage);
+    // A run limit needs the kernel's time to be every PE's (docs/limits.md).
+    const bool limited = !options.per_stage && (options.max_tokens != 0 || options.max_sim_given);
+    platform.decoupler().set_enabled(!options.per_stage && !limited);
     std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
     print_machine(platform, std::cout);
     if (!model_line().empty()) std::cout << model_line() << "\n";
@@ -461,26 +522,35 @@ int run(int argc, char* argv[]) {
     if (runs_workload(options)) {
         WorkloadRun run(platform, workload);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
-        SimSpeed speed = simulate(&run);
+        std::string stopped;  // a limit that stopped the run (docs/limits.md)
+        SimSpeed speed = simulate(&run, platform, options, stopped);
         const Platform::WorkCounts work = platform.work_counts();
         speed.stage_events = work.stage_events;
         speed.tiles = work.tiles;
-        note_pipelines(platform.decoupler(), speed);
+        note_pipelines(platform.decoupler(), speed, limited);
         close_vcd_rtl();
         pending_summary().data.take_results(run, platform);
         pending_summary().data.speed = speed;
         const std::string name = !workload.name.empty() ? workload.name
                                  : options.model        ? *options.model
                                                         : *options.workload;
-        if (!run.finished()) {
+        if (!stopped.empty() || !run.finished()) {
             close_vcd(options, vcd);
             print_run(std::cout, run);
             // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
             if (outputs) write_outputs(files, run, platform, recorder, name, false, std::cout);
+            if (!stopped.empty()) {
+                // A limit, not the model, ended it: what ran is reported as a
+                // failed run's (docs/limits.md "Long runs").
+                std::cerr << "npuvp: run stopped: " << stopped << "; the report is what ran up to the stop:\n"
+                          << run.diagnosis();
+                close_trace();
+                return finish(exit_run_failed, "run stopped: " + stopped);
+            }
             std::cerr << "npuvp: run failed";
             if (!platform.status().failed())
-                std::cerr << " (the simulation ran out of events with work outstanding or a "
-                             "failed request)";
+                std::cerr << " (the simulation ran out of events with work outstanding — a deadlock — or "
+                             "a request failed)";
             std::cerr << ":\n" << run.diagnosis();
             close_trace();
             return finish(exit_run_failed, platform.status().failed() ? platform.status().error()
@@ -507,7 +577,8 @@ int run(int argc, char* argv[]) {
                          "runs; ignored for the probe\n";
         Probe probe("probe", platform, options.probe_bytes, trace);
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
-        simulate(nullptr);
+        std::string stopped;
+        simulate(nullptr, platform, options, stopped);
         close_vcd(options, vcd);
         close_vcd_rtl();
         if (!probe.finished()) {

@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(add_a_parameter_recipe) {
     // Documented: the table's row is in the generated reference.
     schema::Docs docs{{"toy", {}}};
     schema::document(toy_table(), "", docs, 0);
-    BOOST_TEST(schema::markdown(docs).find("| `burst_kb` | int | KiB | 4 | > 0 | largest burst |") !=
+    BOOST_TEST(schema::markdown(docs).find("| `burst_kb` | int | KiB | 4 | > 0, <= 1048576 | largest burst |") !=
                std::string::npos);
 }
 
@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(add_a_workload_key_recipe) {
     schema::KeyDocs docs{{"`toy`", "", {}}};
     schema::document_keys(toy_command_keys(), "", docs, 0);
     BOOST_TEST(schema::key_markdown(docs).find(
-                   "| `burst` | size | bytes | **required** | > 0 | `ToyCommand::burst` | largest burst |") !=
+                   "| `burst` | size | bytes | **required** | > 0, <= 2^40 | `ToyCommand::burst` | largest burst |") !=
                std::string::npos);
 }
 
