@@ -249,8 +249,21 @@ private:
     // The waits of step(), in either mode: for `dt`, for the end of the
     // busy time set by serve_round(), for a token in `inbox`, for a slot.
     void wait_for(const sc_core::sc_time& dt);
-    void wait_token(TokenFifo& inbox);
-    void wait_slot(TokenFifo& inbox);
+    void wait_token(TokenFifo& inbox) {
+        if (m_cal)
+            inbox.wait_readable(*this);
+        else
+            sc_core::next_trigger(inbox.data_written_event());
+    }
+    void wait_slot(TokenFifo& inbox) {
+        if (m_cal)
+            inbox.wait_writable(*this);
+        else
+            sc_core::next_trigger(inbox.data_read_event());
+    }
+    // step()'s phases of a stage that may stall (per stage only): false
+    // when it waits, true when the stage goes on (m_phase says where).
+    [[gnu::noinline]] bool step_stalling();
 
     // step()'s state: where the method resumes when next triggered.
     enum class Phase { idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };
