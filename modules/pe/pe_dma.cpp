@@ -125,6 +125,7 @@ protected:
         return true;
     }
     FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
+    bool fixed_resource() const override { return true; }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         ps_t ps = 0;
         const bool begun = begin_stage_ps(token, ps);

@@ -99,7 +99,15 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
 
 void MethodStageWorker::serve_round() {
     if (m_phase == Phase::asked) {
-        m_resource = stage_resource(*m_token);
+        if (m_resource_known) {
+            m_resource = m_fixed_resource;
+        } else {
+            m_resource = stage_resource(*m_token);
+            if (fixed_resource()) {
+                m_fixed_resource = m_resource;
+                m_resource_known = true;
+            }
+        }
         if (m_resource) {
             m_waiter.requester = this;  // m_waiter.key: set when it asked
             m_waiter.owner = m_process_name.c_str();

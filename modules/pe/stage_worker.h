@@ -209,6 +209,10 @@ protected:
     virtual bool prepare_stage(TileToken&) { return true; }
     // 3. the resource to hold for the stage (granted in request order), if any;
     virtual FifoResource* stage_resource(const TileToken&) { return nullptr; }
+    //    An engine whose stage_resource() is the same for every token (the
+    //    builtin ones: a DMA channel, the accel slot, none) says so, and it
+    //    is asked once.
+    virtual bool fixed_resource() const { return false; }
     // 4. at the grant: trace the start, reserve hops; returns the busy time in
     //    `time` (false: the run has failed);
     virtual bool begin_stage(TileToken& token, sc_core::sc_time& time) = 0;
@@ -275,6 +279,8 @@ private:
     sc_core::sc_event m_grant_event;
     ps_t m_stage_start = 0;
     ps_t m_busy_ps = 0;  // begin_stage_ps()'s busy time of the stage
+    FifoResource* m_fixed_resource = nullptr;  // stage_resource(), once asked when fixed_resource()
+    bool m_resource_known = false;
     sc_core::sc_time m_remaining;  // what is left of it while it may stall
     sc_core::sc_time m_from;
     bool m_defer_end = false;
