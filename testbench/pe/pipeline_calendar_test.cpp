@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(timed_wake_ups_run_in_time_order_and_ties_in_push_order) {
     // calendar's in-place insertion, and push_timed() once the queue is
     // full); two at one time run in the order they were pushed, as the
     // kernel's timed notifications of one time do. Many of them, so that
-    // the queue grows and is compacted on the way.
+    // the queue grows on the way (push_timed()) and sorts in place between.
     g_log.clear();
     sc_core::sc_event wake;
     PipelineCalendar cal(wake);
