@@ -23,7 +23,7 @@ const char* to_string(MsgKind kind) {
 }
 
 void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t address,
-                          std::uint64_t bytes) {
+                          std::uint64_t bytes, std::uint64_t base_ps) {
     m_payload.set_command(kind == MsgKind::dma_read ? tlm::TLM_READ_COMMAND
                                                     : tlm::TLM_WRITE_COMMAND);
     m_payload.set_address(address);
@@ -62,7 +62,7 @@ void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t addres
     m_ext.sender = 0;
     m_ext.result = ResultData();
     m_ext.txn = this;
-    m_ext.base_ps = sc_core::sc_time_stamp().value();  // RoutedNode::transport() sets it again
+    m_ext.base_ps = base_ps;  // RoutedNode::transport() sets it again
 }
 
 const sc_core::sc_event& Transaction::done_event() {

@@ -88,7 +88,13 @@ public:
     // Sets every base-protocol attribute for a fresh transport along `route`.
     // Throws std::length_error when `bytes` exceeds the 32-bit data length
     // of a generic payload.
-    void prepare(MsgKind kind, const Route& route, std::uint64_t address, std::uint64_t bytes);
+    void prepare(MsgKind kind, const Route& route, std::uint64_t address, std::uint64_t bytes) {
+        prepare(kind, route, address, bytes, sc_core::sc_time_stamp().value());
+    }
+    // The same with the kernel time the annotation counts from given (a
+    // decoupled PE's DMA knows it: no call into the library).
+    void prepare(MsgKind kind, const Route& route, std::uint64_t address, std::uint64_t bytes,
+                 std::uint64_t base_ps);
 
     tlm::tlm_generic_payload& payload() { return m_payload; }
     NpuExtension& ext() { return m_ext; }

@@ -45,6 +45,7 @@ public:
 
 protected:
     FifoResource* stage_resource(const TileToken&) override { return m_slot.operator->(); }
+    bool fixed_resource() const override { return true; }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         ps_t ps = 0;
         const bool begun = begin_stage_ps(token, ps);

@@ -125,6 +125,7 @@ protected:
         return true;
     }
     FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
+    bool fixed_resource() const override { return true; }
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         ps_t ps = 0;
         const bool begun = begin_stage_ps(token, ps);
@@ -158,23 +159,30 @@ private:
     // piece; a virtual one is translated page by page, and a page whose
     // target differs from the last piece's starts a new piece. False (the
     // run stopped) on an unmapped page, naming its first address.
-    bool add_run(const InflightCommand& cmd, const MemAddress& addr, std::uint64_t offset,
-                 std::uint64_t bytes) {
-        const DmaDirection dir = type() == StageType::dma_read ? DmaDirection::read : DmaDirection::write;
+    // (The physical path inline: a composite's tile runs through it twice
+    // per DMA_READ; the rest out of line.)
+    [[gnu::always_inline]] bool add_run(const InflightCommand& cmd, const MemAddress& addr,
+                                        std::uint64_t offset, std::uint64_t bytes) {
         std::uint64_t start = 0, end = 0;
         if (__builtin_add_overflow(addr.value, offset, &start) ||
-            __builtin_add_overflow(start, bytes, &end)) {
-            status().fail(owner_id(), "command " + cmd.command->id +
-                                          ": its transfer runs past the end of the address space");
-            return false;
-        }
-        if (!addr.is_va) {
-            // The last window's route, while the address stays in it.
-            if (m_window_route == nullptr || start - m_window_lo >= m_window_size)
-                m_window_route = &m_dma.routes->dma(dir, m_index, start, m_window_lo, m_window_size);
-            add_piece(*m_window_route, start, bytes);
-            return true;
-        }
+            __builtin_add_overflow(start, bytes, &end))
+            return past_the_end(cmd);
+        if (addr.is_va) return add_va_run(cmd, start, end);
+        // The last window's route, while the address stays in it.
+        if (m_window_route == nullptr || start - m_window_lo >= m_window_size) [[unlikely]]
+            m_window_route = &m_dma.routes->dma(type() == StageType::dma_read ? DmaDirection::read
+                                                                             : DmaDirection::write,
+                                                m_index, start, m_window_lo, m_window_size);
+        add_piece(*m_window_route, start, bytes);
+        return true;
+    }
+    [[gnu::cold, gnu::noinline]] bool past_the_end(const InflightCommand& cmd) {
+        status().fail(owner_id(), "command " + cmd.command->id +
+                                      ": its transfer runs past the end of the address space");
+        return false;
+    }
+    [[gnu::noinline]] bool add_va_run(const InflightCommand& cmd, std::uint64_t start, std::uint64_t end) {
+        const DmaDirection dir = type() == StageType::dma_read ? DmaDirection::read : DmaDirection::write;
         const std::uint64_t page = m_dma.mmu->page_bytes();
         for (std::uint64_t at = start; at < end;) {
             const std::uint64_t n = std::min(end, (at / page + 1) * page) - at;
@@ -373,7 +381,7 @@ ps_t PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
         txn.ext().command_id = static_cast<std::uint64_t>(cmd);
         txn.ext().tile_id = tile;
         txn.ext().body = &ch;  // transport_done() finds the channel by it
-        txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes);
+        txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes, kernel);
         if (pattern != nullptr) txn.ext().shape = &ch.shape;
         const ps_t piece_done = walk ? transport_walk_ps(txn, kernel, local) : transport_ps(txn, kernel, local);
         if (txn.pending()) {
@@ -454,8 +462,9 @@ void PeDma::end_on(Channel& ch, const char* stage, ps_t start, ps_t done) {
     ch.bytes += ch.stage_bytes;
     ch.active = false;
     ch.cmd = ch.tile = -1;
-    m_trace.emit(trace::engine_complete(done, node_id_ref(), cmd, tile, stage,
-                                        static_cast<std::int64_t>(ch.stage_bytes), ch.target));
+    if (m_trace.enabled())
+        m_trace.emit(trace::engine_complete(done, node_id_ref(), cmd, tile, stage,
+                                            static_cast<std::int64_t>(ch.stage_bytes), ch.target));
 }
 
 std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {

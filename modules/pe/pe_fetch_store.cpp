@@ -11,6 +11,7 @@ public:
         : MethodStageWorker(unit.node_id_ref(), type, unit.inboxes, trace, status), m_unit(unit) {}
 
 protected:
+    bool fixed_resource() const override { return true; }  // none: FETCH and STORE hold no resource
     bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
         ps_t ps = 0;
         const bool begun = begin_stage_ps(token, ps);

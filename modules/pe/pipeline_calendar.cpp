@@ -126,14 +126,15 @@ void PipelineCalendar::run_ahead(ps_t horizon) {
     m_kernel = sc_core::sc_time_stamp().value();
     m_running = true;
     for (;;) {
-        const bool timed = timed_due();
-        if (!timed && m_head == m_list.size()) {
+        if (timed_due()) {
+            if (m_now >= horizon) break;
+            m_round = 0;
+        } else if (m_head != m_list.size()) {
+            if (m_now >= horizon) break;
+            m_round = m_list[m_head].round;
+        } else {
             if (m_thead == m_timed.size() || m_timed[m_thead].time >= horizon) break;
             advance_to(m_timed[m_thead].time);  // its wake-ups are round 0's
-        } else if (m_now >= horizon) {
-            break;
-        } else {
-            m_round = timed ? 0 : m_list[m_head].round;
         }
         if (!run_round(true)) break;  // it runs in step, at m_now (its round's end with it)
         end_round();

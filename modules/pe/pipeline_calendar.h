@@ -106,10 +106,22 @@ public:
                 m_timed.clear();  // nothing pending: start from the front
                 m_thead = 0;
                 m_timed.push_back({t, &a});
-            } else if (m_timed.size() != m_timed.capacity() && m_timed.back().time <= t) {
+            } else if (m_timed.size() != m_timed.capacity()) {
+                // Room left: appended, and sorted in from the back (mostly
+                // it is the latest, or a step or two from it; among
+                // wake-ups at one time the earlier pushed runs first).
                 m_timed.push_back({t, &a});
+                Timed* const first = m_timed.data() + m_thead;
+                Timed* at = m_timed.data() + m_timed.size() - 1;
+                if (at[-1].time > t) {
+                    do {
+                        *at = at[-1];
+                        --at;
+                    } while (at != first && at[-1].time > t);
+                    *at = {t, &a};
+                }
             } else {
-                push_timed(t, a);
+                push_timed(t, a);  // makes room first
             }
         } else {
             next_round(a);  // a zero wait: the next round, as a delta notification
@@ -185,9 +197,23 @@ private:
     // a kernel-visible one (`check`) and left it and the round's end.
     bool run_round(bool check);
     // A round without requests or commits (about half of them) only counts.
+    // Mostly a round has one request and nothing to commit: served here,
+    // without the key-order sort (one request is in order) and the call.
     void end_round() {
         ++m_serial;  // from here on, this round's inbox reads and writes are past
-        if (!m_asks.empty() || !m_commits.empty()) serve_and_commit();
+        if (m_commits.empty()) {
+            if (m_asks.empty()) return;
+            if (m_asks.size() == 1) {
+                m_serving_now = true;
+                m_asks.front().requester->serve_round();
+                m_serving_now = false;
+                m_asks.clear();
+                if (m_commits.empty()) return;  // (a grant commits nothing; were it to, as below)
+                serve_and_commit();
+                return;
+            }
+        }
+        serve_and_commit();
     }
     void serve_and_commit();
 

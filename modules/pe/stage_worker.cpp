@@ -97,23 +97,17 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
         sc_core::next_trigger(dt);
 }
 
-void MethodStageWorker::wait_token(TokenFifo& inbox) {
-    if (m_cal)
-        inbox.wait_readable(*this);
-    else
-        sc_core::next_trigger(inbox.data_written_event());
-}
-
-void MethodStageWorker::wait_slot(TokenFifo& inbox) {
-    if (m_cal)
-        inbox.wait_writable(*this);
-    else
-        sc_core::next_trigger(inbox.data_read_event());
-}
-
 void MethodStageWorker::serve_round() {
     if (m_phase == Phase::asked) {
-        m_resource = stage_resource(*m_token);
+        if (m_resource_known) {
+            m_resource = m_fixed_resource;
+        } else {
+            m_resource = stage_resource(*m_token);
+            if (fixed_resource()) {
+                m_fixed_resource = m_resource;
+                m_resource_known = true;
+            }
+        }
         if (m_resource) {
             m_waiter.requester = this;  // m_waiter.key: set when it asked
             m_waiter.owner = m_process_name.c_str();
@@ -172,8 +166,6 @@ void MethodStageWorker::serve_round() {
 // pre-delay, prepare, ask), each falling through to the next, so that the
 // common path does not go back to the switch between phases.
 void MethodStageWorker::step() {
-    using sc_core::next_trigger;
-    using sc_core::sc_time_stamp;
     note_activation();
     for (;;) {
         switch (m_phase) {
@@ -248,24 +240,32 @@ void MethodStageWorker::step() {
             // stage has begun (its end is known).
             return;
         case Phase::check:
-            if (m_remaining == sc_core::SC_ZERO_TIME) {
-                m_phase = Phase::end;
-                break;
-            }
-            if (stalled(*m_token)) {
-                next_trigger(*stall_event(*m_token));
-                return;
-            }
-            m_from = sc_time_stamp();
-            next_trigger(m_remaining, *stall_event(*m_token));
-            m_phase = Phase::stalled_busy;
-            return;
         case Phase::stalled_busy:
-            m_remaining -= std::min(m_remaining, sc_time_stamp() - m_from);
-            m_phase = Phase::check;
+            if (!step_stalling()) return;
             break;
         }
     }
+}
+
+bool MethodStageWorker::step_stalling() {
+    using sc_core::next_trigger;
+    using sc_core::sc_time_stamp;
+    if (m_phase == Phase::stalled_busy) {
+        m_remaining -= std::min(m_remaining, sc_time_stamp() - m_from);
+        m_phase = Phase::check;
+    }
+    if (m_remaining == sc_core::SC_ZERO_TIME) {
+        m_phase = Phase::end;
+        return true;
+    }
+    if (stalled(*m_token)) {
+        next_trigger(*stall_event(*m_token));
+        return false;
+    }
+    m_from = sc_time_stamp();
+    next_trigger(m_remaining, *stall_event(*m_token));
+    m_phase = Phase::stalled_busy;
+    return false;
 }
 
 void MethodStageWorker::end_stage_after(const sc_core::sc_time& delay) {

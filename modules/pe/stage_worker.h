@@ -209,6 +209,10 @@ protected:
     virtual bool prepare_stage(TileToken&) { return true; }
     // 3. the resource to hold for the stage (granted in request order), if any;
     virtual FifoResource* stage_resource(const TileToken&) { return nullptr; }
+    //    An engine whose stage_resource() is the same for every token (the
+    //    builtin ones: a DMA channel, the accel slot, none) says so, and it
+    //    is asked once.
+    virtual bool fixed_resource() const { return false; }
     // 4. at the grant: trace the start, reserve hops; returns the busy time in
     //    `time` (false: the run has failed);
     virtual bool begin_stage(TileToken& token, sc_core::sc_time& time) = 0;
@@ -249,8 +253,21 @@ private:
     // The waits of step(), in either mode: for `dt`, for the end of the
     // busy time set by serve_round(), for a token in `inbox`, for a slot.
     void wait_for(const sc_core::sc_time& dt);
-    void wait_token(TokenFifo& inbox);
-    void wait_slot(TokenFifo& inbox);
+    void wait_token(TokenFifo& inbox) {
+        if (m_cal)
+            inbox.wait_readable(*this);
+        else
+            sc_core::next_trigger(inbox.data_written_event());
+    }
+    void wait_slot(TokenFifo& inbox) {
+        if (m_cal)
+            inbox.wait_writable(*this);
+        else
+            sc_core::next_trigger(inbox.data_read_event());
+    }
+    // step()'s phases of a stage that may stall (per stage only): false
+    // when it waits, true when the stage goes on (m_phase says where).
+    [[gnu::noinline]] bool step_stalling();
 
     // step()'s state: where the method resumes when next triggered.
     enum class Phase { idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };
@@ -262,6 +279,8 @@ private:
     sc_core::sc_event m_grant_event;
     ps_t m_stage_start = 0;
     ps_t m_busy_ps = 0;  // begin_stage_ps()'s busy time of the stage
+    FifoResource* m_fixed_resource = nullptr;  // stage_resource(), once asked when fixed_resource()
+    bool m_resource_known = false;
     sc_core::sc_time m_remaining;  // what is left of it while it may stall
     sc_core::sc_time m_from;
     bool m_defer_end = false;

@@ -56,22 +56,14 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
         }
 
         // SPEC §8 / seed 000 §D5.1: checked in every build, not assert.
-        // The first live range at or after addr is where the new one goes;
-        // only it and its predecessor can overlap it (overlaps_live()).
-        // (Past the last live range, the common case, without a search.)
-        const auto pos = m_live.empty() || m_live.back().addr < addr
-                             ? m_live.end()
-                             : std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
-        const bool overlaps = (pos != m_live.end() && pos->addr < sat_add(addr, bytes)) ||
-                              (pos != m_live.begin() && std::prev(pos)->end() > addr);
-        if (addr < m_base || addr + bytes > m_limit || overlaps) {
+        if (addr < m_base || addr + bytes > m_limit || overlaps_live(addr, bytes)) {
             std::ostringstream os;
             os << m_owner << ": invariant violated: [" << addr << ", " << addr + bytes
                << ") is outside [" << m_base << ", " << m_limit
                << ") or overlaps a live allocation";
             throw std::logic_error(os.str());
         }
-        m_live.insert(pos, TcmRange{addr, bytes});
+        m_live.push_back(TcmRange{addr, bytes});
         m_in_use += bytes;
         return addr;
     }
@@ -79,18 +71,19 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
 }
 
 void TcmRangeMap::free(std::uint64_t addr) {
-    // (Buffers are mostly freed oldest first: the first live range, without a search.)
-    const auto live = !m_live.empty() && m_live.front().addr == addr
-                          ? m_live.begin()
-                          : std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
-    if (live == m_live.end() || live->addr != addr) {
+    // The live ranges are few (a PE's tiles in flight) and kept in no order:
+    // a scan, and the last one moved into the hole (no shifting).
+    auto live = m_live.begin();
+    while (live != m_live.end() && live->addr != addr) ++live;
+    if (live == m_live.end()) {
         std::ostringstream os;
         os << m_owner << ": free of address " << addr
            << " that is not a live allocation (double free or never allocated)";
         throw std::logic_error(os.str());
     }
     const TcmRange range = *live;
-    m_live.erase(live);
+    *live = m_live.back();
+    m_live.pop_back();
     m_in_use -= range.bytes;
 
     auto next = std::lower_bound(m_free.begin(), m_free.end(), range.addr, by_addr);
@@ -119,11 +112,11 @@ void TcmRangeMap::free(std::uint64_t addr) {
 bool TcmRangeMap::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     if (bytes == 0) return false;
     const std::uint64_t end = sat_add(addr, bytes);
-    // First live range starting at or after addr; only it and its predecessor
-    // can intersect, since live ranges are sorted and disjoint.
-    const auto it = std::lower_bound(m_live.begin(), m_live.end(), addr, by_addr);
-    if (it != m_live.end() && it->addr < end) return true;
-    return it != m_live.begin() && std::prev(it)->end() > addr;
+    // Live ranges are disjoint and never empty: [addr, end) meets one when
+    // it starts before `end` and ends after `addr`.
+    for (const TcmRange& r : m_live)
+        if (r.addr < end && r.end() > addr) return true;
+    return false;
 }
 
 std::uint64_t TcmRangeMap::largest_free() const {

@@ -29,8 +29,8 @@ struct TcmRange {
     std::uint64_t end() const { return addr + bytes; }
 };
 
-// First-fit allocator over [base, limit): a free list and a live list, both
-// vectors kept sorted by address. Free blocks are coalesced on free. The
+// First-fit allocator over [base, limit): a free list, kept sorted by
+// address, and a live list. Free blocks are coalesced on free. The
 // vectors only grow, so steady-state alloc/free does not touch the heap.
 class TcmRangeMap {
 public:
@@ -55,7 +55,7 @@ private:
     std::uint64_t m_limit;
     std::string m_owner;
     std::vector<TcmRange> m_free;  // sorted by addr, never adjacent (coalesced)
-    std::vector<TcmRange> m_live;  // sorted by addr, never overlapping
+    std::vector<TcmRange> m_live;  // never overlapping, in no particular order (a scan: they are few)
     std::uint64_t m_in_use = 0;
 };
 

@@ -8,7 +8,9 @@
 // kernel has nothing pending; nothing is started on the kernel.
 #include <boost/test/unit_test.hpp>
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "modules/pe/pipeline_calendar.h"
@@ -71,6 +73,26 @@ struct Starter : Activity {
             cal.commit_at_round_end(*commit);
             cal.commit_at_round_end(*commit);
         }
+    }
+};
+
+// An activity that only notes when it runs.
+struct Mark : Activity {
+    PipelineCalendar& cal;
+    std::string name;
+    Mark(PipelineCalendar& c, std::string n) : cal(c), name(std::move(n)) {}
+    void activate() override { g_log.push_back(at(name, cal)); }
+};
+
+// An activity that, when it runs, wakes each of `wakes` at its time (in the
+// order given).
+struct Waker : Activity {
+    PipelineCalendar& cal;
+    std::vector<std::pair<ps_t, Activity*>> wakes;
+    explicit Waker(PipelineCalendar& c) : cal(c) {}
+    void activate() override {
+        g_log.push_back(at("wake", cal));
+        for (const auto& [t, a] : wakes) cal.at(t, *a);
     }
 };
 
@@ -139,4 +161,44 @@ BOOST_AUTO_TEST_CASE(run_ahead_stops_at_the_horizon) {
     const std::vector<std::string> expect = {"start@0", "a@0", "serve a@0"};
     BOOST_CHECK_EQUAL_COLLECTIONS(g_log.begin(), g_log.end(), expect.begin(), expect.end());
     BOOST_CHECK_EQUAL(cal.next_time(), 500u);
+}
+
+BOOST_AUTO_TEST_CASE(timed_wake_ups_run_in_time_order_and_ties_in_push_order) {
+    // Wake-ups pushed out of time order are sorted in from the back (the
+    // calendar's in-place insertion, and push_timed() once the queue is
+    // full); two at one time run in the order they were pushed, as the
+    // kernel's timed notifications of one time do. Many of them, so that
+    // the queue grows on the way (push_timed()) and sorts in place between.
+    g_log.clear();
+    sc_core::sc_event wake;
+    PipelineCalendar cal(wake);
+    std::vector<std::unique_ptr<Mark>> marks;
+    Waker first(cal), second(cal);
+    std::vector<std::string> expect = {"wake@0"};
+    // first wakes, at 0: 300 a, 100 b, 300 c, 200 d, 100 e, then 40 more
+    // alternating between 50 and 400 + i.
+    const std::pair<ps_t, const char*> order[] = {{300, "a"}, {100, "b"}, {300, "c"}, {200, "d"}, {100, "e"}};
+    for (const auto& [t, n] : order) {
+        marks.push_back(std::make_unique<Mark>(cal, n));
+        first.wakes.push_back({t, marks.back().get()});
+    }
+    for (int i = 0; i < 40; ++i) {
+        const ps_t t = i % 2 ? 50 : 400 + static_cast<ps_t>(i);
+        marks.push_back(std::make_unique<Mark>(cal, "m" + std::to_string(i)));
+        first.wakes.push_back({t, marks.back().get()});
+    }
+    // second, woken at 100 after b and e, adds one at 100 (the next round:
+    // not a timed wake-up), one at 200 (after d) and one at 300 (after c).
+    Mark late200(cal, "late200"), late300(cal, "late300"), now100(cal, "now100");
+    second.wakes = {{300, &late300}, {100, &now100}, {200, &late200}};
+    first.wakes.push_back({100, &second});
+    cal.schedule(first);
+    cal.run_ahead(100000);
+    for (int i = 1; i < 40; i += 2) expect.push_back("m" + std::to_string(i) + "@50");
+    for (const char* n : {"b@100", "e@100", "wake@100", "now100@100", "d@200", "late200@200", "a@300",
+                          "c@300", "late300@300"})
+        expect.push_back(n);
+    for (int i = 0; i < 40; i += 2) expect.push_back("m" + std::to_string(i) + "@" + std::to_string(400 + i));
+    BOOST_CHECK_EQUAL_COLLECTIONS(g_log.begin(), g_log.end(), expect.begin(), expect.end());
+    BOOST_CHECK(cal.empty());
 }

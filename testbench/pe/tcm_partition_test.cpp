@@ -163,6 +163,42 @@ BOOST_AUTO_TEST_CASE(reserved_double_free_throws) {
     BOOST_CHECK_EQUAL(tcm.in_use(), 0u);
 }
 
+BOOST_AUTO_TEST_CASE(reserved_frees_in_any_order_keep_first_fit) {
+    // Live buffers are kept in no order (a freed one's place is taken by the
+    // last): freeing out of order must change neither first fit nor the
+    // checks. Derived by hand: four 1 KiB buffers at 0, 1024, 2048, 3072;
+    // free 1024, 0 and 3072 (2048 stays): free blocks [0, 2048) and
+    // [3072, 64 KiB).
+    ReservedTcm tcm(tcm_config(1 << 20, 64 * 1024));
+    std::vector<std::uint64_t> at;
+    for (int i = 0; i < 4; ++i) {
+        const auto a = tcm.try_alloc(1024);
+        BOOST_REQUIRE(a);
+        at.push_back(*a);
+    }
+    BOOST_CHECK_EQUAL(at[0], 0u);
+    BOOST_CHECK_EQUAL(at[3], 3072u);
+    tcm.free(1024);
+    tcm.free(0);
+    tcm.free(3072);
+    BOOST_CHECK_EQUAL(tcm.in_use(), 1024u);
+    BOOST_CHECK(tcm.overlaps_live(2047, 2));
+    BOOST_CHECK(!tcm.overlaps_live(0, 2048));
+    BOOST_CHECK(!tcm.overlaps_live(3072, 1024));
+    BOOST_CHECK_THROW(tcm.free(1024), std::logic_error);  // freed already
+    BOOST_CHECK_THROW(tcm.free(3072), std::logic_error);
+    // 2 KiB fits the first block exactly; 1 KiB then goes after 2048.
+    BOOST_CHECK_EQUAL(*tcm.try_alloc(2048), 0u);
+    BOOST_CHECK_EQUAL(*tcm.try_alloc(1024), 3072u);
+    BOOST_CHECK(tcm.overlaps_live(1000, 100));
+    tcm.free(2048);
+    tcm.free(0);
+    tcm.free(3072);
+    BOOST_CHECK_EQUAL(tcm.in_use(), 0u);
+    // All coalesced again: the whole region in one piece.
+    BOOST_CHECK_EQUAL(*tcm.try_alloc(64 * 1024), 0u);
+}
+
 BOOST_AUTO_TEST_CASE(reserved_exceeding_size_rejected) {
     BOOST_CHECK_THROW(ReservedTcm(tcm_config(4096, 8192)), std::invalid_argument);
     BOOST_CHECK_THROW(PeMemAllocator(tcm_config(4096, 8192)), std::invalid_argument);
