@@ -237,9 +237,12 @@ SimSpeed simulate(const WorkloadRun* run, const Platform& platform, const CliOpt
             stopped = "--max-tokens " + std::to_string(options.max_tokens) + " reached (" + std::to_string(fed) +
                       " tiles fed)";
         else
+            // The kernel stops at its last event before the limit.
             stopped = std::string(options.max_sim_given ? "--max-sim-time" : "the longest simulated time, 2^62 ps,") +
-                      " reached";
-        stopped += " at " + obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns";
+                      " reached at " + obs::ps_as_ns(options.max_sim_ps) + " ns (the last event before it at " +
+                      obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns)";
+        if (options.max_tokens && fed >= options.max_tokens)
+            stopped += " at " + obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns";
     }
     return watch.speed();
 }

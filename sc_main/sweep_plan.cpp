@@ -105,7 +105,20 @@ private:
         return e;
     }
 
+    // Nesting deeper than this is refused (each level is a stack frame; a
+    // deep enough one once overflowed the stack).
+    static constexpr int kMaxDepth = 64;
+    struct Depth {
+        ExprParser& p;
+        explicit Depth(ExprParser& parser) : p(parser) {
+            if (++p.m_depth > kMaxDepth)
+                p.error("nested more than " + std::to_string(kMaxDepth) + " deep (parentheses, not, unary -)");
+        }
+        ~Depth() { --p.m_depth; }
+    };
+
     std::unique_ptr<Expr> parse_or() {
+        const Depth depth(*this);
         auto e = parse_and();
         while (word("or")) e = node(Expr::Op::or_, std::move(e), parse_and());
         return e;
@@ -116,6 +129,7 @@ private:
         return e;
     }
     std::unique_ptr<Expr> parse_not() {
+        const Depth depth(*this);
         if (word("not")) return node(Expr::Op::not_, parse_not());
         return parse_compare();
     }
@@ -146,6 +160,7 @@ private:
         }
     }
     std::unique_ptr<Expr> parse_unary() {
+        const Depth depth(*this);
         if (symbol("-")) return node(Expr::Op::neg, parse_unary());
         return parse_atom();
     }
@@ -198,6 +213,7 @@ private:
     const std::string& m_text;
     const std::map<std::string, std::size_t>& m_names;
     std::size_t m_pos = 0;
+    int m_depth = 0;
 };
 
 Value param_value(const std::string& text) {
@@ -243,8 +259,11 @@ Value eval(const Expr& e, const std::vector<Value>& params) {
         case Expr::Op::add: return num(a.number + b.number);
         case Expr::Op::sub: return num(a.number - b.number);
         case Expr::Op::mul: return num(a.number * b.number);
-        case Expr::Op::div: return num(b.number != 0.0 ? a.number / b.number : NAN);
-        case Expr::Op::mod: return num(b.number != 0.0 ? std::fmod(a.number, b.number) : NAN);
+        case Expr::Op::div:
+        case Expr::Op::mod:
+            // NaN once counted as true: a zero divisor is an error naming the point.
+            if (b.number == 0.0) throw ExprParser::Error{std::string(e.op == Expr::Op::div ? "division" : "modulo") + " by zero"};
+            return num(e.op == Expr::Op::div ? a.number / b.number : std::fmod(a.number, b.number));
         case Expr::Op::lt: return num(a.number < b.number);
         case Expr::Op::le: return num(a.number <= b.number);
         case Expr::Op::gt: return num(a.number > b.number);

@@ -1,0 +1,303 @@
+// The bad-input suite (issue 21 point 5; docs/limits.md): every class of bad
+// input npuvp can be given, one test case per class, each input a row. Every
+// row runs the npuvp program as a user would and asserts its exit code (2:
+// bad input, 1: the run failed or was stopped) and that the message names the
+// file, line and key (or the option, or the PE and command). Every expected
+// text is what the rule in docs/limits.md, docs/cli.md or SPEC says the
+// message must contain: the place (`file:line:`), the key path, and the bound
+// or reason. The suite runs under the sanitizer build in CI, where a crash
+// or an undefined conversion fails it.
+#include <boost/test/unit_test.hpp>
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "testbench/harness/run_npuvp.h"
+
+namespace {
+
+using npuvp::test::run_npuvp;
+using npuvp::test::RunResult;
+using npuvp::test::slurp;
+
+std::string source(const std::string& rel) { return std::string(NPUVP_SOURCE_DIR) + "/" + rel; }
+
+struct Case {
+    std::string file;      // written with `text` before the run ("" = none)
+    std::string text;
+    std::string args;      // the command line after the program name
+    int code;              // the exit code it must give
+    std::vector<std::string> says;  // each must appear in the output
+};
+
+void write(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+}
+
+// Runs each case; returns how many ran (the suite counts them).
+int run_cases(const std::vector<Case>& cases) {
+    int n = 0;
+    for (const Case& c : cases) {
+        if (!c.file.empty()) write(c.file, c.text);
+        const RunResult r = run_npuvp(c.args);
+        BOOST_TEST_CONTEXT("npuvp " << c.args << "\n" << r.out) {
+            BOOST_CHECK_EQUAL(r.code, c.code);
+            for (const std::string& s : c.says) BOOST_CHECK_MESSAGE(r.out.find(s) != std::string::npos, "lacks: " << s);
+            BOOST_CHECK(r.out.find("internal error") == std::string::npos);
+        }
+        ++n;
+    }
+    return n;
+}
+
+// default.yaml with the first `from` replaced by `to` (one line each, so the
+// line numbers stay those of default.yaml).
+std::string topo_with(const std::string& from, const std::string& to) {
+    std::string t = slurp(source("configs/topologies/default.yaml"));
+    const std::size_t at = t.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "default.yaml has no '" + from + "'");
+    return t.replace(at, from.size(), to);
+}
+
+// A topology case: the edited default.yaml at line `line`, key `key`.
+Case topo(const std::string& name, const std::string& from, const std::string& to, int line, const std::string& key,
+          const std::string& says) {
+    const std::string file = "bad_" + name + ".yaml";
+    return {file, topo_with(from, to), "--topology " + file, 2,
+            {"npuvp: error: " + file + ":" + std::to_string(line) + ":", key, says}};
+}
+
+// A workload case on default.yaml.
+Case work(const std::string& name, const std::string& text, int code, std::vector<std::string> says) {
+    const std::string file = "bad_" + name + ".yaml";
+    return {file, text, "--workload " + file, code, std::move(says)};
+}
+
+// One kernel of one command on pe0, as a workload file.
+std::string one(const std::string& command) {
+    return "name: w\nkernels:\n  k:\n    - " + command + "\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n";
+}
+
+const std::string gemm_composite =
+    "composite: { id: g, gemm: { m: 256, k: 256, n: 256 }, tile: { m: 128, k: 128, n: 128 }, ";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(malformed_yaml_and_files) {
+    const std::string dir = "bad_input_dir";
+    mkdir(dir.c_str(), 0755);
+    write("bad_binary.yaml", std::string("name: w\0\x01\x02", 10));
+    const int n = run_cases({
+        work("syntax_1", "name: w\nkernels: [\n", 2, {"bad_syntax_1.yaml:", "malformed YAML"}),
+        work("syntax_2", "name: w\n  kernels: {}\n", 2, {"bad_syntax_2.yaml:2:", "malformed YAML"}),
+        work("syntax_3", "- a\n- b\n", 2, {"bad_syntax_3.yaml:1:1", "must be a map"}),
+        work("syntax_4", "", 2, {"bad_syntax_4.yaml", "empty document"}),
+        {"bad_topo_syntax.yaml", "name: t\nsystem: {sips: 1\n", "--topology bad_topo_syntax.yaml", 2,
+         {"bad_topo_syntax.yaml:", "malformed YAML"}},
+        {"", "", "--workload no_such_file.yaml", 2, {"no_such_file.yaml", "cannot open file"}},
+        {"", "", "--topology no_such_topology.yaml", 2, {"no_such_topology.yaml", "cannot open file"}},
+        {"", "", "--workload " + dir, 2, {dir, "it is a folder, not a file"}},
+        {"", "", "--workload bad_binary.yaml", 2, {"bad_binary.yaml", "NUL bytes: a binary file"}},
+        {"", "", "--topology /dev/zero", 2, {"/dev/zero", "larger than 16 MiB"}},
+        {"bad_sweep.yaml", "topology: [\n", "sweep run bad_sweep.yaml --out bad_sweep_out", 2,
+         {"bad_sweep.yaml:", "malformed YAML"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(wrong_types_and_unknown_names) {
+    const int n = run_cases({
+        topo("type_1", "rd_engines: 1 ", "rd_engines: two ", 81, "pe_dma.attrs.rd_engines", "expected an integer"),
+        topo("type_2", "setup_ns: 500.0", "setup_ns: [1]", 83, "pe_dma.attrs.setup_ns", ""),
+        topo("type_3", "sips: 1 ", "sips: 1.5 ", 11, "system.sips", "expected an integer"),
+        topo("unknown_key", "rd_engines: 1 ", "rd_enginez: 1 ", 81, "pe_dma.attrs", "rd_enginez"),
+        topo("unknown_impl", "impl: builtin.pe_dma", "impl: builtin.pe_dmaa", 79, "impl", "builtin.pe_dmaa"),
+        work("type_4", one("dma_read: { id: ld, bytes: lots }"), 2, {"bad_type_4.yaml:4:", "dma_read.bytes", "expected an integer"}),
+        work("type_5", one("dma_read: { id: ld, bytes: 64, wait: yes }"), 2, {"bad_type_5.yaml:4:", "wait", "expected true or false"}),
+        work("unknown_command", one("dma_reed: { id: ld, bytes: 64 }"), 2, {"bad_unknown_command.yaml:4:", "dma_reed"}),
+        work("unknown_cmd_key", one("dma_read: { id: ld, byte: 64 }"), 2, {"bad_unknown_cmd_key.yaml:4:", "unknown key 'byte'"}),
+        work("unknown_op", one("math: { id: m, op: tanhh, elements: 64 }"), 2, {"bad_unknown_op.yaml:4:", "unknown math op 'tanhh'"}),
+        work("unknown_kernel", "name: w\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64 }\nlaunch:\n  - { kernel: q, cube: sip0.cube0, pes: [0] }\n",
+             2, {"bad_unknown_kernel.yaml:6:", "launch[0].kernel", "'q'"}),
+        work("unknown_cube", "name: w\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64 }\nlaunch:\n  - { kernel: k, cube: sip0.cube9, pes: [0] }\n",
+             2, {"bad_unknown_cube.yaml:6:", "launch[0].cube"}),
+        work("bad_pe", "name: w\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64 }\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [8] }\n",
+             2, {"bad_bad_pe.yaml:6:", "launch[0].pes"}),
+        work("dup_id", "name: w\nkernels:\n  k:\n    - dma_read: { id: a, bytes: 64 }\n    - dma_read: { id: a, bytes: 64 }\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n",
+             2, {"bad_dup_id.yaml:5:", "'a'"}),
+        {"", "", "--set cube.pe_template.components.pe_dma.attrs.bw_gbs=fast", 2, {"--set", "bw_gbs"}},
+        {"", "", "--set cube.no_such_key=1", 2, {"--set", "no_such_key"}},
+        {"", "", "--frobnicate", 2, {"unknown option '--frobnicate'"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(numbers_beyond_their_limits) {
+    // docs/limits.md: each unit's range; the message gives the range, the
+    // value and the reason.
+    const int n = run_cases({
+        topo("ns", "setup_ns: 500.0", "setup_ns: 1e12 ", 83, "pe_dma.attrs.setup_ns", "must be in [0, 1e9] ns (got 1e12)"),
+        topo("gbs_high", "bw_gbs: 256.0            # CALIBRATION DMA", "bw_gbs: 1e10             # CALIBRATION DMA", 84,
+             "pe_dma.attrs.bw_gbs", "must be in [0.001, 1e6] GB/s (got 1e10)"),
+        topo("gbs_low", "bw_gbs: 256.0            # CALIBRATION DMA", "bw_gbs: 1e-9             # CALIBRATION DMA", 84,
+             "pe_dma.attrs.bw_gbs", "must be in [0.001, 1e6] GB/s"),
+        topo("ghz_low", "freq_ghz: 1.0            # CALIBRATION clock 1.0 GHz\n          fill_cycles: 128",
+             "freq_ghz: 1e-300         # CALIBRATION clock 1.0 GHz\n          fill_cycles: 128", 99, "pe_gemm.attrs.freq_ghz",
+             "must be in [0.001, 1000] GHz"),
+        topo("ghz_high", "freq_ghz: 1.0            # CALIBRATION clock 1.0 GHz\n          fill_cycles: 8",
+             "freq_ghz: 1e9            # CALIBRATION clock 1.0 GHz\n          fill_cycles: 8", 111, "pe_math.attrs.freq_ghz",
+             "must be in [0.001, 1000] GHz"),
+        topo("engines", "rd_engines: 1 ", "rd_engines: 2147483647 ", 81, "pe_dma.attrs.rd_engines", "must be in [0, 65536]"),
+        topo("cycles", "fill_cycles: 128 ", "fill_cycles: 2000000000 ", 100, "pe_gemm.attrs.fill_cycles", "must be in [0, 1e9] cycles"),
+        topo("lanes", "lanes: 512 ", "lanes: 100000 ", 109, "pe_math.attrs.lanes", "must be in [0, 65536]"),
+        topo("tcm_mib", "size_mb: 32 ", "size_mb: 4194304 ", 129, "pe_tcm.attrs.size_mb", "must be in [0, 1048576] MiB"),
+        topo("slice_gib", "hbm_slice_gb: 6 ", "hbm_slice_gb: 17179869183 ", 55, "memory_map.hbm_slice_gb", "must be in [0, 16384] GiB"),
+        topo("latency_neg", "latency_ns: 100.0", "latency_ns: -1.0 ", 45, "hbm_ctrl.attrs.latency_ns", "must be >= 0"),
+        work("bytes", one("dma_read: { id: ld, bytes: 2199023255553 }"), 2, {"bad_bytes.yaml:4:", "dma_read.bytes", "must be <= 2^40 bytes"}),
+        work("elements", one("gemm: { id: g, m: 8589934592, k: 1, n: 1 }"), 2, {"bad_elements.yaml:4:", "gemm.m", "must be <= 2^32 elements"}),
+        work("macs", one("gemm: { id: g, m: 4294967296, k: 4294967296, n: 2 }"), 2, {"bad_macs.yaml:4:", "M·K·N is above 2^62 MACs"}),
+        work("tiles", one(gemm_composite.substr(0, gemm_composite.find("gemm:")) +
+                          "gemm: { m: 4194304, k: 4194304, n: 128 }, tile: { m: 1, k: 1, n: 128 }, dtype: { in: bf16, out: bf16 } }"),
+             2, {"bad_tiles.yaml:4:", "more than 2^40 tiles"}),
+        work("too_large", one("dma_read: { id: ld, bytes: 99999999999999999999999 }"), 2, {"bad_too_large.yaml:4:", "too large"}),
+        work("negative", one("dma_read: { id: ld, bytes: -5 }"), 2, {"bad_negative.yaml:4:", "must be > 0"}),
+        work("start", "name: w\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64 }\nhost:\n  - kernel_launch: { kernel: k, cubes: [sip0.cube0], target_pe: 0, target_start_ns: 1e15 }\n",
+             2, {"bad_start.yaml:6:", "target_start_ns", "must be <= 1e12 ns"}),
+        {"", "", "--probe-bytes 0", 2, {"--probe-bytes"}},
+        {"", "", "--workload " + source("configs/workloads/gemm_bias_relu.yaml") + " --max-tokens 0", 2, {"--max-tokens: expected"}},
+        {"", "", "--workload " + source("configs/workloads/gemm_bias_relu.yaml") + " --max-sim-time -1", 2, {"--max-sim-time: expected"}},
+        {"", "", "--workload " + source("configs/workloads/gemm_bias_relu.yaml") + " --power-window 1e3", 2, {"--power-window: expected"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(address_windows_that_overflow_or_overlap) {
+    const int n = run_cases({
+        topo("sram_overlap", "sram_base: 0x1000000000000", "sram_base: 0x100000     ", 56, "memory_map.sram_base",
+             "inside the HBM window [0, 51539607552): the windows must not overlap"),
+        topo("sram_huge", "sram_base: 0x1000000000000", "sram_base: 0xFFFFFFFFFFFF0000", 56, "memory_map.sram_base",
+             "too large"),
+        // The largest HBM window the limits allow (64 cubes of 256 slices of
+        // 16 TiB = 2^58 bytes) fits 64 bits; it runs over the default SRAM
+        // window at 2^48.
+        {"", "", "--set system.cubes_per_sip=64 --set cube.memory_map.hbm_slice_gb=16384 --set cube.pe_layout.rows=16 "
+                 "--set cube.pe_layout.cols=16 --set cube.memory_map.hbm_slices_per_cube=256",
+         2, {"cube.memory_map.sram_base", "inside the HBM window [0, 288230376151711744): the windows must not overlap"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(transfers_beyond_capacity) {
+    // default.yaml: TCM 32 MiB, 8 reserved: 24 MiB = 25165824 allocatable
+    // bytes; HBM slices of 6 GiB = 6442450944 bytes, 8 of them; SRAM at
+    // 2^48, 64 MiB.
+    const int n = run_cases({
+        work("tcm", one("dma_read: { id: ld, bytes: 1073741824 }"), 2,
+             {"bad_tcm.yaml:4:", "dma_read.bytes", "1073741824 bytes do not fit the PE's allocatable TCM (25165824 bytes"}),
+        work("tcm_write", one("dma_write: { id: st, bytes: 25165825 }"), 2, {"bad_tcm_write.yaml:4:", "do not fit the PE's allocatable TCM"}),
+        work("hbm_end", one("dma_read: { id: ld, bytes: 8192, addr: { pa: 51539603456 } }"), 2,
+             {"bad_hbm_end.yaml:4:", "dma_read.addr", "runs past the end of HBM slice 7 [45097156608, 51539607552)"}),
+        work("slice_end", one("dma_read: { id: ld, bytes: 8192, addr: { pa: 6442446848 } }"), 2,
+             {"bad_slice_end.yaml:4:", "runs past the end of HBM slice 0"}),
+        work("own_end", one("dma_read: { id: ld, bytes: 8192, addr: { own: 6442446848 } }"), 2,
+             {"bad_own_end.yaml:4:", "runs past the end of its PE's own HBM slice"}),
+        work("no_window", one("dma_read: { id: ld, bytes: 64, addr: { pa: 0x900000000000 } }"), 2,
+             {"bad_no_window.yaml:4:", "is in no memory window"}),
+        work("sram_end", one("dma_write: { id: st, bytes: 4096, addr: { pa: 281475043815425 } }"), 2,
+             {"bad_sram_end.yaml:4:", "runs past the end of the shared SRAM window"}),
+        work("composite_src", one(gemm_composite + "dtype: { in: bf16, out: bf16 }, src: { own: 6442450000 } }"), 2,
+             {"bad_composite_src.yaml:4:", "composite.src", "A and B"}),
+        work("composite_dst", one(gemm_composite + "dtype: { in: bf16, out: bf16 }, dst: { pa: 51539607000 } }"), 2,
+             {"bad_composite_dst.yaml:4:", "composite.dst", "C (M·N·d_out)"}),
+        work("broadcast", one("dma_read: { id: ld, bytes: 8388608, pattern: broadcast, copies: 4 }"), 2,
+             {"bad_broadcast.yaml:4:", "copies of 8388608 bytes do not fit the allocatable TCM"}),
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(mmu_mappings_that_collide) {
+    const std::string k = "name: w\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64, addr: { va: 0x40000000 } }\n"
+                          "launch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n";
+    const int n = run_cases({
+        work("mmu_dup", k + "mmu:\n  - { cube: sip0.cube0, pes: [0], va: 0x40000000, pa: 0x0, bytes: 0x200000 }\n"
+                            "  - { cube: sip0.cube0, pes: [0, 1], va: 0x40100000, pa: 0x400000, bytes: 0x10000 }\n",
+             2, {"bad_mmu_dup.yaml:9:", "mmu[1] maps va [1074790400, 1074855936) on sip0.cube0.pe0, where mmu[0] already maps"}),
+        work("mmu_window", k + "mmu:\n  - { cube: sip0.cube0, pes: [0], va: 0x40000000, pa: 0x900000000000, bytes: 0x10000 }\n",
+             2, {"bad_mmu_window.yaml:8:", "is not inside one memory window"}),
+        work("mmu_host", k + "mmu:\n  - { cube: sip0.cube0, pes: [0], va: 0x40000000, pa: 0x0, bytes: 0x10000 }\n"
+                             "host:\n  - mmu_map: { cubes: [sip0.cube0], target_pe: 0, va: 0x40000000, pa: 0x10000, bytes: 0x10000 }\n",
+             2, {"bad_mmu_host.yaml:10:", "host request 'r0' maps va", "where mmu[0] already maps"}),
+        work("mmu_page", k + "mmu:\n  - { cube: sip0.cube0, pes: [0], va: 0x40000001, pa: 0x0, bytes: 0x10000 }\n",
+             2, {"bad_mmu_page.yaml:8:", "mmu[0].va", "multiple of the PE_MMU page size"}),
+        work("mmu_many", k + "mmu:\n  - { cube: sip0.cube0, pes: all, va: 0x0, pa: 0x0, bytes: 0xC00000000 }\n",
+             2, {"bad_mmu_many.yaml:8:", "maps more than 4194304 pages"}),
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(programs_that_deadlock_or_are_stopped) {
+    // Exit 1, never 0: the diagnosis names the PE, the command and what it
+    // waits on.
+    const int n = run_cases({
+        work("ipcq_unmatched", one("ipcq_send: { id: send, peer: 1, bytes: 65536 }"), 1,
+             {"npuvp: run failed", "sip0.cube0.pe1: 65536 bytes sent into its IPCQ ring (ipcq_send) were never received"}),
+        work("ipcq_recv", one("ipcq_recv: { id: recv, bytes: 65536, wait: true }"), 1,
+             {"sip0.cube0.pe0: kernel 'k' did not finish", "'recv' waits for 65536 bytes in sip0.cube0.pe0's IPCQ ring, which holds 0"}),
+        work("ipcq_full",
+             "name: w\nkernels:\n  k:\n" + std::string("    - ipcq_send: { id: s1, peer: 1, bytes: 65536 }\n") +
+                 "    - ipcq_send: { id: s2, peer: 1, bytes: 65536, wait: true }\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n",
+             1, {"'s2' waits for room in sip0.cube0.pe1's IPCQ ring (65536 of 65536 bytes held"}),
+        {"", "", "--workload " + source("configs/workloads/host_watchdog.yaml"), 1, {"npuvp: run failed", "host request"}},
+        {"", "", "--workload " + source("configs/workloads/mmu_fault.yaml"), 1, {"MMU fault: command"}},
+        {"", "", "--workload " + source("configs/workloads/gemm_all_pes.yaml") + " --max-tokens 10", 1,
+         {"npuvp: run stopped: --max-tokens 10 reached (", "did not finish"}},
+        {"", "", "--workload " + source("configs/workloads/gemm_all_pes.yaml") + " --max-sim-time 1000", 1,
+         {"npuvp: run stopped: --max-sim-time reached at 1000.000 ns (the last event before it at"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written) {
+    const std::string w = "--workload " + source("configs/workloads/gemm_bias_relu.yaml");
+    const int n = run_cases({
+        {"", "", w + " --trace no_dir/t.jsonl", 2, {"--trace: cannot write 'no_dir/t.jsonl': the folder 'no_dir' does not exist"}},
+        {"", "", w + " --vcd no_dir/v.vcd", 2, {"--vcd: cannot write 'no_dir/v.vcd'"}},
+        {"", "", w + " --vcd v.txt", 2, {"--vcd: the file name must end in .vcd"}},
+        {"", "", w + " --report r.html", 2, {"--report: 'r.html' must end in .json or .md"}},
+        {"", "", w + " --summary no_dir/s.json", 2, {"--summary: cannot write"}},
+        {"", "", w + " --timeline ''", 2, {"--timeline: cannot write '': the path is empty"}},
+        {"", "", "--summary s.json", 2, {"--summary: it describes one --workload or --model run"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(sweep_files) {
+    const std::string head = "name: s\ntopology: " + source("configs/topologies/default.yaml") +
+                             "\nworkload: " + source("configs/workloads/gemm_bias_relu.yaml") +
+                             "\naxes:\n  - key: cube.pe_template.components.pe_dma.attrs.bw_gbs\n    values: [64, 128]\n";
+    auto sweep = [&](const std::string& name, const std::string& tail, std::vector<std::string> says) {
+        const std::string file = "bad_sweep_" + name + ".yaml";
+        return Case{file, head + tail, "sweep run " + file + " --out bad_sweep_" + name + "_out", 2, std::move(says)};
+    };
+    const int n = run_cases({
+        // A constraint nested past the parser's depth once overflowed the stack.
+        sweep("deep", "constraints:\n  - " + std::string(5000, '(') + "1" + std::string(5000, ')') + "\n",
+              {"bad_sweep_deep.yaml:8:", "nested more than 64 deep"}),
+        sweep("nots", "constraints:\n  - " + [] { std::string t; for (int i = 0; i < 200; ++i) t += "not "; return t + "1"; }() + "\n",
+              {"bad_sweep_nots.yaml:8:", "nested more than 64 deep"}),
+        // A division by zero once gave NaN, counted as true.
+        sweep("div0", "constraints:\n  - bw_gbs / 0 > 1\n", {"bad_sweep_div0.yaml:8:", "division by zero"}),
+        sweep("mod0", "constraints:\n  - bw_gbs % 0 == 1\n", {"bad_sweep_mod0.yaml:8:", "modulo by zero"}),
+        sweep("unknown_name", "constraints:\n  - bandwidth > 1\n", {"bad_sweep_unknown_name.yaml:8:", "bandwidth"}),
+        sweep("unknown_key", "colour: red\n", {"bad_sweep_unknown_key.yaml:7:", "colour"}),
+        // A point whose --set names no key fails when it runs: exit 1, each
+        // point's error in its result.
+        Case{"bad_sweep_set.yaml", head + "  - key: cube.no_such.attrs.x\n    values: [1]\n",
+             "sweep run bad_sweep_set.yaml --out bad_sweep_set_out", 1, {"2 failed"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
