@@ -5,12 +5,13 @@
 # BUILD_DIR/fuzz/corpus/HARNESS (seeded from BUILD_DIR/fuzz/seeds/HARNESS the
 # first time); crashes, timeouts and OOMs go to BUILD_DIR/fuzz/artifacts/HARNESS/,
 # exceptions other than ConfigError to BUILD_DIR/fuzz/unexpected/HARNESS/; the
-# log to BUILD_DIR/fuzz/HARNESS.log. The loaders run in libFuzzer's fork
-# mode (-fork=1) with the -ignore_* flags, which keeps fuzzing after a
-# finding, so a long run reports them all. fuzz_run does not: a fork-mode job
-# first re-runs its share of the corpus, and early jobs last ~10 s, which at
-# ~1 s per run of this harness left almost no time to mutate; it runs in
-# libFuzzer's ordinary mode and stops at its first finding.
+# log to BUILD_DIR/fuzz/HARNESS.log. libFuzzer's ordinary mode: it stops at
+# the first finding (fix it, run again: the corpus is kept). NPUVP_FUZZ_FORK=1
+# uses fork mode (-fork=1 -ignore_crashes -ignore_timeouts -ignore_ooms),
+# which keeps going after a finding, but each of its jobs first re-runs its
+# share of the corpus and early jobs last ~10 s, so it mutates far less per
+# hour (docs/fuzzing.md "Results"). -print_funcs=0: symbolizing each new
+# function for the log costs more than the run of a loader harness.
 # Runs at nice 19: it is meant to share the machine.
 set -euo pipefail
 build=$(cd "$1" && pwd); harness=$2; seconds=$3; shift 3
@@ -20,8 +21,8 @@ if [ -z "$(ls -A "$fuzz/corpus/$harness")" ]; then cp "$fuzz/seeds/$harness"/* "
 max_len=16384
 [ "$harness" = run ] && max_len=32768
 cd "$fuzz"
-mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
-[ "$harness" = run ] && mode=()
+mode=(-print_funcs=0)
+[ "${NPUVP_FUZZ_FORK:-0}" = 1 ] && mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 export ASAN_OPTIONS=detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export NPUVP_FUZZ_KEEP="$fuzz/unexpected/$harness"
