@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -56,7 +57,12 @@ struct Expr {
     std::string text;
     std::size_t param = 0;
     std::unique_ptr<Expr> a, b;
+    std::size_t depth = 1;  // of the tree under it (evaluation and destruction recurse that deep)
 };
+
+// How deep a constraint may nest (parentheses, not, unary -, chained
+// operators): parsing, evaluating and freeing it recurse that deep.
+constexpr std::size_t kMaxExprDepth = 256;
 
 class ExprParser {
 public:
@@ -97,28 +103,28 @@ private:
         m_pos += n;
         return true;
     }
+    // The parser's own recursion (parentheses, not, unary -).
+    struct Nest {
+        explicit Nest(ExprParser& p) : p(p) {
+            if (++p.m_nesting > kMaxExprDepth)
+                p.error("nested more than " + std::to_string(kMaxExprDepth) + " deep");
+        }
+        ~Nest() { --p.m_nesting; }
+        ExprParser& p;
+    };
     static std::unique_ptr<Expr> node(Expr::Op op, std::unique_ptr<Expr> a, std::unique_ptr<Expr> b = nullptr) {
+        const std::size_t depth = 1 + std::max(a->depth, b ? b->depth : 0);
+        if (depth > kMaxExprDepth)
+            throw Error{"nested more than " + std::to_string(kMaxExprDepth) + " deep"};
         auto e = std::make_unique<Expr>();
+        e->depth = depth;
         e->op = op;
         e->a = std::move(a);
         e->b = std::move(b);
         return e;
     }
 
-    // Nesting deeper than this is refused (each level is a stack frame; a
-    // deep enough one once overflowed the stack).
-    static constexpr int kMaxDepth = 64;
-    struct Depth {
-        ExprParser& p;
-        explicit Depth(ExprParser& parser) : p(parser) {
-            if (++p.m_depth > kMaxDepth)
-                p.error("nested more than " + std::to_string(kMaxDepth) + " deep (parentheses, not, unary -)");
-        }
-        ~Depth() { --p.m_depth; }
-    };
-
     std::unique_ptr<Expr> parse_or() {
-        const Depth depth(*this);
         auto e = parse_and();
         while (word("or")) e = node(Expr::Op::or_, std::move(e), parse_and());
         return e;
@@ -129,8 +135,10 @@ private:
         return e;
     }
     std::unique_ptr<Expr> parse_not() {
-        const Depth depth(*this);
-        if (word("not")) return node(Expr::Op::not_, parse_not());
+        if (word("not")) {
+            Nest nest(*this);
+            return node(Expr::Op::not_, parse_not());
+        }
         return parse_compare();
     }
     std::unique_ptr<Expr> parse_compare() {
@@ -160,8 +168,10 @@ private:
         }
     }
     std::unique_ptr<Expr> parse_unary() {
-        const Depth depth(*this);
-        if (symbol("-")) return node(Expr::Op::neg, parse_unary());
+        if (symbol("-")) {
+            Nest nest(*this);
+            return node(Expr::Op::neg, parse_unary());
+        }
         return parse_atom();
     }
     std::unique_ptr<Expr> parse_atom() {
@@ -170,6 +180,7 @@ private:
         auto e = std::make_unique<Expr>();
         const char c = m_text[m_pos];
         if (c == '(') {
+            Nest nest(*this);
             ++m_pos;
             e = parse_or();
             if (!symbol(")")) error("missing ')'");
@@ -213,7 +224,7 @@ private:
     const std::string& m_text;
     const std::map<std::string, std::size_t>& m_names;
     std::size_t m_pos = 0;
-    int m_depth = 0;
+    std::size_t m_nesting = 0;  // Nest guards open
 };
 
 Value param_value(const std::string& text) {

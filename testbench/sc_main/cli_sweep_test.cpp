@@ -337,6 +337,45 @@ BOOST_AUTO_TEST_CASE(sweep_file_errors_name_file_line_and_key) {
     BOOST_CHECK_MESSAGE(none.out.find(dir + "/none.yaml: cannot open file") != std::string::npos, none.out);
 }
 
+// A constraint nested very deep (parentheses, not, unary minus, a long
+// chain of operators) is rejected with the constraint's place, not a stack
+// overflow: the parser, the evaluation and freeing the tree all recurse as
+// deep as it nests (100000 parentheses were a segfault, ASan's
+// stack-overflow under fuzz/fuzz_sweep; issue 21). 100 levels still parse.
+BOOST_AUTO_TEST_CASE(sweep_constraint_nested_too_deep_is_an_error_not_a_crash) {
+    const std::string dir = fresh_dir("deep");
+    const std::string head = "topology: " + source("configs/topologies/default.yaml") + "\n" +
+                             "workload: " + source("configs/sweeps/gemm_tiles/tile_128.yaml") + "\n" +
+                             "axes:\n  - { key: system.sips, values: [1] }\nconstraints:\n";
+    auto repeat = [](const std::string& s, int n) {
+        std::string out;
+        for (int i = 0; i < n; ++i) out += s;
+        return out;
+    };
+    const std::vector<std::string> deep = {
+        repeat("(", 100000) + "sips > 1" + repeat(")", 100000),
+        repeat("not ", 100000) + "sips > 1",
+        repeat("- ", 100000) + "sips > 1",
+        "sips" + repeat(" + 1", 5000) + " > 1",
+    };
+    for (std::size_t i = 0; i < deep.size(); ++i) {
+        const std::string file = dir + "/deep" + std::to_string(i) + ".yaml";
+        write(file, head + "  - \"" + deep[i] + "\"\n");
+        const RunResult r = run_npuvp("sweep run " + file + " --out " + dir + "/out" + std::to_string(i));
+        BOOST_CHECK_EQUAL(r.code, 2);
+        BOOST_CHECK_MESSAGE(r.out.find(file + ":6:5: constraints[0]: ") != std::string::npos &&
+                                r.out.find("nested more than 256 deep") != std::string::npos,
+                            "case " << i << ":\n" << r.out.substr(0, 2000));
+    }
+    // Not too low: 100 levels of parentheses parse and evaluate (false here:
+    // the one point is left out, which is its own error).
+    const std::string file = dir + "/nested100.yaml";
+    write(file, head + "  - \"" + repeat("(", 100) + "sips > 1" + repeat(")", 100) + "\"\n");
+    const RunResult r = run_npuvp("sweep run " + file + " --out " + dir + "/out100");
+    BOOST_CHECK_EQUAL(r.code, 2);
+    BOOST_CHECK_MESSAGE(r.out.find("the constraints leave no point to run") != std::string::npos, r.out);
+}
+
 // ---------------------------------------------------------------- backends
 
 BOOST_AUTO_TEST_CASE(sweep_local_and_gnu_parallel_give_identical_csv) {
