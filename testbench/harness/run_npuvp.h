@@ -5,11 +5,14 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <boost/test/unit_test.hpp>
 
@@ -55,6 +58,16 @@ inline std::string slurp(const std::string& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// Every shipped workload's name (configs/workloads/*.yaml, without the
+// extension), sorted: the suites that cover each one check their list by it.
+inline std::vector<std::string> shipped_workload_names() {
+    std::vector<std::string> shipped;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(NPUVP_SOURCE_DIR) + "/configs/workloads"))
+        if (entry.path().extension() == ".yaml") shipped.push_back(entry.path().stem().string());
+    std::sort(shipped.begin(), shipped.end());
+    return shipped;
 }
 
 inline std::string shipped_workload(const std::string& name) {

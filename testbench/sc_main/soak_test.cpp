@@ -154,11 +154,7 @@ void soak(const std::string& name) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(every_shipped_workload_is_soaked) {
-    std::vector<std::string> shipped;
-    for (const auto& entry :
-         std::filesystem::directory_iterator(std::string(NPUVP_SOURCE_DIR) + "/configs/workloads"))
-        if (entry.path().extension() == ".yaml") shipped.push_back(entry.path().stem().string());
-    std::sort(shipped.begin(), shipped.end());
+    const std::vector<std::string> shipped = npuvp::test::shipped_workload_names();
     std::vector<std::string> listed;
     for (const Soaked& s : soaked) listed.push_back(s.workload);
     BOOST_CHECK_EQUAL_COLLECTIONS(shipped.begin(), shipped.end(), listed.begin(), listed.end());
