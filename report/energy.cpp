@@ -260,6 +260,15 @@ std::string power_peak_text(const Energy& e) {
     return t;
 }
 
+std::vector<const Energy::Command*> top_commands(const Energy& e, std::size_t n) {
+    std::vector<const Energy::Command*> top;
+    for (const Energy::Command& c : e.commands)
+        if (c.pj > 0.0) top.push_back(&c);
+    std::stable_sort(top.begin(), top.end(), [](const auto* a, const auto* b) { return a->pj > b->pj; });
+    if (top.size() > n) top.resize(n);
+    return top;
+}
+
 void print_energy(std::ostream& out, const Energy& e) {
     std::vector<const Energy::Part*> parts;
     for (const Energy::Part& p : e.parts)
@@ -276,11 +285,7 @@ void print_energy(std::ostream& out, const Energy& e) {
     if (e.makespan_ps == 0) return;
     // The power line: the peak, and the commands that drew the most.
     out << "power    " << power_peak_text(e);
-    std::vector<const Energy::Command*> top;
-    for (const Energy::Command& c : e.commands)
-        if (c.pj > 0.0) top.push_back(&c);
-    std::stable_sort(top.begin(), top.end(), [](const auto* a, const auto* b) { return a->pj > b->pj; });
-    if (top.size() > 3) top.resize(3);
+    const std::vector<const Energy::Command*> top = top_commands(e, 3);
     for (std::size_t i = 0; i < top.size(); ++i)
         out << (i ? ", " : "; most energy: ") << top[i]->id << " on " << top[i]->pe << " " << joules(top[i]->pj)
             << " (" << obs::fixed(e.total_pj > 0 ? 100.0 * top[i]->pj / e.total_pj : 0.0, 1) << "%)";

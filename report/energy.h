@@ -86,6 +86,10 @@ struct LevelBytes;
 double hbm_pj(const LevelBytes& b, const EnergyConfig& e);
 double sram_pj(const LevelBytes& b, const EnergyConfig& e);
 
+// The commands with the most energy (pj > 0), largest first (ties in run
+// order), at most `n`.
+std::vector<const Energy::Command*> top_commands(const Energy& e, std::size_t n);
+
 void print_energy(std::ostream& out, const Energy& e);
 // "peak 31.20 W over 1 µs from 2.345 µs" (the terminal's power line).
 std::string power_peak_text(const Energy& e);

@@ -433,11 +433,7 @@ void write_report_markdown(std::ostream& out, const Report& r) {
             out << "| " << p.name << " | " << p.group << " | " << fixed(p.pj / 1e6, 3) << " | "
                 << fixed(100.0 * p.pj / r.energy.total_pj, 1) << " % |\n";
         // The commands that drew the most, at most ten.
-        std::vector<const Energy::Command*> top;
-        for (const Energy::Command& c : r.energy.commands)
-            if (c.pj > 0.0) top.push_back(&c);
-        std::stable_sort(top.begin(), top.end(), [](const auto* a, const auto* b) { return a->pj > b->pj; });
-        if (top.size() > 10) top.resize(10);
+        const std::vector<const Energy::Command*> top = top_commands(r.energy, 10);
         if (!top.empty()) {
             out << "\nThe commands with the most dynamic energy (their MACs, MATH elements, HBM and SRAM bytes; "
                 << "every command's is in the JSON report):\n\n| command | PE | µJ | share | average W over its span |\n"

@@ -128,6 +128,9 @@ void print_probe(const Probe& probe, std::ostream& out) {
     out << "\nmakespan " << obs::ps_as_ns(probe.makespan_ps()) << " ns\n";
 }
 
+// The GTKWave save file written beside FILE.vcd: FILE.gtkw.
+std::string gtkw_path(const std::string& vcd) { return vcd.substr(0, vcd.size() - 4) + ".gtkw"; }
+
 // Opens the VCD and registers the platform's shadow signals (before sc_start).
 sc_core::sc_trace_file* open_vcd(const CliOptions& options, const Platform& platform) {
     if (!options.vcd) return nullptr;
@@ -173,7 +176,7 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Ener
     if (!tf) return;
     sc_core::sc_close_vcd_trace_file(tf);
     finish_vcd(*options.vcd, energy);
-    const std::string gtkw = options.vcd->substr(0, options.vcd->size() - 4) + ".gtkw";
+    const std::string gtkw = gtkw_path(*options.vcd);
     write_file_atomically(gtkw, [&](std::ostream& out) { write_gtkw(*options.vcd, out); });
     std::cout << "vcd      " << *options.vcd << " (open: gtkwave " << *options.vcd << " " << gtkw
               << ")\n";
@@ -233,16 +236,13 @@ SimSpeed simulate(const WorkloadRun* run, const Platform& platform, const CliOpt
     watch.stop();
     if (sc_core::sc_pending_activity()) {
         const std::uint64_t fed = platform.work_counts().tiles;
+        const std::string now = obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns";
         if (options.max_tokens && fed >= options.max_tokens)
             stopped = "--max-tokens " + std::to_string(options.max_tokens) + " reached (" + std::to_string(fed) +
-                      " tiles fed)";
-        else
-            // The kernel stops at its last event before the limit.
+                      " tiles fed) at " + now;
+        else  // the kernel stops at its last event before the limit
             stopped = std::string(options.max_sim_given ? "--max-sim-time" : "the longest simulated time, 2^62 ps,") +
-                      " reached at " + obs::ps_as_ns(options.max_sim_ps) + " ns (the last event before it at " +
-                      obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns)";
-        if (options.max_tokens && fed >= options.max_tokens)
-            stopped += " at " + obs::ps_as_ns(sc_core::sc_time_stamp().value()) + " ns";
+                      " reached at " + obs::ps_as_ns(options.max_sim_ps) + " ns (the last event before it at " + now + ")";
     }
     return watch.speed();
 }
@@ -446,7 +446,7 @@ void check_outputs(const CliOptions& options) {
         {"--vcd", &options.vcd},         {"--vcd-rtl", &options.vcd_rtl}};
     for (const auto& [flag, path] : files)
         if (*path) check_output_path(flag, **path);
-    if (options.vcd) check_output_path("--vcd", options.vcd->substr(0, options.vcd->size() - 4) + ".gtkw");
+    if (options.vcd) check_output_path("--vcd", gtkw_path(*options.vcd));
 }
 
 int run(int argc, char* argv[]) {
