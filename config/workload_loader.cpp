@@ -32,7 +32,9 @@
 #include "config/key_table.h"
 #include "config/yaml_document.h"
 #include "config/yaml_reader.h"
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
+#include "modules/pe/pe_gemm.h"
+#include "modules/pe/pe_math.h"
 #include "modules/pe/tcm_partition.h"
 
 namespace npuvp {
@@ -161,6 +163,7 @@ public:
     // ------------------------------------------------------------ checks across keys
     void check_range(const MapReader& reader, const MemRange& range) const;
     void check_on_chip(const MapReader& reader, const Command& cmd, const std::string& type) const;
+    void check_stage_time(const Command& cmd, const std::string& type) const;
     void check_dma_pattern(const MapReader& reader, Command& cmd) const;
     // Every MMU mapping, the mmu section's then the host's mmu_map /
     // mmu_unmap in list order: no virtual page mapped twice on one PE, the
@@ -1298,9 +1301,15 @@ void Loader::check_composite(Command& cmd, const SourceLoc& fit_loc, const Sourc
         TilePlanner planner(cmd.composite);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(cmd.loc, e.what());
+    } catch (const Overflow& e) {
+        throw ConfigError(cmd.loc, "composite '" + cmd.id + "': " + e.what());
     }
     check_tile_fit(cmd, fit_loc);
-    if (!cmd.composite.ops.empty()) choose_reuse(cmd, reuse_loc);
+    try {
+        if (!cmd.composite.ops.empty()) choose_reuse(cmd, reuse_loc);
+    } catch (const Overflow& e) {
+        throw ConfigError(reuse_loc, "composite '" + cmd.id + "': " + e.what());
+    }
 }
 
 // Operand reuse (docs/timing.md "Operand reuse"). A panel's bytes, rounded
@@ -1447,7 +1456,35 @@ Command Loader::read_command(const Item& item, std::uint32_t index, KernelExtras
     const Scope scope{*this, &extras};
     for (const KeyTable<Command>* table : tables) schema::read_keys(reader, *table, cmd, scope);
     check_on_chip(reader, cmd, type);
+    check_stage_time(cmd, type);
     return cmd;
+}
+
+// A gemm or math command is one stage whose time the inputs alone decide
+// (T3 on the builtin engine): checked here, where the error can name the
+// file, line and key, not when the run reaches it (docs/limits.md "Checked
+// arithmetic"). Beyond 64 bits it is an Overflow; beyond the run's hard stop
+// (2^62 ps) it could never finish.
+void Loader::check_stage_time(const Command& cmd, const std::string& type) const {
+    if (cmd.kind != CommandKind::gemm && cmd.kind != CommandKind::math) return;
+    const PeTemplateConfig& pe = m_topo.cube.pe_template;
+    const bool gemm = cmd.kind == CommandKind::gemm;
+    ps_t ps = 0;
+    try {
+        ps = gemm ? cycles_to_ps(gemm_cycles(pe.gemm, cmd.m, cmd.k, cmd.n, cmd.elem_bytes), pe.gemm.freq_ghz,
+                                 "a GEMM stage's time")
+                  : cycles_to_ps(math_cycles(pe.math, cmd.elements, cmd.op, cmd.elem_bytes), pe.math.freq_ghz,
+                                 "a MATH stage's time");
+    } catch (const Overflow& e) {
+        throw ConfigError(cmd.loc, type + " '" + cmd.id + "': " + e.what() + " on " +
+                                       (gemm ? "pe_gemm" : "pe_math") + " at " +
+                                       std::to_string(gemm ? pe.gemm.freq_ghz : pe.math.freq_ghz) + " GHz");
+    }
+    constexpr ps_t run_limit = ps_t{1} << 62;  // sc_main: every run stops there (docs/limits.md)
+    if (ps >= run_limit)
+        throw ConfigError(cmd.loc, type + " '" + cmd.id + "': its stage takes " + std::to_string(ps) +
+                                       " ps on " + (gemm ? "pe_gemm" : "pe_math") +
+                                       ", beyond the run's limit of 2^62 ps (docs/limits.md): it could never finish");
 }
 
 // seed 002: tensor-unit operations (gemm, math, fetch, store) read and write

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 
 namespace npuvp::model {
 
@@ -28,8 +28,11 @@ constexpr std::uint64_t kSramAlign = 4096;
 constexpr double kLayerCostNs = 2000.0;
 // A K-split's sum gives each of its PEs at least this many outputs.
 constexpr std::uint64_t kSumMinShare = 1024;
+// What a size product names when it overflows (checked arithmetic; the CLI
+// adds the model file: sc_main/main.cpp load_model()).
+constexpr const char* kSize = "a layer's size in elements, bytes or FLOPs";
 
-std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return sat_mul(ceil_div(v, to), to); }
+std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return checked_mul(ceil_div(v, to), to, kSize); }
 
 bool is_view(const std::string& op) {
     return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
@@ -202,16 +205,16 @@ private:
 
     std::uint64_t slice_bytes() const { return m_topo.cube.memory_map.hbm_slice_bytes; }
     std::uint64_t cube_bytes() const {
-        return sat_mul(slice_bytes(), static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube));
+        return checked_mul(slice_bytes(), static_cast<std::uint64_t>(m_topo.cube.memory_map.hbm_slices_per_cube), kSize);
     }
     // The first byte of PE `pe`'s HBM slice in cube `cube` ((sip, cube) order).
     std::uint64_t slice_pa(int cube, int pe) const {
-        return sat_add(sat_mul(cube_bytes(), static_cast<std::uint64_t>(cube)),
-                       sat_mul(slice_bytes(), static_cast<std::uint64_t>(pe)));
+        return checked_add(checked_mul(cube_bytes(), static_cast<std::uint64_t>(cube), kSize),
+                       checked_mul(slice_bytes(), static_cast<std::uint64_t>(pe), kSize), kSize);
     }
     std::uint64_t sram_pa(int cube) const {
-        return sat_add(m_topo.cube.memory_map.sram_base,
-                       sat_mul(m_topo.cube.shared_sram.size_bytes, static_cast<std::uint64_t>(cube)));
+        return checked_add(m_topo.cube.memory_map.sram_base,
+                       checked_mul(m_topo.cube.shared_sram.size_bytes, static_cast<std::uint64_t>(cube), kSize), kSize);
     }
 
     // MapOptions::cubes > 1: contiguous stages of about equal FLOPs (a layer
@@ -220,14 +223,14 @@ private:
     void assign_cubes() {
         const int cubes = std::max(1, std::min(m_options.cubes, m_topo.system.sips * m_topo.system.cubes_per_sip));
         std::uint64_t total = 0;
-        for (const Layer& l : m_layers) total = sat_add(total, l.info.flops);
+        for (const Layer& l : m_layers) total = checked_add(total, l.info.flops, kSize);
         std::uint64_t before = 0;
         for (Layer& l : m_layers) {
             const double mid = static_cast<double>(before) + static_cast<double>(l.info.flops) / 2.0;
             l.cube = cubes == 1 || total == 0
                          ? 0
                          : std::min(cubes - 1, static_cast<int>(mid * cubes / static_cast<double>(total)));
-            before = sat_add(before, l.info.flops);
+            before = checked_add(before, l.info.flops, kSize);
             if (l.k_parts) l.cube = layer(l.info.after.front()).cube;
             l.info.cube = cube_name(l.cube);
         }
@@ -335,7 +338,7 @@ private:
             }
             if (offset <= m_topo.cube.shared_sram.size_bytes && m_topo.cube.shared_sram.size_bytes - offset >= bytes) {
                 blocks.push_back({offset, bytes, p});
-                producer.dst.pa = sat_add(sram_pa(producer.cube), offset);
+                producer.dst.pa = checked_add(sram_pa(producer.cube), offset, kSize);
                 producer.info.writes_to = "shared SRAM";
                 for (const auto& [c, k] : readers[p]) {
                     Layer& consumer = m_layers[c];
@@ -467,7 +470,7 @@ private:
             Input in;
             in.producers = producers(Node{"", "", {t}, {}, {}, {}});
             if (in.producers.empty()) continue;  // a graph input: in every slice (docs/models.md)
-            in.bytes = sat_mul(m_net.tensor(node, t).elements(), kElem);
+            in.bytes = checked_mul(m_net.tensor(node, t).elements(), kElem, kSize);
             in.b = is_gemm(node.op) && i == 1;
             l.inputs.push_back(in);
         }
@@ -485,17 +488,17 @@ private:
         s.info.lowering = "sum of K partials";
         s.info.after = {gemm.info.id};
         s.k_parts = gemm.info.pes;
-        const std::uint64_t outputs = sat_mul(gemm.info.m, gemm.info.n);
+        const std::uint64_t outputs = checked_mul(gemm.info.m, gemm.info.n, kSize);
         s.share_m = std::max(ceil_div(outputs, static_cast<std::uint64_t>(m_pes)), std::min(outputs, kSumMinShare));
         s.info.pes = static_cast<int>(ceil_div(outputs, s.share_m));
         s.info.split = s.info.pes > 1 ? "elements" : "-";
-        s.info.flops = sat_mul(outputs, static_cast<std::uint64_t>(s.k_parts - 1));
-        s.partial_bytes = sat_mul(s.share_m, kPartialElem);
-        s.info.in_bytes = sat_mul(sat_mul(outputs, kPartialElem), static_cast<std::uint64_t>(s.k_parts));
-        s.out_bytes = sat_mul(outputs, kElem);
+        s.info.flops = checked_mul(outputs, static_cast<std::uint64_t>(s.k_parts - 1), kSize);
+        s.partial_bytes = checked_mul(s.share_m, kPartialElem, kSize);
+        s.info.in_bytes = checked_mul(checked_mul(outputs, kPartialElem, kSize), static_cast<std::uint64_t>(s.k_parts), kSize);
+        s.out_bytes = checked_mul(outputs, kElem, kSize);
         s.epilogues = std::move(gemm.epilogues);
         gemm.epilogues.clear();
-        s.sum_stride = sat_mul(outputs, kPartialElem);
+        s.sum_stride = checked_mul(outputs, kPartialElem, kSize);
         // It reads the partials: through shared SRAM when they fit (one
         // strided read), else from each GEMM PE's slice.
         Input in;
@@ -557,18 +560,18 @@ private:
                 throw ModelError(m_net.file, node.name, node.op, "expects N x C x spatial... tensors");
             const std::uint64_t group = u(node.attr("group", 1));
             std::uint64_t spatial = 1, kernel = 1;
-            for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = sat_mul(spatial, u(out.shape[i]));
-            for (std::size_t i = 2; i < w.shape.size(); ++i) kernel = sat_mul(kernel, u(w.shape[i]));
+            for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = checked_mul(spatial, u(out.shape[i]), kSize);
+            for (std::size_t i = 2; i < w.shape.size(); ++i) kernel = checked_mul(kernel, u(w.shape[i]), kSize);
             const std::uint64_t cin = u(x.shape[1]), cout = u(out.shape[1]);
             if (group > 1 && group == cin && group == cout) {
                 // Depthwise: every output element is a kernel-sized dot
                 // product of one channel, a vector op (docs/models.md).
                 l.info.lowering = "math mul (depthwise)";
-                l.out_bytes = sat_mul(out.elements(), kElem);
-                return vector_work(l, "mul", sat_mul(out.elements(), kernel));
+                l.out_bytes = checked_mul(out.elements(), kElem, kSize);
+                return vector_work(l, "mul", checked_mul(out.elements(), kernel, kSize));
             }
-            M = sat_mul(u(out.shape[0]), spatial);
-            K = sat_mul(cin / std::max<std::uint64_t>(group, 1), kernel);
+            M = checked_mul(u(out.shape[0]), spatial, kSize);
+            K = checked_mul(cin / std::max<std::uint64_t>(group, 1), kernel, kSize);
             N = cout / std::max<std::uint64_t>(group, 1);
             l.gemm_count = std::max<std::uint64_t>(group, 1);
             if (node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
@@ -585,11 +588,11 @@ private:
             if (node.op == "Gemm" && node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
         }
         if (M == 0 || K == 0 || N == 0) throw ModelError(m_net.file, node.name, node.op, "an empty GEMM");
-        l.info.in_bytes = sat_mul(sat_mul(M, K), sat_mul(kElem, l.gemm_count));
+        l.info.in_bytes = checked_mul(checked_mul(M, K, kSize), checked_mul(kElem, l.gemm_count, kSize), kSize);
         l.info.m = M, l.info.k = K, l.info.n = N;
-        l.info.flops = sat_mul(sat_mul(sat_mul(2, M), sat_mul(K, N)), l.gemm_count);
+        l.info.flops = checked_mul(checked_mul(checked_mul(2, M, kSize), checked_mul(K, N, kSize), kSize), l.gemm_count, kSize);
         l.info.lowering = l.gemm_count > 1 ? "gemm x" + std::to_string(l.gemm_count) + " (groups)" : "gemm";
-        l.out_bytes = sat_mul(sat_mul(M, N), sat_mul(kElem, l.gemm_count));
+        l.out_bytes = checked_mul(checked_mul(M, N, kSize), checked_mul(kElem, l.gemm_count, kSize), kSize);
         // Split: by M when it has a tile row for every PE, else by N, else
         // over as many PEs as the larger dimension has tiles; by K (with a
         // sum layer after it) instead when that uses at least twice as many
@@ -606,7 +609,7 @@ private:
             l.share_k = ceil_div(kt, by_k_pes) * kTile;
             l.info.pes = static_cast<int>(ceil_div(K, l.share_k));
             l.info.split = "K";
-            l.out_bytes = sat_mul(sat_mul(M, N), sat_mul(kPartialElem, static_cast<std::uint64_t>(l.info.pes)));
+            l.out_bytes = checked_mul(checked_mul(M, N, kSize), checked_mul(kPartialElem, static_cast<std::uint64_t>(l.info.pes), kSize), kSize);
         } else {
             const bool by_m = mt >= pes || (nt < pes && mt >= nt);
             if (by_m) l.share_m = split(M, l.info.pes);
@@ -617,7 +620,7 @@ private:
         // A and B tiles fit a token's room; each DMA then pays its start-up
         // (~600 ns) for more bytes (docs/models.md "Tiles").
         l.tm = std::min(kTile, l.share_m), l.tn = std::min(kTile, l.share_n);
-        const std::uint64_t k_room = token_room() / sat_mul(l.tm + l.tn, kElem);
+        const std::uint64_t k_room = token_room() / checked_mul(l.tm + l.tn, kElem, kSize);
         l.tk = std::min(l.share_k, std::max(kTile, k_room / kTile * kTile));
     }
 
@@ -640,14 +643,14 @@ private:
         const std::uint64_t elements = reads_all ? m_net.tensor(node, node.inputs[0]).elements() : out_elements(node);
         l.info.lowering = "math " + op;
         vector_work(l, op, elements);
-        l.info.in_bytes = sat_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem);
-        l.out_bytes = sat_mul(out_elements(node), kElem);
+        l.info.in_bytes = checked_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem, kSize);
+        l.out_bytes = checked_mul(out_elements(node), kElem, kSize);
     }
 
     void copy_layer(const Node& node, Layer& l) {
         std::uint64_t bytes = 0;
         for (const std::string& out : node.outputs)
-            if (!out.empty()) bytes = sat_add(bytes, sat_mul(m_net.tensor(node, out).elements(), kElem));
+            if (!out.empty()) bytes = checked_add(bytes, checked_mul(m_net.tensor(node, out).elements(), kElem, kSize), kSize);
         l.info.lowering = "dma copy";
         const std::uint64_t per_pe = ceil_div(bytes, static_cast<std::uint64_t>(m_pes));
         l.info.pes = static_cast<int>(ceil_div(bytes, std::max<std::uint64_t>(per_pe, 1)));
@@ -684,7 +687,7 @@ private:
             // The sum of a K split: its share of every GEMM PE's partial, in
             // one strided read from shared SRAM, else one read per slice.
             if (l.src.given())
-                y << "    - dma_read: { id: parts, bytes: " << sat_mul(l.partial_bytes, static_cast<std::uint64_t>(l.k_parts))
+                y << "    - dma_read: { id: parts, bytes: " << checked_mul(l.partial_bytes, static_cast<std::uint64_t>(l.k_parts), kSize)
                   << ", addr: " << pa(l.src) << ", pattern: strided, chunks: " << l.k_parts << ", stride: " << l.sum_stride
                   << " }\n";
             else
@@ -692,18 +695,18 @@ private:
                     y << "    - dma_read: { id: part" << j << ", bytes: " << l.partial_bytes << ", addr: { pa: "
                       << slice_pa(l.cube, j) << " } }\n";
             y << "    - wait: all\n"
-              << "    - math: { id: sum, op: add, elements: " << sat_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1))
+              << "    - math: { id: sum, op: add, elements: " << checked_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1), kSize)
               << ", dtype: fp32 }\n";
             for (std::size_t e = 0; e < l.epilogues.size(); ++e)
                 y << "    - math: { id: ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << " }\n";
             y << "    - wait: all\n"
-              << "    - dma_write: { id: out, bytes: " << sat_mul(l.share_m, kElem)
+              << "    - dma_write: { id: out, bytes: " << checked_mul(l.share_m, kElem, kSize)
               << (l.dst.given() ? ", addr: " + pa(l.dst) : "") << " }\n"
               << "    - wait: all\n";
             return;
         }
         if (l.info.m == 0) {
-            const std::uint64_t bytes = sat_mul(l.share_m, kElem);
+            const std::uint64_t bytes = checked_mul(l.share_m, kElem, kSize);
             y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
               << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / kElem * kElem)
               << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << " }\n"

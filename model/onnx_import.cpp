@@ -10,7 +10,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 
 namespace npuvp::model {
 
@@ -78,11 +78,11 @@ void fix_batch(onnx::ModelProto& m, const std::string& file, const ImportOptions
 
 std::uint64_t TensorInfo::elements() const {
     std::uint64_t n = 1;
-    for (std::int64_t d : shape) n = sat_mul(n, static_cast<std::uint64_t>(d));
+    for (std::int64_t d : shape) n = checked_mul(n, static_cast<std::uint64_t>(d), "a tensor's size");
     return n;
 }
 
-std::uint64_t TensorInfo::bytes() const { return sat_mul(elements(), static_cast<std::uint64_t>(elem_bytes)); }
+std::uint64_t TensorInfo::bytes() const { return checked_mul(elements(), static_cast<std::uint64_t>(elem_bytes), "a tensor's size"); }
 
 std::int64_t Node::attr(const std::string& key, std::int64_t fallback) const {
     const auto it = ints.find(key);

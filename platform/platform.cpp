@@ -345,7 +345,7 @@ Link& Platform::add_link(RoutedNode& from, RoutedNode& to, const std::string& ki
     link->out_port = from.connect_to(to);
     link->in_port = to.in_bindings() - 1;
     link->hop = std::make_unique<Hop>(from.node_id_ref() + "->" + to.node_id_ref(),
-                                      ns_to_ps(latency_ns), bw_gbs);
+                                      ns_to_ps(latency_ns, "a link's latency_ns"), bw_gbs);
     m_link_index[{&from, &to}] = link.get();
     m_links.push_back(std::move(link));
     return *m_links.back();

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 #include "modules/common/time_text.h"
 #include "modules/pe/pe.h"
 #include "modules/pe/pe_cpu.h"

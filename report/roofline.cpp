@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 #include "report/run_view.h"
 
 namespace npuvp {

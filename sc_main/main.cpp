@@ -10,12 +10,14 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
+#include <vector>
 
 #include <systemc>
 
 #include "report/atomic_file.h"
 #include "modules/pe/tile_plan.h"
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 #include "config/config_error.h"
 #include "report/gtkw_writer.h"
 #include "report/bottleneck.h"
@@ -76,10 +78,17 @@ void print_machine(const Platform& platform, std::ostream& out) {
 }
 
 void print_list(const Platform& platform, std::ostream& out) {
+    // Each node's outgoing links in the platform's link order, indexed once:
+    // linear in nodes and links (a scan of every link per node was quadratic
+    // and never finished on the largest legal machine, issue 21). The index
+    // is only looked up, never iterated: the output order is the platform's.
+    std::unordered_map<const RoutedNode*, std::vector<const Link*>> outgoing;
+    for (const auto& link : platform.links()) outgoing[link->from].push_back(link.get());
+    static const std::vector<const Link*> none;
     for (const RoutedNode* node : platform.nodes()) {
         out << node->node_id_ref() << "  [" << node->kind() << "]\n";
-        for (const auto& link : platform.links()) {
-            if (link->from != node) continue;
+        const auto it = outgoing.find(node);
+        for (const Link* link : it == outgoing.end() ? none : it->second) {
             out << "    -> " << link->to->node_id_ref() << "  " << link->kind << ", "
                 << obs::ps_as_ns(link->hop->latency_ps()) << " ns, "
                 << format_bw(link->hop->bw_gbs()) << "\n";
@@ -358,14 +367,26 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     }
     model::ImportOptions import;
     import.batch = options.batch;
-    const model::Network net = model::import_onnx(*options.model, import);
+    // A size beyond 64 bits (checked arithmetic) is the model's: name its file.
+    auto overflow = [&](const Overflow& e) { return model::ModelError(*options.model, "", "", e.what()); };
+    model::Network net;
+    try {
+        net = model::import_onnx(*options.model, import);
+    } catch (const Overflow& e) {
+        throw overflow(e);
+    }
     const int cubes = topo.system.sips * topo.system.cubes_per_sip;
     if (options.map_cubes > cubes)
         throw ConfigError({"command line", 0, 0, "--map-cubes"}, "--map-cubes " + std::to_string(options.map_cubes) +
                                                                      ": the topology has " + std::to_string(cubes) + " cubes");
     model::MapOptions map_options;
     map_options.cubes = options.map_cubes;
-    const model::Mapping mapping = mapper->second(net, topo, map_options);
+    model::Mapping mapping;
+    try {
+        mapping = mapper->second(net, topo, map_options);
+    } catch (const Overflow& e) {
+        throw overflow(e);
+    }
     if (yaml) *yaml = mapping.workload_yaml;
     model_mapping() = mapping;
     std::size_t fused = 0;
@@ -616,6 +637,10 @@ int sc_main(int argc, char* argv[]) {
         npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
         return npuvp::exit_bad_input;
     } catch (const npuvp::model::ModelError& e) {
+        std::cerr << "npuvp: error: " << e.what() << "\n";
+        npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
+        return npuvp::exit_bad_input;
+    } catch (const npuvp::Overflow& e) {  // from the inputs alone, before the run (issue 21)
         std::cerr << "npuvp: error: " << e.what() << "\n";
         npuvp::write_pending_summary(npuvp::exit_bad_input, e.what());
         return npuvp::exit_bad_input;

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "modules/common/checked.h"
+
 namespace npuvp {
 
 using ps_t = std::uint64_t;
@@ -21,7 +23,8 @@ using ps_t = std::uint64_t;
 // The bandwidth in whole bytes per second (0 = unlimited); hops and routes
 // compute it once, so the per-transfer cost is one integer division.
 inline std::uint64_t bytes_per_s(double bw_gbs) {
-    return bw_gbs <= 0.0 ? 0 : static_cast<std::uint64_t>(std::max<long long>(1, std::llround(bw_gbs * 1e9)));
+    if (bw_gbs <= 0.0) return 0;
+    return std::max<std::uint64_t>(1, checked_u64(std::round(bw_gbs * 1e9), "a bandwidth", "bytes/s"));
 }
 
 inline ps_t serialisation_ps(std::uint64_t bytes, std::uint64_t per_s) {
@@ -31,7 +34,10 @@ inline ps_t serialisation_ps(std::uint64_t bytes, std::uint64_t per_s) {
     // division); beyond, 128-bit arithmetic gives the same exact result.
     if (bytes <= (UINT64_MAX - per_s) / ps_per_s) return (bytes * ps_per_s + per_s - 1) / per_s;
     const unsigned __int128 scaled = static_cast<unsigned __int128>(bytes) * ps_per_s;
-    return static_cast<ps_t>((scaled + per_s - 1) / per_s);
+    const unsigned __int128 ps = (scaled + per_s - 1) / per_s;
+    if (ps > UINT64_MAX) [[unlikely]]
+        checked_u64(static_cast<double>(ps), "a transfer's serialisation time", "ps");  // throws
+    return static_cast<ps_t>(ps);
 }
 
 inline ps_t serialisation_ps(std::uint64_t bytes, double bw_gbs) {
@@ -58,7 +64,9 @@ private:
     mutable ps_t m_ps = 0;
 };
 
-inline ps_t ns_to_ps(double ns) { return static_cast<ps_t>(std::llround(ns * 1000.0)); }
+// A time in ns (a key's value: `what` names it) in whole ps, rounded to the
+// nearest; out of range is an Overflow (modules/common/checked.h).
+inline ps_t ns_to_ps(double ns, const char* what) { return checked_u64(std::round(ns * 1000.0), what, "ps"); }
 
 class Hop {
 public:
@@ -77,44 +85,54 @@ public:
     // T1, one hop: t = max(t, free); free = t + n/B; t = t + L.
     // A control message (n = 0) and a hop without bandwidth reserve nothing.
     ps_t reserve(ps_t t, std::uint64_t bytes) {
+        // Checked arithmetic (modules/common/checked.h), one branch for the
+        // reservation's four sums.
+        bool over = false;
         m_last_wait_ps = 0;
+        m_bytes = add_flagged(m_bytes, bytes, over);  // a pure-latency hop still carries them (energy per byte)
         if (bytes != 0 && m_bytes_per_s != 0) {  // has_bandwidth(), in integers
             if (m_free_ps > t) {  // waits behind the transfers before it
                 m_last_wait_ps = m_free_ps - t;
-                m_wait_ps += m_last_wait_ps;
+                m_wait_ps = add_flagged(m_wait_ps, m_last_wait_ps, over);
                 t = m_free_ps;
             }
             const ps_t busy = m_ser.ps(bytes, m_bytes_per_s);
-            m_free_ps = t + busy;
-            m_busy_ps += busy;
-            m_bytes += bytes;
-        } else {
-            m_bytes += bytes;  // a pure-latency hop still carries them (energy per byte)
+            m_free_ps = add_flagged(t, busy, over);
+            m_busy_ps += busy;  // <= m_free_ps: busy intervals never overlap
         }
         ++m_transfers;
-        return t + m_latency_ps;
+        const ps_t arrival = add_flagged(t, m_latency_ps, over);
+        if (over) [[unlikely]]
+            overflowed();
+        return arrival;
     }
 
     // T1 for a hop whose busy time is not n / B (a patterned DMA's channel,
     // docs/timing.md "DMA transfer patterns"): free = t + busy.
     ps_t reserve_for(ps_t t, std::uint64_t bytes, ps_t busy) {
+        bool over = false;
         m_last_wait_ps = 0;
+        m_bytes = add_flagged(m_bytes, bytes, over);
         if (bytes != 0 && has_bandwidth()) {
             if (m_free_ps > t) {
                 m_last_wait_ps = m_free_ps - t;
-                m_wait_ps += m_last_wait_ps;
+                m_wait_ps = add_flagged(m_wait_ps, m_last_wait_ps, over);
                 t = m_free_ps;
             }
-            m_free_ps = t + busy;
+            m_free_ps = add_flagged(t, busy, over);
             m_busy_ps += busy;
-            m_bytes += bytes;
-        } else {
-            m_bytes += bytes;
         }
         ++m_transfers;
-        return t + m_latency_ps;
+        const ps_t arrival = add_flagged(t, m_latency_ps, over);
+        if (over) [[unlikely]]
+            overflowed();
+        return arrival;
     }
     std::uint64_t bytes_per_second() const { return m_bytes_per_s; }
+    // A reservation's sum left 64 bits: an Overflow naming this hop.
+    [[noreturn, gnu::cold, gnu::noinline]] void overflowed() const {
+        throw_overflow("hop " + m_name + ": a T1 reservation (its reserved time, arrival, total wait or bytes)");
+    }
 
     // Statistics for the report.
     std::uint64_t bytes() const { return m_bytes; }

@@ -63,7 +63,7 @@ struct Route {
 
     // Uncontended T1 time of n bytes: latency + n / min B.
     ps_t uncontended_ps(std::uint64_t bytes) const {
-        return latency_ps + serialisation_ps(bytes, min_bytes_per_s);
+        return checked_add(latency_ps, serialisation_ps(bytes, min_bytes_per_s), "a route's transfer time (T1), in ps");
     }
     // T1's drain n / min B (the last step of every transfer on the route).
     ps_t drain_ps(std::uint64_t bytes) const { return m_drain.ps(bytes, min_bytes_per_s); }
@@ -72,7 +72,7 @@ struct Route {
     ps_t reserve_direct(ps_t start, std::uint64_t bytes) const {
         ps_t t = start;
         for (const RouteStep& step : steps) t = step.hop->reserve(t, bytes);
-        return t - start + drain_ps(bytes);
+        return checked_add(t - start, drain_ps(bytes), "a route's transfer time (T1), in ps");
     }
 
 private:

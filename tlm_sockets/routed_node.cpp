@@ -84,7 +84,8 @@ ps_t RoutedNode::tail(NpuExtension& ext, ps_t delay) {
     delay = apply_steps(ext, delay);
     sc_assert(ext.step_cursor == route.steps.size());
     // A patterned transfer drains for its longest hop (docs/timing.md "DMA transfer patterns").
-    return delay + (ext.shape != nullptr ? ext.shape->drain_ps : route.drain_ps(ext.bytes));
+    return checked_add(delay, ext.shape != nullptr ? ext.shape->drain_ps : route.drain_ps(ext.bytes),
+                       "a transfer's time (T1), in ps");
 }
 
 sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time& local) {
@@ -187,7 +188,7 @@ ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
     for (; step != end && step->at == last + 1; ++step) t = step->hop->reserve(t, bytes);
     ext.step_cursor = static_cast<std::uint32_t>(step - first);
     sc_assert(step == end);
-    return t - kernel + route.drain_ps(bytes) - local;
+    return checked_add(t - kernel, route.drain_ps(bytes), "a transfer's time (T1), in ps") - local;
 }
 
 tlm::tlm_sync_enum RoutedNode::forward(int id, tlm::tlm_generic_payload& payload,

@@ -14,7 +14,7 @@ MCpu::MCpu(const sc_core::sc_module_name& name, const MCpuConfig& config, int si
       m_cube(cube),
       m_trace(trace),
       m_status(status),
-      m_processor(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns))),
+      m_processor(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "m_cpu.attrs.overhead_ns"))),
       m_dma_read("dma_read", 1),
       m_dma_write("dma_write", 1) {
     SC_HAS_PROCESS(MCpu);
@@ -94,7 +94,7 @@ void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
     }
     if (pending.received < pending.expected) {
         if (config.response_timeout_ns)
-            sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(*config.response_timeout_ns)),
+            sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(*config.response_timeout_ns, "m_cpu.attrs.response_timeout_ns")),
                           pending.all_done);
         else
             sc_core::wait(pending.all_done);

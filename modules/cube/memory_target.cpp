@@ -7,7 +7,7 @@ MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, const char* kind
     : RoutedNode(name),
       size_bytes(size_bytes),
       m_kind(kind),
-      m_port(std::string(this->name()) + ".port", ns_to_ps(latency_ns), bw_gbs) {}
+      m_port(std::string(this->name()) + ".port", ns_to_ps(latency_ns, "a memory target's attrs.latency_ns"), bw_gbs) {}
 
 void MemoryTarget::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                          sc_core::sc_time&) {

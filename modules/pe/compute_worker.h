@@ -10,19 +10,20 @@
 #include <functional>
 #include <memory>
 
+#include "modules/common/checked.h"
 #include "modules/common/rtl_block.h"
 #include "modules/pe/stage_worker.h"
 #include "tlm_sockets/routed_node.h"
 
 namespace npuvp {
 
-// Time of `cycles` at `freq_ghz`, in whole ps (rounded up).
-inline sc_core::sc_time cycles_to_time(std::uint64_t cycles, double freq_ghz) {
+// Time of `cycles` at `freq_ghz`, in whole ps (rounded up); beyond 64 bits
+// an Overflow naming `what`.
+inline ps_t cycles_to_ps(std::uint64_t cycles, double freq_ghz, const char* what = "a stage's time") {
     const double ps = static_cast<double>(cycles) * 1000.0 / freq_ghz;
     const double nearest = std::round(ps);
     // An exact quotient (1 GHz, 1.25 GHz ...) stays exact; anything else rounds up.
-    return sc_core::sc_time::from_value(static_cast<std::uint64_t>(
-        std::fabs(ps - nearest) < 1e-6 ? nearest : std::ceil(ps)));
+    return checked_u64(std::fabs(ps - nearest) < 1e-6 ? nearest : std::ceil(ps), what, "ps");
 }
 
 // The PE's compute slot as its engines see it: a FifoResource (request
@@ -59,6 +60,9 @@ protected:
         if (!m_known || stage.m != m_last.m || stage.k != m_last.k || stage.n != m_last.n ||
             stage.elements != m_last.elements || stage.elem_bytes != m_last.elem_bytes ||
             stage.op != m_last.op) {
+            // (known only once timed: an Overflow leaves the shape unknown)
+            m_last_ps = cycles_to_ps(m_cycles(stage), m_freq_ghz,
+                                     type() == StageType::gemm ? "a GEMM stage's time" : "a MATH stage's time");
             m_known = true;
             m_last.m = stage.m;
             m_last.k = stage.k;
@@ -66,7 +70,6 @@ protected:
             m_last.elements = stage.elements;
             m_last.elem_bytes = stage.elem_bytes;
             m_last.op = stage.op;
-            m_last_ps = cycles_to_time(m_cycles(stage), m_freq_ghz).value();
         }
         time = m_last_ps;
         trace_engine(true, token);

@@ -87,8 +87,8 @@ void PeCpu::run_program(const Kernel& kernel) {
     scheduler->prepare(kernel);
     m_trace.emit(trace::kernel_start(sc_core::sc_time_stamp().value(), node_id_ref(), kernel.name));
     // Kernel start-up (pe_cpu kernel_start_ns): nothing issues before it.
-    if (config.kernel_start_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_start_ns)));
-    const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns));
+    if (config.kernel_start_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_start_ns, "pe_cpu.attrs.kernel_start_ns")));
+    const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "pe_cpu.attrs.overhead_ns"));
     const Route& to_scheduler = routes->to_scheduler();
     for (const Command& command : kernel.commands) {
         m_position = command.index;

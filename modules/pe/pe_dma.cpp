@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 #include "modules/pe/pe_ipcq.h"
 #include "modules/pe/pe_mmu.h"
 
@@ -12,7 +12,7 @@ namespace npuvp {
 
 struct PeDma::Channel {
     Channel(const std::string& node_id, const char* id, const PeDmaConfig& config)
-        : resource(id, 1), hop(node_id + "." + id, ns_to_ps(config.setup_ns), config.bw_gbs) {
+        : resource(id, 1), hop(node_id + "." + id, ns_to_ps(config.setup_ns, "pe_dma.attrs.setup_ns"), config.bw_gbs) {
         txn(0);
     }
     FifoResource resource;
@@ -230,7 +230,7 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, con
       m_trace(trace),
       m_status(status),
       m_broadcast_per_s(bytes_per_s(std::min(config.bw_gbs, tcm.slice_bw_gbs))),
-      m_chunk_ps(ns_to_ps(config.chunk_ns)) {
+      m_chunk_ps(ns_to_ps(config.chunk_ns, "pe_dma.attrs.chunk_ns")) {
     auto make = [&](std::vector<std::unique_ptr<Channel>>& channels, int count, const char* prefix,
                     StageType type) {
         for (int i = 0; i < count; ++i) {
@@ -337,12 +337,13 @@ ps_t PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& 
 // carry the bytes once.
 void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
     const bool broadcast = pattern.kind == DmaPatternKind::broadcast;
-    const std::uint64_t written = broadcast ? sat_mul(bytes, pattern.chunks) : bytes;
+    const std::uint64_t written = broadcast ? checked_mul(bytes, pattern.chunks, "a broadcast's bytes written") : bytes;
     ch.shape.engine = &ch.hop;
     ch.shape.engine_bytes = written;
-    ch.shape.engine_ps = sat_add(serialisation_ps(written, broadcast ? m_broadcast_per_s
-                                                                    : ch.hop.bytes_per_second()),
-                                 sat_mul(pattern.chunks - 1, m_chunk_ps));
+    ch.shape.engine_ps = checked_add(serialisation_ps(written, broadcast ? m_broadcast_per_s
+                                                                        : ch.hop.bytes_per_second()),
+                                     checked_mul(pattern.chunks - 1, m_chunk_ps, "a DMA's descriptor time"),
+                                     "a patterned DMA's channel time");
     ch.shape.tail_bytes = written;
     ch.shape.drain_ps = 0;
 }

@@ -57,7 +57,7 @@ private:
     PeFetchStore& m_unit;
     const Route* m_route = nullptr;  // fetch() or store() of the routes port
     Transaction m_txn;
-    const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns);
+    const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns, "pe_fetch_store.attrs.latency_ns");
 };
 
 PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,

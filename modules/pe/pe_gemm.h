@@ -15,8 +15,9 @@
 // time = cycles / freq_ghz, holding the PE's accel_slot (shared with PE_MATH).
 //
 // A composite's tiles fit the TCM, but a `gemm` command's sizes are only
-// positive: every product and sum saturates instead of wrapping
-// (modules/common/saturating.h).
+// bounded (docs/limits.md): every product and sum is checked, and one that
+// leaves 64 bits is an Overflow naming the PE and command
+// (modules/common/checked.h).
 #pragma once
 
 #include <algorithm>
@@ -24,7 +25,7 @@
 #include <memory>
 
 #include "modules/common/config.h"
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/compute_worker.h"
@@ -36,17 +37,19 @@ inline std::uint64_t gemm_cycles(const PeGemmConfig& c, std::uint64_t m, std::ui
                                  std::uint64_t n, std::uint32_t elem_bytes) {
     const std::uint64_t rows = static_cast<std::uint64_t>(c.rows), cols = static_cast<std::uint64_t>(c.cols);
     const std::uint64_t fill = static_cast<std::uint64_t>(c.fill_cycles);
-    const std::uint64_t passes = sat_mul(ceil_div(m, rows), ceil_div(n, cols));
+    constexpr const char* what = "a GEMM stage's cycle count";
+    const std::uint64_t passes = checked_mul(ceil_div(m, rows), ceil_div(n, cols), what);
     if (c.cost_model != GemmCostModel::dataflow || m == 0 || n == 0 || k == 0 ||
         c.fetch_bytes_per_cycle <= 0)
-        return sat_add(sat_mul(passes, k), fill);
+        return checked_add(checked_mul(passes, k, what), fill, what);
     std::uint64_t fold = (m < rows ? rows / m : 1) * (n < cols ? cols / n : 1);  // <= rows·cols
     fold = std::min(fold, k);
-    const std::uint64_t array = sat_mul(passes, ceil_div(k, fold));
-    const std::uint64_t operand_bytes = sat_mul(sat_add(sat_mul(m, k), sat_mul(k, n)), elem_bytes);
+    const std::uint64_t array = checked_mul(passes, ceil_div(k, fold), what);
+    const std::uint64_t operand_bytes = checked_mul(
+        checked_add(checked_mul(m, k, what), checked_mul(k, n, what), what), elem_bytes, what);
     const std::uint64_t fetch = ceil_div(operand_bytes, static_cast<std::uint64_t>(c.fetch_bytes_per_cycle));
-    return sat_add(sat_add(std::max(array, fetch), fill),
-                   fold > 1 ? static_cast<std::uint64_t>(c.reducer_cycles) : 0);
+    return checked_add(checked_add(std::max(array, fetch), fill, what),
+                       fold > 1 ? static_cast<std::uint64_t>(c.reducer_cycles) : 0, what);
 }
 
 class PeGemm : public ComputeEngine {

@@ -21,6 +21,16 @@
 
 namespace npuvp {
 
+// The formula above, for an op in op_cost; beyond 64 bits an Overflow.
+inline std::uint64_t math_cycles(const PeMathConfig& c, std::uint64_t elements, const std::string& op,
+                                 std::uint32_t elem_bytes = 2) {
+    const double cost = c.op_cost.at(op);
+    const int lanes = elem_bytes >= 4 && c.lanes_32bit > 0 ? c.lanes_32bit : c.lanes;
+    constexpr const char* what = "a MATH stage's cycle count";
+    return checked_add(checked_u64(std::ceil(static_cast<double>(elements) * cost / lanes), what, "cycles"),
+                       static_cast<std::uint64_t>(c.fill_cycles), what);
+}
+
 class PeMath : public ComputeEngine {
 public:
     // Parameters
@@ -39,13 +49,9 @@ public:
     // The workload loader has checked every op against op_cost.
     std::uint64_t cycles(std::uint64_t elements, const std::string& op,
                          std::uint32_t elem_bytes = 2) const {
-        auto it = config.op_cost.find(op);
-        if (it == config.op_cost.end())
+        if (config.op_cost.find(op) == config.op_cost.end())
             throw std::invalid_argument(node_id() + ": no op_cost for '" + op + "'");
-        const int lanes = elem_bytes >= 4 && config.lanes_32bit > 0 ? config.lanes_32bit : config.lanes;
-        return static_cast<std::uint64_t>(
-                   std::ceil(static_cast<double>(elements) * it->second / lanes)) +
-               config.fill_cycles;
+        return math_cycles(config, elements, op, elem_bytes);
     }
 
 protected:

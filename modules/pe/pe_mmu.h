@@ -42,7 +42,7 @@ public:
     // AddressTranslator
     std::optional<std::uint64_t> translate(std::uint64_t va) const override;
     sc_core::sc_time translate_time() const override {
-        return sc_core::sc_time::from_value(ns_to_ps(config.translate_ns));
+        return sc_core::sc_time::from_value(ns_to_ps(config.translate_ns, "pe_mmu.attrs.translate_ns"));
     }
     std::uint64_t page_bytes() const override { return config.page_bytes; }
     std::size_t mapped_pages() const { return m_pages.size(); }

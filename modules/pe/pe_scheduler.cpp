@@ -14,7 +14,7 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
       inboxes("inboxes"),
       m_trace(trace),
       m_status(status),
-      m_overhead(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns))),
+      m_overhead(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "pe_scheduler.attrs.overhead_ns"))),
       m_reserved(tcm),
       m_context_scheduler(config, tcm, dma) {
     SC_HAS_PROCESS(PeScheduler);

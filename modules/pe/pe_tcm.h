@@ -23,8 +23,8 @@ public:
     PeTcm(const sc_core::sc_module_name& name, const PeTcmConfig& config)
         : RoutedNode(name),
           config(config),
-          m_read_port(node_id() + ".read_port", ns_to_ps(config.latency_ns), config.read_bw_gbs),
-          m_write_port(node_id() + ".write_port", ns_to_ps(config.latency_ns),
+          m_read_port(node_id() + ".read_port", ns_to_ps(config.latency_ns, "pe_tcm.attrs.latency_ns"), config.read_bw_gbs),
+          m_write_port(node_id() + ".write_port", ns_to_ps(config.latency_ns, "pe_tcm.attrs.latency_ns"),
                        config.write_bw_gbs),
           m_allocator(config) {}
     const char* kind() const override { return "pe_tcm"; }

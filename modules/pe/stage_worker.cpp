@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "modules/common/checked.h"
+
 namespace npuvp {
 
 DmaTimeSplit DmaTimeSplit::since(const DmaTimeSplit& before) const {
@@ -51,6 +53,11 @@ StageWorker::Next StageWorker::advance(TileToken& token) {
     return Next::elsewhere;
 }
 
+void StageWorker::fail_stage(const TileToken& token, const std::string& message) {
+    const std::string& id = token.cmd->command->id;
+    m_status.fail(m_owner_id, "command " + (id.empty() ? std::string("(no id)") : id) + ": " + message);
+}
+
 void ThreadStageWorker::run() {
     TokenFifo& in = inbox(type());
     for (;;) {
@@ -58,7 +65,11 @@ void ThreadStageWorker::run() {
         take(*token);
         for (;;) {
             if (token->cmd->awaits_engine) token->cmd->stage_granted(*token);
-            process(*token);
+            try {
+                process(*token);
+            } catch (const Overflow& e) {  // checked arithmetic (issue 21): a diagnosis, not a kernel error
+                fail_stage(*token, e.what());
+            }
             if (failed()) return;  // the run is stopping; leave the token be
             const Next next = advance(*token);
             if (next == Next::here) continue;
@@ -128,8 +139,11 @@ void MethodStageWorker::serve_round() {
     bool begun = false;
     try {
         begun = begin_stage_ps(*m_token, m_busy_ps);
-    } catch (const std::exception& e) {  // a target's error response: no process to unwind here
-        status().fail(owner_id(), e.what());
+        // The end of the busy time must be a time (checked arithmetic, issue 21).
+        if (begun) checked_add(m_stage_start, m_busy_ps, "the stage's end time, in ps");
+    } catch (const std::exception& e) {  // a target's error response, an Overflow: no process to unwind here
+        fail_stage(*m_token, e.what());
+        begun = false;
     }
     if (!begun) {
         m_phase = Phase::idle;  // the run is stopping; never woken again

@@ -127,6 +127,10 @@ protected:
     PipelineCalendar* calendar() const { return m_cal; }
     RunStatus& status() { return m_status; }
     const std::string& owner_id() const { return m_owner_id; }
+    // Stops the run on an error in `token`'s stage (a target's error
+    // response, an Overflow of its times or counts): the diagnosis names
+    // this engine (its PE) and the command.
+    void fail_stage(const TileToken& token, const std::string& message);
 
 private:
     // The chaining, for the two bases' loops only (friends), not for engines.

@@ -5,7 +5,6 @@
 #include <sstream>
 #include <utility>
 
-#include "modules/common/saturating.h"
 
 namespace npuvp {
 
@@ -111,7 +110,9 @@ void TcmRangeMap::free(std::uint64_t addr) {
 
 bool TcmRangeMap::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     if (bytes == 0) return false;
-    const std::uint64_t end = sat_add(addr, bytes);
+    // (a range past 2^64 meets every live range above its start)
+    std::uint64_t end = 0;
+    if (__builtin_add_overflow(addr, bytes, &end)) end = ~std::uint64_t{0};
     // Live ranges are disjoint and never empty: [addr, end) meets one when
     // it starts before `end` and ends after `addr`.
     for (const TcmRange& r : m_live)

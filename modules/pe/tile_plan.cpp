@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 
 namespace npuvp {
 
@@ -21,11 +21,6 @@ void require_nonzero(std::uint64_t value, const char* field) {
     if (value == 0) reject(std::string(field) + " must be > 0");
 }
 
-std::uint64_t checked_mul(std::uint64_t a, std::uint64_t b, const char* what) {
-    std::uint64_t r = 0;
-    if (__builtin_mul_overflow(a, b, &r)) reject(std::string(what) + " overflows 64 bits");
-    return r;
-}
 
 // Writes stages in place so that a reused TilePlan keeps both its vector and
 // its strings' capacity: the feed loop allocates nothing per token (STYLE:
@@ -106,20 +101,19 @@ std::uint64_t composite_source_bytes(const CompositeSpec& s) {
     if (s.ops.empty()) return s.total_bytes;
     const std::uint64_t a = checked_mul(checked_mul(s.m, s.k, "operand bytes"), s.d_in, "operand bytes");
     const std::uint64_t b = checked_mul(checked_mul(s.k, s.n, "operand bytes"), s.d_in, "operand bytes");
-    std::uint64_t total = 0;
-    if (__builtin_add_overflow(a, b, &total)) reject("operand bytes overflows 64 bits");
-    return total;
+    return checked_add(a, b, "operand bytes");
 }
 
 std::uint64_t composite_read_bytes(const CompositeSpec& s, OperandReuse reuse) {
+    constexpr const char* what = "a composite's operand bytes read";
     const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
     const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
     switch (reuse) {
-        case OperandReuse::a_panel: return sat_add(a, sat_mul(mt, b));
-        case OperandReuse::b_panel: return sat_add(sat_mul(nt, a), b);
+        case OperandReuse::a_panel: return checked_add(a, checked_mul(mt, b, what), what);
+        case OperandReuse::b_panel: return checked_add(checked_mul(nt, a, what), b, what);
         case OperandReuse::none: break;
     }
-    return sat_add(sat_mul(nt, a), sat_mul(mt, b));
+    return checked_add(checked_mul(nt, a, what), checked_mul(mt, b, what), what);
 }
 
 std::uint64_t composite_a_bytes(const CompositeSpec& s) {
@@ -187,7 +181,8 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     m_total = checked_mul(checked_mul(m_mt, m_nt, "tile count"), m_kt, "tile count");
     // Worst-case bytes of one tile, so that no per-token product can overflow.
     const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k), tn = std::min(s.tn, s.n);
-    checked_mul(checked_mul(tm, tk, "tile bytes") + checked_mul(tk, tn, "tile bytes"), s.d_in, "tile bytes");
+    checked_mul(checked_add(checked_mul(tm, tk, "tile bytes"), checked_mul(tk, tn, "tile bytes"), "tile bytes"), s.d_in,
+                "tile bytes");
     checked_mul(checked_mul(tm, tn, "tile bytes"), s.d_out, "tile bytes");
     // Tile addresses (docs/timing.md): A (M·K) then B (K·N) from src, C
     // (M·N) from dst; the farthest byte must fit 64 bits.

@@ -101,7 +101,7 @@ struct TilePlan {
 std::uint64_t composite_source_bytes(const CompositeSpec& spec);
 // Bytes a GEMM composite reads from memory with `reuse` (docs/timing.md
 // "Operand reuse"): none (Nt·A + Mt·B), a_panel (A + Mt·B), b_panel
-// (Nt·A + B); saturating at 2^64 - 1.
+// (Nt·A + B); an Overflow beyond 64 bits (modules/common/checked.h).
 std::uint64_t composite_read_bytes(const CompositeSpec& spec, OperandReuse reuse);
 // The operands' own bytes (GEMM form): A = M·K·d_in, B = K·N·d_in.
 std::uint64_t composite_a_bytes(const CompositeSpec& spec);

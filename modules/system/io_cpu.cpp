@@ -16,7 +16,7 @@ IoCpu::IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,
       m_sip(sip),
       m_trace(trace),
       m_status(status),
-      m_processor(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns))) {
+      m_processor(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "io_cpu.attrs.overhead_ns"))) {
     SC_HAS_PROCESS(IoCpu);
     SC_THREAD(start_requests);
     SC_THREAD(worker);
@@ -106,12 +106,12 @@ void IoCpu::run_request(RequestRecord& record) {
         // ADR-0036 D3: IO_CPU stamps the cross-cube barrier unless given.
         std::uint64_t start = 0;
         if (r.target_start_ns) {
-            start = ns_to_ps(*r.target_start_ns);
+            start = ns_to_ps(*r.target_start_ns, "a host request's target_start_ns");
         } else {
             ps_t leg = 0;
             for (const CubeRequestMsg& part : record.parts) {
                 RoutedNode& m_cpu = m_fabric->node(NodeRole::m_cpu, part.sip, part.cube, 0);
-                const ps_t to_m_cpu = m_fabric->route(*this, m_cpu).latency_ps + ns_to_ps(m_m_cpu.overhead_ns);
+                const ps_t to_m_cpu = m_fabric->route(*this, m_cpu).latency_ps + ns_to_ps(m_m_cpu.overhead_ns, "m_cpu.attrs.overhead_ns");
                 for (int pe : r.target_pe)
                     leg = std::max(leg, to_m_cpu + m_fabric->route(m_cpu, m_fabric->node(NodeRole::pe_cpu, part.sip, part.cube, pe)).latency_ps);
             }

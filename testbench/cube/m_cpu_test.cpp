@@ -82,7 +82,7 @@ struct Bench {
         test::StubInitiator& cpu = pe == 0 ? pe_cpu0 : pe_cpu1;
         cpu.on_arrival = [this, &cpu, pe, exec_ns, result, late_at](const test::Arrival& a) {
             const auto& launch = *static_cast<const LaunchMsg*>(a.body);
-            test::wait_until(late_at ? late_at : launch.start_ps + ns_to_ps(exec_ns));
+            test::wait_until(late_at ? late_at : launch.start_ps + ns_to_ps(exec_ns, "exec_ns"));
             answers.push_back({launch.fanout, pe, result});
             cpu.send({0, pe_to_m_cpu[pe], MsgKind::response, 0, 0, &answers.back()});
         };

@@ -62,7 +62,7 @@ private:
         void process(TileToken& token) override {
             const ps_t start = now_ps();
             sc_core::wait(sc_core::sc_time::from_value(
-                ns_to_ps(m_owner.stage_ns[static_cast<std::size_t>(token.stage().type)])));
+                ns_to_ps(m_owner.stage_ns[static_cast<std::size_t>(token.stage().type)], "a stub stage's time")));
             m_owner.intervals.push_back(
                 {token.stage().type, token.cmd->command->id, token.plan.tile_id, start, now_ps(),
                  token.cmd->read_addr, token.cmd->write_addr});

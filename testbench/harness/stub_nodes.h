@@ -67,7 +67,7 @@ public:
     const char* kind() const override { return "stub_target"; }
 
     void set_port(double latency_ns, double bw_gbs) {
-        m_port.emplace(node_id() + ".port", ns_to_ps(latency_ns), bw_gbs);
+        m_port.emplace(node_id() + ".port", ns_to_ps(latency_ns, "a stub's latency_ns"), bw_gbs);
     }
     Hop* service_hop() override { return m_port ? &*m_port : nullptr; }
 
@@ -157,7 +157,7 @@ private:
 class Wires {
 public:
     Hop& hop(const std::string& name, double latency_ns, double bw_gbs = 0.0) {
-        return m_hops.emplace_back(name, ns_to_ps(latency_ns), bw_gbs);
+        return m_hops.emplace_back(name, ns_to_ps(latency_ns, "a stub's latency_ns"), bw_gbs);
     }
 
     const Route& route(const std::vector<RoutedNode*>& nodes, const std::vector<RouteStep>& steps) {

@@ -103,15 +103,54 @@ launch:
     BOOST_CHECK_EQUAL(v, 410000u);
 }
 
-BOOST_AUTO_TEST_CASE(absurd_sizes_saturate_instead_of_wrapping) {
+BOOST_AUTO_TEST_CASE(absurd_sizes_are_an_overflow_not_a_wrapped_count) {
     // 2^30 cubed: (2^30 · 2^30 + 2^30 · 2^30) · 2 bytes overflows 64 bits, as
-    // do the array's 2^23 · 2^23 · 2^30 cycles: the count stays at its
-    // largest value instead of wrapping into a short time (issue 21 makes it
-    // an error naming the key).
+    // do the array's 2^23 · 2^23 · 2^30 cycles: the count is an Overflow
+    // naming what was computed (checked arithmetic, issue 21), never a
+    // wrapped (short) or saturated count. Just inside: 2^20 cubed fits.
     const TopologyConfig topo = test::load_shipped("default");
     const std::uint64_t big = 1ull << 30;
-    BOOST_CHECK_EQUAL(gemm_cycles(gemm_config(topo), big, big, big, 2), ~std::uint64_t{0});
+    auto names_the_count = [](const Overflow& e) {
+        return std::string(e.what()).find("a GEMM stage's cycle count overflows 64 bits") != std::string::npos;
+    };
+    BOOST_CHECK_EXCEPTION(gemm_cycles(gemm_config(topo), big, big, big, 2), Overflow, names_the_count);
     PeGemmConfig pass = gemm_config(topo);
     pass.cost_model = GemmCostModel::array_pass;
-    BOOST_CHECK_EQUAL(gemm_cycles(pass, big, big, big, 2), ~std::uint64_t{0});
+    BOOST_CHECK_EXCEPTION(gemm_cycles(pass, big, big, big, 2), Overflow, names_the_count);
+    // array_pass: ceil(2^20 / rows) · ceil(2^20 / cols) · 2^20 + fill, by hand.
+    const std::uint64_t mid = 1ull << 20;
+    const std::uint64_t rows = static_cast<std::uint64_t>(pass.rows), cols = static_cast<std::uint64_t>(pass.cols);
+    BOOST_CHECK_EQUAL(gemm_cycles(pass, mid, mid, mid, 2),
+                      ((mid + rows - 1) / rows) * ((mid + cols - 1) / cols) * mid +
+                          static_cast<std::uint64_t>(pass.fill_cycles));
+}
+
+BOOST_AUTO_TEST_CASE(a_stage_time_beyond_64_bits_at_run_time_names_the_pe_and_command) {
+    // The loader refuses a gemm whose stage time leaves 64-bit ps (naming
+    // file, line and key: bad_input_test); a run that meets one anyway (here
+    // the platform is built on a 1 MHz PE_GEMM after the workload was
+    // checked against the shipped 1 GHz) stops with a diagnosis naming the
+    // engine's PE and the command, never a wrapped time. m = 2^32, k = 2^29,
+    // n = 2 (M·K·N = 2^62, the limit): fold = 128 / 2 = 64 columns; fetch =
+    // (2^61 + 2^30) · 2 / 2048 = 2^51 + 2^20 cycles bound it; at 1 MHz that
+    // is (2^51 + 2^20 + 133) · 1e6 ps ≈ 2.3e21 > 2^64 ≈ 1.8e19.
+    TopologyConfig topo = test::load_shipped("default");
+    const WorkloadConfig wl = load_workload_text(R"(
+name: huge
+kernels:
+  k:
+    - gemm: { id: g, m: 4294967296, k: 536870912, n: 2 }
+launch:
+  - { kernel: k, pes: [0] }
+)", "test.yaml", topo);
+    topo.cube.pe_template.gemm.freq_ghz = 0.001;
+    TraceSink trace;
+    Platform platform(topo, trace);
+    WorkloadRun run(platform, wl);
+    sc_core::sc_start();
+    BOOST_CHECK(!run.finished());
+    BOOST_REQUIRE(platform.status().failed());
+    const std::string& error = platform.status().error();
+    BOOST_TEST_MESSAGE(error);
+    BOOST_CHECK(error.rfind("sip0.cube0.pe0.pe_gemm: command g: a GEMM stage's time is out of range", 0) == 0);
 }

@@ -330,7 +330,7 @@ BOOST_AUTO_TEST_CASE(plain_initiator_reaches_memory_by_address) {
     // memory access: the slice's port uncontended, latency + 64 B / bw
     // (100 ns + 64 / 192 GB/s = 333 ps, rounded as Hop does); the nodes on
     // the way add nothing without npuvp's extension.
-    const ps_t port = ns_to_ps(topo.cube.hbm_ctrl.latency_ns) +
+    const ps_t port = ns_to_ps(topo.cube.hbm_ctrl.latency_ns, "hbm_ctrl.attrs.latency_ns") +
                       serialisation_ps(64, topo.cube.hbm_ctrl.bw_gbs);
     BOOST_TEST(init.b_status == tlm::TLM_OK_RESPONSE);
     BOOST_TEST(init.b_delay.value() == port);

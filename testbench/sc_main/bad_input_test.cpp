@@ -167,6 +167,17 @@ BOOST_AUTO_TEST_CASE(numbers_beyond_their_limits) {
         work("negative", one("dma_read: { id: ld, bytes: -5 }"), 2, {"bad_negative.yaml:4:", "must be > 0"}),
         work("start", "name: w\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64 }\nhost:\n  - kernel_launch: { kernel: k, cubes: [sip0.cube0], target_pe: 0, target_start_ns: 1e15 }\n",
              2, {"bad_start.yaml:6:", "target_start_ns", "must be <= 1e12 ns"}),
+        // Checked arithmetic (docs/limits.md): a stage whose time the inputs
+        // alone decide, refused at load. 2^32 gelu at 1e9 cycles each on 512
+        // lanes = 2^32 · 1e9 / 512 + 8 ≈ 8.4e15 cycles = 8.4e18 ps at 1 GHz,
+        // past the 2^62 ps (4.6e18) stop; the GEMM of 2^62 MACs at 1 MHz is
+        // (2^51 + 2^20 + 133) cycles (gemm_cost_test) · 1e6 ps > 2^64 ps.
+        {"bad_stage_limit.yaml", one("math: { id: v, op: gelu, elements: 4294967296 }"),
+         "--workload bad_stage_limit.yaml --set cube.pe_template.components.pe_math.attrs.op_cost.gelu=1e9", 2,
+         {"bad_stage_limit.yaml:4:", "kernels.k[0].math", "math 'v': its stage takes", "beyond the run's limit of 2^62 ps"}},
+        {"bad_stage_overflow.yaml", one("gemm: { id: g, m: 4294967296, k: 536870912, n: 2 }"),
+         "--workload bad_stage_overflow.yaml --set cube.pe_template.components.pe_gemm.attrs.freq_ghz=0.001", 2,
+         {"bad_stage_overflow.yaml:4:", "kernels.k[0].gemm", "gemm 'g': a GEMM stage's time is out of range"}},
         {"", "", "--probe-bytes 0", 2, {"--probe-bytes"}},
         {"", "", "--workload " + source("configs/workloads/gemm_bias_relu.yaml") + " --max-tokens 0", 2, {"--max-tokens: expected"}},
         {"", "", "--workload " + source("configs/workloads/gemm_bias_relu.yaml") + " --max-sim-time -1", 2, {"--max-sim-time: expected"}},

@@ -83,7 +83,7 @@ struct Bench {
                 fabric.set_route(m, *pe_cpu[c][p], link(m, *pe_cpu[c][p], to_pe[c][p]));
             }
             m.on_arrival = [this, c, &m](const test::Arrival& a) {
-                sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(think_ns[c])));
+                sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(think_ns[c], "think_ns")));
                 answers.push_back({static_cast<const CubeRequestMsg*>(a.body), -1, success[c], missing[c]});
                 m.send({0, back[c], MsgKind::response, 0, 0, &answers.back()});
             };
