@@ -65,6 +65,7 @@ bool PipelineCalendar::run_round(bool check) {
         Activity& a = *m_timed[m_thead].activity;
         if (check && a.may_be_kernel_visible() && a.kernel_visible()) return false;
         ++m_thead;
+        --m_due;
         ++m_activations;
         a.activate();
     }

@@ -182,15 +182,20 @@ private:
     void push_timed(ps_t time, Activity& a);
     [[gnu::cold]] void ask_while_serving();
     // Moves to the later instant `t`: its timed wake-ups are round 0.
+    // Counts them once (m_due): no wake-up at the current instant is pushed
+    // later (at() takes a later time only, and sorts it in after them).
     void advance_to(ps_t t) {
         m_now = t;
         m_round = 0;
         m_list.clear();
         m_head = 0;
+        std::size_t due = 0;
+        for (std::size_t i = m_thead; i < m_timed.size() && m_timed[i].time == t; ++i) ++due;
+        m_due = due;
     }
     // Whether a timed wake-up of the current instant has still to run (it
     // belongs to round 0, before any slot of m_list).
-    bool timed_due() const { return m_thead < m_timed.size() && m_timed[m_thead].time == m_now; }
+    bool timed_due() const { return m_due != 0; }
     // The round the kernel's delta cycle `delta` is at the instant `now`.
     std::uint64_t round_at(ps_t now, std::uint64_t delta);
     // Runs every activity due at (m_now, m_round); false if it stopped before
@@ -224,6 +229,8 @@ private:
     // current instant's round 0: they run from here, not copied to m_list.
     std::vector<Timed> m_timed;
     std::size_t m_thead = 0;
+    // How many of them, from m_thead on, are at m_now (round 0's still to run).
+    std::size_t m_due = 0;
     // The current instant's rounds after its timed wake-ups, from m_head on.
     std::vector<Slot> m_list;
     std::size_t m_head = 0;
