@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/config_error.h"
+#include "config/schema.h"
 #include "platform/impl_registry.h"
 #include "platform/rtl_support.h"
 #include "rtl/rtl_pe_gemm.h"
@@ -13,13 +14,34 @@ namespace npuvp {
 
 bool rtl_built() { return true; }
 
+namespace {
+
+// The attrs every rtl.* engine brings beside its kind's (docs/rtl.md
+// "Watchdog"), accepted in its block's attrs only with that impl.
+struct RtlEngineAttrs {
+    std::uint64_t watchdog_cycles = 0;
+};
+
+schema::Table<RtlEngineAttrs> rtl_engine_attrs() {
+    using F = schema::Fields<RtlEngineAttrs>;
+    return {{F::integer("watchdog_cycles", &RtlEngineAttrs::watchdog_cycles, 0, 0, "cycles",
+                        "the most RTL cycles one command may take before the run stops with exit 1 "
+                        "naming the PE, command and cycles (the RTL is reset); 0: 8 x the "
+                        "command's cycles without gaps or back-pressure + 64")}};
+}
+
+}  // namespace
+
 void add_rtl_impls(ImplRegistry& registry) {
     registry.add<PeGemm>(
         "pe_gemm", "rtl.pe_gemm",
         [](const sc_core::sc_module_name& name, const NodeEnv& env) {
-            return std::make_unique<RtlPeGemm>(name, env.topo.cube.pe_template.gemm, env.trace,
-                                               env.status);
+            return std::make_unique<RtlPeGemm>(
+                name, env.topo.cube.pe_template.gemm,
+                ImplRegistry::attrs<RtlEngineAttrs>(env.topo, "pe_gemm").watchdog_cycles, env.trace,
+                env.status);
         });
+    registry.add_attrs<RtlEngineAttrs>("pe_gemm", "rtl.pe_gemm", rtl_engine_attrs());
     // The array's size is a Verilog parameter, fixed when npuvp is built:
     // the topology must say the same, so that what it says is what runs.
     registry.add_check(
