@@ -13,8 +13,9 @@
 // memory (wait4 rusage). The SimPy baseline (baseline_simpy/pe_pipeline.py)
 // runs the one-PE and eight-PE cases in the same run; the `kernel` case is a
 // raw SystemC ping-pong, the physical limit of this machine's kernel. With
-// the RTL co-simulation built, `rtl_gemm` / `rtl_cpp` measure RTL cycles per
-// second and the slowdown against the C++ model (docs/rtl.md).
+// the RTL co-simulation built, `rtl_gemm` / `rtl_cpp` (the GEMM array) and
+// `rtl_math` / `rtl_math_cpp` (the vector unit) measure RTL cycles per second
+// and the slowdown against the C++ model (docs/rtl.md).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -275,26 +276,45 @@ int run_outputs_case(std::uint64_t m, std::uint64_t k, std::uint64_t n, const st
     return simulate_case(topo, workload, t0, write_files, &recorder);
 }
 
+// `commands` relu commands of `elements` each on pe0, one after another.
+std::string math_workload(std::uint64_t commands, std::uint64_t elements) {
+    std::ostringstream w;
+    w << "name: bench_math\nkernels:\n  k:\n";
+    for (std::uint64_t i = 0; i < commands; ++i)
+        w << "    - math: { id: m" << i << ", op: relu, elements: " << elements << " }\n";
+    w << "    - wait: all\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n";
+    return w.str();
+}
+
 // RTL co-simulation (docs/rtl.md): the GEMM on pe0 of rtl_gemm.yaml, with
 // the Verilated array (`rtl`) or the C++ model configured like it
-// (`rtl_cpp`). Reports the RTL cycles clocked, for cycles per second.
+// (`rtl_cpp`); or `m` relu commands of `k` elements on pe0 of
+// rtl_gemm_math.yaml, with the Verilated vector unit (`rtl_math`) or the C++
+// model configured like it (`rtl_math_cpp`). Reports the RTL cycles
+// clocked, for cycles per second.
 int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std::uint64_t n) {
     const std::string src = NPUVP_SOURCE_DIR;
     const auto t0 = clock_type::now();
+    const bool math = what.rfind("rtl_math", 0) == 0;
     std::vector<npuvp::Override> overrides;
     if (what == "rtl_cpp")
         overrides.push_back(
             npuvp::parse_override("cube.pe_template.components.pe_gemm.impl=builtin.pe_gemm"));
+    if (what == "rtl_math_cpp")
+        overrides.push_back(
+            npuvp::parse_override("cube.pe_template.components.pe_math.impl=builtin.pe_math"));
     const npuvp::TopologyConfig topo = npuvp::load_topology_file(
-        src + "/configs/topologies/rtl_gemm.yaml", overrides, npuvp::builtin_registry());
-    const npuvp::WorkloadConfig workload =
-        npuvp::load_workload_text(gemm_workload(Placement::one, m, k, n), "bench", topo);
+        src + (math ? "/configs/topologies/rtl_gemm_math.yaml" : "/configs/topologies/rtl_gemm.yaml"),
+        overrides, npuvp::builtin_registry());
+    const npuvp::WorkloadConfig workload = npuvp::load_workload_text(
+        math ? math_workload(m, k) : gemm_workload(Placement::one, m, k, n), "bench", topo);
     return simulate_case(topo, workload, t0,
                          [](const npuvp::Platform& platform, const npuvp::WorkloadRun&, Fields& fields) {
         const npuvp::Pe& pe = *platform.sips()[0].cubes[0].pes[0];
         std::uint64_t rtl_cycles = 0;
         for (const npuvp::RtlBlock* b : npuvp::rtl_blocks(platform)) rtl_cycles += b->rtl_cycles();
         fields["gemm_stages"] = str(pe.gemm().worker().stages_done());
+        fields["math_stages"] = str(pe.math().worker().stages_done());
         fields["rtl_cycles"] = str(rtl_cycles);
     });
 }
@@ -458,30 +478,43 @@ std::string sci(double v) {
 // second of wall time, and the slowdown against the C++ model on the same
 // work (the same topology with builtin.pe_gemm).
 void print_rtl(const std::vector<Case>& cases) {
-    const Case *rtl = nullptr, *cpp = nullptr;
-    for (const Case& c : cases) {
-        if (c.what == "rtl" && c.ok) rtl = &c;
-        if (c.what == "rtl_cpp" && c.ok) cpp = &c;
-    }
-    if (!rtl) return;
-    const double cycles = rtl->r.at("rtl_cycles"), wall = rtl->r.at("wall_s");
-    std::cout << "\nRTL co-simulation (rtl_gemm.yaml, pe0, " << rtl->m << "x" << rtl->k << "x"
-              << rtl->n << " in 128^3 tiles, 8 x 8 RTL array at 1 GHz):\n"
-              << "  rtl_gemm   " << std::uint64_t(cycles) << " RTL cycles in "
-              << std::uint64_t(rtl->r.at("gemm_stages")) << " GEMM stages, wall "
-              << fixed(wall, 3) << " s = " << sci(cycles / wall) << " RTL cycles/s ("
-              << fixed(wall / cycles * 1e9, 1) << " ns of wall time per cycle)\n";
-    if (cpp) {
+    const auto find = [&](const char* what) -> const Case* {
+        for (const Case& c : cases)
+            if (c.what == what && c.ok) return &c;
+        return nullptr;
+    };
+    const auto print = [](const Case* rtl, const Case* cpp, const std::string& title,
+                          const char* name, const char* stages, const char* builtin) {
+        if (!rtl) return;
+        const double cycles = rtl->r.at("rtl_cycles"), wall = rtl->r.at("wall_s");
+        std::cout << "\nRTL co-simulation (" << title << "):\n"
+                  << "  " << std::left << std::setw(13) << name << std::right
+                  << std::uint64_t(cycles) << " RTL cycles in " << std::uint64_t(rtl->r.at(stages))
+                  << " stages, wall " << fixed(wall, 3) << " s = " << sci(cycles / wall)
+                  << " RTL cycles/s (" << fixed(wall / cycles * 1e9, 1)
+                  << " ns of wall time per cycle)\n";
+        if (!cpp) return;
         const double cwall = cpp->r.at("wall_s");
         const double mk = rtl->r.at("makespan_ps"), cmk = cpp->r.at("makespan_ps");
-        std::cout << "  rtl_cpp    the same run with builtin.pe_gemm: wall " << fixed(cwall, 4)
+        std::cout << "  " << std::left << std::setw(13) << (std::string(name) + "_cpp") << std::right
+                  << "the same run with " << builtin << ": wall " << fixed(cwall, 4)
                   << " s; co-simulation is " << fixed(wall / cwall, 0)
                   << "x slower; makespan " << fixed(mk / 1e6, 6) << " us (RTL) vs "
                   << fixed(cmk / 1e6, 6) << " us (C++): "
                   << (mk == cmk ? std::string("identical")
                                 : "differ by " + fixed((mk - cmk) / 1e3, 3) + " ns")
                   << "\n";
-    }
+    };
+    if (const Case* rtl = find("rtl"))
+        print(rtl, find("rtl_cpp"),
+              "rtl_gemm.yaml, pe0, " + std::to_string(rtl->m) + "x" + std::to_string(rtl->k) + "x" +
+                  std::to_string(rtl->n) + " in 128^3 tiles, 8 x 8 RTL array at 1 GHz",
+              "rtl_gemm", "gemm_stages", "builtin.pe_gemm");
+    if (const Case* rtl = find("rtl_math"))
+        print(rtl, find("rtl_math_cpp"),
+              "rtl_gemm_math.yaml, pe0, " + std::to_string(rtl->m) + " relu commands of " +
+                  std::to_string(rtl->k) + " elements, 16-lane RTL vector unit at 1 GHz",
+              "rtl_math", "math_stages", "builtin.pe_math");
 }
 
 // The *_outputs cases (docs/speed.md "Outputs"): peak memory and time with
@@ -544,6 +577,9 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         if (npuvp::rtl_built()) {
             gemm("rtl_gemm", "rtl", 128, 128, 128, 0);      // 1 token, 32 784 RTL cycles
             gemm("rtl_cpp", "rtl_cpp", 128, 128, 128, 0);
+            // 8 x (65 536 / 16 + 3) = 32 792 RTL cycles
+            gemm("rtl_math", "rtl_math", 8, 65536, 0, 0);
+            gemm("rtl_math_cpp", "rtl_math_cpp", 8, 65536, 0, 0);
         }
     } else {
         gemm("pe1_gemm", "one", 2048, 2048, 2048, 1);         // 16·16·16 = 4096 tokens
@@ -576,6 +612,9 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             // gemm_bias_relu's 512^3 (bias_add only): 64 tokens, 2 098 176 RTL cycles.
             gemm("rtl_gemm", "rtl", 512, 512, 512, 0);
             gemm("rtl_cpp", "rtl_cpp", 512, 512, 512, 0);
+            // 64 relu commands of 2^19 elements: 64 x (32 768 + 3) = 2 097 344 RTL cycles.
+            gemm("rtl_math", "rtl_math", 64, 524288, 0, 0);
+            gemm("rtl_math_cpp", "rtl_math_cpp", 64, 524288, 0, 0);
         }
     }
 
@@ -820,7 +859,7 @@ int sc_main(int argc, char* argv[]) {
         if (what == "kernel" || what == "kernel_method")
             return run_kernel_case(m, what == "kernel_method");
         if (what == "routes") return run_routes_case();
-        if (what == "rtl" || what == "rtl_cpp") return run_rtl_case(what, m, k, n);
+        if (what.rfind("rtl", 0) == 0) return run_rtl_case(what, m, k, n);
         if (what == "outputs") return run_outputs_case(m, k, n, out.empty() ? "npuvp_bench_outputs" : out);
         return run_model_case(what, m, k, n);
     } catch (const std::exception& e) {

@@ -340,10 +340,10 @@ const Table<PeMathConfig>& pe_math_attrs() {
     using F = Fields<PeMathConfig>;
     static const Table<PeMathConfig> table{{
         F::choice("shared_resource", &PeMathConfig::shared_resource, dflt::kAccelSlot, kAccelSlotOnly, "the slot GEMM and MATH share (seed 000 D8)"),
-        F::integer("lanes", &PeMathConfig::lanes, dflt::kPeMathLanes, 1, "", "vector lanes for 8- and 16-bit elements"),
-        F::integer("lanes_32bit", &PeMathConfig::lanes_32bit, dflt::kPeMathLanes32, 1, "", "vector lanes for 32-bit elements"),
+        F::integer("lanes", &PeMathConfig::lanes, dflt::kPeMathLanes, 1, "", "vector lanes for 8- and 16-bit elements; with `impl: rtl.pe_math` it must equal the RTL unit's (docs/rtl.md)"),
+        F::integer("lanes_32bit", &PeMathConfig::lanes_32bit, dflt::kPeMathLanes32, 1, "", "vector lanes for 32-bit elements; as `lanes`"),
         F::number("freq_ghz", &PeMathConfig::freq_ghz, dflt::kPeMathFreqGhz, Bound::positive, "GHz", ""),
-        F::integer("fill_cycles", &PeMathConfig::fill_cycles, dflt::kPeMathFillCycles, 0, "cycles", "pipeline fill"),
+        F::integer("fill_cycles", &PeMathConfig::fill_cycles, dflt::kPeMathFillCycles, 0, "cycles", "pipeline fill; not used by `rtl.pe_math`, whose timing is the RTL's"),
         op_cost_field(),
     }};
     return table;

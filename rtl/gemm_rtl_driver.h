@@ -1,14 +1,11 @@
-// Drives the RTL GEMM array (rtl/npuvp_gemm_array.sv, Verilated in SystemC
-// mode) through its handshake — command, A and B operand streams, C result
-// stream, done — and clocks it (docs/rtl.md).
+// The platform's RTL GEMM array: rtl/npuvp_gemm_array.sv as built (CMake
+// NPUVP_RTL_GEMM_ROWS, _COLS, _DIM_W), driven through the adapter pieces
+// (rtl/gemm_array.h, rtl/rtl_adapter.h) — command, A and B operand
+// streams, C result stream, done, the gated clock, the watchdog (docs/rtl.md).
 //
-// The clock is gated: the thread that calls run() toggles `clk` itself, one
-// period per RTL cycle, only while a command is in the array. npuvp runs
-// sc_start() until no activity is left, which a free-running sc_clock would
-// never allow; between commands the RTL's clock stands still, as a gated
-// clock in silicon does. A cycle is a low half, at whose start the inputs
-// change, then a high half: the RTL takes its inputs on the rising edge in the
-// middle, and the driver reads what the RTL offers just before that edge.
+// A module, so that the Verilated array is sip0.cube0.peX.pe_gemm.rtl.array;
+// its Verilated class stays out of this header (only gemm_rtl_driver.cpp
+// includes it).
 //
 // Shared by the rtl.pe_gemm wrapper (tokens carry no data: it streams
 // zeros) and the bit-exact tests (int8 matrices in, int32 results out).
@@ -16,26 +13,19 @@
 
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 
 #include <systemc>
+
+#include "rtl/gemm_array.h"
+#include "rtl/rtl_adapter.h"
 
 class VerilatedVcdC;
 
 namespace npuvp {
 
-// One command's operands, row-major: A is m×k, B is k×n, C is m×n. A null A
-// or B streams zeros; a null C drops the results.
-struct GemmOperands {
-    const std::int8_t* a = nullptr;
-    const std::int8_t* b = nullptr;
-    std::int32_t* c = nullptr;
-};
-
 class GemmRtlDriver : public sc_core::sc_module {
 public:
-    // Parameters of the RTL as built (CMake NPUVP_RTL_GEMM_ROWS, _COLS; the
-    // Verilog parameters ROWS, COLS, DIM_W).
+    // Parameters of the RTL as built (the Verilog parameters ROWS, COLS, DIM_W).
     static int rows();
     static int cols();
     static std::uint32_t max_dim();  // largest m, k or n the command ports carry
@@ -48,37 +38,31 @@ public:
     // Runs one m×k×n command through the RTL; call from an SC_THREAD (it
     // waits). Returns the RTL's cycle count, from the edge that takes the
     // command to the edge that moves its last C row (the edge that raises
-    // done), after exactly that many periods of simulated time. Throws
-    // std::runtime_error if a dimension exceeds max_dim() or the RTL breaks
-    // its handshake (a result too many, or no done in time).
+    // done), after exactly that many periods of simulated time. k = 0 writes
+    // m×n zeros to C. Throws std::runtime_error if a dimension exceeds
+    // max_dim() or the RTL breaks its handshake, rtl::RtlAbort when the
+    // watchdog fires (the RTL has been reset: the next command runs).
     std::uint64_t run(std::uint32_t m, std::uint32_t k, std::uint32_t n,
                       const GemmOperands& ops = {});
 
-    // For tests of the C handshake: hold c_ready low in every `every`-th
-    // cycle (0: never, the default; the array must then hold still).
-    void stall_results(std::uint32_t every) {
-        if (every == 1) throw std::invalid_argument("stall_results(1) would never take a row");
-        m_stall_every = every;
-    }
+    // Input gaps on A and B, back-pressure on C (tests; default none).
+    void pace(rtl::Pacing a, rtl::Pacing b, rtl::Pacing c);
+    // The watchdog's limit per command in cycles; 0 (default): 8 × the
+    // command's cycles without gaps or back-pressure + 64.
+    void set_watchdog(std::uint64_t limit);
+    std::uint64_t watchdog_limit(std::uint32_t m, std::uint32_t k, std::uint32_t n) const;
 
-    const sc_core::sc_time& period() const { return m_period; }
+    const sc_core::sc_time& period() const;
     // Statistics: commands run and RTL cycles clocked, in all.
-    std::uint64_t commands() const { return m_commands; }
-    std::uint64_t cycles() const { return m_cycles; }
+    std::uint64_t commands() const;
+    std::uint64_t cycles() const;
 
     // --vcd-rtl: registers the Verilated array's signals (every level).
     void trace_rtl(VerilatedVcdC& vcd);
 
 private:
-    struct Rtl;  // the Verilated array and the signals bound to its ports
-    void reset();
-
+    struct Rtl;  // GemmArray<the Verilated array, ROWS, COLS, DIM_W>
     std::unique_ptr<Rtl> m_rtl;
-    sc_core::sc_time m_period, m_low, m_high;
-    bool m_reset_done = false;
-    std::uint32_t m_stall_every = 0;
-    std::uint64_t m_commands = 0;
-    std::uint64_t m_cycles = 0;
 };
 
 }  // namespace npuvp

@@ -26,6 +26,9 @@
 //        row; a command with m, k or n = 0 moves no data and is done at once.
 // rst_n is synchronous and active low.
 //
+// Accumulation: each PE adds a*b (int8 x int8) to an int32 accumulator that
+// saturates at each step (-2^31 .. 2^31 - 1) instead of wrapping.
+//
 // Timing (no back-pressure on C, A and B always valid): the command is taken
 // on edge 1, the first beat on edge 2. Beat kk of a block reaches PE (r, c) on
 // the edge after r + c more; a result row r leaves r + COLS edges after the
@@ -239,9 +242,15 @@ module npuvp_gemm_array #(
                 assign in_b = b_out[r-1][c];
             end
 
+            // acc + product in 33 bits; a sum outside int32 saturates
+            // (docs/rtl.md "Accumulator"): each step clamps to
+            // [-2^31, 2^31 - 1]. With DIM_W <= 17 no k reaches it
+            // (131071 * 16384 < 2^31).
             wire signed [15:0] product = $signed(in_a.a) * $signed(in_b);
-            wire [31:0]        sum     = (in_a.first ? 32'd0 : acc)
-                                         + {{16{product[15]}}, product};
+            wire [31:0]        acc_in  = in_a.first ? 32'd0 : acc;
+            wire [32:0]        wide    = {acc_in[31], acc_in} + {{17{product[15]}}, product};
+            wire [31:0]        sum     = (wide[32] == wide[31]) ? wide[31:0]
+                                         : {wide[32], {31{~wide[32]}}};
 
             always_ff @(posedge clk) begin
                 if (!rst_n) begin

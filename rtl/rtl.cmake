@@ -22,6 +22,7 @@ endif()
 set(NPUVP_RTL_GEMM_ROWS 8 CACHE STRING "PE rows of the RTL GEMM array (rtl.pe_gemm)")
 set(NPUVP_RTL_GEMM_COLS 8 CACHE STRING "PE columns of the RTL GEMM array (rtl.pe_gemm)")
 set(NPUVP_RTL_GEMM_DIM_W 16 CACHE STRING "Width of the RTL GEMM array's m, k, n ports")
+set(NPUVP_RTL_MATH_LANES 16 CACHE STRING "int32 lanes of the RTL vector unit (rtl.pe_math)")
 
 if(NPUVP_RTL_BUILT)
   if(NOT verilator_FOUND)
@@ -29,7 +30,8 @@ if(NPUVP_RTL_BUILT)
                         "(Debian: apt-get install verilator; or -DNPUVP_RTL=AUTO / OFF)")
   endif()
   message(STATUS "npuvp: RTL co-simulation on (Verilator ${verilator_VERSION}, "
-                 "GEMM array ${NPUVP_RTL_GEMM_ROWS} x ${NPUVP_RTL_GEMM_COLS})")
+                 "GEMM array ${NPUVP_RTL_GEMM_ROWS} x ${NPUVP_RTL_GEMM_COLS}, "
+                 "vector unit ${NPUVP_RTL_MATH_LANES} lanes)")
   set(NPUVP_RTL_GEMM_PARAMS -GROWS=${NPUVP_RTL_GEMM_ROWS} -GCOLS=${NPUVP_RTL_GEMM_COLS}
                             -GDIM_W=${NPUVP_RTL_GEMM_DIM_W})
   # --timescale: one RTL time unit is the kernel's resolution, 1 ps
@@ -55,9 +57,18 @@ if(NPUVP_RTL_BUILT)
            OPT_FAST -O2 ${NPUVP_RTL_GENERATED_FLAGS}
            OPT_SLOW -O1 ${NPUVP_RTL_GENERATED_FLAGS}
            OPT_GLOBAL -O2 ${NPUVP_RTL_GENERATED_FLAGS})
+  verilate(npuvp_core SYSTEMC TRACE
+           PREFIX Vnpuvp_math_unit
+           SOURCES ${CMAKE_SOURCE_DIR}/rtl/npuvp_math_unit.sv
+           VERILATOR_ARGS -Wall --timescale 1ps/1ps -GLANES=${NPUVP_RTL_MATH_LANES} -GLEN_W=32
+           OPT_FAST -O2 ${NPUVP_RTL_GENERATED_FLAGS}
+           OPT_SLOW -O1 ${NPUVP_RTL_GENERATED_FLAGS}
+           OPT_GLOBAL -O2 ${NPUVP_RTL_GENERATED_FLAGS})
   target_sources(npuvp_core PRIVATE
     ${CMAKE_SOURCE_DIR}/rtl/gemm_rtl_driver.cpp
+    ${CMAKE_SOURCE_DIR}/rtl/math_rtl_driver.cpp
     ${CMAKE_SOURCE_DIR}/rtl/rtl_pe_gemm.cpp
+    ${CMAKE_SOURCE_DIR}/rtl/rtl_pe_math.cpp
     ${CMAKE_SOURCE_DIR}/rtl/rtl_impls.cpp
     ${CMAKE_SOURCE_DIR}/rtl/rtl_waves.cpp)
   if(NPUVP_SANITIZE)
@@ -70,11 +81,12 @@ if(NPUVP_RTL_BUILT)
     set_source_files_properties(${CMAKE_SOURCE_DIR}/rtl/rtl_waves.cpp PROPERTIES
                                 COMPILE_OPTIONS -fno-sanitize=null)
   endif()
-  # Only gemm_rtl_driver.cpp reads them (GemmRtlDriver::rows(), cols()).
+  # Only gemm_rtl_driver.cpp and math_rtl_driver.cpp read them.
   target_compile_definitions(npuvp_core PRIVATE
     NPUVP_RTL_GEMM_ROWS=${NPUVP_RTL_GEMM_ROWS}
     NPUVP_RTL_GEMM_COLS=${NPUVP_RTL_GEMM_COLS}
-    NPUVP_RTL_GEMM_DIM_W=${NPUVP_RTL_GEMM_DIM_W})
+    NPUVP_RTL_GEMM_DIM_W=${NPUVP_RTL_GEMM_DIM_W}
+    NPUVP_RTL_MATH_LANES=${NPUVP_RTL_MATH_LANES})
 else()
   if(verilator_FOUND)
     message(STATUS "npuvp: RTL co-simulation off (NPUVP_RTL=${NPUVP_RTL})")

@@ -5,21 +5,44 @@
 #include <string>
 
 #include "config/config_error.h"
+#include "config/schema.h"
 #include "platform/impl_registry.h"
 #include "platform/rtl_support.h"
 #include "rtl/rtl_pe_gemm.h"
+#include "rtl/rtl_pe_math.h"
 
 namespace npuvp {
 
 bool rtl_built() { return true; }
 
+namespace {
+
+// The attrs every rtl.* engine brings beside its kind's (docs/rtl.md
+// "Watchdog"), accepted in its block's attrs only with that impl.
+struct RtlEngineAttrs {
+    std::uint64_t watchdog_cycles = 0;
+};
+
+schema::Table<RtlEngineAttrs> rtl_engine_attrs() {
+    using F = schema::Fields<RtlEngineAttrs>;
+    return {{F::integer("watchdog_cycles", &RtlEngineAttrs::watchdog_cycles, 0, 0, "cycles",
+                        "the most RTL cycles one command may take before the run stops with exit 1 "
+                        "naming the PE, command and cycles (the RTL is reset); 0: 8 x the "
+                        "command's cycles without gaps or back-pressure + 64")}};
+}
+
+}  // namespace
+
 void add_rtl_impls(ImplRegistry& registry) {
     registry.add<PeGemm>(
         "pe_gemm", "rtl.pe_gemm",
         [](const sc_core::sc_module_name& name, const NodeEnv& env) {
-            return std::make_unique<RtlPeGemm>(name, env.topo.cube.pe_template.gemm, env.trace,
-                                               env.status);
+            return std::make_unique<RtlPeGemm>(
+                name, env.topo.cube.pe_template.gemm,
+                ImplRegistry::attrs<RtlEngineAttrs>(env.topo, "pe_gemm").watchdog_cycles, env.trace,
+                env.status);
         });
+    registry.add_attrs<RtlEngineAttrs>("pe_gemm", "rtl.pe_gemm", rtl_engine_attrs());
     // The array's size is a Verilog parameter, fixed when npuvp is built:
     // the topology must say the same, so that what it says is what runs.
     registry.add_check(
@@ -41,6 +64,40 @@ void add_rtl_impls(ImplRegistry& registry) {
             must_be("rows", GemmRtlDriver::rows(), t.gemm.rows);
             must_be("cols", GemmRtlDriver::cols(), t.gemm.cols);
             if (RtlPeGemm::clock_period(t.gemm.freq_ghz).value() < 2)
+                throw ConfigError(where(attrs + "freq_ghz"),
+                                  "the RTL clock needs a period of at least 2 ps (freq_ghz <= 666)");
+        });
+
+    registry.add<PeMath>(
+        "pe_math", "rtl.pe_math",
+        [](const sc_core::sc_module_name& name, const NodeEnv& env) {
+            return std::make_unique<RtlPeMath>(
+                name, env.topo.cube.pe_template.math,
+                ImplRegistry::attrs<RtlEngineAttrs>(env.topo, "pe_math").watchdog_cycles, env.trace,
+                env.status);
+        });
+    registry.add_attrs<RtlEngineAttrs>("pe_math", "rtl.pe_math", rtl_engine_attrs());
+    // The unit's lane count is a Verilog parameter, fixed when npuvp is
+    // built; every element takes one 32-bit lane, whatever its size.
+    registry.add_check(
+        "pe_math", "rtl.pe_math", [](const TopologyConfig& topo, const ImplRegistry::Where& where) {
+            const PeTemplateConfig& t = topo.cube.pe_template;
+            const std::string attrs =
+                "cube.pe_template.components." + t.names.at("pe_math") + ".attrs.";
+            const int lanes = MathRtlDriver::lanes();
+            const auto must_be = [&](const char* key, int got) {
+                if (got != lanes)
+                    throw ConfigError(
+                        where(attrs + key),
+                        "rtl.pe_math is the " + std::to_string(lanes) +
+                            "-lane RTL vector unit (Verilog parameter LANES, set when npuvp is "
+                            "built: NPUVP_RTL_MATH_LANES; every element takes one 32-bit lane); " +
+                            key + " must be " + std::to_string(lanes) + " (got " +
+                            std::to_string(got) + ")");
+            };
+            must_be("lanes", t.math.lanes);
+            must_be("lanes_32bit", t.math.lanes_32bit);
+            if (RtlPeGemm::clock_period(t.math.freq_ghz).value() < 2)
                 throw ConfigError(where(attrs + "freq_ghz"),
                                   "the RTL clock needs a period of at least 2 ps (freq_ghz <= 666)");
         });

@@ -15,6 +15,7 @@ const char* const kWhy =
 
 void add_rtl_impls(ImplRegistry& registry) {
     registry.add_unavailable("pe_gemm", "rtl.pe_gemm", kWhy);
+    registry.add_unavailable("pe_math", "rtl.pe_math", kWhy);
 }
 
 bool rtl_built() { return false; }

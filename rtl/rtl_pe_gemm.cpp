@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <exception>
+#include <string>
+
+#include "modules/pe/tile_token.h"
 
 namespace npuvp {
 namespace {
@@ -13,31 +16,52 @@ namespace {
 class RtlGemmWorker final : public BlockingComputeWorker {
 public:
     RtlGemmWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
-                  GemmRtlDriver& driver, TraceSink& trace, RunStatus& status)
+                  GemmRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace, RunStatus& status)
         : BlockingComputeWorker(owner_id, StageType::gemm, inboxes, slot, trace, status),
-          m_driver(driver) {}
+          m_driver(driver),
+          m_watchdog(watchdog) {
+        m_driver.set_watchdog(watchdog);
+    }
 
 protected:
-    void compute(const Stage& stage) override {
+    void compute(const TileToken& token) override {
+        const Stage& stage = token.stage();
+        // Built only for a diagnosis (no allocation per tile).
+        const auto what = [&] {
+            return "command " + token.cmd->command->id + ": GEMM tile " +
+                   std::to_string(stage.m) + "x" + std::to_string(stage.k) + "x" +
+                   std::to_string(stage.n);
+        };
         const std::uint64_t max = GemmRtlDriver::max_dim();
         if (stage.m > max || stage.k > max || stage.n > max) {
-            status().fail(owner_id(), "GEMM tile " + std::to_string(stage.m) + "x" +
-                                          std::to_string(stage.k) + "x" +
-                                          std::to_string(stage.n) +
-                                          " does not fit the RTL's dimension ports (at most " +
+            status().fail(owner_id(), what() + " does not fit the RTL's dimension ports (at most " +
                                           std::to_string(max) + ")");
             return;
         }
+        const auto m = static_cast<std::uint32_t>(stage.m), k = static_cast<std::uint32_t>(stage.k),
+                   n = static_cast<std::uint32_t>(stage.n);
         try {
-            m_driver.run(static_cast<std::uint32_t>(stage.m), static_cast<std::uint32_t>(stage.k),
-                         static_cast<std::uint32_t>(stage.n));
+            m_driver.run(m, k, n);
+        } catch (const rtl::RtlAbort& e) {
+            // The run's diagnosis: the PE (owner_id), the command, the cycles.
+            status().fail(owner_id(),
+                          what() + ": the RTL did not raise done within " +
+                              std::to_string(e.cycles) + " cycles (attrs.watchdog_cycles " +
+                              (m_watchdog ? std::to_string(m_watchdog)
+                                          : "0: automatic, 8 x " +
+                                                std::to_string(gemm_array_cycles(
+                                                    GemmRtlDriver::rows(), GemmRtlDriver::cols(), m,
+                                                    k, n)) +
+                                                " + 64") +
+                              "); the RTL was reset");
         } catch (const std::exception& e) {
-            status().fail(owner_id(), e.what());
+            status().fail(owner_id(), what() + ": " + e.what());
         }
     }
 
 private:
     GemmRtlDriver& m_driver;
+    std::uint64_t m_watchdog;  // attrs.watchdog_cycles
 };
 
 }  // namespace
@@ -48,10 +72,10 @@ sc_core::sc_time RtlPeGemm::clock_period(double freq_ghz) {
 }
 
 RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
-                     TraceSink& trace, RunStatus& status)
+                     std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status)
     : PeGemm(name, config), m_driver("rtl", clock_period(config.freq_ghz)) {
     adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), inboxes, accel_slot, m_driver,
-                                                 trace, status));
+                                                 watchdog_cycles, trace, status));
 }
 
 }  // namespace npuvp

@@ -26,9 +26,10 @@ class RtlPeGemm : public PeGemm, public RtlBlock {
 public:
     // Parameters: config.rows / cols must be the RTL's (checked at load,
     // rtl/rtl_impls.cpp); config.freq_ghz sets the clock; fill_cycles is
-    // not used (the RTL has its own latency).
-    RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config, TraceSink& trace,
-              RunStatus& status);
+    // not used (the RTL has its own latency); `watchdog_cycles` (the impl's
+    // attrs.watchdog_cycles) is the watchdog's limit per command, 0 automatic.
+    RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
+              std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status);
 
     // The RTL clock period at `freq_ghz`: 1000 / freq_ghz ps to the nearest
     // whole ps (the kernel's resolution).

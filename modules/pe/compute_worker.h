@@ -111,13 +111,14 @@ protected:
                 start = sc_core::sc_time_stamp();
                 trace_engine(true, token);
             });
-        compute(token.stage());
+        compute(token);
         record_busy(start);
         trace_engine(false, token);
         m_slot->unlock();
     }
-    // The stage's work, done while holding the slot; may wait.
-    virtual void compute(const Stage& stage) = 0;
+    // The work of the token's stage (token.stage()), done while holding the
+    // slot; may wait.
+    virtual void compute(const TileToken& token) = 0;
 
 private:
     AccelSlotPort& m_slot;

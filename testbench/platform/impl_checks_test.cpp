@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config/config_error.h"
 #include "platform/impl_registry.h"
@@ -107,14 +109,22 @@ BOOST_AUTO_TEST_CASE(impl_left_out_of_the_build_says_why) {
 }
 
 BOOST_AUTO_TEST_CASE(rtl_pe_gemm_is_registered_or_explained) {
+    // Both RTL engines: registered with their watchdog attr, or explained.
     const ImplRegistry& reg = builtin_registry();
-    if (rtl_built()) {
-        BOOST_CHECK(reg.knows("pe_gemm", "rtl.pe_gemm"));
-        BOOST_CHECK(reg.unavailable("pe_gemm", "rtl.pe_gemm") == nullptr);
-    } else {
-        BOOST_CHECK(!reg.knows("pe_gemm", "rtl.pe_gemm"));
-        BOOST_REQUIRE(reg.unavailable("pe_gemm", "rtl.pe_gemm") != nullptr);
-        BOOST_CHECK(reg.unavailable("pe_gemm", "rtl.pe_gemm")->find("without Verilator") !=
-                    std::string::npos);
+    for (const auto& [kind, impl] : {std::pair<std::string, std::string>{"pe_gemm", "rtl.pe_gemm"},
+                                     {"pe_math", "rtl.pe_math"}}) {
+        BOOST_TEST_CONTEXT(impl) {
+            if (rtl_built()) {
+                BOOST_CHECK(reg.knows(kind, impl));
+                BOOST_CHECK(reg.unavailable(kind, impl) == nullptr);
+                BOOST_REQUIRE(reg.attrs_spec(kind, impl) != nullptr);
+                BOOST_CHECK(reg.attrs_spec(kind, impl)->keys == std::vector<std::string>{"watchdog_cycles"});
+            } else {
+                BOOST_CHECK(!reg.knows(kind, impl));
+                BOOST_REQUIRE(reg.unavailable(kind, impl) != nullptr);
+                BOOST_CHECK(reg.unavailable(kind, impl)->find("without Verilator") !=
+                            std::string::npos);
+            }
+        }
     }
 }

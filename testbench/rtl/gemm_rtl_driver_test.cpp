@@ -229,7 +229,7 @@ BOOST_AUTO_TEST_CASE(held_results_stall_the_array_without_loss) {
     // exact and the count only grows.
     std::mt19937 rng(4);
     Bench bench("bench", sc_core::sc_time(1, sc_core::SC_NS));
-    bench.driver.stall_results(3);
+    bench.driver.pace(rtl::Pacing::none(), rtl::Pacing::none(), rtl::Pacing::every(3));
     const Shape shapes[] = {{13, 7, 11}, {16, 128, 16}, {9, 1, 9}, {33, 17, 40}};
     for (const Shape& s : shapes) bench.jobs.push_back(make_job(rng, s));
     sc_core::sc_start();
@@ -238,4 +238,108 @@ BOOST_AUTO_TEST_CASE(held_results_stall_the_array_without_loss) {
     BOOST_CHECK_GT(bench.jobs[0].cycles, 43u);
     BOOST_CHECK_GT(bench.jobs[1].cycles, 528u);
     BOOST_CHECK_GT(bench.jobs[2].cycles, 27u);
+}
+
+BOOST_AUTO_TEST_CASE(k_zero_writes_zeros) {
+    // C = A·B with k = 0 is the m×n zero matrix. The array moves no data and
+    // raises done on the edge that takes the command (1 cycle); the driver
+    // writes the zeros over the sentinel make_job() put in C.
+    std::mt19937 rng(5);
+    Bench bench("bench", sc_core::sc_time(1, sc_core::SC_NS));
+    bench.jobs.push_back(make_job(rng, {5, 0, 7}));
+    bench.jobs.push_back(make_job(rng, {13, 7, 11}));  // and the array works on after it
+    sc_core::sc_start();
+    check_results(bench.jobs);
+    BOOST_CHECK_EQUAL(bench.jobs[0].c.size(), 35u);
+    BOOST_CHECK(std::all_of(bench.jobs[0].c.begin(), bench.jobs[0].c.end(),
+                            [](std::int32_t v) { return v == 0; }));
+    BOOST_CHECK_EQUAL(bench.jobs[0].cycles, 1u);
+}
+
+namespace {
+
+// A watchdog that fires, then a command with the watchdog back to automatic.
+SC_MODULE(WatchdogBench) {
+    GemmRtlDriver driver;
+    Job first, second;
+    std::string abort_text;
+    std::uint64_t abort_cycles = 0, abort_end_ps = 0;
+
+    WatchdogBench(const sc_core::sc_module_name& name)
+        : sc_core::sc_module(name), driver("rtl", sc_core::sc_time(1, sc_core::SC_NS)) {
+        SC_THREAD(body);
+    }
+    SC_HAS_PROCESS(WatchdogBench);
+
+    void body() {
+        driver.set_watchdog(20);
+        try {
+            driver.run(first.shape.m, first.shape.k, first.shape.n,
+                       {first.a.data(), first.b.data(), first.c.data()});
+        } catch (const rtl::RtlAbort& e) {
+            abort_text = e.what();
+            abort_cycles = e.cycles;
+        } catch (const std::exception& e) {
+            abort_text = std::string("not an RtlAbort: ") + e.what();
+        }
+        abort_end_ps = sc_core::sc_time_stamp().value();
+        driver.set_watchdog(0);
+        second.start_ps = abort_end_ps;
+        try {
+            second.cycles = driver.run(second.shape.m, second.shape.k, second.shape.n,
+                                       {second.a.data(), second.b.data(), second.c.data()});
+        } catch (const std::exception& e) {
+            second.error = e.what();
+        }
+        second.end_ps = sc_core::sc_time_stamp().value();
+    }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(watchdog_aborts_resets_and_the_next_command_runs) {
+    require_default_array();
+    // 13x7x11 needs 43 cycles (cycle_counts_follow_the_array_timing); with a
+    // limit of 20 the watchdog fires after edge 20, at 20 ns, in the middle of
+    // the command (beats still in the array, results not yet out). The
+    // driver resets the RTL in zero time; the next 13x7x11 then takes exactly
+    // 43 cycles again and computes exactly: nothing of the aborted command
+    // is left in the array.
+    std::mt19937 rng(6);
+    WatchdogBench bench("bench");
+    bench.first = make_job(rng, {13, 7, 11});
+    bench.second = make_job(rng, {13, 7, 11});
+    sc_core::sc_start();
+    BOOST_CHECK_EQUAL(bench.abort_cycles, 20u);
+    BOOST_CHECK_MESSAGE(bench.abort_text.find("no done within 20 cycles; the RTL was reset") !=
+                            std::string::npos,
+                        bench.abort_text);
+    BOOST_CHECK_EQUAL(bench.abort_end_ps, 20000u);
+    check_results({bench.second});
+    BOOST_CHECK_EQUAL(bench.second.cycles, 43u);
+    BOOST_CHECK_EQUAL(bench.second.end_ps - bench.second.start_ps, 43000u);
+    // Only the finished command counts.
+    BOOST_CHECK_EQUAL(bench.driver.commands(), 1u);
+    BOOST_CHECK_EQUAL(bench.driver.cycles(), 43u);
+}
+
+BOOST_AUTO_TEST_CASE(slow_operands_pass_the_automatic_watchdog) {
+    require_default_array();
+    // A producer that offers a beat only at every third edge or so (70 % of
+    // the edges held back on A and B, the issue's "a beat only every third
+    // cycle"): the results stay exact and the automatic limit (8 × the
+    // unpaced cycles + 64: 16x128x16 → 8·528 + 64 = 4288) is not reached —
+    // the old fixed watchdog (about 2 × the unpaced cycles) was.
+    std::mt19937 rng(8);
+    Bench bench("bench", sc_core::sc_time(1, sc_core::SC_NS));
+    bench.driver.pace(rtl::Pacing::random(700, 1), rtl::Pacing::random(700, 2),
+                      rtl::Pacing::none());
+    const Shape shapes[] = {{16, 128, 16}, {13, 7, 11}, {1, 1, 1}};
+    for (const Shape& s : shapes) bench.jobs.push_back(make_job(rng, s));
+    sc_core::sc_start();
+    check_results(bench.jobs);
+    BOOST_CHECK_EQUAL(bench.driver.watchdog_limit(16, 128, 16), 4288u);
+    // 512 beats at about 1 in 3.3 edges (two streams: a beat moves when both
+    // are valid, so slower still): well beyond twice 528.
+    BOOST_CHECK_GT(bench.jobs[0].cycles, 2 * 528u);
 }

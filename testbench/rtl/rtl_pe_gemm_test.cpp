@@ -381,8 +381,41 @@ launch:
 )");
     const test::RunResult wide = test::run_npuvp(on_rtl_topology() + "--workload rtl_wide.yaml");
     BOOST_CHECK_EQUAL(wide.code, 1);
-    BOOST_CHECK_MESSAGE(wide.out.find(gemm0 + ": GEMM tile 70000x1x1 does not fit the RTL's "
+    BOOST_CHECK_MESSAGE(wide.out.find(gemm0 + ": command wide: GEMM tile 70000x1x1 does not fit the RTL's "
                                                "dimension ports (at most 65535)") !=
                             std::string::npos,
                         wide.out);
+}
+
+BOOST_AUTO_TEST_CASE(watchdog_abort_is_a_run_failure_naming_pe_command_and_cycles) {
+    // g1, 13x7x11, needs 43 RTL cycles (serial_gemms_differ_by_the_sum_of_their_deltas);
+    // with attrs.watchdog_cycles = 30 the watchdog fires after 30 cycles and
+    // the run stops with exit 1, naming the PE's engine, the command, the
+    // tile and the cycles.
+    write_file("rtl_watchdog.yaml", R"(
+name: rtl_watchdog
+kernels:
+  k:
+    - gemm: { id: g1, m: 13, k: 7, n: 11 }
+    - wait: all
+launch:
+  - { kernel: k, pes: [0] }
+)");
+    const test::RunResult r = test::run_npuvp(
+        on_rtl_topology() +
+        "--workload rtl_watchdog.yaml --set cube.pe_template.components.pe_gemm.attrs.watchdog_cycles=30");
+    BOOST_CHECK_EQUAL(r.code, 1);
+    BOOST_CHECK_MESSAGE(r.out.find(gemm0 + ": command g1: GEMM tile 13x7x11: the RTL did not raise "
+                                           "done within 30 cycles (attrs.watchdog_cycles 30); the "
+                                           "RTL was reset") != std::string::npos,
+                        r.out);
+    // The same workload with the automatic limit (8·43 + 64) finishes.
+    const test::RunResult ok = test::run_npuvp(on_rtl_topology() + "--workload rtl_watchdog.yaml");
+    BOOST_CHECK_MESSAGE(ok.code == 0, ok.out);
+    // The attr is the rtl.* impls': with builtin.pe_gemm it is an unknown key (exit 2).
+    const test::RunResult builtin = test::run_npuvp(
+        on_rtl_topology() + "--workload rtl_watchdog.yaml" + to_builtin +
+        " --set cube.pe_template.components.pe_gemm.attrs.watchdog_cycles=30");
+    BOOST_CHECK_EQUAL(builtin.code, 2);
+    BOOST_CHECK_MESSAGE(builtin.out.find("watchdog_cycles") != std::string::npos, builtin.out);
 }

@@ -1,0 +1,73 @@
+#include "rtl/rtl_pe_math.h"
+
+#include <exception>
+#include <string>
+
+#include "modules/pe/tile_token.h"
+#include "rtl/rtl_pe_gemm.h"
+
+namespace npuvp {
+namespace {
+
+// The worker of rtl.pe_math: a thread, as rtl.pe_gemm's (docs/speed.md).
+class RtlMathWorker final : public BlockingComputeWorker {
+public:
+    RtlMathWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
+                  MathRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace, RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::math, inboxes, slot, trace, status),
+          m_driver(driver),
+          m_watchdog(watchdog) {
+        m_driver.set_watchdog(watchdog);
+    }
+
+protected:
+    void compute(const TileToken& token) override {
+        const Stage& stage = token.stage();
+        // Built only for a diagnosis (no allocation per tile).
+        const auto what = [&] {
+            return "command " + token.cmd->command->id + ": MATH " + stage.op + " over " +
+                   std::to_string(stage.elements) + " elements";
+        };
+        MathUnitOp op{};
+        if (!math_unit_op(stage.op, op)) {
+            status().fail(owner_id(), what() + ": rtl.pe_math runs only " +
+                                          math_unit_ops_text() + " (docs/rtl.md)");
+            return;
+        }
+        if (stage.elements > MathRtlDriver::max_len()) {
+            status().fail(owner_id(), what() + " do not fit the RTL's length port (at most " +
+                                          std::to_string(MathRtlDriver::max_len()) + ")");
+            return;
+        }
+        try {
+            m_driver.run(op, stage.elements);
+        } catch (const rtl::RtlAbort& e) {
+            status().fail(owner_id(),
+                          what() + ": the RTL did not raise done within " +
+                              std::to_string(e.cycles) + " cycles (attrs.watchdog_cycles " +
+                              (m_watchdog ? std::to_string(m_watchdog)
+                                          : "0: automatic, 8 x " +
+                                                std::to_string(math_unit_cycles(
+                                                    MathRtlDriver::lanes(), stage.elements)) +
+                                                " + 64") +
+                              "); the RTL was reset");
+        } catch (const std::exception& e) {
+            status().fail(owner_id(), what() + ": " + e.what());
+        }
+    }
+
+private:
+    MathRtlDriver& m_driver;
+    std::uint64_t m_watchdog;  // attrs.watchdog_cycles
+};
+
+}  // namespace
+
+RtlPeMath::RtlPeMath(const sc_core::sc_module_name& name, const PeMathConfig& config,
+                     std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status)
+    : PeMath(name, config), m_driver("rtl", RtlPeGemm::clock_period(config.freq_ghz)) {
+    adopt_worker(std::make_unique<RtlMathWorker>(node_id_ref(), inboxes, accel_slot, m_driver,
+                                                 watchdog_cycles, trace, status));
+}
+
+}  // namespace npuvp
