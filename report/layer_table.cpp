@@ -155,8 +155,8 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         const auto it = index.find(r.request->id);
         if (it == index.end()) continue;
         LayerResult& l = layers[it->second];
-        l.compute_ps = static_cast<std::uint64_t>(std::llround(r.result.compute_ns * 1000.0));
-        l.bound = bound_of(l, static_cast<std::uint64_t>(std::llround(r.result.pe_exec_ns * 1000.0)));
+        l.compute_ps = ns_to_ps(r.result.compute_ns, "a layer's compute_ns");
+        l.bound = bound_of(l, ns_to_ps(r.result.pe_exec_ns, "a layer's pe_exec_ns"));
         if (l.end_ps > l.start_ps) l.tflops = static_cast<double>(l.flops) / static_cast<double>(l.end_ps - l.start_ps);
     }
     // What each waited for: the input layer that finished last.

@@ -17,7 +17,7 @@
 
 #include <systemc>
 
-#include "modules/common/saturating.h"
+#include "modules/common/checked.h"
 #include "rtl/rtl_adapter.h"
 
 namespace npuvp {

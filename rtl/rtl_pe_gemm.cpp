@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "modules/common/checked.h"
 #include "modules/pe/tile_token.h"
 
 namespace npuvp {
@@ -67,8 +68,7 @@ private:
 }  // namespace
 
 sc_core::sc_time RtlPeGemm::clock_period(double freq_ghz) {
-    return sc_core::sc_time::from_value(
-        static_cast<sc_dt::uint64>(std::llround(1000.0 / freq_ghz)));
+    return sc_core::sc_time::from_value(checked_u64(std::round(1000.0 / freq_ghz), "an RTL clock period", "ps"));
 }
 
 RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
