@@ -425,6 +425,15 @@ public:
     std::uint64_t limit;
 };
 
+// The run's diagnosis of an RtlAbort, after the PE and the command: the
+// cycles run and the watchdog's setting (`watchdog` = attrs.watchdog_cycles,
+// 0: automatic, 8 × the command's `normal_cycles` + 64).
+inline std::string abort_text(const RtlAbort& e, std::uint64_t watchdog, std::uint64_t normal_cycles) {
+    return ": the RTL did not raise done within " + std::to_string(e.cycles) + " cycles (attrs.watchdog_cycles " +
+           (watchdog ? std::to_string(watchdog) : "0: automatic, 8 x " + std::to_string(normal_cycles) + " + 64") +
+           "); the RTL was reset";
+}
+
 // Clocks one command through the RTL: the handshakes begin, then cycle
 // after cycle each is sampled before the rising edge and updated after the
 // falling edge, until `done` is high after an edge. Returns the cycles, from

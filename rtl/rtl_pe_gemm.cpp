@@ -45,16 +45,9 @@ protected:
             m_driver.run(m, k, n);
         } catch (const rtl::RtlAbort& e) {
             // The run's diagnosis: the PE (owner_id), the command, the cycles.
-            status().fail(owner_id(),
-                          what() + ": the RTL did not raise done within " +
-                              std::to_string(e.cycles) + " cycles (attrs.watchdog_cycles " +
-                              (m_watchdog ? std::to_string(m_watchdog)
-                                          : "0: automatic, 8 x " +
-                                                std::to_string(gemm_array_cycles(
-                                                    GemmRtlDriver::rows(), GemmRtlDriver::cols(), m,
-                                                    k, n)) +
-                                                " + 64") +
-                              "); the RTL was reset");
+            status().fail(owner_id(), what() + rtl::abort_text(e, m_watchdog,
+                                                               gemm_array_cycles(GemmRtlDriver::rows(),
+                                                                                 GemmRtlDriver::cols(), m, k, n)));
         } catch (const std::exception& e) {
             status().fail(owner_id(), what() + ": " + e.what());
         }

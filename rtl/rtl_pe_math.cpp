@@ -42,15 +42,9 @@ protected:
         try {
             m_driver.run(op, stage.elements);
         } catch (const rtl::RtlAbort& e) {
-            status().fail(owner_id(),
-                          what() + ": the RTL did not raise done within " +
-                              std::to_string(e.cycles) + " cycles (attrs.watchdog_cycles " +
-                              (m_watchdog ? std::to_string(m_watchdog)
-                                          : "0: automatic, 8 x " +
-                                                std::to_string(math_unit_cycles(
-                                                    MathRtlDriver::lanes(), stage.elements)) +
-                                                " + 64") +
-                              "); the RTL was reset");
+            status().fail(owner_id(), what() + rtl::abort_text(e, m_watchdog,
+                                                               math_unit_cycles(MathRtlDriver::lanes(),
+                                                                                stage.elements)));
         } catch (const std::exception& e) {
             status().fail(owner_id(), what() + ": " + e.what());
         }
