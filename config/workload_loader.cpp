@@ -33,6 +33,7 @@
 #include "config/yaml_document.h"
 #include "config/yaml_reader.h"
 #include "modules/common/checked.h"
+#include "modules/common/run_limit.h"
 #include "modules/pe/pe_gemm.h"
 #include "modules/pe/pe_math.h"
 #include "modules/pe/tcm_partition.h"
@@ -1469,21 +1470,17 @@ void Loader::check_stage_time(const Command& cmd, const std::string& type) const
     if (cmd.kind != CommandKind::gemm && cmd.kind != CommandKind::math) return;
     const PeTemplateConfig& pe = m_topo.cube.pe_template;
     const bool gemm = cmd.kind == CommandKind::gemm;
+    const std::string on = std::string(" on ") + (gemm ? "pe_gemm" : "pe_math");
+    const double ghz = gemm ? pe.gemm.freq_ghz : pe.math.freq_ghz;
     ps_t ps = 0;
     try {
-        ps = gemm ? cycles_to_ps(gemm_cycles(pe.gemm, cmd.m, cmd.k, cmd.n, cmd.elem_bytes), pe.gemm.freq_ghz,
-                                 "a GEMM stage's time")
-                  : cycles_to_ps(math_cycles(pe.math, cmd.elements, cmd.op, cmd.elem_bytes), pe.math.freq_ghz,
-                                 "a MATH stage's time");
+        ps = gemm ? cycles_to_ps(gemm_cycles(pe.gemm, cmd.m, cmd.k, cmd.n, cmd.elem_bytes), ghz, "a GEMM stage's time")
+                  : cycles_to_ps(math_cycles(pe.math, cmd.elements, cmd.op, cmd.elem_bytes), ghz, "a MATH stage's time");
     } catch (const Overflow& e) {
-        throw ConfigError(cmd.loc, type + " '" + cmd.id + "': " + e.what() + " on " +
-                                       (gemm ? "pe_gemm" : "pe_math") + " at " +
-                                       std::to_string(gemm ? pe.gemm.freq_ghz : pe.math.freq_ghz) + " GHz");
+        throw ConfigError(cmd.loc, type + " '" + cmd.id + "': " + e.what() + on + " at " + std::to_string(ghz) + " GHz");
     }
-    constexpr ps_t run_limit = ps_t{1} << 62;  // sc_main: every run stops there (docs/limits.md)
-    if (ps >= run_limit)
-        throw ConfigError(cmd.loc, type + " '" + cmd.id + "': its stage takes " + std::to_string(ps) +
-                                       " ps on " + (gemm ? "pe_gemm" : "pe_math") +
+    if (ps >= kLongestRunPs)
+        throw ConfigError(cmd.loc, type + " '" + cmd.id + "': its stage takes " + std::to_string(ps) + " ps" + on +
                                        ", beyond the run's limit of 2^62 ps (docs/limits.md): it could never finish");
 }
 

@@ -197,7 +197,7 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         } else if (arg == "--max-sim-time") {
             const std::string text = value(i, arg);
             if (!parse_ns(text, options.max_sim_ps) || options.max_sim_ps == 0 ||
-                options.max_sim_ps > (std::uint64_t{1} << 62))
+                options.max_sim_ps > kLongestRunPs)
                 bad("--max-sim-time: expected a time in ns above 0 and at most 2^62 ps (up to three decimals), got '" +
                     text + "'");
             options.max_sim_given = true;

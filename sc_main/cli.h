@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/topology_loader.h"
+#include "modules/common/run_limit.h"
 #include "report/run_recorder.h"
 
 namespace npuvp {
@@ -40,7 +41,7 @@ struct CliOptions {
     std::uint64_t max_tokens = 0;
     // --max-sim-time NS: stop at this simulated time. The default, 2^62 ps
     // (53 days), keeps every time far from 64-bit ps (docs/limits.md).
-    std::uint64_t max_sim_ps = std::uint64_t{1} << 62;
+    std::uint64_t max_sim_ps = kLongestRunPs;
     bool max_sim_given = false;
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
     std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
