@@ -67,20 +67,39 @@ void print_schedule(std::ostream& out, const WorkloadRun& run) {
     }
 }
 
-// Per PE and context, busy and waited time; then the waits by cause.
+// Per PE and context, busy and waited time; then the waits by cause. A PE
+// whose contexts ran nothing and waited for nothing has no row (a composite
+// runs outside the contexts: docs/workload.md "Contexts"); when no PE has
+// one, one line says so instead of a table of zeros.
 void print_contexts(std::ostream& out, const WorkloadRun& run) {
+    const auto ctx = run.contexts();
+    const auto idle = [&](std::size_t i) {
+        for (std::size_t c = 0; c < exec_context_count; ++c)
+            if (ctx[i + c].busy_ps != 0 || ctx[i + c].wait_ps != 0) return false;
+        return true;
+    };
+    std::size_t idle_pes = 0, pes = 0;
+    for (std::size_t i = 0; i < ctx.size(); i += exec_context_count, ++pes) idle_pes += idle(i);
+    if (idle_pes == pes) {
+        out << "\ncontexts no context-scheduled command ran on any PE (composites run outside "
+               "the contexts: docs/workload.md \"Contexts\")\n";
+        return;
+    }
     out << "\ncontext busy / waited ns\n" << std::left << std::setw(18) << "PE";
     for (std::size_t c = 0; c < exec_context_count; ++c)
         out << std::right << std::setw(30) << to_string(static_cast<ExecContext>(c));
     out << "\n";
-    const auto ctx = run.contexts();
     for (std::size_t i = 0; i < ctx.size(); i += exec_context_count) {
+        if (idle(i)) continue;
         out << std::left << std::setw(18) << ctx[i].pe;
         for (std::size_t c = 0; c < exec_context_count; ++c)
             out << std::right << std::setw(30)
                 << obs::ps_as_ns(ctx[i + c].busy_ps) + " / " + obs::ps_as_ns(ctx[i + c].wait_ps);
         out << "\n";
     }
+    if (idle_pes != 0)
+        out << "(" << idle_pes << " of " << pes
+            << " PEs ran no context-scheduled command and are left out)\n";
     const auto waits = run.waits_by_cause();
     out << "waits by cause:";
     for (std::size_t i = 1; i < wait_cause_count; ++i)

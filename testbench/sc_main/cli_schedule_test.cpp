@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -144,4 +145,46 @@ BOOST_AUTO_TEST_CASE(compare_gives_each_engine_kinds_mean_utilisation) {
         BOOST_CHECK_MESSAGE(cell == want.str(), kind << ": printed " << cell << ", summary gives " << want.str());
     }
     BOOST_CHECK(header.find("IPCQ_SEND") != std::string::npos);
+}
+
+// The context table has a row per PE whose contexts ran or waited (a
+// composite runs outside the contexts, docs/workload.md "Contexts"): pe0 runs
+// a dma_read on its dma context, pe1 only a composite, so pe1 has no row and
+// a line counts it; a run of composites alone prints one line, no table.
+BOOST_AUTO_TEST_CASE(context_table_leaves_out_pes_whose_contexts_ran_nothing) {
+    const std::string workload = "cli_schedule_contexts.yaml";
+    {
+        std::ofstream w(workload);
+        w << "name: contexts\n"
+             "kernels:\n"
+             "  simple:\n"
+             "    - dma_read: { id: rd, bytes: 4096, addr: { own: 0 }, wait: true }\n"
+             "  tiled:\n"
+             "    - composite:\n"
+             "        id: fc\n"
+             "        gemm: { m: 128, k: 128, n: 128 }\n"
+             "        tile: { m: 128, k: 128, n: 128 }\n"
+             "        src: { own: 0 }\n"
+             "        dst: { own: 0x100000 }\n"
+             "        wait: true\n"
+             "launch:\n"
+             "  - { kernel: simple, cube: sip0.cube0, pes: [0] }\n"
+             "  - { kernel: tiled, cube: sip0.cube0, pes: [1] }\n";
+    }
+    const RunResult r = run_npuvp("--workload " + workload);
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::size_t table = r.out.find("\ncontext busy / waited ns\n");
+    BOOST_REQUIRE_MESSAGE(table != std::string::npos, r.out);
+    const std::string rest = r.out.substr(table, r.out.find("waits by cause", table) - table);
+    BOOST_CHECK_MESSAGE(rest.find("\nsip0.cube0.pe0 ") != std::string::npos, rest);
+    BOOST_CHECK_MESSAGE(rest.find("\nsip0.cube0.pe1 ") == std::string::npos, rest);
+    BOOST_CHECK_MESSAGE(rest.find("(1 of 2 PEs ran no context-scheduled command and are left out)") !=
+                            std::string::npos,
+                        rest);
+
+    const RunResult c = run_npuvp("--workload " + source("configs/workloads/gemm_all_pes.yaml"));
+    BOOST_REQUIRE_MESSAGE(c.code == 0, c.out);
+    BOOST_CHECK_MESSAGE(c.out.find("\ncontexts no context-scheduled command ran on any PE") != std::string::npos,
+                        c.out);
+    BOOST_CHECK_MESSAGE(c.out.find("context busy / waited ns") == std::string::npos, c.out);
 }
