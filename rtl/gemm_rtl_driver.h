@@ -7,8 +7,8 @@
 // its Verilated class stays out of this header (only gemm_rtl_driver.cpp
 // includes it).
 //
-// Shared by the rtl.pe_gemm wrapper (tokens carry no data: it streams
-// zeros) and the bit-exact tests (int8 matrices in, int32 results out).
+// Shared by the rtl.pe_gemm wrapper (zeros, or in data mode the tile's
+// operands) and the bit-exact tests (int8 matrices in, int32 results out).
 #pragma once
 
 #include <cstdint>

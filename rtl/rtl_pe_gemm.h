@@ -7,8 +7,11 @@
 // engine_start / engine_complete, busy time and the VCD shadow signals are
 // the builtin's code — but its compute time is the RTL's: the worker runs the
 // tile's m×k×n command through the array, clocked at the PE's gemm freq_ghz,
-// until the RTL raises done. Tokens carry no data, so the operand streams
-// carry zeros; the cycle count does not depend on the values.
+// until the RTL raises done. Without data mode the operand streams carry
+// zeros; in data mode (docs/workload.md "Operand data") they carry the
+// tile's int8 operands from TCM and the int32 results go to the PE's
+// register file (modules/pe/pe_data.h). The cycle count does not
+// depend on the values.
 //
 // This is the wrapper to copy for another Verilog block (docs/rtl.md,
 // "Adapter contract").
