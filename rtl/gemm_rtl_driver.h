@@ -45,6 +45,11 @@ public:
     std::uint64_t run(std::uint32_t m, std::uint32_t k, std::uint32_t n,
                       const GemmOperands& ops = {});
 
+    // Zero skipping (docs/rtl.md "Zero skipping"): the RTL's cmd_zskip for
+    // the next commands (default off); blocks it skipped, in all.
+    void set_zero_skip(bool on);
+    std::uint64_t skipped_blocks() const;
+
     // Input gaps on A and B, back-pressure on C (tests; default none).
     void pace(rtl::Pacing a, rtl::Pacing b, rtl::Pacing c);
     // The watchdog's limit per command in cycles; 0 (default): 8 × the

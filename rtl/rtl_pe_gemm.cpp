@@ -78,8 +78,9 @@ sc_core::sc_time RtlPeGemm::clock_period(double freq_ghz) {
 }
 
 RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
-                     std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status)
+                     std::uint64_t watchdog_cycles, bool zero_skip, TraceSink& trace, RunStatus& status)
     : PeGemm(name, config), m_driver("rtl", clock_period(config.freq_ghz)) {
+    m_driver.set_zero_skip(zero_skip);
     adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), inboxes, accel_slot, data_slot(), m_driver,
                                                  watchdog_cycles, trace, status));
 }
