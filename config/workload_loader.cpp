@@ -38,6 +38,7 @@
 #include "modules/common/checked.h"
 #include "modules/common/run_limit.h"
 #include "modules/pe/pe_gemm.h"
+#include "model/onnx_import.h"
 #include "modules/pe/data_spec.h"
 #include "modules/pe/pe_math.h"
 #include "modules/pe/tcm_partition.h"
@@ -1818,9 +1819,9 @@ DataInit Loader::read_data_init(const Item& item) const {
     DataInit init;
     init.at = data_region(r, "a data entry");
     const Item from = r.required("from");
-    const MapReader f(m_yaml, from, {"file", "random"});
-    if (f.has("file") == f.has("random"))
-        throw ConfigError(from.loc, "give exactly one of 'file' or 'random'");
+    const MapReader f(m_yaml, from, {"file", "random", "onnx"});
+    if (int(f.has("file")) + int(f.has("random")) + int(f.has("onnx")) != 1)
+        throw ConfigError(from.loc, "give exactly one of 'file', 'random' or 'onnx'");
     const Item size_item = r.has("bytes") ? r.child("bytes") : r.child("shape");
     if (init.at.bytes > kMaxDataBytes)
         throw ConfigError(size_item.loc, std::to_string(init.at.bytes) + " bytes: data entries hold at most " +
@@ -1842,6 +1843,22 @@ DataInit Loader::read_data_init(const Item& item) const {
         in.seekg(0);
         in.read(reinterpret_cast<char*>(init.bytes.data()), static_cast<std::streamsize>(init.at.bytes));
         if (!in) throw ConfigError(file.loc, "cannot read '" + path.string() + "'");
+    } else if (f.has("onnx")) {
+        // An initializer of an ONNX model: its values, in the entry's dtype and shape.
+        const Item onnx = f.child("onnx");
+        const MapReader o(m_yaml, onnx, {"model", "initializer"});
+        if (!r.has("dtype"))
+            throw ConfigError(onnx.loc, "an ONNX initializer needs the entry's 'dtype' and 'shape' (int8 or int32)");
+        const Item model = o.required("model");
+        std::filesystem::path path = to_string(model);
+        if (path.is_relative()) path = std::filesystem::path(m_source).parent_path() / path;
+        const std::uint32_t bytes_per = to_string(r.child("dtype")) == "int8" ? 1 : 4;
+        try {
+            init.bytes = model::onnx_initializer_bytes(path.string(), to_string(o.required("initializer")),
+                                                       static_cast<int>(bytes_per), init.at.bytes / bytes_per);
+        } catch (const model::ModelError& e) {
+            throw ConfigError(o.child("initializer").present ? o.child("initializer").loc : model.loc, e.what());
+        }
     } else {
         const Item random = f.child("random");
         const MapReader g(m_yaml, random, {"seed", "min", "max"});

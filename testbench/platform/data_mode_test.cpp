@@ -5,13 +5,17 @@
 // mapping; a workload without data creates no store.
 #include <boost/test/unit_test.hpp>
 
+#include <onnx/onnx_pb.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "config/config_error.h"
 #include "config/workload_loader.h"
 #include "platform/platform.h"
 #include "platform/workload_run.h"
@@ -191,4 +195,63 @@ data:
     }
     BOOST_CHECK_MESSAGE(wrong == 0, wrong << " of " << want.size() << " bytes of C differ from the reference");
     BOOST_CHECK_GT(clamped, 0u);  // the int8 clamp is exercised
+}
+
+BOOST_AUTO_TEST_CASE(onnx_initializers_are_data) {
+    // An ONNX model made here with two initializers: W (INT8, 2x3, raw
+    // bytes) and b (INT32, 3, one value per int32_data entry); a data entry
+    // takes each one's values, little-endian. A wrong element type, count or
+    // name is a load error naming the file and the key.
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    onnx::GraphProto& g = *m.mutable_graph();
+    g.set_name("weights");
+    onnx::TensorProto& w = *g.add_initializer();
+    w.set_name("W");
+    w.set_data_type(onnx::TensorProto::INT8);
+    w.add_dims(2);
+    w.add_dims(3);
+    const std::string w_bytes{'\x01', '\xff', '\x7f', '\x80', '\x00', '\x05'};
+    w.set_raw_data(w_bytes);
+    onnx::TensorProto& b = *g.add_initializer();
+    b.set_name("b");
+    b.set_data_type(onnx::TensorProto::INT32);
+    b.add_dims(3);
+    for (const std::int32_t v : {-2, 70000, 3}) b.add_int32_data(v);
+    {
+        std::ofstream out("weights.onnx", std::ios::binary | std::ios::trunc);
+        m.SerializeToOstream(&out);
+    }
+    const TopologyConfig topo = test::load_shipped("default");
+    const std::string head = "name: o\nkernels:\n  k:\n    - dma_read: { id: ld, bytes: 64 }\n"
+                             "launch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\ndata:\n";
+    const WorkloadConfig wl = load_workload_text(
+        head + "  - { hbm: 0, dtype: int8, shape: [2, 3], from: { onnx: { model: weights.onnx, initializer: W } } }\n"
+               "  - { tcm: 0x900000, pe: 0, dtype: int32, shape: [3], from: { onnx: { model: weights.onnx, initializer: b } } }\n",
+        "o.yaml", topo);
+    BOOST_REQUIRE_EQUAL(wl.data.size(), 2u);
+    BOOST_CHECK(wl.data[0].bytes == std::vector<std::uint8_t>({0x01, 0xff, 0x7f, 0x80, 0x00, 0x05}));
+    // -2, 70000 = 0x11170, 3
+    BOOST_CHECK(wl.data[1].bytes == std::vector<std::uint8_t>({0xfe, 0xff, 0xff, 0xff, 0x70, 0x11, 0x01, 0x00,
+                                                               0x03, 0x00, 0x00, 0x00}));
+    const auto error_of = [&](const std::string& entry) -> std::string {
+        try {
+            load_workload_text(head + entry, "o.yaml", topo);
+        } catch (const ConfigError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const std::string wrong_type =
+        error_of("  - { hbm: 0, dtype: int32, shape: [6], from: { onnx: { model: weights.onnx, initializer: W } } }\n");
+    BOOST_CHECK_MESSAGE(wrong_type.find("o.yaml:8:") != std::string::npos &&
+                            wrong_type.find("data[0].from.onnx.initializer") != std::string::npos &&
+                            wrong_type.find("initializer 'W' is not INT32") != std::string::npos,
+                        wrong_type);
+    const std::string wrong_count =
+        error_of("  - { hbm: 0, dtype: int8, shape: [7], from: { onnx: { model: weights.onnx, initializer: W } } }\n");
+    BOOST_CHECK_MESSAGE(wrong_count.find("has 6 elements, the entry declares 7") != std::string::npos, wrong_count);
+    const std::string no_name =
+        error_of("  - { hbm: 0, dtype: int8, shape: [6], from: { onnx: { model: weights.onnx, initializer: V } } }\n");
+    BOOST_CHECK_MESSAGE(no_name.find("no initializer 'V' (initializers: W, b)") != std::string::npos, no_name);
 }
