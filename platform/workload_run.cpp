@@ -54,11 +54,8 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
     }
     // Data mode (docs/workload.md "Operand data"): stores, initial data,
     // each PE's data plane. Its copies happen when each stage ends in the
-    // kernel's time, so every PE runs per stage.
-    if (workload.data_mode()) {
-        m_data = std::make_unique<DataMode>(platform, workload);
-        platform.decoupler().set_enabled(false);
-    }
+    // kernel's time, so every PE runs per stage (Decoupler::plan).
+    if (workload.data_mode()) m_data = std::make_unique<DataMode>(platform, workload);
     // docs/speed.md: which launched PEs may run the decoupled pipeline.
     platform.decoupler().plan(platform, workload, m_launched);
 }
