@@ -12,7 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "modules/pe/data_spec.h"
+
 namespace npuvp::test {
+
+// [addr, + bytes) of HBM, as a data-mode region.
+inline DataRegion hbm_region(std::uint64_t addr, std::uint64_t bytes) {
+    DataRegion r;
+    r.space = DataSpace::hbm;
+    r.addr = addr;
+    r.bytes = bytes;
+    return r;
+}
 
 struct GemmData {
     std::uint64_t M, K, N, tm, tk, tn;

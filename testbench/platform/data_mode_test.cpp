@@ -60,13 +60,13 @@ BOOST_AUTO_TEST_CASE(builtin_engines_compute_the_reference_bytes) {
     WorkloadRun run(platform, wl);
     sc_core::sc_start();
     BOOST_REQUIRE_MESSAGE(run.finished(), run.diagnosis());
-    const std::vector<std::uint8_t> got = run.data()->region({DataSpace::hbm, 0x100000, 4 * g.M * g.N});
+    const std::vector<std::uint8_t> got = run.data()->region(test::hbm_region(0x100000, 4 * g.M * g.N));
     const std::vector<std::uint8_t> want = g.expected_c_bytes();
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
     BOOST_CHECK_MESSAGE(wrong == 0, wrong << " of " << want.size() << " bytes of C differ from the reference");
     // The operands stayed where the data entries put them.
-    BOOST_CHECK(run.data()->region({DataSpace::hbm, 0, g.M * g.K}) == g.a_bytes());
+    BOOST_CHECK(run.data()->region(test::hbm_region(0, g.M * g.K)) == g.a_bytes());
 }
 
 BOOST_AUTO_TEST_CASE(random_data_is_the_documented_generator) {
@@ -187,7 +187,7 @@ data:
             want[mi * g.tm * g.N + ni * g.tn * rows + (i % g.tm) * cols + j % g.tn] =
                 static_cast<std::uint8_t>(static_cast<std::int8_t>(s));
         }
-    const std::vector<std::uint8_t> got = run.data()->region({DataSpace::hbm, 0x100000, g.M * g.N});
+    const std::vector<std::uint8_t> got = run.data()->region(test::hbm_region(0x100000, g.M * g.N));
     std::size_t wrong = 0, clamped = 0;
     for (std::size_t i = 0; i < want.size(); ++i) {
         wrong += got[i] != want[i];

@@ -70,8 +70,7 @@ BOOST_AUTO_TEST_CASE(gemm_bias_relu_through_both_rtl_engines_matches_an_int64_re
     BOOST_CHECK_EQUAL(pe.gemm().rtl()->rtl_cycles() > 0, true);
     BOOST_CHECK_EQUAL(pe.math().rtl()->rtl_cycles() > 0, true);
 
-    DataRegion c{DataSpace::hbm, 0x100000, 4 * g.M * g.N};
-    const std::vector<std::uint8_t> got = run.data()->region(c);
+    const std::vector<std::uint8_t> got = run.data()->region(test::hbm_region(0x100000, 4 * g.M * g.N));
     const std::vector<std::uint8_t> want = g.expected_c_bytes();
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < want.size(); ++i) wrong += got[i] != want[i];
