@@ -1871,14 +1871,11 @@ DataInit Loader::read_data_init(const Item& item) const {
         const std::uint64_t seed = to_u64(g.required("seed"));
         const long long min = g.has("min") ? m_yaml.to_integer(g.child("min")) : dt->min;
         const long long max = g.has("max") ? m_yaml.to_integer(g.child("max")) : dt->max;
-        for (const char* key : {"min", "max"})
-            if (g.has(key)) {
-                const long long v = key[1] == 'i' ? min : max;
-                if (v < dt->min || v > dt->max)
-                    throw ConfigError(g.child(key).loc, std::string(key) + " " + std::to_string(v) + " is outside " +
-                                                            name + " [" + std::to_string(dt->min) + ", " +
-                                                            std::to_string(dt->max) + "]");
-            }
+        for (const auto& [key, v] : {std::pair<const char*, long long>{"min", min}, {"max", max}})
+            if (g.has(key) && (v < dt->min || v > dt->max))
+                throw ConfigError(g.child(key).loc, std::string(key) + " " + std::to_string(v) + " is outside " + name +
+                                                        " [" + std::to_string(dt->min) + ", " +
+                                                        std::to_string(dt->max) + "]");
         if (min > max)
             throw ConfigError(g.has("min") ? g.child("min").loc : random.loc,
                               "min " + std::to_string(min) + " is above max " + std::to_string(max));
