@@ -19,9 +19,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
+#include <random>
 #include <tuple>
 #include <stdexcept>
 #include <utility>
@@ -35,6 +38,8 @@
 #include "modules/common/checked.h"
 #include "modules/common/run_limit.h"
 #include "modules/pe/pe_gemm.h"
+#include "model/onnx_import.h"
+#include "modules/pe/data_spec.h"
 #include "modules/pe/pe_math.h"
 #include "modules/pe/tcm_partition.h"
 
@@ -57,6 +62,9 @@ const char* const kDefaultCube = "sip0.cube0";
 // A composite's element type when `dtype` leaves it out: bf16
 // (docs/workload.md, seed 000 §D3.2).
 constexpr std::uint32_t kDefaultDtypeBytes = 2;
+// Data mode (docs/workload.md "Operand data"): the bytes of all `data`
+// entries together, which the loader holds in memory (docs/limits.md).
+constexpr std::uint64_t kMaxDataBytes = std::uint64_t{256} << 20;
 
 // Keys kept for the next issues (docs/workload.md "Reserved keys"): rejected
 // with a clear message, so no file written now silently changes meaning when
@@ -89,7 +97,7 @@ bool context_scheduled(CommandKind kind) {
 
 const std::vector<std::pair<std::string, std::uint32_t>>& dtypes() {
     static const std::vector<std::pair<std::string, std::uint32_t>> table = {
-        {"int8", 1}, {"bf16", 2}, {"fp32", 4}};
+        {"int8", 1}, {"int32", 4}, {"bf16", 2}, {"fp32", 4}};
     return table;
 }
 
@@ -182,6 +190,16 @@ public:
     // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
     void check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc = {}) const;
     void check_hbm_range(const MapReader& reader, const HostRequest& req) const;
+    // Data mode (docs/workload.md "Operand data"): on when the workload has
+    // `data` or `dump`; then a GEMM composite must be int8 in, int8 or
+    // int32 out, with epilogues data mode computes, each add / bias_add /
+    // mul with its `operand` in AllocatableTCM.
+    bool data_mode() const { return m_data_mode; }
+    void check_data_composite(const MapReader& reader, const Command& cmd) const;
+    DataRegion data_region(const MapReader& reader, const char* what) const;
+    DataInit read_data_init(const Item& item) const;
+    DataDump read_data_dump(const Item& item) const;
+    void check_data_overlaps(const WorkloadConfig& config) const;
     void check_self_peers(const std::string& kernel, const std::vector<int>& pes,
                           const SourceLoc& launch_loc, const Extras& extras) const;
 
@@ -231,6 +249,7 @@ private:
 
     std::string m_source;
     const TopologyConfig& m_topo;
+    bool m_data_mode = false;
     // The shared reader; mutable because it records where each value came
     // from while the const read functions walk the document.
     mutable YamlReader m_yaml;
@@ -278,7 +297,7 @@ schema::Key<T, Scope> math_op_key(const std::string& key, At at, const std::stri
 // An element type, bf16 when absent; kept as its size in bytes.
 template <class T, class At>
 schema::Key<T, Scope> dtype_key(const std::string& key, At at, const std::string& fills, std::string doc) {
-    return Keys<T>::leaf(key, {"", "dtype", "", "`bf16`", "`int8`, `bf16` or `fp32`", std::move(doc)}, fills,
+    return Keys<T>::leaf(key, {"", "dtype", "", "`bf16`", "`int8`, `int32`, `bf16` or `fp32`", std::move(doc)}, fills,
                          [=](const MapReader& r, T& t, const Scope& s) {
                              std::invoke(at, t) = r.has(key) ? s.loader.dtype(r.child(key)) : kDefaultDtypeBytes;
                          });
@@ -516,7 +535,11 @@ const KeyTable<CompositeSpec>& composite_dtype_keys() {
         "CompositeSpec",
         {
             dtype_key<CompositeSpec>("in", &CompositeSpec::d_in, "d_in", "element type of A and B"),
-            dtype_key<CompositeSpec>("out", &CompositeSpec::d_out, "d_out", "element type of C"),
+            Keys<CompositeSpec>::leaf("out", {"", "dtype", "", "`bf16`", "`int8`, `int32`, `bf16` or `fp32`", "element type of C"}, "d_out",
+                                      [](const MapReader& r, CompositeSpec& c, const Scope& s) {
+                                          c.d_out = r.has("out") ? s.loader.dtype(r.child("out")) : kDefaultDtypeBytes;
+                                          c.out_fp32 = r.has("out") && s.loader.to_string(r.child("out")) == "fp32";
+                                      }),
         }};
     return table;
 }
@@ -539,6 +562,13 @@ const KeyTable<OpSpec>& epilogue_keys() {
                         else
                             throw ConfigError(scope.loc, "unknown epilogue scope '" + name +
                                                              "' (known: per_k_tile, per_output_tile, once)");
+                    }),
+            O::leaf("operand", {"", "int", "bytes", "none", "data mode only; in AllocatableTCM", "data mode (docs/workload.md \"Operand data\"): the TCM offset of the op's int32 second operand in the running PE's TCM: `bias_add` a vector of N (one per column of C), `add` and `mul` an M×N matrix, row-major"}, "operand",
+                    [](const MapReader& r, OpSpec& op, const Scope& s) {
+                        const Item item = r.child("operand");
+                        if (!item.present) return;
+                        op.operand = s.loader.to_u64(item);
+                        op.has_operand = true;
                     }),
         }};
     return table;
@@ -576,6 +606,7 @@ const KeyTable<Command>& composite_gemm_keys() {
             s.loader.check_composite(cmd, r.child("tile").loc,
                                      r.has("reuse") ? r.child("reuse").loc : cmd.loc);
             s.loader.check_composite_extents(r, cmd);
+            s.loader.check_data_composite(r, cmd);
         }};
     return table;
 }
@@ -588,7 +619,7 @@ const KeyTable<Command>& composite_op_keys() {
             math_op_key<Command>("op", [](auto& c) -> auto& { return c.composite.legacy_op; }, "composite.legacy_op", "the op every tile runs on PE_MATH"),
             K::size("bytes", [](auto& c) -> auto& { return c.composite.total_bytes; }, "composite.total_bytes", "bytes", "the whole command; a multiple of the element size"),
             K::size("tile_bytes", [](auto& c) -> auto& { return c.composite.tile_bytes; }, "composite.tile_bytes", "bytes", "one tile; a multiple of the element size"),
-            K::leaf("dtype", {"", "dtype", "", "`bf16`", "`int8`, `bf16` or `fp32`", "element type of input and output (`d_in = d_out`)"}, "composite.d_in, composite.d_out",
+            K::leaf("dtype", {"", "dtype", "", "`bf16`", "`int8`, `int32`, `bf16` or `fp32`", "element type of input and output (`d_in = d_out`)"}, "composite.d_in, composite.d_out",
                     [](const MapReader& r, Command& cmd, const Scope& s) {
                         cmd.composite.d_in = cmd.composite.d_out =
                             r.has("dtype") ? s.loader.dtype(r.child("dtype")) : kDefaultDtypeBytes;
@@ -600,6 +631,10 @@ const KeyTable<Command>& composite_op_keys() {
         [](const MapReader& r, Command& cmd, const Scope& s) {
             s.loader.check_composite(cmd, r.child("tile_bytes").loc);
             s.loader.check_composite_extents(r, cmd);
+            if (s.loader.data_mode())
+                throw ConfigError(r.item().loc, "data mode (the workload's data / dump) moves data through GEMM-form "
+                                                "composites only; this single-op composite carries none "
+                                                "(docs/workload.md \"Operand data\")");
         }};
     return table;
 }
@@ -1674,9 +1709,284 @@ std::vector<HostRequest> Loader::read_host(const Item& item, const WorkloadConfi
     return requests;
 }
 
+// ---------------------------------------------------------------- data mode
+
+namespace {
+
+struct DataDtype {
+    const char* name;
+    std::uint32_t bytes;
+    long long min, max;
+};
+const std::vector<DataDtype>& data_dtypes() {
+    static const std::vector<DataDtype> types{{"int8", 1, -128, 127},
+                                              {"int32", 4, std::numeric_limits<std::int32_t>::min(),
+                                               std::numeric_limits<std::int32_t>::max()}};
+    return types;
+}
+
+// The `random` generator (docs/workload.md "Operand data"): std::mt19937_64
+// seeded with `seed`; each element draws 64-bit x until x < 2^64 − (2^64 mod
+// span), span = max − min + 1, and is min + x mod span: the same bytes on
+// every machine (no std::uniform_int_distribution, whose output the standard
+// leaves to the library).
+void fill_random(std::vector<std::uint8_t>& out, const DataDtype& type, std::uint64_t seed, long long min,
+                 long long max) {
+    std::mt19937_64 gen(seed);
+    const std::uint64_t span = static_cast<std::uint64_t>(max - min) + 1;  // <= 2^32
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
+                                (std::numeric_limits<std::uint64_t>::max() % span + 1) % span;
+    for (std::size_t at = 0; at < out.size(); at += type.bytes) {
+        std::uint64_t x = gen();
+        while (x > limit) x = gen();
+        const auto v = static_cast<std::uint32_t>(static_cast<std::int64_t>(min) + static_cast<std::int64_t>(x % span));
+        for (std::uint32_t b = 0; b < type.bytes; ++b) out[at + b] = static_cast<std::uint8_t>(v >> (8 * b));
+    }
+}
+
+}  // namespace
+
+DataRegion Loader::data_region(const MapReader& r, const char* what) const {
+    DataRegion at;
+    at.loc = r.item().loc;
+    const int spaces = int(r.has("hbm")) + int(r.has("sram")) + int(r.has("tcm"));
+    if (spaces != 1) throw ConfigError(r.item().loc, std::string(what) + ": give exactly one of 'hbm', 'sram' or 'tcm'");
+    at.space = r.has("hbm") ? DataSpace::hbm : r.has("sram") ? DataSpace::sram : DataSpace::tcm;
+    const char* space_key = npuvp::to_string(at.space);
+    const Item addr = r.child(space_key);
+    at.addr = to_u64(addr);
+    if (at.space == DataSpace::tcm) {
+        cube_id(r.child("cube"), at.sip, at.cube);
+        const Item pe = r.required("pe");
+        at.pe = to_int(pe);
+        if (at.pe >= m_topo.pes_per_cube())
+            throw ConfigError(pe.loc, "PE " + std::to_string(at.pe) + " out of range: the cube has " +
+                                          std::to_string(m_topo.pes_per_cube()) + " PEs");
+    } else {
+        for (const char* key : {"cube", "pe"})
+            if (r.has(key))
+                throw ConfigError(r.child(key).loc, std::string(key) + " applies to 'tcm' only (hbm and sram "
+                                                                       "addresses are physical)");
+    }
+    // The size: `bytes`, or `dtype` and `shape`.
+    if (r.has("bytes") == r.has("shape"))
+        throw ConfigError(r.item().loc, std::string(what) + ": give 'bytes', or 'dtype' and 'shape'");
+    if (r.has("bytes")) {
+        at.bytes = size(r.child("bytes"));
+    } else {
+        const Item type = r.required("dtype");
+        const std::string name = to_string(type);
+        const DataDtype* dt = nullptr;
+        for (const DataDtype& t : data_dtypes())
+            if (name == t.name) dt = &t;
+        if (!dt)
+            throw ConfigError(type.loc, "dtype '" + name + "' has no data mode: its values are int8 or int32 "
+                                        "(the RTL engines' and data mode's integer arithmetic)");
+        const Item shape = r.child("shape");
+        std::uint64_t bytes = dt->bytes;
+        try {
+            for (const Item& dim : schema::list_items(shape, false)) bytes = checked_mul(bytes, size(dim), "shape");
+        } catch (const Overflow&) {
+            throw ConfigError(shape.loc, "the shape's bytes overflow 64 bits");
+        }
+        at.bytes = bytes;
+    }
+    const SourceLoc& where = addr.loc;
+    std::uint64_t end = 0;
+    if (__builtin_add_overflow(at.addr, at.bytes, &end))
+        throw ConfigError(where, std::string(space_key) + " + bytes overflows 64 bits");
+    const auto range = [](std::uint64_t a, std::uint64_t b) {
+        return "[" + std::to_string(a) + ", " + std::to_string(b) + ")";
+    };
+    if (at.space == DataSpace::hbm && end > hbm_end())
+        throw ConfigError(where, "hbm " + range(at.addr, end) + " runs outside the HBM window " + range(0, hbm_end()));
+    if (at.space == DataSpace::sram && (at.addr < m_topo.cube.memory_map.sram_base || end > sram_end()))
+        throw ConfigError(where, "sram " + range(at.addr, end) + " runs outside the shared SRAM window " +
+                                     range(m_topo.cube.memory_map.sram_base, sram_end()));
+    if (at.space == DataSpace::tcm) {
+        const PeTcmConfig& tcm = m_topo.cube.pe_template.tcm;
+        if (at.addr < tcm.reserved_bytes || end > tcm.size_bytes)
+            throw ConfigError(where, "tcm " + range(at.addr, end) + " is not inside AllocatableTCM " +
+                                         range(tcm.reserved_bytes, tcm.size_bytes) +
+                                         " (the scheduler's tile buffers own [0, " +
+                                         std::to_string(tcm.reserved_bytes) + "))");
+    }
+    return at;
+}
+
+DataInit Loader::read_data_init(const Item& item) const {
+    const MapReader r(m_yaml, item, {"hbm", "sram", "tcm", "cube", "pe", "bytes", "dtype", "shape", "from"});
+    DataInit init;
+    init.at = data_region(r, "a data entry");
+    const Item from = r.required("from");
+    const MapReader f(m_yaml, from, {"file", "random", "onnx"});
+    if (int(f.has("file")) + int(f.has("random")) + int(f.has("onnx")) != 1)
+        throw ConfigError(from.loc, "give exactly one of 'file', 'random' or 'onnx'");
+    const Item size_item = r.has("bytes") ? r.child("bytes") : r.child("shape");
+    if (init.at.bytes > kMaxDataBytes)
+        throw ConfigError(size_item.loc, std::to_string(init.at.bytes) + " bytes: data entries hold at most " +
+                                             std::to_string(kMaxDataBytes) + " bytes in all (docs/limits.md)");
+    init.bytes.assign(init.at.bytes, 0);
+    if (f.has("file")) {
+        const Item file = f.child("file");
+        std::filesystem::path path = to_string(file);
+        // Relative to the workload file's directory.
+        if (path.is_relative()) path = std::filesystem::path(m_source).parent_path() / path;
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw ConfigError(file.loc, "cannot open '" + path.string() + "'");
+        in.seekg(0, std::ios::end);
+        const auto have = static_cast<std::uint64_t>(std::max<std::streamoff>(in.tellg(), 0));
+        if (have != init.at.bytes)
+            throw ConfigError(file.loc, "'" + path.string() + "' has " + std::to_string(have) + " bytes, " +
+                                            (have < init.at.bytes ? "fewer than" : "more than") + " the " +
+                                            std::to_string(init.at.bytes) + " the entry declares");
+        in.seekg(0);
+        in.read(reinterpret_cast<char*>(init.bytes.data()), static_cast<std::streamsize>(init.at.bytes));
+        if (!in) throw ConfigError(file.loc, "cannot read '" + path.string() + "'");
+    } else if (f.has("onnx")) {
+        // An initializer of an ONNX model: its values, in the entry's dtype and shape.
+        const Item onnx = f.child("onnx");
+        const MapReader o(m_yaml, onnx, {"model", "initializer"});
+        if (!r.has("dtype"))
+            throw ConfigError(onnx.loc, "an ONNX initializer needs the entry's 'dtype' and 'shape' (int8 or int32)");
+        const Item model = o.required("model");
+        std::filesystem::path path = to_string(model);
+        if (path.is_relative()) path = std::filesystem::path(m_source).parent_path() / path;
+        const std::uint32_t bytes_per = to_string(r.child("dtype")) == "int8" ? 1 : 4;
+        try {
+            init.bytes = model::onnx_initializer_bytes(path.string(), to_string(o.required("initializer")),
+                                                       static_cast<int>(bytes_per), init.at.bytes / bytes_per);
+        } catch (const model::ModelError& e) {
+            throw ConfigError(o.child("initializer").present ? o.child("initializer").loc : model.loc, e.what());
+        }
+    } else {
+        const Item random = f.child("random");
+        const MapReader g(m_yaml, random, {"seed", "min", "max"});
+        if (!r.has("dtype"))
+            throw ConfigError(random.loc, "random values need the entry's 'dtype' and 'shape' (int8 or int32)");
+        const std::string name = to_string(r.child("dtype"));
+        const DataDtype* dt = nullptr;
+        for (const DataDtype& t : data_dtypes())
+            if (name == t.name) dt = &t;
+        const std::uint64_t seed = to_u64(g.required("seed"));
+        const long long min = g.has("min") ? m_yaml.to_integer(g.child("min")) : dt->min;
+        const long long max = g.has("max") ? m_yaml.to_integer(g.child("max")) : dt->max;
+        for (const auto& [key, v] : {std::pair<const char*, long long>{"min", min}, {"max", max}})
+            if (g.has(key) && (v < dt->min || v > dt->max))
+                throw ConfigError(g.child(key).loc, std::string(key) + " " + std::to_string(v) + " is outside " + name +
+                                                        " [" + std::to_string(dt->min) + ", " +
+                                                        std::to_string(dt->max) + "]");
+        if (min > max)
+            throw ConfigError(g.has("min") ? g.child("min").loc : random.loc,
+                              "min " + std::to_string(min) + " is above max " + std::to_string(max));
+        fill_random(init.bytes, *dt, seed, min, max);
+    }
+    return init;
+}
+
+DataDump Loader::read_data_dump(const Item& item) const {
+    const MapReader r(m_yaml, item, {"hbm", "sram", "tcm", "cube", "pe", "bytes", "dtype", "shape", "file"});
+    DataDump dump;
+    dump.at = data_region(r, "a dump entry");
+    dump.file = to_string(r.required("file"));
+    if (dump.file.empty()) throw ConfigError(r.child("file").loc, "an empty file name");
+    // Checked before the run, as every output path (docs/cli.md "Outputs").
+    const std::filesystem::path dir = std::filesystem::path(dump.file).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir))
+        throw ConfigError(r.child("file").loc, "cannot write '" + dump.file + "': the folder '" + dir.string() +
+                                                   "' does not exist");
+    return dump;
+}
+
+void Loader::check_data_overlaps(const WorkloadConfig& config) const {
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < config.data.size(); ++i) {
+        const DataRegion& a = config.data[i].at;
+        total = sat_add(total, a.bytes);
+        if (total > kMaxDataBytes)
+            throw ConfigError(a.loc, "the data entries hold more than " + std::to_string(kMaxDataBytes) +
+                                         " bytes in all (docs/limits.md)");
+        for (std::size_t j = 0; j < i; ++j) {
+            const DataRegion& b = config.data[j].at;
+            const bool same = a.space == b.space &&
+                              (a.space != DataSpace::tcm || (a.sip == b.sip && a.cube == b.cube && a.pe == b.pe));
+            if (same && a.addr < b.addr + b.bytes && b.addr < a.addr + a.bytes)
+                throw ConfigError(a.loc, "data[" + std::to_string(i) + "] overlaps data[" + std::to_string(j) +
+                                             "] (" + npuvp::to_string(b.space) + " [" + std::to_string(b.addr) +
+                                             ", " + std::to_string(b.addr + b.bytes) + ")): each byte has one source");
+        }
+    }
+}
+
+void Loader::check_data_composite(const MapReader& r, const Command& cmd) const {
+    const CompositeSpec& c = cmd.composite;
+    const Item epilogues = r.child("epilogues");
+    const std::vector<Item> entries = epilogues.present && !epilogues.node.IsNull()
+                                          ? schema::list_items(epilogues, true) : std::vector<Item>{};
+    const auto entry_key = [&](std::size_t i, const char* key) {
+        const MapReader e(m_yaml, entries.at(i), {"op", "scope", "operand"});
+        return e.has(key) ? e.child(key).loc : entries.at(i).loc;
+    };
+    if (!m_data_mode) {
+        for (std::size_t i = 1; i < c.ops.size(); ++i)
+            if (c.ops[i].has_operand)
+                throw ConfigError(entry_key(i - 1, "operand"), "operand is read in data mode only (the workload's "
+                                                               "data / dump; docs/workload.md \"Operand data\")");
+        return;
+    }
+    const auto dtype_loc = [&](const char* key) {
+        if (!r.has("dtype")) return r.item().loc;
+        const MapReader d(m_yaml, r.child("dtype"), {"in", "out"});
+        return d.has(key) ? d.child(key).loc : r.child("dtype").loc;
+    };
+    if (c.d_in != 1)
+        throw ConfigError(dtype_loc("in"), "data mode (the workload's data / dump) runs int8 GEMMs: dtype.in must "
+                                           "be int8 (bf16 and fp32 data have no data mode)");
+    if (!(c.d_out == 1 || (c.d_out == 4 && !c.out_fp32)))
+        throw ConfigError(dtype_loc("out"), "data mode (the workload's data / dump) writes int8 or int32 results: "
+                                            "dtype.out must be int8 or int32 (bf16 and fp32 data have no data mode)");
+    // The register file's model holds the command's M×N int32 sums in host
+    // memory (modules/pe/pe_data.h).
+    if (sat_mul(sat_mul(c.m, c.n), 4) > kMaxDataBytes)
+        throw ConfigError(r.child("gemm").loc, "data mode holds the M×N int32 sums of a composite in memory: at most " +
+                                                   std::to_string(kMaxDataBytes) + " bytes (docs/limits.md)");
+    const PeTcmConfig& tcm = m_topo.cube.pe_template.tcm;
+    for (std::size_t i = 1; i < c.ops.size(); ++i) {
+        const std::string op = c.ops[i].kind.substr(5);  // past "math."
+        DataMathOp kind{};
+        if (!data_math_op(op, kind))
+            throw ConfigError(entry_key(i - 1, "op"), "epilogue " + op + " has no data mode (data mode computes " +
+                                                          data_math_ops_text() + ")");
+        const bool needs = kind == DataMathOp::add || kind == DataMathOp::mul;
+        if (!needs) {
+            if (c.ops[i].has_operand)
+                throw ConfigError(entry_key(i - 1, "operand"), "epilogue " + op + " takes no operand");
+            continue;
+        }
+        if (!c.ops[i].has_operand)
+            throw ConfigError(entry_key(i - 1, "op"), "epilogue " + op + " needs 'operand' in data mode: the TCM "
+                                                          "offset of its int32 " +
+                                                          (op == "bias_add" ? "bias (N values)" : "M×N matrix"));
+        const SourceLoc at = entry_key(i - 1, "operand");
+        std::uint64_t bytes = 0, end = 0;
+        try {
+            bytes = checked_mul(op == "bias_add" ? c.n : checked_mul(c.m, c.n, "operand"), 4, "operand");
+        } catch (const Overflow&) {
+            throw ConfigError(at, "the operand's bytes overflow 64 bits");
+        }
+        const std::uint64_t base = c.ops[i].operand;
+        if (__builtin_add_overflow(base, bytes, &end) || base < tcm.reserved_bytes || end > tcm.size_bytes)
+            throw ConfigError(at, "operand [" + std::to_string(base) + ", + " + std::to_string(bytes) +
+                                      " bytes) is not inside AllocatableTCM [" + std::to_string(tcm.reserved_bytes) +
+                                      ", " + std::to_string(tcm.size_bytes) + ")");
+    }
+}
+
 WorkloadConfig Loader::load(const YAML::Node& root) {
     const Item top_item = child_item(root, "");
-    const MapReader top(m_yaml, top_item, {"name", "kernels", "launch", "mmu", "host"});
+    const MapReader top(m_yaml, top_item, {"name", "kernels", "launch", "mmu", "host", "data", "dump"});
+    const Item data = top.child("data"), dump = top.child("dump");
+    m_data_mode = (data.present && !data.node.IsNull()) || (dump.present && !dump.node.IsNull());
 
     WorkloadConfig config;
     config.source = m_source;
@@ -1720,6 +2030,11 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
         for (const Item& entry : schema::list_items(mmu, true)) config.mmu.push_back(read_mmu(entry));
     if (has_host) config.host = read_host(host, config, extras);
     check_mmu(config);
+    if (data.present && !data.node.IsNull())
+        for (const Item& entry : schema::list_items(data, true)) config.data.push_back(read_data_init(entry));
+    if (dump.present && !dump.node.IsNull())
+        for (const Item& entry : schema::list_items(dump, true)) config.dumps.push_back(read_data_dump(entry));
+    check_data_overlaps(config);
     return config;
 }
 

@@ -221,4 +221,57 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
     return net;
 }
 
+std::vector<std::uint8_t> onnx_initializer_bytes(const std::string& path, const std::string& name, int bytes_per,
+                                                 std::uint64_t elements) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw ModelError(path, "", "", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+    if (std::filesystem::file_size(path, ec) > kMaxModelBytes)
+        throw ModelError(path, "", "", "larger than 2 GiB, the protobuf limit of an ONNX file");
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    onnx::ModelProto m;
+    if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph())
+        throw ModelError(path, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph)");
+    const onnx::TensorProto* found = nullptr;
+    std::vector<std::string> names;
+    for (const auto& init : m.graph().initializer()) {
+        if (init.name() == name) found = &init;
+        names.push_back(init.name());
+    }
+    const std::string what = "initializer '" + name + "'";
+    if (!found) {
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+        throw ModelError(path, "", "", "no " + what + " (initializers: " + (list.empty() ? "none" : list) + ")");
+    }
+    const onnx::TensorProto& t = *found;
+    const std::int32_t want = bytes_per == 1 ? onnx::TensorProto::INT8 : onnx::TensorProto::INT32;
+    if (t.data_type() != want)
+        throw ModelError(path, "", "", what + " is not " + (bytes_per == 1 ? "INT8" : "INT32") +
+                                           " (ONNX data type " + std::to_string(t.data_type()) + ")");
+    if (t.data_location() == onnx::TensorProto::EXTERNAL)
+        throw ModelError(path, "", "", what + " keeps its data in an external file, which npuvp does not read");
+    std::uint64_t count = 1;
+    for (const auto d : t.dims()) count = checked_mul(count, static_cast<std::uint64_t>(d < 0 ? 0 : d), "an initializer's elements");
+    if (count != elements)
+        throw ModelError(path, "", "", what + " has " + std::to_string(count) + " elements, the entry declares " +
+                                           std::to_string(elements));
+    std::vector<std::uint8_t> out;
+    if (!t.raw_data().empty()) {
+        if (t.raw_data().size() != elements * static_cast<std::uint64_t>(bytes_per))
+            throw ModelError(path, "", "", what + " has " + std::to_string(t.raw_data().size()) +
+                                               " bytes of raw data for " + std::to_string(elements) + " elements");
+        out.assign(t.raw_data().begin(), t.raw_data().end());
+        return out;
+    }
+    // INT8 and INT32 values kept one per int32_data entry.
+    if (static_cast<std::uint64_t>(t.int32_data_size()) != elements)
+        throw ModelError(path, "", "", what + " has " + std::to_string(t.int32_data_size()) + " values for " +
+                                           std::to_string(elements) + " elements (no data: a shape-only model)");
+    for (const std::int32_t v : t.int32_data())
+        for (int b = 0; b < bytes_per; ++b) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> (8 * b)));
+    return out;
+}
+
 }  // namespace npuvp::model

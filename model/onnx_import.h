@@ -64,4 +64,12 @@ const std::vector<std::string>& supported_ops();
 // one, an unsupported op, a dynamic shape, a cycle.
 Network import_onnx(const std::string& path, const ImportOptions& options = {});
 
+// Data mode (docs/workload.md "Operand data"): the values of the
+// initializer `name` of the model at `path`, as raw little-endian bytes of
+// its element type, which must be INT8 (elem_bytes 1) or INT32 (4) and have
+// `elements` elements. Data in raw_data or int32_data; external data is not
+// read. Throws ModelError naming the file and the initializer.
+std::vector<std::uint8_t> onnx_initializer_bytes(const std::string& path, const std::string& name, int elem_bytes,
+                                                 std::uint64_t elements);
+
 }  // namespace npuvp::model

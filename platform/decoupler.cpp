@@ -210,6 +210,11 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
             fail("the per-stage mode was asked for (--per-stage)");
             continue;
         }
+        // Data mode copies bytes when each stage ends in the kernel's time.
+        if (workload.data_mode()) {
+            fail("the workload carries data (data mode runs per stage; docs/workload.md \"Operand data\")");
+            continue;
+        }
         if (typeid(pe->dma()) != typeid(PeDma) || typeid(pe->fetch_store()) != typeid(PeFetchStore) ||
             typeid(pe->gemm()) != typeid(PeGemm) || typeid(pe->math()) != typeid(PeMath) ||
             typeid(pe->scheduler()) != typeid(PeScheduler)) {

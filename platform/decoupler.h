@@ -15,6 +15,8 @@
 //    PE's commands, the host's memory requests);
 //  - no output listens to its events: no trace, timeline, picture, report,
 //    nor VCD signals of it.
+//  - the workload carries no data (data mode copies bytes at each stage's
+//    end in the kernel's time).
 //
 // One SC_METHOD runs every decoupled calendar: in step with the kernel's
 // delta cycles at an instant where other processes act (a round per delta

@@ -5,6 +5,7 @@
 
 #include "modules/common/time_text.h"
 #include "config/config_error.h"
+#include "platform/data_mode.h"
 
 namespace npuvp {
 namespace {
@@ -51,6 +52,10 @@ WorkloadRun::WorkloadRun(Platform& platform, const WorkloadConfig& workload)
                         m_known_commands += workload.kernels.at(r.kernel).commands.size();
                     }
     }
+    // Data mode (docs/workload.md "Operand data"): stores, initial data,
+    // each PE's data plane. Its copies happen when each stage ends in the
+    // kernel's time, so every PE runs per stage (Decoupler::plan).
+    if (workload.data_mode()) m_data = std::make_unique<DataMode>(platform, workload);
     // docs/speed.md: which launched PEs may run the decoupled pipeline.
     platform.decoupler().plan(platform, workload, m_launched);
 }

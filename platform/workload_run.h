@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "modules/pe/command.h"
 #include "modules/system/io_cpu.h"
+#include "platform/data_mode.h"
 #include "platform/platform.h"
 
 namespace npuvp {
@@ -68,6 +70,9 @@ public:
     const WorkloadConfig& workload() const { return m_workload; }
     std::size_t launched_pes() const { return m_launched.size(); }
     const std::vector<Pe*>& launched() const { return m_launched; }
+    // Data mode (docs/workload.md "Operand data"); null when the workload
+    // carries no data.
+    DataMode* data() { return m_data.get(); }
 
 private:
     Platform& m_platform;
@@ -75,6 +80,7 @@ private:
     std::vector<Pe*> m_launched;  // in launch order, then PE index (direct and host)
     IoCpu* m_host = nullptr;           // the host entry, when the workload has host requests
     std::uint64_t m_known_commands = 0;
+    std::unique_ptr<DataMode> m_data;
 };
 
 }  // namespace npuvp

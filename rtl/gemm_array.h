@@ -50,6 +50,34 @@ inline std::uint64_t gemm_array_cycles(int rows, int cols, std::uint64_t m, std:
     return sat_add(sat_add(full, edge), k + rows_last + C);
 }
 
+// The array's cycle count with zero skipping (docs/rtl.md "Zero skipping")
+// for an m×k×n command whose A (m×k, row-major) is `a`: a block of column
+// block ≥ 1 whose row block's A is all zero takes one (virtual) beat, k_b =
+// 1, the others k_b = k; the bubble after block b is max(0, rows_b −
+// k_(b+1)), so
+//   cycles = k_first + Σ over consecutive blocks (b, b+1) of max(k_(b+1), rows_b) + rows_last + COLS.
+inline std::uint64_t gemm_array_cycles_zero_skip(int rows, int cols, std::uint64_t m, std::uint64_t k,
+                                                 std::uint64_t n, const std::int8_t* a) {
+    if (m == 0 || k == 0 || n == 0) return 1;
+    const std::uint64_t R = static_cast<std::uint64_t>(rows), C = static_cast<std::uint64_t>(cols);
+    const std::uint64_t row_blocks = ceil_div(m, R), col_blocks = ceil_div(n, C);
+    std::uint64_t cycles = 0, prev_rows = 0;
+    bool first = true;
+    for (std::uint64_t rb = 0; rb < row_blocks; ++rb) {
+        const std::uint64_t rows_b = std::min(R, m - rb * R);
+        bool zero = true;
+        for (std::uint64_t i = rb * R; i < rb * R + rows_b && zero; ++i)
+            for (std::uint64_t kk = 0; kk < k && zero; ++kk) zero = a[i * k + kk] == 0;
+        for (std::uint64_t cb = 0; cb < col_blocks; ++cb) {
+            const std::uint64_t kb = zero && cb > 0 ? 1 : k;
+            cycles = sat_add(cycles, first ? kb : std::max(kb, prev_rows));
+            first = false;
+            prev_rows = rows_b;
+        }
+    }
+    return sat_add(cycles, prev_rows + C);
+}
+
 template <class V, int ROWS, int COLS, int DIM_W>
 class GemmArray {
     static_assert(ROWS >= 1 && COLS >= 1 && DIM_W >= 1 && DIM_W <= 31,
@@ -73,7 +101,8 @@ public:
           m_cmd(m_cmd_valid, m_cmd_ready),
           m_a(m_a_valid, m_a_ready, m_a_data, rtl::BeatOrder{0, 1, 2}),
           m_b(m_b_valid, m_b_ready, m_b_data, rtl::BeatOrder{0, 1, 2}),
-          m_c(m_c_valid, m_c_ready, m_c_data, rtl::BeatOrder{0, 1, 2}, "C rows") {
+          m_c(m_c_valid, m_c_ready, m_c_data, rtl::BeatOrder{0, 1, 2}, "C rows"),
+          m_skip(m_ab_skip, m_a, m_b, m_k) {
         m_array.clk(m_clock.clk);
         m_array.rst_n(m_clock.rst_n);
         m_array.cmd_valid(m_cmd_valid);
@@ -81,6 +110,8 @@ public:
         m_array.cmd_m(m_cmd_m);
         m_array.cmd_k(m_cmd_k);
         m_array.cmd_n(m_cmd_n);
+        m_array.cmd_zskip(m_cmd_zskip);
+        m_array.ab_skip(m_ab_skip);
         m_array.a_valid(m_a_valid);
         m_array.a_ready(m_a_ready);
         m_array.a_data(m_a_data);
@@ -133,6 +164,10 @@ public:
         m_b.pace(b);
         m_c.pace(c);
     }
+    // Zero skipping (the RTL's cmd_zskip) for the next commands.
+    void set_zero_skip(bool on) { m_zero_skip = on; }
+    // Blocks the RTL skipped, in all.
+    std::uint64_t skipped_blocks() const { return m_skipped_blocks; }
     // The watchdog's limit in cycles per command; 0: auto_limit().
     void set_watchdog(std::uint64_t limit) { m_watchdog = limit; }
     std::uint64_t watchdog_limit(std::uint32_t m, std::uint32_t k, std::uint32_t n) const {
@@ -170,16 +205,21 @@ public:
         m_cmd_m.write(m);
         m_cmd_k.write(k);
         m_cmd_n.write(n);
-        const std::array<rtl::Handshake*, 4> parts{&m_cmd, &m_a, &m_b, &m_c};
+        m_cmd_zskip.write(m_zero_skip);
+        m_skip.reset();
+        const std::array<rtl::Handshake*, 5> parts{&m_cmd, &m_a, &m_b, &m_c, &m_skip};
         const std::uint64_t cycles = rtl::clocked_run(m_clock, parts, m_done, watchdog_limit(m, k, n));
         const std::uint64_t beats = row_blocks * col_blocks * k, result_rows = col_blocks * m;
-        if (m_a.moved() != beats || m_b.moved() != beats || m_c.moved() != result_rows)
+        if (m_a.moved() + m_a.skipped() != beats || m_b.moved() + m_b.skipped() != beats ||
+            m_c.moved() != result_rows)
             throw std::runtime_error("the RTL raised done after " + std::to_string(m_a.moved()) +
+                                     (m_a.skipped() ? " (and " + std::to_string(m_a.skipped()) + " skipped)" : "") +
                                      " of " + std::to_string(beats) + " beats and " +
                                      std::to_string(m_c.moved()) + " of " +
                                      std::to_string(result_rows) + " C rows");
         ++m_commands;
         m_cycles += cycles;
+        m_skipped_blocks += m_skip.blocks();
         return cycles;
     }
 
@@ -205,6 +245,7 @@ private:
     sc_core::sc_signal<bool> m_c_valid{"c_valid"}, m_c_ready{"c_ready"};
     sc_core::sc_signal<CData> m_c_data{"c_data"};
     sc_core::sc_signal<bool> m_done{"done"};
+    sc_core::sc_signal<bool> m_cmd_zskip{"cmd_zskip"}, m_ab_skip{"ab_skip"};
     rtl::LanePacker<AData, ROWS, 8> m_a_pack;
     rtl::LanePacker<BData, COLS, 8> m_b_pack;
     rtl::CommandPort m_cmd;
@@ -212,10 +253,41 @@ private:
     rtl::StreamSource<BData> m_b;
     rtl::StreamSink<CData> m_c;
 
+    // Zero skipping: on an edge with ab_skip high, A and B drop the block's
+    // k beats (the RTL takes none of them).
+    class BlockSkip final : public rtl::Handshake {
+    public:
+        BlockSkip(const sc_core::sc_signal<bool>& skip, rtl::StreamSource<AData>& a, rtl::StreamSource<BData>& b,
+                  const std::uint64_t& k)
+            : m_skip(skip), m_a(a), m_b(b), m_k(k) {}
+        void reset() { m_blocks = 0; }
+        std::uint64_t blocks() const { return m_blocks; }
+        void begin() override {}
+        void before_edge() override { m_skips = m_skip.read(); }
+        void after_edge(std::uint64_t edge) override {
+            if (!m_skips) return;
+            m_a.skip(m_k, edge);
+            m_b.skip(m_k, edge);
+            ++m_blocks;
+        }
+        void idle() override {}
+
+    private:
+        const sc_core::sc_signal<bool>& m_skip;
+        rtl::StreamSource<AData>& m_a;
+        rtl::StreamSource<BData>& m_b;
+        const std::uint64_t& m_k;
+        bool m_skips = false;
+        std::uint64_t m_blocks = 0;
+    };
+
     GemmOperands m_ops;
     std::uint64_t m_m = 0, m_k = 0, m_n = 0;
     std::uint64_t m_watchdog = 0;
     std::uint64_t m_commands = 0, m_cycles = 0;
+    bool m_zero_skip = false;
+    std::uint64_t m_skipped_blocks = 0;
+    BlockSkip m_skip;  // after m_a, m_b, m_k: it refers to them
 };
 
 }  // namespace npuvp

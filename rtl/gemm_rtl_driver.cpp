@@ -34,6 +34,8 @@ std::uint64_t GemmRtlDriver::run(std::uint32_t m, std::uint32_t k, std::uint32_t
 }
 void GemmRtlDriver::pace(rtl::Pacing a, rtl::Pacing b, rtl::Pacing c) { m_rtl->pace(a, b, c); }
 void GemmRtlDriver::set_watchdog(std::uint64_t limit) { m_rtl->set_watchdog(limit); }
+void GemmRtlDriver::set_zero_skip(bool on) { m_rtl->set_zero_skip(on); }
+std::uint64_t GemmRtlDriver::skipped_blocks() const { return m_rtl->skipped_blocks(); }
 std::uint64_t GemmRtlDriver::watchdog_limit(std::uint32_t m, std::uint32_t k,
                                             std::uint32_t n) const {
     return m_rtl->watchdog_limit(m, k, n);

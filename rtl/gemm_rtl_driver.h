@@ -7,8 +7,8 @@
 // its Verilated class stays out of this header (only gemm_rtl_driver.cpp
 // includes it).
 //
-// Shared by the rtl.pe_gemm wrapper (tokens carry no data: it streams
-// zeros) and the bit-exact tests (int8 matrices in, int32 results out).
+// Shared by the rtl.pe_gemm wrapper (zeros, or in data mode the tile's
+// operands) and the bit-exact tests (int8 matrices in, int32 results out).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,11 @@ public:
     // watchdog fires (the RTL has been reset: the next command runs).
     std::uint64_t run(std::uint32_t m, std::uint32_t k, std::uint32_t n,
                       const GemmOperands& ops = {});
+
+    // Zero skipping (docs/rtl.md "Zero skipping"): the RTL's cmd_zskip for
+    // the next commands (default off); blocks it skipped, in all.
+    void set_zero_skip(bool on);
+    std::uint64_t skipped_blocks() const;
 
     // Input gaps on A and B, back-pressure on C (tests; default none).
     void pace(rtl::Pacing a, rtl::Pacing b, rtl::Pacing c);

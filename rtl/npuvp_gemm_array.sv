@@ -39,6 +39,23 @@
 //   cycles = sum over the first B-1 blocks of max(k, rows_b) + k + rows_last + COLS,
 // counted from the edge that takes the command to the edge that moves the last
 // C row (= B*k + ROWS + COLS when k >= ROWS and ROWS divides m).
+//
+// Zero skipping (cmd_zskip, sampled with the command; docs/rtl.md "Zero
+// skipping"): the array remembers whether every A value of a row block's
+// first block (column block 0: all k beats, rows inside m) was zero. If so,
+// the row block's other blocks need no operands: their product is zero. For
+// each such block the array raises ab_skip for one cycle instead of taking
+// its k beats (a_ready and b_ready stay low); on the edge where ab_skip is
+// high the producer drops that block's k A and B beats and goes on with the
+// next block. Inside, the skipped block runs as a one-beat block of zeros,
+// so its zero result rows leave through the same path. Blocks of different
+// k follow one another, so the bubble after block b is max(0, rows_b -
+// k_next) (the next block's k: 1 if it is skipped), and
+//   cycles = k_first + sum over consecutive blocks (b, b+1) of max(k_b+1, rows_b)
+//            + rows_last + COLS,
+// k_b = 1 for a skipped block, k otherwise (with every k_b = k this is the
+// formula above). Which blocks are skipped depends on the values of A,
+// which the C++ timing model never sees.
 module npuvp_gemm_array #(
     parameter int ROWS  = 8,   // PE rows: A lanes, result rows per block
     parameter int COLS  = 8,   // PE columns: B and C lanes
@@ -52,6 +69,7 @@ module npuvp_gemm_array #(
     input  logic [DIM_W-1:0]   cmd_m,
     input  logic [DIM_W-1:0]   cmd_k,
     input  logic [DIM_W-1:0]   cmd_n,
+    input  logic               cmd_zskip,  // skip blocks of all-zero A row blocks
     // A operand stream: one column of an A block per beat
     input  logic               a_valid,
     output logic               a_ready,
@@ -60,6 +78,8 @@ module npuvp_gemm_array #(
     input  logic               b_valid,
     output logic               b_ready,
     input  logic [COLS*8-1:0]  b_data,
+    // The producer drops the current block's A and B beats (zero skipping)
+    output logic               ab_skip,
     // C result stream: one row of a C block per beat
     output logic               c_valid,
     input  logic               c_ready,
@@ -96,6 +116,16 @@ module npuvp_gemm_array #(
     logic           take;      // the array takes a beat if both are valid
     logic           fire;      // an A and a B beat move on this edge
     logic           c_final;   // the C row on the port is the command's last
+    logic           zskip_r;   // zero skipping is on for this command
+    logic           panel_nz;  // a nonzero A value so far in column block 0 of this row block
+    logic           panel_zero;  // this row block's A is all zero: skip its other blocks
+    logic           a_nz;      // the A beat on the port has a nonzero value inside m
+    logic           skipping;  // the block being fed is skipped
+    logic           step;      // a beat moves, or a skipped block's one virtual beat
+    logic           blk_last;  // ... and it is its block's last
+    logic           zero_now;  // this row block's A is all zero, this beat included
+    logic           next_skip; // the block after this one will be skipped
+    logic [W-1:0]   k_next;    // its beats: 1 if skipped, else k
 
     wire            cmd_fire       = cmd_valid && cmd_ready;
     wire            last_beat      = (kk == k_r - W'(1));
@@ -106,9 +136,16 @@ module npuvp_gemm_array #(
     assign cmd_ready = !busy;
     assign advance   = !(c_valid && !c_ready);
     assign take      = feeding && (hold == '0) && advance;
-    assign a_ready   = take && b_valid;
-    assign b_ready   = take && a_valid;
-    assign fire      = take && a_valid && b_valid;
+    assign skipping  = zskip_r && panel_zero && (col_base != '0);
+    assign a_ready   = take && !skipping && b_valid;
+    assign b_ready   = take && !skipping && a_valid;
+    assign fire      = take && !skipping && a_valid && b_valid;
+    assign ab_skip   = take && skipping;
+    assign step      = fire || ab_skip;
+    assign blk_last  = ab_skip || last_beat;
+    assign zero_now  = (col_base == '0) ? !(((kk == '0) ? 1'b0 : panel_nz) || a_nz) : panel_zero;
+    assign next_skip = zskip_r && !last_block_col && zero_now;
+    assign k_next    = next_skip ? W'(1) : k_r;
 
     always_ff @(posedge clk) begin
         if (!rst_n) begin
@@ -122,6 +159,9 @@ module npuvp_gemm_array #(
             col_base <= '0;
             kk       <= '0;
             hold     <= '0;
+            zskip_r    <= 1'b0;
+            panel_nz   <= 1'b0;
+            panel_zero <= 1'b0;
         end else begin
             done <= 1'b0;
             if (cmd_fire) begin
@@ -132,6 +172,9 @@ module npuvp_gemm_array #(
                 col_base <= '0;
                 kk       <= '0;
                 hold     <= '0;
+                zskip_r    <= cmd_zskip;
+                panel_nz   <= 1'b0;
+                panel_zero <= 1'b0;
                 if (cmd_m == '0 || cmd_k == '0 || cmd_n == '0) begin
                     done <= 1'b1;
                 end else begin
@@ -140,12 +183,19 @@ module npuvp_gemm_array #(
                 end
             end
             if (advance && hold != '0) hold <= hold - W'(1);
-            if (fire) begin
-                if (!last_beat) begin
+            if (fire && col_base == '0) begin
+                // Column block 0 of a row block: is its A all zero?
+                panel_nz <= ((kk == '0) ? 1'b0 : panel_nz) || a_nz;
+                if (last_beat) panel_zero <= zero_now;
+            end
+            if (step) begin
+                if (!blk_last) begin
                     kk <= kk + W'(1);
                 end else begin
                     kk   <= '0;
-                    hold <= (rows_in_block > k_r) ? rows_in_block - k_r : '0;
+                    // The next block's rows must not overtake this one's:
+                    // its last beat comes at least rows_in_block edges later.
+                    hold <= (rows_in_block > k_next) ? rows_in_block - k_next : '0;
                     if (!last_block_col) begin
                         col_base <= col_base + COLS_W;
                     end else begin
@@ -168,17 +218,22 @@ module npuvp_gemm_array #(
 
     a_beat_t    row_in [ROWS];  // what enters PE (r, 0)
     logic [7:0] col_in [COLS];  // what enters PE (0, c)
+    logic [ROWS-1:0] lane_nz;   // A lane r is nonzero and inside m
+
+    assign a_nz = |lane_nz;
 
     for (genvar r = 0; r < ROWS; r++) begin : g_row_skew
         wire     in_m   = (row_base + W'(r) < m_r);
         a_beat_t at_port;
-        assign at_port.valid  = fire;
+        assign lane_nz[r]     = in_m && (a_data[r*8 +: 8] != 8'd0);
+        assign at_port.valid  = step;
         assign at_port.first  = (kk == '0);
-        assign at_port.last   = last_beat;
+        assign at_port.last   = blk_last;
         assign at_port.emit   = in_m;
-        assign at_port.final_ = last_beat && last_block_row && last_block_col
+        assign at_port.final_ = blk_last && last_block_row && last_block_col
                                 && (W'(r) == rows_in_block - W'(1));
-        assign at_port.a      = in_m ? a_data[r*8 +: 8] : 8'd0;
+        // A skipped block's one beat is zeros.
+        assign at_port.a      = (in_m && !ab_skip) ? a_data[r*8 +: 8] : 8'd0;
         if (r == 0) begin : g_direct
             assign row_in[r] = at_port;
         end else begin : g_delay
@@ -196,7 +251,7 @@ module npuvp_gemm_array #(
     end
 
     for (genvar c = 0; c < COLS; c++) begin : g_col_skew
-        wire [7:0] at_port = (col_base + W'(c) < n_r) ? b_data[c*8 +: 8] : 8'd0;
+        wire [7:0] at_port = (col_base + W'(c) < n_r && !ab_skip) ? b_data[c*8 +: 8] : 8'd0;
         if (c == 0) begin : g_direct
             assign col_in[c] = at_port;
         end else begin : g_delay

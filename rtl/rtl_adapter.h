@@ -313,6 +313,18 @@ public:
 
     BeatOrder& order() { return m_order; }
     void set_fill(Fill fill) { m_fill = std::move(fill); }
+    // The RTL said it does not need the next `beats` beats (the GEMM
+    // array's zero skipping): they are dropped, not moved, after edge
+    // `edge`, and the beat after them is offered.
+    void skip(std::uint64_t beats, std::uint64_t edge) {
+        for (std::uint64_t i = 0; i < beats && !m_order.end(); ++i) {
+            m_order.next();
+            ++m_skipped;
+        }
+        m_valid.write(false);
+        offer(edge + 1);
+    }
+    std::uint64_t skipped() const { return m_skipped; }
     void pace(Pacing pacing) { m_pacing = pacing; }
     // For the next command: real values (fill) or zeros.
     void carry_data(bool data) { m_data_on = data && m_fill; }
@@ -320,6 +332,7 @@ public:
 
     void begin() override {
         m_moved = 0;
+        m_skipped = 0;
         m_waiting = false;
         if (!m_data_on && !m_zero) {
             m_data.write(V{});
@@ -362,7 +375,7 @@ private:
     Fill m_fill;
     Pacing m_pacing;
     bool m_data_on = false, m_zero = true, m_moves = false, m_waiting = false;
-    std::uint64_t m_moved = 0;
+    std::uint64_t m_moved = 0, m_skipped = 0;
 };
 
 // A stream out of the RTL (results), the result collector: each beat that

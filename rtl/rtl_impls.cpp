@@ -23,6 +23,29 @@ struct RtlEngineAttrs {
     std::uint64_t watchdog_cycles = 0;
 };
 
+// rtl.pe_gemm's: the watchdog, and zero skipping (docs/rtl.md "Zero skipping").
+struct RtlGemmAttrs {
+    std::uint64_t watchdog_cycles = 0;
+    bool zero_skip = false;
+};
+
+schema::Table<RtlGemmAttrs> rtl_gemm_attrs() {
+    using F = schema::Fields<RtlGemmAttrs>;
+    return {{F::integer("watchdog_cycles", &RtlGemmAttrs::watchdog_cycles, 0, 0, "cycles",
+                        "the most RTL cycles one command may take before the run stops with exit 1 "
+                        "naming the PE, command and cycles (the RTL is reset); 0: 8 x the "
+                        "command's cycles without gaps or back-pressure + 64"),
+             F::leaf("zero_skip", {"", "bool", "", "`false`", "`true` or `false`",
+                                   "the RTL array skips the blocks of a row block whose A is all zero "
+                                   "(docs/rtl.md \"Zero skipping\"): a cycle count that depends on the data"},
+                     [](const MapReader& r, RtlGemmAttrs& a) {
+                         if (r.has("zero_skip")) a.zero_skip = r.reader().to_bool(r.child("zero_skip"));
+                     },
+                     [](YAML::Emitter& out, const RtlGemmAttrs& a) {
+                         out << YAML::Key << "zero_skip" << YAML::Value << a.zero_skip;
+                     })}};
+}
+
 schema::Table<RtlEngineAttrs> rtl_engine_attrs() {
     using F = schema::Fields<RtlEngineAttrs>;
     return {{F::integer("watchdog_cycles", &RtlEngineAttrs::watchdog_cycles, 0, 0, "cycles",
@@ -37,12 +60,11 @@ void add_rtl_impls(ImplRegistry& registry) {
     registry.add<PeGemm>(
         "pe_gemm", "rtl.pe_gemm",
         [](const sc_core::sc_module_name& name, const NodeEnv& env) {
-            return std::make_unique<RtlPeGemm>(
-                name, env.topo.cube.pe_template.gemm,
-                ImplRegistry::attrs<RtlEngineAttrs>(env.topo, "pe_gemm").watchdog_cycles, env.trace,
-                env.status);
+            const RtlGemmAttrs attrs = ImplRegistry::attrs<RtlGemmAttrs>(env.topo, "pe_gemm");
+            return std::make_unique<RtlPeGemm>(name, env.topo.cube.pe_template.gemm, attrs.watchdog_cycles,
+                                               attrs.zero_skip, env.trace, env.status);
         });
-    registry.add_attrs<RtlEngineAttrs>("pe_gemm", "rtl.pe_gemm", rtl_engine_attrs());
+    registry.add_attrs<RtlGemmAttrs>("pe_gemm", "rtl.pe_gemm", rtl_gemm_attrs());
     // The array's size is a Verilog parameter, fixed when npuvp is built:
     // the topology must say the same, so that what it says is what runs.
     registry.add_check(

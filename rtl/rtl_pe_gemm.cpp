@@ -5,6 +5,7 @@
 #include <string>
 
 #include "modules/common/checked.h"
+#include "modules/pe/pe_data.h"
 #include "modules/pe/tile_token.h"
 
 namespace npuvp {
@@ -17,8 +18,9 @@ namespace {
 class RtlGemmWorker final : public BlockingComputeWorker {
 public:
     RtlGemmWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
-                  GemmRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace, RunStatus& status)
-        : BlockingComputeWorker(owner_id, StageType::gemm, inboxes, slot, trace, status),
+                  PeData* const& data, GemmRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace,
+                  RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::gemm, inboxes, slot, data, trace, status),
           m_driver(driver),
           m_watchdog(watchdog) {
         m_driver.set_watchdog(watchdog);
@@ -42,7 +44,18 @@ protected:
         const auto m = static_cast<std::uint32_t>(stage.m), k = static_cast<std::uint32_t>(stage.k),
                    n = static_cast<std::uint32_t>(stage.n);
         try {
-            m_driver.run(m, k, n);
+            // Data mode: the tile's operands from TCM, its result to the
+            // register file (a composite's; a simple GEMM carries none).
+            PeData* data = this->data();
+            if (data != nullptr && token.cmd->command->kind == CommandKind::composite) [[unlikely]] {
+                GemmOperands ops;
+                data->gemm_operands(token, ops.a, ops.b);
+                ops.c = data->gemm_result_buffer(token);
+                m_driver.run(m, k, n, ops);
+                data->gemm_result(token);
+            } else {
+                m_driver.run(m, k, n);
+            }
         } catch (const rtl::RtlAbort& e) {
             // The run's diagnosis: the PE (owner_id), the command, the cycles.
             status().fail(owner_id(), what() + rtl::abort_text(e, m_watchdog,
@@ -65,9 +78,10 @@ sc_core::sc_time RtlPeGemm::clock_period(double freq_ghz) {
 }
 
 RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& config,
-                     std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status)
+                     std::uint64_t watchdog_cycles, bool zero_skip, TraceSink& trace, RunStatus& status)
     : PeGemm(name, config), m_driver("rtl", clock_period(config.freq_ghz)) {
-    adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), inboxes, accel_slot, m_driver,
+    m_driver.set_zero_skip(zero_skip);
+    adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), inboxes, accel_slot, data_slot(), m_driver,
                                                  watchdog_cycles, trace, status));
 }
 

@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include "modules/pe/pe_data.h"
 #include "modules/pe/tile_token.h"
 #include "rtl/rtl_pe_gemm.h"
 
@@ -13,8 +14,9 @@ namespace {
 class RtlMathWorker final : public BlockingComputeWorker {
 public:
     RtlMathWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
-                  MathRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace, RunStatus& status)
-        : BlockingComputeWorker(owner_id, StageType::math, inboxes, slot, trace, status),
+                  PeData* const& data, MathRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace,
+                  RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::math, inboxes, slot, data, trace, status),
           m_driver(driver),
           m_watchdog(watchdog) {
         m_driver.set_watchdog(watchdog);
@@ -40,7 +42,22 @@ protected:
             return;
         }
         try {
-            m_driver.run(op, stage.elements);
+            // Data mode: x is the register file's tile, y the epilogue's
+            // operand from TCM; z goes back to the register file.
+            PeData* data = this->data();
+            const Command& command = *token.cmd->command;
+            if (data != nullptr && command.kind == CommandKind::composite && !command.composite.ops.empty())
+                [[unlikely]] {
+                DataMathOp data_op{};
+                MathOperands ops;
+                std::uint64_t len = 0;
+                data->math_operands(token, data_op, ops.x, ops.y, len);
+                ops.z = data->math_result_buffer();
+                m_driver.run(op, len, ops);
+                data->math_result(token);
+            } else {
+                m_driver.run(op, stage.elements);
+            }
         } catch (const rtl::RtlAbort& e) {
             status().fail(owner_id(), what() + rtl::abort_text(e, m_watchdog,
                                                                math_unit_cycles(MathRtlDriver::lanes(),
@@ -60,7 +77,7 @@ private:
 RtlPeMath::RtlPeMath(const sc_core::sc_module_name& name, const PeMathConfig& config,
                      std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status)
     : PeMath(name, config), m_driver("rtl", RtlPeGemm::clock_period(config.freq_ghz)) {
-    adopt_worker(std::make_unique<RtlMathWorker>(node_id_ref(), inboxes, accel_slot, m_driver,
+    adopt_worker(std::make_unique<RtlMathWorker>(node_id_ref(), inboxes, accel_slot, data_slot(), m_driver,
                                                  watchdog_cycles, trace, status));
 }
 

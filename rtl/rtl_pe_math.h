@@ -6,8 +6,10 @@
 // It takes the same tile tokens as builtin.pe_math from the same inbox and
 // holds accel_slot the same way (a BlockingComputeWorker); its compute time is
 // the RTL's: the worker runs the stage's op over its elements through the unit,
-// clocked at the PE's math freq_ghz, until the RTL raises done. Tokens carry
-// no data, so x and y carry zeros; the cycle count does not depend on the
+// clocked at the PE's math freq_ghz, until the RTL raises done. Without data
+// mode x and y carry zeros; in data mode (docs/workload.md "Operand data")
+// x is the register file's tile and y the epilogue's operand from TCM, and
+// z goes back to the register file. The cycle count does not depend on the
 // values.
 #pragma once
 

@@ -595,6 +595,17 @@ int run(int argc, char* argv[]) {
         close_vcd(options, vcd, &answers.energy);
         print_speed(speed, std::cout);
         write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view, &answers);
+        // Data mode: the workload's `dump` regions (docs/workload.md "Operand data").
+        if (run.data() != nullptr && !workload.dumps.empty()) {
+            try {
+                run.data()->write_dumps(workload);
+            } catch (const std::exception& e) {
+                std::cerr << "npuvp: " << e.what() << "\n";
+                close_trace();
+                return finish(exit_bad_input, e.what());
+            }
+            for (const DataDump& dump : workload.dumps) std::cout << "dump     " << dump.file << "\n";
+        }
     } else {
         if (outputs)
             std::cerr << "npuvp: note: --timeline, --svg and --report apply to --workload "

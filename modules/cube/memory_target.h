@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "modules/common/data_store.h"
 #include "tlm_sockets/hop.h"
 #include "tlm_sockets/routed_node.h"
 
@@ -29,6 +31,13 @@ public:
     Hop* service_hop() override { return &m_port; }
     const Hop& port() const { return m_port; }
 
+    // Data mode (docs/workload.md "Operand data"): the bytes it holds, by
+    // physical address; null (the default) when the run carries no data.
+    void enable_data() {
+        if (!m_data) m_data = std::make_unique<DataStore>();
+    }
+    DataStore* data() { return m_data.get(); }
+
     // Statistics
     std::uint64_t bytes_read() const { return m_bytes_read; }
     std::uint64_t bytes_written() const { return m_bytes_written; }
@@ -47,6 +56,7 @@ private:
     std::uint64_t m_base = 0;
     std::uint64_t m_bytes_read = 0;
     std::uint64_t m_bytes_written = 0;
+    std::unique_ptr<DataStore> m_data;
 };
 
 }  // namespace npuvp

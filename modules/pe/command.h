@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "modules/common/config.h"
+#include "modules/pe/data_spec.h"
 #include "modules/system/host_request.h"
 #include "modules/pe/tile_plan.h"
 
@@ -179,6 +180,10 @@ struct WorkloadConfig {
     std::vector<Launch> launches;
     std::vector<MmuMapping> mmu;
     std::vector<HostRequest> host;  // requests through IO_CPU (SPEC §4), in list order
+    // Data mode (docs/workload.md "Operand data"): on when either is given.
+    std::vector<DataInit> data;
+    std::vector<DataDump> dumps;
+    bool data_mode() const { return !data.empty() || !dumps.empty(); }
 };
 
 }  // namespace npuvp

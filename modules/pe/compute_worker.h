@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 
 #include "modules/common/checked.h"
 #include "modules/common/rtl_block.h"
+#include "modules/pe/pe_data.h"
 #include "modules/pe/stage_worker.h"
 #include "tlm_sockets/routed_node.h"
 
@@ -34,13 +36,15 @@ using AccelSlotPort = sc_core::sc_port<FifoResource>;
 // in request order and the compute time is known at the grant.
 class ComputeWorker : public MethodStageWorker {
 public:
-    // `cycles` gives a stage's cycle count; the engine runs at `freq_ghz`.
+    // `cycles` gives a stage's cycle count; the engine runs at `freq_ghz`;
+    // `data` is its engine's data plane (null unless data mode).
     ComputeWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
-                  AccelSlotPort& slot, double freq_ghz,
+                  AccelSlotPort& slot, PeData* const& data, double freq_ghz,
                   std::function<std::uint64_t(const Stage&)> cycles, TraceSink& trace,
                   RunStatus& status)
         : MethodStageWorker(owner_id, type, inboxes, trace, status),
           m_slot(slot),
+          m_data(data),
           m_freq_ghz(freq_ghz),
           m_cycles(std::move(cycles)) {}
 
@@ -78,10 +82,23 @@ protected:
     void end_stage(TileToken& token) override {
         record_busy(stage_start());
         trace_engine(false, token);
+        if (m_data != nullptr) [[unlikely]]
+            compute_data(token);
     }
 
 private:
+    // Data mode: the stage's function on its bytes, at its modelled end.
+    [[gnu::cold, gnu::noinline]] void compute_data(const TileToken& token) {
+        try {
+            if (type() == StageType::gemm) m_data->gemm(token);
+            else m_data->math(token);
+        } catch (const std::exception& e) {
+            status().fail(owner_id(), "command " + token.cmd->command->id + ": data: " + e.what());
+        }
+    }
+
     AccelSlotPort& m_slot;
+    PeData* const& m_data;
     double m_freq_ghz;
     std::function<std::uint64_t(const Stage&)> m_cycles;
     bool m_known = false;
@@ -95,8 +112,8 @@ private:
 class BlockingComputeWorker : public ThreadStageWorker {
 public:
     BlockingComputeWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
-                          AccelSlotPort& slot, TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(owner_id, type, inboxes, trace, status), m_slot(slot) {}
+                          AccelSlotPort& slot, PeData* const& data, TraceSink& trace, RunStatus& status)
+        : ThreadStageWorker(owner_id, type, inboxes, trace, status), m_slot(slot), m_data(data) {}
 
 protected:
     void process(TileToken& token) final {
@@ -119,9 +136,12 @@ protected:
     // The work of the token's stage (token.stage()), done while holding the
     // slot; may wait.
     virtual void compute(const TileToken& token) = 0;
+    // The engine's data plane: null unless data mode.
+    PeData* data() const { return m_data; }
 
 private:
     AccelSlotPort& m_slot;
+    PeData* const& m_data;
 };
 
 // The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot and
@@ -145,6 +165,9 @@ public:
     // The block's Verilated RTL when the engine is one (docs/rtl.md);
     // nullptr for the C++ model.
     virtual RtlBlock* rtl() { return nullptr; }
+    // Data mode (docs/workload.md "Operand data"): the PE's data plane,
+    // set before the simulation starts; null otherwise.
+    void set_data(PeData* data) { m_data = data; }
 
 protected:
     explicit ComputeEngine(const sc_core::sc_module_name& name)
@@ -153,9 +176,12 @@ protected:
         m_worker = std::move(worker);
         m_worker->spawn("worker");
     }
+    // What a worker reads its data plane through (set_data() may come after it is made).
+    PeData* const& data_slot() const { return m_data; }
 
 private:
     std::unique_ptr<StageWorker> m_worker;
+    PeData* m_data = nullptr;
 };
 
 }  // namespace npuvp

@@ -158,4 +158,11 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     traced.push_back(id);
 }
 
+void Pe::set_data(PeData* data) {
+    m_dma->set_data(data);
+    m_fetch_store->set_data(data);
+    m_gemm->set_data(data);
+    m_math->set_data(data);
+}
+
 }  // namespace npuvp

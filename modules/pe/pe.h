@@ -45,6 +45,8 @@
 
 namespace npuvp {
 
+class PeData;
+
 class Pe : public sc_core::sc_module, public EngineState {
 public:
     // Ports: the routes its blocks use, computed by the platform (SPEC §2);
@@ -76,6 +78,9 @@ public:
     // EngineState (PE_SCHEDULER's `engines` port): nothing waits in the
     // stage's inbox and one of its workers holds no token.
     bool engine_free(StageType type) const override;
+    // Data mode (docs/workload.md "Operand data"), before the simulation
+    // starts: the data plane its DMA, STORE, GEMM and MATH stages use.
+    void set_data(PeData* data);
 
     // The blocks in the order they were built, and whether each attaches to
     // the PE's mesh router (the others are reached only inside the PE).

@@ -6,6 +6,7 @@
 
 #include "modules/common/checked.h"
 #include "modules/pe/pe_ipcq.h"
+#include "modules/pe/pe_data.h"
 #include "modules/pe/pe_mmu.h"
 
 namespace npuvp {
@@ -143,11 +144,22 @@ protected:
         }
         return true;
     }
-    void end_stage(TileToken&) override {
+    void end_stage(TileToken& token) override {
         m_dma.end_on(m_channel, m_stage_name, stage_start(), now_ps());
+        if (m_dma.m_data != nullptr) [[unlikely]]
+            move_data(token);
     }
 
 private:
+    // Data mode: the stage's bytes move at its modelled end.
+    [[gnu::cold, gnu::noinline]] void move_data(const TileToken& token) {
+        try {
+            m_dma.m_data->dma(token, type());
+        } catch (const std::exception& e) {
+            status().fail(owner_id(), "command " + token.cmd->command->id + ": data: " + e.what());
+        }
+    }
+
     // A simple command's pattern; a composite's tiles are contiguous.
     static const DmaPattern& pattern(const TileToken& token) {
         static const DmaPattern contiguous;
@@ -437,7 +449,9 @@ DmaTimeSplit::PerHop& PeDma::share_of(const Hop* hop) {
 // A stage of `took` ps: its route's start-up, the transfer at its slowest hop
 // (or a pattern's engine time), and the rest waiting (at the hop it waited
 // for most; a piece answered later, e.g. by an RTL target, at its target).
-void PeDma::account(Channel& ch, ps_t took) {
+// (Inlined, with end_on(), into the workers' end_stage(), as the compiler
+// chose before the data-mode hook grew end_stage: docs/speed.md.)
+[[gnu::always_inline]] inline void PeDma::account(Channel& ch, ps_t took) {
     if (ch.acct_route == nullptr || &ch == m_comm.get()) return;
     const Route& route = *ch.acct_route;
     const ps_t startup = std::min(took, route.latency_ps);
@@ -456,7 +470,7 @@ void PeDma::account(Channel& ch, ps_t took) {
     }
 }
 
-void PeDma::end_on(Channel& ch, const char* stage, ps_t start, ps_t done) {
+[[gnu::always_inline]] inline void PeDma::end_on(Channel& ch, const char* stage, ps_t start, ps_t done) {
     const std::int64_t cmd = ch.cmd, tile = ch.tile;
     account(ch, done - start);
     ch.busy_ps += done - start;

@@ -36,6 +36,7 @@ namespace npuvp {
 
 class AddressTranslator;
 class IpcqRing;
+class PeData;
 
 class PeDma : public RoutedNode, public BusyTime {
 public:
@@ -71,6 +72,11 @@ public:
     sc_core::sc_time transfer(DmaDirection dir, int channel, const Route& route,
                               std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                               std::int64_t tile = -1);
+
+    // Data mode (docs/workload.md "Operand data"): a composite's DMA_READ
+    // copies its operand tiles memory -> TCM, its DMA_WRITE the output tile
+    // TCM -> memory, at the end of the stage. Null (the default): no data.
+    void set_data(PeData* data) { m_data = data; }
 
     // VCD: per channel busy, cmd, tile, and its resource's in_use / owner.
     void add_traces(sc_core::sc_trace_file* tf) const;
@@ -134,6 +140,7 @@ private:
 
     TraceSink& m_trace;
     RunStatus& m_status;
+    PeData* m_data = nullptr;
     std::uint64_t m_broadcast_per_s;  // a broadcast copy's rate: min(engine, one TCM slice)
     ps_t m_chunk_ps;                  // chunk_ns
     std::vector<std::unique_ptr<Channel>> m_read;

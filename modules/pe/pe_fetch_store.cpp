@@ -1,6 +1,9 @@
 #include "modules/pe/pe_fetch_store.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "modules/pe/pe_data.h"
 
 namespace npuvp {
 
@@ -51,9 +54,22 @@ protected:
     void end_stage(TileToken& token) override {
         record_busy(stage_start());
         trace_engine(false, token, static_cast<std::int64_t>(token.stage().bytes));
+        if (m_unit.m_data != nullptr) [[unlikely]]
+            store_data(token);
     }
 
 private:
+    // Data mode: STORE writes the register file's tile to TCM (FETCH moves
+    // the operands the GEMM then reads from TCM itself: nothing to do).
+    [[gnu::cold, gnu::noinline]] void store_data(const TileToken& token) {
+        if (type() != StageType::store) return;
+        try {
+            m_unit.m_data->store(token);
+        } catch (const std::exception& e) {
+            status().fail(owner_id(), "command " + token.cmd->command->id + ": data: " + e.what());
+        }
+    }
+
     PeFetchStore& m_unit;
     const Route* m_route = nullptr;  // fetch() or store() of the routes port
     Transaction m_txn;

@@ -21,6 +21,8 @@
 
 namespace npuvp {
 
+class PeData;
+
 class PeFetchStore : public RoutedNode {
 public:
     // Parameters
@@ -42,8 +44,12 @@ public:
 
     // The stage workers (fetch, store).
     std::vector<StageWorker*> workers();
+    // Data mode (docs/workload.md "Operand data"): STORE writes a
+    // composite's result tile to TCM. Null (the default): no data.
+    void set_data(PeData* data) { m_data = data; }
 
 private:
+    PeData* m_data = nullptr;
     class Worker;
     std::unique_ptr<Worker> m_fetch;
     std::unique_ptr<Worker> m_store;

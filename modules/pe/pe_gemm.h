@@ -62,7 +62,7 @@ public:
            RunStatus& status)
         : PeGemm(name, config) {
         adopt_worker(std::make_unique<ComputeWorker>(
-            node_id_ref(), StageType::gemm, inboxes, accel_slot, config.freq_ghz,
+            node_id_ref(), StageType::gemm, inboxes, accel_slot, data_slot(), config.freq_ghz,
             [this](const Stage& s) { return cycles(s.m, s.k, s.n, s.elem_bytes); }, trace, status));
     }
     const char* kind() const override { return "pe_gemm"; }

@@ -41,7 +41,7 @@ public:
            RunStatus& status)
         : PeMath(name, config) {
         adopt_worker(std::make_unique<ComputeWorker>(
-            node_id_ref(), StageType::math, inboxes, accel_slot, config.freq_ghz,
+            node_id_ref(), StageType::math, inboxes, accel_slot, data_slot(), config.freq_ghz,
             [this](const Stage& s) { return cycles(s.elements, s.op, s.elem_bytes); }, trace, status));
     }
     const char* kind() const override { return "pe_math"; }

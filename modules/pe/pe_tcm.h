@@ -6,8 +6,10 @@
 // PEMemAllocator, which cannot see or return an address in the reserved range.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "modules/common/data_store.h"
 #include "modules/common/config.h"
 #include "modules/pe/tcm_partition.h"
 #include "tlm_sockets/hop.h"
@@ -33,11 +35,18 @@ public:
     Hop& write_port() { return m_write_port; }
     // AllocatableTCM (host / DP visible).
     PeMemAllocator& allocator() { return m_allocator; }
+    // Data mode (docs/workload.md "Operand data"): the bytes it holds, by
+    // offset; null (the default) when the run carries no data.
+    void enable_data() {
+        if (!m_data) m_data = std::make_unique<DataStore>();
+    }
+    DataStore* data() { return m_data.get(); }
 
 private:
     Hop m_read_port;
     Hop m_write_port;
     PeMemAllocator m_allocator;
+    std::unique_ptr<DataStore> m_data;
 };
 
 }  // namespace npuvp

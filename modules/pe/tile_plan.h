@@ -30,6 +30,10 @@ enum class EpilogueScope : std::uint8_t { per_k_tile, per_output_tile, once };
 struct OpSpec {
     std::string kind;  // "gemm" (head only) or "math.<op>", e.g. "math.bias_add"
     EpilogueScope scope = EpilogueScope::per_output_tile;  // ignored for ops[0]
+    // Data mode (docs/workload.md "Operand data"): the TCM offset of an
+    // add / bias_add / mul epilogue's int32 second operand.
+    std::uint64_t operand = 0;
+    bool has_operand = false;
 };
 
 // Operand reuse (docs/timing.md "Operand reuse"): which operand, if any,
@@ -45,7 +49,8 @@ struct CompositeSpec {
     // Head GEMM geometry (T6): M×K×N split into tm×tk×tn tiles.
     std::uint64_t m = 0, k = 0, n = 0;
     std::uint64_t tm = 0, tk = 0, tn = 0;
-    std::uint32_t d_in = 0, d_out = 0;  // element bytes: int8 1, bf16 2, fp32 4
+    std::uint32_t d_in = 0, d_out = 0;  // element bytes: int8 1, bf16 2, fp32 and int32 4
+    bool out_fp32 = false;              // d_out 4 is fp32, not int32 (data mode computes int32 only)
     std::vector<OpSpec> ops;            // ops[0] head, ops[1:] epilogues
     OperandReuse reuse = OperandReuse::none;  // GEMM form only
     bool reuse_given = false;  // the workload named it (else the loader chose it)

@@ -489,7 +489,7 @@ BOOST_AUTO_TEST_CASE(error_unknown_dtype) {
     // Line 9: `in` value at col 22.
     const ConfigError e = load_error(patched("in: bf16", "in: fp64"));
     check_loc(e, 9, 22, "kernels.k[1].composite.dtype.in");
-    BOOST_TEST(contains(e.what(), "unknown dtype 'fp64' (known: int8, bf16, fp32)"));
+    BOOST_TEST(contains(e.what(), "unknown dtype 'fp64' (known: int8, int32, bf16, fp32)"));
 }
 
 BOOST_AUTO_TEST_CASE(error_unknown_epilogue_scope) {

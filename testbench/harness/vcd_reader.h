@@ -49,4 +49,44 @@ inline std::vector<std::pair<std::uint64_t, char>> vcd_scalar_changes(const std:
     return changes;
 }
 
+// (time, bits) for every change of the vector variable `wanted` (`b0101
+// <code>` lines), the initial dump included.
+inline std::vector<std::pair<std::uint64_t, std::string>> vcd_vector_changes(const std::string& vcd,
+                                                                             const std::string& wanted) {
+    std::istringstream in(vcd);
+    std::vector<std::string> scope;
+    std::string id, word;
+    while (in >> word && word != "$enddefinitions") {
+        if (word == "$scope") {
+            std::string kind, name;
+            in >> kind >> name;
+            scope.push_back(name);
+        } else if (word == "$upscope") {
+            scope.pop_back();
+        } else if (word == "$var") {
+            std::string type, code, name;
+            int width;
+            in >> type >> width >> code >> name;
+            std::string path;
+            for (const auto& s : scope) path += s + ".";
+            if (path + name == wanted) id = code;
+        }
+    }
+    BOOST_REQUIRE_MESSAGE(!id.empty(), "no VCD variable " << wanted);
+    std::vector<std::pair<std::uint64_t, std::string>> changes;
+    std::uint64_t now = 0;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        if (line[0] == '#') {
+            now = std::stoull(line.substr(1));
+        } else if (line[0] == 'b') {
+            const std::size_t space = line.find(' ');
+            if (space != std::string::npos && line.substr(space + 1) == id)
+                changes.emplace_back(now, line.substr(1, space - 1));
+        }
+    }
+    return changes;
+}
+
 }  // namespace npuvp::test

@@ -275,6 +275,7 @@ const Example examples[] = {
     {"elementwise_relu", "", true},
     {"gemm_all_pes", "", true},
     {"gemm_bias_relu", "", true},
+    {"gemm_bias_relu_data", "", false},  // data mode: every PE runs per stage
     {"gemm_int8_small", "", true},
     {"host_launch", "", false},
     {"host_two_cubes", "", false},

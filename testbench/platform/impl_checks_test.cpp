@@ -118,7 +118,11 @@ BOOST_AUTO_TEST_CASE(rtl_pe_gemm_is_registered_or_explained) {
                 BOOST_CHECK(reg.knows(kind, impl));
                 BOOST_CHECK(reg.unavailable(kind, impl) == nullptr);
                 BOOST_REQUIRE(reg.attrs_spec(kind, impl) != nullptr);
-                BOOST_CHECK(reg.attrs_spec(kind, impl)->keys == std::vector<std::string>{"watchdog_cycles"});
+                // rtl.pe_gemm also brings zero_skip (docs/rtl.md "Zero skipping").
+                const std::vector<std::string> keys =
+                    kind == "pe_gemm" ? std::vector<std::string>{"watchdog_cycles", "zero_skip"}
+                                      : std::vector<std::string>{"watchdog_cycles"};
+                BOOST_CHECK(reg.attrs_spec(kind, impl)->keys == keys);
             } else {
                 BOOST_CHECK(!reg.knows(kind, impl));
                 BOOST_REQUIRE(reg.unavailable(kind, impl) != nullptr);

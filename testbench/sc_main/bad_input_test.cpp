@@ -312,3 +312,68 @@ BOOST_AUTO_TEST_CASE(sweep_files) {
     });
     BOOST_TEST_MESSAGE(n << " cases");
 }
+
+BOOST_AUTO_TEST_CASE(data_that_cannot_be_loaded) {
+    // Data mode (docs/workload.md "Operand data"): every bad `data` / `dump`
+    // entry is exit 2 naming the file, the line of the entry (line 8 below,
+    // the second entry line 9; the composite line 4) and the key.
+    const std::string composite =
+        "composite: { id: g, gemm: { m: 16, k: 16, n: 16 }, tile: { m: 16, k: 16, n: 16 }, dtype: { in: int8, out: int32 }";
+    auto data = [&](const std::string& name, const std::string& entries, std::vector<std::string> says,
+                    const std::string& extra = " }", const std::string& in = "int8") {
+        std::string c = composite + extra;
+        if (in != "int8") c.replace(c.find("in: int8"), 8, "in: " + in);
+        return work(name, one(c) + "data:\n" + entries, 2, std::move(says));
+    };
+    write("short.bin", std::string(8, '\x01'));
+    const std::string rnd = "from: { random: { seed: 1 } } }\n";
+    const int n = run_cases({
+        data("data_missing_file", "  - { hbm: 0, bytes: 16, from: { file: no_such.bin } }\n",
+             {"bad_data_missing_file.yaml:8:", "data[0].from.file", "cannot open"}),
+        data("data_short_file", "  - { hbm: 0, bytes: 16, from: { file: short.bin } }\n",
+             {"bad_data_short_file.yaml:8:", "data[0].from.file", "has 8 bytes, fewer than the 16"}),
+        data("data_outside", "  - { hbm: 0xC00000000, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_outside.yaml:8:", "data[0].hbm", "outside the HBM window"}),
+        data("data_sram_outside", "  - { sram: 0x10, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_sram_outside.yaml:8:", "data[0].sram", "outside the shared SRAM window"}),
+        data("data_overlap", "  - { hbm: 0, dtype: int8, shape: [64], " + rnd + "  - { hbm: 32, dtype: int8, shape: [64], " + rnd,
+             {"bad_data_overlap.yaml:9:", "data[1]", "overlaps data[0]"}),
+        data("data_two_sizes", "  - { hbm: 0, bytes: 16, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_two_sizes.yaml:8:", "data[0]", "give 'bytes', or 'dtype' and 'shape'"}),
+        data("data_zero_dim", "  - { hbm: 0, dtype: int8, shape: [16, 0], " + rnd,
+             {"bad_data_zero_dim.yaml:8:", "data[0].shape[1]"}),
+        data("data_unknown_dtype", "  - { hbm: 0, dtype: int4, shape: [16], " + rnd,
+             {"bad_data_unknown_dtype.yaml:8:", "data[0].dtype", "dtype 'int4' has no data mode"}),
+        data("data_bf16", "  - { hbm: 0, dtype: bf16, shape: [16], " + rnd,
+             {"bad_data_bf16.yaml:8:", "data[0].dtype", "dtype 'bf16' has no data mode"}),
+        data("data_shape_overflow", "  - { hbm: 0, dtype: int32, shape: [4294967296, 4294967296, 16], " + rnd,
+             {"bad_data_shape_overflow.yaml:8:", "data[0].shape", "overflow 64 bits"}),
+        data("data_tcm_reserved", "  - { tcm: 0, pe: 0, dtype: int32, shape: [16], " + rnd,
+             {"bad_data_tcm_reserved.yaml:8:", "data[0].tcm", "not inside AllocatableTCM"}),
+        data("data_cube_on_hbm", "  - { hbm: 0, cube: sip0.cube0, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_cube_on_hbm.yaml:8:", "data[0].cube", "applies to 'tcm' only"}),
+        data("data_random_no_dtype", "  - { hbm: 0, bytes: 16, " + rnd,
+             {"bad_data_random_no_dtype.yaml:8:", "data[0].from.random", "random values need"}),
+        data("data_min_above_max", "  - { hbm: 0, dtype: int8, shape: [16], from: { random: { seed: 1, min: 5, max: 4 } } }\n",
+             {"bad_data_min_above_max.yaml:8:", "data[0].from.random.min", "min 5 is above max 4"}),
+        data("data_min_range", "  - { hbm: 0, dtype: int8, shape: [16], from: { random: { seed: 1, min: -129 } } }\n",
+             {"bad_data_min_range.yaml:8:", "data[0].from.random.min", "outside int8 [-128, 127]"}),
+        data("data_bf16_composite", "  - { hbm: 0, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_bf16_composite.yaml:4:", "dtype.in", "dtype.in must be int8"}, " }", "bf16"),
+        data("data_bias_no_operand", "  - { hbm: 0, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_bias_no_operand.yaml:4:", "epilogues[0].op", "needs 'operand'"},
+             ", epilogues: [ { op: bias_add } ] }"),
+        data("data_exp", "  - { hbm: 0, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_exp.yaml:4:", "epilogues[0].op", "epilogue exp has no data mode"},
+             ", epilogues: [ { op: exp } ] }"),
+        data("data_operand_outside", "  - { hbm: 0, dtype: int8, shape: [16], " + rnd,
+             {"bad_data_operand_outside.yaml:4:", "epilogues[0].operand", "not inside AllocatableTCM"},
+             ", epilogues: [ { op: bias_add, operand: 0x100 } ] }"),
+        work("operand_without_data", one(composite + ", epilogues: [ { op: bias_add, operand: 0x900000 } ] }"), 2,
+             {"bad_operand_without_data.yaml:4:", "epilogues[0].operand", "data mode only"}),
+        // A dump into a folder that does not exist: before the run.
+        work("dump_unwritable", one(composite + " }") + "dump:\n  - { hbm: 0, bytes: 16, file: no_dir/c.bin }\n", 2,
+             {"bad_dump_unwritable.yaml:8:", "dump[0].file", "the folder 'no_dir' does not exist"}),
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+}

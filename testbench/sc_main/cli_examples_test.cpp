@@ -37,6 +37,7 @@ const Example examples[] = {
     {"elementwise_relu", "default", "", false},
     {"gemm_all_pes", "default", "", false},
     {"gemm_bias_relu", "default", "", false},
+    {"gemm_bias_relu_data", NPUVP_RTL_BUILT ? "rtl_gemm_math" : "default", "", false},
     // Meant for the RTL GEMM (docs/rtl.md); on the builtin one when this
     // build has no Verilator.
     {"gemm_int8_small", NPUVP_RTL_BUILT ? "rtl_gemm" : "default", "", false},
@@ -126,6 +127,7 @@ BOOST_AUTO_TEST_CASE(elementwise_relu) { check_example("elementwise_relu"); }
 BOOST_AUTO_TEST_CASE(gemm_all_pes) { check_example("gemm_all_pes"); }
 BOOST_AUTO_TEST_CASE(gemm_bias_relu) { check_example("gemm_bias_relu"); }
 BOOST_AUTO_TEST_CASE(gemm_int8_small) { check_example("gemm_int8_small"); }
+BOOST_AUTO_TEST_CASE(gemm_bias_relu_data) { check_example("gemm_bias_relu_data"); }
 BOOST_AUTO_TEST_CASE(host_launch) { check_example("host_launch"); }
 BOOST_AUTO_TEST_CASE(host_two_cubes) { check_example("host_two_cubes"); }
 BOOST_AUTO_TEST_CASE(host_watchdog) { check_example("host_watchdog"); }

@@ -50,6 +50,7 @@ const Soaked soaked[] = {
     {"elementwise_relu", "default", {}, 0},
     {"gemm_all_pes", "default", {}, 0},
     {"gemm_bias_relu", "default", {}, 0},
+    {"gemm_bias_relu_data", NPUVP_RTL_BUILT ? "rtl_gemm_math" : "default", {}, 0},
     {"gemm_int8_small", NPUVP_RTL_BUILT ? "rtl_gemm" : "default", {}, 0},
     {"host_launch", "default", {}, 0},
     {"host_two_cubes", "two_sip", {}, 0},
@@ -166,6 +167,7 @@ BOOST_AUTO_TEST_CASE(soak_elementwise_relu) { soak("elementwise_relu"); }
 BOOST_AUTO_TEST_CASE(soak_gemm_all_pes) { soak("gemm_all_pes"); }
 BOOST_AUTO_TEST_CASE(soak_gemm_bias_relu) { soak("gemm_bias_relu"); }
 BOOST_AUTO_TEST_CASE(soak_gemm_int8_small) { soak("gemm_int8_small"); }
+BOOST_AUTO_TEST_CASE(soak_gemm_bias_relu_data) { soak("gemm_bias_relu_data"); }
 BOOST_AUTO_TEST_CASE(soak_host_launch) { soak("host_launch"); }
 BOOST_AUTO_TEST_CASE(soak_host_two_cubes) { soak("host_two_cubes"); }
 BOOST_AUTO_TEST_CASE(soak_host_watchdog) { soak("host_watchdog"); }
