@@ -1889,12 +1889,9 @@ DataDump Loader::read_data_dump(const Item& item) const {
     DataDump dump;
     dump.at = data_region(r, "a dump entry");
     dump.file = to_string(r.required("file"));
-    if (dump.file.empty()) throw ConfigError(r.child("file").loc, "an empty file name");
-    // Checked before the run, as every output path (docs/cli.md "Outputs").
-    const std::filesystem::path dir = std::filesystem::path(dump.file).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-        throw ConfigError(r.child("file").loc, "cannot write '" + dump.file + "': the folder '" + dir.string() +
-                                                   "' does not exist");
+    dump.file_loc = r.child("file").loc;
+    if (dump.file.empty()) throw ConfigError(dump.file_loc, "an empty file name");
+    // Its folder is checked by resolve_dump_paths(), which knows --dump-dir.
     return dump;
 }
 
@@ -2150,6 +2147,19 @@ std::string host_markdown() {
 }  // namespace
 
 // ---------------------------------------------------------------- public API
+
+void resolve_dump_paths(WorkloadConfig& workload, const std::string& dump_dir) {
+    for (DataDump& dump : workload.dumps) {
+        std::filesystem::path file(dump.file);
+        if (!dump_dir.empty() && file.is_relative()) file = std::filesystem::path(dump_dir) / file;
+        dump.file = file.string();
+        // Checked before the run, as every output path (docs/cli.md "Outputs").
+        const std::filesystem::path dir = file.parent_path();
+        if (!dir.empty() && !std::filesystem::is_directory(dir))
+            throw ConfigError(dump.file_loc, "cannot write '" + dump.file + "': the folder '" + dir.string() +
+                                                 "' does not exist");
+    }
+}
 
 std::vector<WorkloadKindKeys> workload_kind_keys() {
     std::vector<WorkloadKindKeys> kinds;

@@ -24,6 +24,12 @@ WorkloadConfig load_workload_file(const std::string& path, const TopologyConfig&
 WorkloadConfig load_workload_text(const std::string& text, const std::string& source_name,
                                   const TopologyConfig& topo);
 
+// Data mode (docs/workload.md "Operand data"): places each `dump` file, a
+// relative one under `dump_dir` when it is not empty (--dump-dir; else the
+// current folder), and checks that its folder exists (ConfigError at its
+// `file` key). Call it before the run.
+void resolve_dump_paths(WorkloadConfig& workload, const std::string& dump_dir);
+
 // The keys each command kind (each form of composite) and host request kind
 // takes, and a launch and an mmu entry, in the order of its unknown-key list
 // (the shared keys included), as the loader's key tables give them; `title`

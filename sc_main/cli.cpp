@@ -1,6 +1,7 @@
 #include "sc_main/cli.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "config/config_error.h"
 
@@ -89,6 +90,8 @@ const char* cli_usage() {
            "                        e.g. 'sip0.cube0.pe0*'\n"
            "  --vcd-rtl FILE        write the RTL blocks' internal signals (impl: rtl.*,\n"
            "                        Verilator tracing; VCD, ps time base as --vcd)\n"
+           "  --dump-dir DIR        write a data-mode workload's relative `dump` files under\n"
+           "                        DIR (an existing folder) instead of the current one\n"
            "  --compare W1 W2 ...   run each workload as a variant (same topology and\n"
            "                        --set) and print makespans and per-context busy /\n"
            "                        wait side by side\n"
@@ -154,6 +157,10 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             if (options.vcd_rtl->size() < 5 ||
                 options.vcd_rtl->substr(options.vcd_rtl->size() - 4) != ".vcd")
                 bad("--vcd-rtl: the file name must end in .vcd, got '" + *options.vcd_rtl + "'");
+        } else if (arg == "--dump-dir") {
+            options.dump_dir = value(i, arg);
+            if (!std::filesystem::is_directory(*options.dump_dir))
+                bad("--dump-dir: the folder '" + *options.dump_dir + "' does not exist");
         } else if (arg == "--summary") {
             options.summary = value(i, arg);
         } else if (arg == "--compare") {

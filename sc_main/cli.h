@@ -46,6 +46,7 @@ struct CliOptions {
     std::optional<std::string> vcd;       // --vcd FILE (.vcd; a .gtkw is written beside it)
     std::vector<std::string> vcd_filter;  // --vcd-filter GLOB (repeatable)
     std::optional<std::string> vcd_rtl;   // --vcd-rtl FILE (.vcd of the RTL blocks, docs/rtl.md)
+    std::optional<std::string> dump_dir;  // --dump-dir DIR (a workload's relative `dump` files go there)
     std::vector<std::string> compare;     // --compare W1 W2 ... (workload variants)
     std::vector<std::string> compare_sets;  // --compare-set "k=v k2=v2" (repeatable)
     std::vector<std::string> set_texts;   // every --set as written, for the summary

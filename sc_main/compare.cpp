@@ -5,7 +5,10 @@
 #include <algorithm>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -13,6 +16,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "report/atomic_file.h"
 #include "sc_main/self_exec.h"
 #include "sc_main/sweep_collect.h"
 
@@ -32,7 +36,52 @@ struct Variant {
     // Per engine kind (DMA_READ, GEMM, ...): utilisation summed over the PEs
     // that ran one, and how many did.
     std::vector<std::pair<std::string, std::pair<double, int>>> engines;
+    std::string dump_dir;             // where its relative dumps go (under the temporary folder)
+    std::vector<std::string> dumped;  // the relative dump files it wrote
 };
+
+std::vector<char> file_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Data mode: the dumps the variants wrote, each file once where the workload
+// (and --dump-dir) put it when every variant that wrote it wrote the same
+// bytes, else once per variant as FILE.vN (N its row in the table). One
+// `dump` line per file says which.
+void place_dumps(const std::vector<Variant>& variants, const std::string& user_dir, std::ostream& out) {
+    std::map<std::string, std::vector<std::size_t>> writers;  // by file name: sorted, deterministic
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        for (const std::string& f : variants[i].dumped) writers[f].push_back(i);
+    for (const auto& [name, who] : writers) {
+        const std::filesystem::path target =
+            user_dir.empty() ? std::filesystem::path(name) : std::filesystem::path(user_dir) / name;
+        std::vector<std::vector<char>> bytes;
+        for (std::size_t i : who) bytes.push_back(file_bytes(std::filesystem::path(variants[i].dump_dir) / name));
+        const bool same = std::all_of(bytes.begin(), bytes.end(), [&](const auto& b) { return b == bytes.front(); });
+        const auto write = [](const std::filesystem::path& path, const std::vector<char>& b) {
+            write_file_atomically(path.string(), [&](std::ostream& o) {
+                o.write(b.data(), static_cast<std::streamsize>(b.size()));
+            });
+        };
+        if (same) {
+            write(target, bytes.front());
+            out << "dump     " << target.string() << ": the same bytes from "
+                << (who.size() == variants.size() ? "every variant" : std::to_string(who.size()) + " variants")
+                << "\n";
+            continue;
+        }
+        std::string agree, differ;
+        for (std::size_t k = 0; k < who.size(); ++k) {
+            write(target.string() + ".v" + std::to_string(who[k] + 1), bytes[k]);
+            std::string& list = bytes[k] == bytes.front() ? agree : differ;
+            list += (list.empty() ? "" : ", ") + variants[who[k]].name;
+        }
+        out << "dump     " << target.string() << ": the variants wrote different bytes (as "
+            << variants[who.front()].name << ": " << agree << "; different: " << differ
+            << "); each variant's are in " << target.string() << ".vN, N its row above\n";
+    }
+}
 
 std::string stem(const std::string& path) {
     const std::size_t slash = path.find_last_of('/');
@@ -51,7 +100,8 @@ std::string first_error(const std::string& log) {
 
 }  // namespace
 
-int run_compare(const CliOptions& options, std::ostream& out) {
+int run_compare(const CliOptions& options, const std::vector<std::vector<std::string>>& dumps,
+                std::ostream& out) {
     std::vector<std::string> common{"--topology", options.topology};
     for (const std::string& s : options.set_texts) {
         common.push_back("--set");
@@ -87,6 +137,15 @@ int run_compare(const CliOptions& options, std::ostream& out) {
         const std::string summary = std::string(dir) + "/v" + std::to_string(i) + ".json";
         const std::string log = std::string(dir) + "/v" + std::to_string(i) + ".log";
         v.args.insert(v.args.end(), {"--summary", summary});
+        // Its relative dumps under a folder of its own (with their subfolders).
+        const std::vector<std::string> no_dumps;
+        const std::vector<std::string>& files = i < dumps.size() ? dumps[i] : no_dumps;
+        v.dump_dir = std::string(dir) + "/d" + std::to_string(i);
+        std::error_code made;
+        for (const std::string& f : files)
+            if (std::filesystem::path(f).is_relative())
+                std::filesystem::create_directories(std::filesystem::path(v.dump_dir) / std::filesystem::path(f).parent_path(), made);
+        if (!files.empty()) v.args.insert(v.args.end(), {"--dump-dir", v.dump_dir});
         const ChildExit child = run_self(v.args, log);
         v.code = child.started && !child.signal ? child.code : -1;
         try {
@@ -113,10 +172,12 @@ int run_compare(const CliOptions& options, std::ostream& out) {
             v.error = first_error(log);
         }
         if (v.code != 0) ++failures;
+        for (const std::string& f : files)
+            if (std::filesystem::path(f).is_relative() && std::filesystem::exists(std::filesystem::path(v.dump_dir) / f))
+                v.dumped.push_back(f);
         std::remove(summary.c_str());
         std::remove(log.c_str());
     }
-    rmdir(dir);
 
     auto ns = [](double v) {
         std::ostringstream s;
@@ -203,6 +264,16 @@ int run_compare(const CliOptions& options, std::ostream& out) {
             out << "\n";
         }
     }
+    try {
+        std::ostringstream lines;
+        place_dumps(variants, options.dump_dir.value_or(""), lines);
+        if (!lines.str().empty()) out << "\n" << lines.str();
+    } catch (const std::exception& e) {
+        out << "npuvp: " << e.what() << "\n";
+        ++failures;
+    }
+    std::error_code removed;
+    std::filesystem::remove_all(dir, removed);
     return failures ? 1 : 0;
 }
 

@@ -490,13 +490,24 @@ int run(int argc, char* argv[]) {
     if (!options.compare.empty() || !options.compare_sets.empty()) {
         // Each variant is its own process; check the inputs here first so a
         // bad file is one error, not one per variant.
-        for (const std::string& w : options.compare) load_workload_file(w, topo);
+        // (A variant's dumps go to the places the user named once the
+        // variants are compared: checked against --dump-dir here.)
+        std::vector<std::vector<std::string>> dumps;  // each variant's `dump` files, as written
+        const auto check = [&](const std::string& w) {
+            WorkloadConfig variant = load_workload_file(w, topo);
+            std::vector<std::string>& files = dumps.emplace_back();
+            for (const DataDump& d : variant.dumps) files.push_back(d.file);
+            resolve_dump_paths(variant, options.dump_dir.value_or(""));
+        };
+        for (const std::string& w : options.compare) check(w);
+        for (std::size_t i = 0; i < options.compare_sets.size(); ++i) check(*options.workload);
         std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
-        return run_compare(options, std::cout);
+        return run_compare(options, dumps, std::cout);
     }
-    const WorkloadConfig workload = options.model ? load_model(options, topo, nullptr)
-                                    : options.workload ? load_workload_file(*options.workload, topo)
-                                                       : WorkloadConfig();
+    WorkloadConfig workload = options.model ? load_model(options, topo, nullptr)
+                              : options.workload ? load_workload_file(*options.workload, topo)
+                                                 : WorkloadConfig();
+    resolve_dump_paths(workload, options.dump_dir.value_or(""));
 
     if (const std::uint64_t tiles = workload_tiles(workload); tiles > kLongRunTiles && options.max_tokens == 0)
         std::cerr << "npuvp: warning: the workload feeds " << tiles

@@ -89,7 +89,9 @@ pid_t start_point(const std::string& dir, const SweepPoint& pt) {
     const std::string pdir = point_dir(dir, pt.id);
     std::remove((pdir + "/summary.json").c_str());  // a stale one must not be read as this run's
     std::vector<std::string> args = pt.args;
-    args.insert(args.end(), {"--summary", pdir + "/summary.json"});
+    // A data-mode workload's dumps land in the point's folder, beside its
+    // summary: points run at once, and each has its own bytes.
+    args.insert(args.end(), {"--summary", pdir + "/summary.json", "--dump-dir", pdir});
     return start_self(args, pdir + "/log.txt");
 }
 

@@ -31,10 +31,12 @@ struct DataInit {
     std::vector<std::uint8_t> bytes;
 };
 
-// A `dump` entry: the region's bytes after the run go to `file`.
+// A `dump` entry: the region's bytes after the run go to `file` (as
+// written in the workload until resolve_dump_paths() places it).
 struct DataDump {
     DataRegion at;
     std::string file;
+    SourceLoc file_loc;  // its `file` key
 };
 
 // The element-wise ops data mode computes, with the RTL vector unit's

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -187,4 +188,64 @@ BOOST_AUTO_TEST_CASE(context_table_leaves_out_pes_whose_contexts_ran_nothing) {
     BOOST_CHECK_MESSAGE(c.out.find("\ncontexts no context-scheduled command ran on any PE") != std::string::npos,
                         c.out);
     BOOST_CHECK_MESSAGE(c.out.find("context busy / waited ns") == std::string::npos, c.out);
+}
+
+namespace {
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The shipped data-mode example with B drawn from `seed_b` instead of 2.
+std::string data_workload(const std::string& path, int seed_b) {
+    std::string text = file_text(source("configs/workloads/gemm_bias_relu_data.yaml"));
+    const std::string from = "seed: 2,";
+    const std::size_t at = text.find(from);
+    BOOST_REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), "seed: " + std::to_string(seed_b) + ",");
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+// Data mode under --compare (docs/cli.md): each variant writes its dumps in a
+// folder of its own. Variants that differ in timing only (the mesh link
+// bandwidth) compute the same C, so the file is written once, with the bytes
+// of a run of the workload alone; two workloads whose B differs give
+// different C, so each variant's copy is kept as FILE.vN, N its row.
+BOOST_AUTO_TEST_CASE(compare_writes_a_dump_once_when_the_variants_agree) {
+    const std::string dir = "cli_compare_dumps";
+    std::filesystem::remove_all(dir);
+    for (const char* sub : {"", "/alone", "/same", "/differ"}) std::filesystem::create_directories(dir + sub);
+    const std::string same = data_workload(dir + "/same.yaml", 2), other = data_workload(dir + "/other.yaml", 7);
+    const std::string c = "gemm_bias_relu_data_c.bin";
+
+    const RunResult alone = run_npuvp("--workload " + same + " --dump-dir " + dir + "/alone");
+    BOOST_REQUIRE_MESSAGE(alone.code == 0, alone.out);
+    const std::string expected = file_text(dir + "/alone/" + c);
+    BOOST_REQUIRE_EQUAL(expected.size(), 64u * 64u * 4u);  // 64 x 64 int32
+
+    const RunResult a = run_npuvp("--workload " + same + " --dump-dir " + dir + "/same" +
+                                  " --compare-set cube.noc.attrs.link_bw_gbs=64 --compare-set cube.noc.attrs.link_bw_gbs=256");
+    BOOST_REQUIRE_MESSAGE(a.code == 0, a.out);
+    BOOST_CHECK_MESSAGE(a.out.find("dump     " + dir + "/same/" + c + ": the same bytes from every variant") !=
+                            std::string::npos,
+                        a.out);
+    BOOST_CHECK(file_text(dir + "/same/" + c) == expected);
+    BOOST_CHECK(!std::filesystem::exists(dir + "/same/" + c + ".v1"));
+
+    const RunResult b = run_npuvp("--compare " + same + " " + other + " --dump-dir " + dir + "/differ");
+    BOOST_REQUIRE_MESSAGE(b.code == 0, b.out);
+    BOOST_CHECK_MESSAGE(b.out.find("the variants wrote different bytes (as same: same; different: other)") !=
+                            std::string::npos,
+                        b.out);
+    BOOST_CHECK(!std::filesystem::exists(dir + "/differ/" + c));
+    BOOST_CHECK(file_text(dir + "/differ/" + c + ".v1") == expected);
+    const std::string v2 = file_text(dir + "/differ/" + c + ".v2");
+    BOOST_CHECK_EQUAL(v2.size(), expected.size());
+    BOOST_CHECK(v2 != expected);
 }

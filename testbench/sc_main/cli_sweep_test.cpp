@@ -642,3 +642,23 @@ BOOST_AUTO_TEST_CASE(sweep_collect_plots_and_pareto_front) {
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK(r.out.find("--log-x: 'workload' is not numeric") != std::string::npos);
 }
+
+// A data-mode workload (docs/workload.md "Operand data") in a sweep: every
+// point runs with --dump-dir points/ID, so the points, run at once by two
+// workers, each keep their own C beside their summary. The axis (the mesh
+// link bandwidth) changes timing only, so both points hold the same
+// 64 x 64 int32 bytes.
+BOOST_AUTO_TEST_CASE(sweep_points_keep_their_own_dumps) {
+    const std::string dir = fresh_dir("dumps");
+    write(dir + "/sweep.yaml",
+          "topology: " + source("configs/topologies/default.yaml") + "\n"
+          "workload: " + source("configs/workloads/gemm_bias_relu_data.yaml") + "\n"
+          "axes:\n"
+          "  - { key: cube.noc.attrs.link_bw_gbs, name: bw, values: [64, 256] }\n");
+    const RunResult r = run_npuvp("sweep run " + dir + "/sweep.yaml --out " + dir + "/out --jobs 2");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string a = slurp(dir + "/out/points/bw=64/gemm_bias_relu_data_c.bin");
+    const std::string b = slurp(dir + "/out/points/bw=256/gemm_bias_relu_data_c.bin");
+    BOOST_CHECK_EQUAL(a.size(), 64u * 64u * 4u);
+    BOOST_CHECK(a == b);
+}
