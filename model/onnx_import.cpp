@@ -111,7 +111,11 @@ const std::vector<std::string>& supported_ops() {
     return ops;
 }
 
-Network import_onnx(const std::string& path, const ImportOptions& options) {
+namespace {
+
+// The model file parsed, or a ModelError naming it: missing, not a regular
+// file, beyond protobuf's 2 GiB, unreadable, or not a ModelProto with a graph.
+onnx::ModelProto read_model(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
         throw ModelError(path, "", "", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
@@ -120,11 +124,17 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in && !in.eof()) throw ModelError(path, "", "", "cannot be read");
-
     onnx::ModelProto m;
     if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph() || m.ir_version() <= 0)
         throw ModelError(path, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph: "
                                        "truncated, or another format)");
+    return m;
+}
+
+}  // namespace
+
+Network import_onnx(const std::string& path, const ImportOptions& options) {
+    onnx::ModelProto m = read_model(path);  // batch fixed and shapes inferred in place
 
     std::set<std::string> initializers;
     for (const auto& init : m.graph().initializer()) initializers.insert(init.name());
@@ -223,16 +233,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
 
 std::vector<std::uint8_t> onnx_initializer_bytes(const std::string& path, const std::string& name, int bytes_per,
                                                  std::uint64_t elements) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw ModelError(path, "", "", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
-    if (std::filesystem::file_size(path, ec) > kMaxModelBytes)
-        throw ModelError(path, "", "", "larger than 2 GiB, the protobuf limit of an ONNX file");
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    onnx::ModelProto m;
-    if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph())
-        throw ModelError(path, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph)");
+    const onnx::ModelProto m = read_model(path);
     const onnx::TensorProto* found = nullptr;
     std::vector<std::string> names;
     for (const auto& init : m.graph().initializer()) {
@@ -259,7 +260,7 @@ std::vector<std::uint8_t> onnx_initializer_bytes(const std::string& path, const 
                                            std::to_string(elements));
     std::vector<std::uint8_t> out;
     if (!t.raw_data().empty()) {
-        if (t.raw_data().size() != elements * static_cast<std::uint64_t>(bytes_per))
+        if (t.raw_data().size() != checked_mul(elements, static_cast<std::uint64_t>(bytes_per), "an initializer's bytes"))
             throw ModelError(path, "", "", what + " has " + std::to_string(t.raw_data().size()) +
                                                " bytes of raw data for " + std::to_string(elements) + " elements");
         out.assign(t.raw_data().begin(), t.raw_data().end());

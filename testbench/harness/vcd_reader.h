@@ -14,10 +14,9 @@
 
 namespace npuvp::test {
 
-// (time, '0' or '1') for every change of `wanted`, the initial dump included.
-inline std::vector<std::pair<std::uint64_t, char>> vcd_scalar_changes(const std::string& vcd,
-                                                                      const std::string& wanted) {
-    std::istringstream in(vcd);
+// Reads the header of the VCD in `in` up to $enddefinitions and returns the
+// identifier code of the variable `wanted` (a test failure when it has none).
+inline std::string vcd_var_code(std::istream& in, const std::string& wanted) {
     std::vector<std::string> scope;
     std::string id, word;
     while (in >> word && word != "$enddefinitions") {
@@ -37,6 +36,14 @@ inline std::vector<std::pair<std::uint64_t, char>> vcd_scalar_changes(const std:
         }
     }
     BOOST_REQUIRE_MESSAGE(!id.empty(), "no VCD variable " << wanted);
+    return id;
+}
+
+// (time, '0' or '1') for every change of `wanted`, the initial dump included.
+inline std::vector<std::pair<std::uint64_t, char>> vcd_scalar_changes(const std::string& vcd,
+                                                                      const std::string& wanted) {
+    std::istringstream in(vcd);
+    const std::string id = vcd_var_code(in, wanted);
     std::vector<std::pair<std::uint64_t, char>> changes;
     std::uint64_t now = 0;
     std::string line;
@@ -54,25 +61,7 @@ inline std::vector<std::pair<std::uint64_t, char>> vcd_scalar_changes(const std:
 inline std::vector<std::pair<std::uint64_t, std::string>> vcd_vector_changes(const std::string& vcd,
                                                                              const std::string& wanted) {
     std::istringstream in(vcd);
-    std::vector<std::string> scope;
-    std::string id, word;
-    while (in >> word && word != "$enddefinitions") {
-        if (word == "$scope") {
-            std::string kind, name;
-            in >> kind >> name;
-            scope.push_back(name);
-        } else if (word == "$upscope") {
-            scope.pop_back();
-        } else if (word == "$var") {
-            std::string type, code, name;
-            int width;
-            in >> type >> width >> code >> name;
-            std::string path;
-            for (const auto& s : scope) path += s + ".";
-            if (path + name == wanted) id = code;
-        }
-    }
-    BOOST_REQUIRE_MESSAGE(!id.empty(), "no VCD variable " << wanted);
+    const std::string id = vcd_var_code(in, wanted);
     std::vector<std::pair<std::uint64_t, std::string>> changes;
     std::uint64_t now = 0;
     std::string line;
