@@ -49,30 +49,29 @@ DataStore& DataMode::store_at(std::uint64_t pa, std::uint64_t& window_left) {
     return *target.data();
 }
 
-// A range may cross from one HBM slice into the next: each part goes to
-// its own target's store.
-void DataMode::read(std::uint64_t pa, std::uint8_t* dst, std::uint64_t bytes) {
-    while (bytes != 0) {
+// A range may cross from one HBM slice into the next: `part(store, pa,
+// done, n)` for each part, with its own target's store.
+template <typename Part>
+void DataMode::each_target(std::uint64_t pa, std::uint64_t bytes, Part part) {
+    for (std::uint64_t done = 0; done < bytes;) {
         std::uint64_t left = 0;
-        const DataStore& store = store_at(pa, left);
-        const std::uint64_t n = std::min(bytes, left);
-        store.read(pa, dst, n);
-        pa += n;
-        dst += n;
-        bytes -= n;
+        DataStore& store = store_at(pa + done, left);
+        const std::uint64_t n = std::min(bytes - done, left);
+        part(store, pa + done, done, n);
+        done += n;
     }
 }
 
+void DataMode::read(std::uint64_t pa, std::uint8_t* dst, std::uint64_t bytes) {
+    each_target(pa, bytes, [&](DataStore& s, std::uint64_t at, std::uint64_t done, std::uint64_t n) {
+        s.read(at, dst + done, n);
+    });
+}
+
 void DataMode::write(std::uint64_t pa, const std::uint8_t* src, std::uint64_t bytes) {
-    while (bytes != 0) {
-        std::uint64_t left = 0;
-        DataStore& store = store_at(pa, left);
-        const std::uint64_t n = std::min(bytes, left);
-        store.write(pa, src, n);
-        pa += n;
-        src += n;
-        bytes -= n;
-    }
+    each_target(pa, bytes, [&](DataStore& s, std::uint64_t at, std::uint64_t done, std::uint64_t n) {
+        s.write(at, src + done, n);
+    });
 }
 
 std::vector<std::uint8_t> DataMode::region(const DataRegion& at) {

@@ -39,6 +39,8 @@ public:
 
 private:
     DataStore& store_at(std::uint64_t pa, std::uint64_t& window_left);
+    template <typename Part>
+    void each_target(std::uint64_t pa, std::uint64_t bytes, Part part);
 
     Platform& m_platform;
     std::vector<std::unique_ptr<PeData>> m_pes;

@@ -500,7 +500,11 @@ int run(int argc, char* argv[]) {
             resolve_dump_paths(variant, options.dump_dir.value_or(""));
         };
         for (const std::string& w : options.compare) check(w);
-        for (std::size_t i = 0; i < options.compare_sets.size(); ++i) check(*options.workload);
+        if (!options.compare_sets.empty()) {
+            // One workload for every --compare-set variant: loaded once.
+            check(*options.workload);
+            dumps.resize(dumps.size() + options.compare_sets.size() - 1, dumps.back());
+        }
         std::cout << "npuvp " << NPUVP_VERSION << "  topology " << options.topology << "\n";
         return run_compare(options, dumps, std::cout);
     }
