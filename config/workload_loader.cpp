@@ -568,7 +568,6 @@ const KeyTable<OpSpec>& epilogue_keys() {
                         const Item item = r.child("operand");
                         if (!item.present) return;
                         op.operand = s.loader.to_u64(item);
-                        op.has_operand = true;
                     }),
         }};
     return table;
@@ -1926,7 +1925,7 @@ void Loader::check_data_composite(const MapReader& r, const Command& cmd) const 
     };
     if (!m_data_mode) {
         for (std::size_t i = 1; i < c.ops.size(); ++i)
-            if (c.ops[i].has_operand)
+            if (c.ops[i].operand)
                 throw ConfigError(entry_key(i - 1, "operand"), "operand is read in data mode only (the workload's "
                                                                "data / dump; docs/workload.md \"Operand data\")");
         return;
@@ -1956,11 +1955,11 @@ void Loader::check_data_composite(const MapReader& r, const Command& cmd) const 
                                                           data_math_ops_text() + ")");
         const bool needs = kind == DataMathOp::add || kind == DataMathOp::mul;
         if (!needs) {
-            if (c.ops[i].has_operand)
+            if (c.ops[i].operand)
                 throw ConfigError(entry_key(i - 1, "operand"), "epilogue " + op + " takes no operand");
             continue;
         }
-        if (!c.ops[i].has_operand)
+        if (!c.ops[i].operand)
             throw ConfigError(entry_key(i - 1, "op"), "epilogue " + op + " needs 'operand' in data mode: the TCM "
                                                           "offset of its int32 " +
                                                           (op == "bias_add" ? "bias (N values)" : "M×N matrix"));
@@ -1971,7 +1970,7 @@ void Loader::check_data_composite(const MapReader& r, const Command& cmd) const 
         } catch (const Overflow&) {
             throw ConfigError(at, "the operand's bytes overflow 64 bits");
         }
-        const std::uint64_t base = c.ops[i].operand;
+        const std::uint64_t base = *c.ops[i].operand;
         if (__builtin_add_overflow(base, bytes, &end) || base < tcm.reserved_bytes || end > tcm.size_bytes)
             throw ConfigError(at, "operand [" + std::to_string(base) + ", + " + std::to_string(bytes) +
                                       " bytes) is not inside AllocatableTCM [" + std::to_string(tcm.reserved_bytes) +

@@ -47,7 +47,7 @@ protected:
             // Data mode: the tile's operands from TCM, its result to the
             // register file (a composite's; a simple GEMM carries none).
             PeData* data = this->data();
-            if (data != nullptr && token.cmd->command->kind == CommandKind::composite) [[unlikely]] {
+            if (data != nullptr && PeData::carries(token)) [[unlikely]] {
                 GemmOperands ops;
                 data->gemm_operands(token, ops.a, ops.b);
                 ops.c = data->gemm_result_buffer(token);

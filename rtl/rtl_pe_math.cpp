@@ -45,9 +45,7 @@ protected:
             // Data mode: x is the register file's tile, y the epilogue's
             // operand from TCM; z goes back to the register file.
             PeData* data = this->data();
-            const Command& command = *token.cmd->command;
-            if (data != nullptr && command.kind == CommandKind::composite && !command.composite.ops.empty())
-                [[unlikely]] {
+            if (data != nullptr && PeData::carries(token)) [[unlikely]] {
                 DataMathOp data_op{};
                 MathOperands ops;
                 std::uint64_t len = 0;

@@ -21,35 +21,38 @@ public:
     static constexpr std::uint64_t kPageBytes = 4096;
 
     void read(std::uint64_t addr, std::uint8_t* dst, std::uint64_t bytes) const {
-        while (bytes != 0) {
-            const std::uint64_t in_page = addr % kPageBytes;
-            const std::uint64_t n = std::min(bytes, kPageBytes - in_page);
-            const auto it = m_pages.find(addr / kPageBytes);
+        each_page(addr, bytes, [&](std::uint64_t page, std::uint64_t in_page, std::uint64_t done, std::uint64_t n) {
+            const auto it = m_pages.find(page);
             if (it == m_pages.end())
-                std::memset(dst, 0, n);
+                std::memset(dst + done, 0, n);
             else
-                std::memcpy(dst, it->second.get() + in_page, n);
-            addr += n;
-            dst += n;
-            bytes -= n;
-        }
+                std::memcpy(dst + done, it->second.get() + in_page, n);
+        });
     }
     void write(std::uint64_t addr, const std::uint8_t* src, std::uint64_t bytes) {
-        while (bytes != 0) {
-            const std::uint64_t in_page = addr % kPageBytes;
-            const std::uint64_t n = std::min(bytes, kPageBytes - in_page);
-            auto& page = m_pages[addr / kPageBytes];
-            if (!page) page = std::make_unique<std::uint8_t[]>(kPageBytes);  // zeroed
-            std::memcpy(page.get() + in_page, src, n);
-            addr += n;
-            src += n;
-            bytes -= n;
-        }
+        each_page(addr, bytes, [&](std::uint64_t page, std::uint64_t in_page, std::uint64_t done, std::uint64_t n) {
+            auto& p = m_pages[page];
+            if (!p) p = std::make_unique<std::uint8_t[]>(kPageBytes);  // zeroed
+            std::memcpy(p.get() + in_page, src + done, n);
+        });
     }
     // Pages written so far (a statistic; each is kPageBytes of host memory).
     std::size_t pages() const { return m_pages.size(); }
 
 private:
+    // [addr, + bytes) page by page: fn(page index, offset in the page, bytes
+    // done before this piece, bytes in this piece).
+    template <class Fn>
+    static void each_page(std::uint64_t addr, std::uint64_t bytes, Fn&& fn) {
+        for (std::uint64_t done = 0; done != bytes;) {
+            const std::uint64_t at = addr + done;
+            const std::uint64_t in_page = at % kPageBytes;
+            const std::uint64_t n = std::min(bytes - done, kPageBytes - in_page);
+            fn(at / kPageBytes, in_page, done, n);
+            done += n;
+        }
+    }
+
     std::unordered_map<std::uint64_t, std::unique_ptr<std::uint8_t[]>> m_pages;
 };
 

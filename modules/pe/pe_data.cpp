@@ -64,10 +64,11 @@ PeData::PeData(DataStore& tcm, MemoryData& memory, const AddressTranslator& mmu)
 PeData::Tile PeData::tile_of(const TileToken& token) const {
     const CompositeSpec& s = token.cmd->command->composite;
     const TilePlan& p = token.plan;
+    const TileExtent e = clipped_tile(s, p.mi, p.ki, p.ni);
     Tile t{};
-    t.tm = std::min(s.tm, s.m - p.mi * s.tm);
-    t.tk = std::min(s.tk, s.k - p.ki * s.tk);
-    t.tn = std::min(s.tn, s.n - p.ni * s.tn);
+    t.tm = e.tm;
+    t.tk = e.tk;
+    t.tn = e.tn;
     t.row0 = p.mi * s.tm;
     t.col0 = p.ni * s.tn;
     return t;
@@ -127,7 +128,7 @@ void PeData::copy_memory(const MemAddress& addr, std::uint64_t offset, std::uint
 
 void PeData::dma(const TileToken& token, StageType type) {
     const InflightCommand& cmd = *token.cmd;
-    if (cmd.command->kind != CommandKind::composite) return;  // simple commands carry no data
+    if (!carries(token)) return;
     const Stage& stage = token.stage();
     if (type == StageType::dma_write) {
         // One run: the C tile, from the output buffer.
@@ -184,7 +185,7 @@ void PeData::gemm_result(const TileToken& token) {
 }
 
 void PeData::gemm(const TileToken& token) {
-    if (token.cmd->command->kind != CommandKind::composite) return;
+    if (!carries(token)) return;
     const std::int8_t *a = nullptr, *b = nullptr;
     gemm_operands(token, a, b);
     std::int32_t* c = gemm_result_buffer(token);
@@ -241,7 +242,7 @@ void PeData::math_operands(const TileToken& token, DataMathOp& op, const std::in
     const bool bias = token.stage().op == "bias_add";
     for (std::uint64_t r = 0; r < t.tm; ++r) {
         const std::uint64_t from = bias ? t.col0 : (t.row0 + r) * s.n + t.col0;
-        m_tcm.read(spec.operand + 4 * from, m_bytes.data(), 4 * t.tn);
+        m_tcm.read(spec.operand.value() + 4 * from, m_bytes.data(), 4 * t.tn);
         for (std::uint64_t c = 0; c < t.tn; ++c) m_y[r * t.tn + c] = read_i32(m_bytes.data() + 4 * c);
     }
     y = m_y.data();
@@ -262,7 +263,7 @@ void PeData::math_result(const TileToken& token) {
 }
 
 void PeData::math(const TileToken& token) {
-    if (token.cmd->command->kind != CommandKind::composite || token.cmd->command->composite.ops.empty()) return;
+    if (!carries(token)) return;
     DataMathOp op{};
     const std::int32_t *x = nullptr, *y = nullptr;
     std::uint64_t len = 0;
@@ -273,8 +274,8 @@ void PeData::math(const TileToken& token) {
 }
 
 void PeData::store(const TileToken& token) {
+    if (!carries(token)) return;
     const Command& command = *token.cmd->command;
-    if (command.kind != CommandKind::composite || command.composite.ops.empty()) return;
     const CompositeSpec& s = command.composite;
     const std::vector<std::int32_t>& rf = register_file(command);
     const Tile t = tile_of(token);

@@ -40,6 +40,14 @@ public:
 
     DataStore& tcm() { return m_tcm; }
 
+    // Whether `token` carries data: a tile of a GEMM-form composite (simple
+    // commands carry none; a single-op composite in data mode is a load
+    // error). Every stage hook here and the RTL workers ask this one test.
+    static bool carries(const TileToken& token) {
+        const Command& command = *token.cmd->command;
+        return command.kind == CommandKind::composite && !command.composite.ops.empty();
+    }
+
     // DMA_READ or DMA_WRITE of `token` has ended: move its bytes. Throws
     // std::runtime_error naming the address on an MMU fault.
     void dma(const TileToken& token, StageType type);

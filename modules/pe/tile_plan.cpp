@@ -226,9 +226,8 @@ void TilePlanner::next_gemm(TilePlan& out) {
     const std::uint64_t ni = b_panel ? m_outer : m_mid;
     const std::uint64_t mi = b_panel ? m_mid : m_outer;
     // Edge tiles are clipped to what is left of the dimension.
-    const std::uint64_t tm = std::min(s.tm, s.m - mi * s.tm);
-    const std::uint64_t tk = std::min(s.tk, s.k - ki * s.tk);
-    const std::uint64_t tn = std::min(s.tn, s.n - ni * s.tn);
+    const TileExtent extent = clipped_tile(s, mi, ki, ni);
+    const std::uint64_t tm = extent.tm, tk = extent.tk, tn = extent.tn;
 
     out.tile_id = id;
     out.mi = mi;

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +33,8 @@ struct OpSpec {
     std::string kind;  // "gemm" (head only) or "math.<op>", e.g. "math.bias_add"
     EpilogueScope scope = EpilogueScope::per_output_tile;  // ignored for ops[0]
     // Data mode (docs/workload.md "Operand data"): the TCM offset of an
-    // add / bias_add / mul epilogue's int32 second operand.
-    std::uint64_t operand = 0;
-    bool has_operand = false;
+    // add / bias_add / mul epilogue's int32 second operand, if given.
+    std::optional<std::uint64_t> operand;
 };
 
 // Operand reuse (docs/timing.md "Operand reuse"): which operand, if any,
@@ -97,6 +98,17 @@ struct TilePlan {
     bool panel_last = false;
     std::vector<Stage> stages;
 };
+
+// The sizes of GEMM tile (mi, ki, ni) of `spec`: tm, tk, tn, each clipped to
+// what is left of its dimension (SPEC T6 edge tiles). The one formula the
+// tile planner and data mode's tile walk (modules/pe/pe_data.cpp) share.
+struct TileExtent {
+    std::uint64_t tm = 0, tk = 0, tn = 0;
+};
+inline TileExtent clipped_tile(const CompositeSpec& spec, std::uint64_t mi, std::uint64_t ki, std::uint64_t ni) {
+    return {std::min(spec.tm, spec.m - mi * spec.tm), std::min(spec.tk, spec.k - ki * spec.tk),
+            std::min(spec.tn, spec.n - ni * spec.tn)};
+}
 
 // Where a composite's data lies (docs/timing.md "Tile addresses"): the bytes
 // it reads from src (A, M·K, then B, K·N, at d_in; legacy: total_bytes) and
