@@ -1986,6 +1986,7 @@ WorkloadConfig Loader::load(const YAML::Node& root) {
 
     WorkloadConfig config;
     config.source = m_source;
+    config.data_lists = m_data_mode;
     config.name = top.has("name") ? to_string(top.child("name")) : std::string();
 
     const Item kernels_item = top.required("kernels");

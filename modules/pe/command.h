@@ -180,10 +180,13 @@ struct WorkloadConfig {
     std::vector<Launch> launches;
     std::vector<MmuMapping> mmu;
     std::vector<HostRequest> host;  // requests through IO_CPU (SPEC §4), in list order
-    // Data mode (docs/workload.md "Operand data"): on when either is given.
+    // Data mode (docs/workload.md "Operand data"): on when either list is
+    // given, even empty (`data: []`: every byte reads as 0), as the loader
+    // validated the workload.
     std::vector<DataInit> data;
     std::vector<DataDump> dumps;
-    bool data_mode() const { return !data.empty() || !dumps.empty(); }
+    bool data_lists = false;  // the workload had a `data` or `dump` list
+    bool data_mode() const { return data_lists || !data.empty() || !dumps.empty(); }
 };
 
 }  // namespace npuvp

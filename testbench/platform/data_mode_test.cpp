@@ -118,6 +118,48 @@ BOOST_AUTO_TEST_CASE(a_run_without_data_has_no_stores) {
     BOOST_CHECK(platform.cube(0, 0).hbm[0]->data() == nullptr);
 }
 
+BOOST_AUTO_TEST_CASE(an_empty_data_list_turns_data_mode_on) {
+    // docs/workload.md: a `data` or `dump` list turns data mode on, even an
+    // empty one; the loader validates such a workload as data mode (the
+    // epilogue's operand is accepted), so the run must be one: stores exist,
+    // the PE runs per stage (data mode copies bytes at each stage's end),
+    // and C = A·B + bias over all-zero memory is 0. `data:` left empty
+    // (null) is no list: data mode stays off.
+    const TopologyConfig topo = test::load_shipped("default");
+    const std::string body = R"(
+name: e
+kernels:
+  k:
+    - composite:
+        id: fc
+        gemm: { m: 32, k: 32, n: 32 }
+        tile: { m: 16, k: 16, n: 16 }
+        dtype: { in: int8, out: int32 }
+        epilogues:
+          - { op: bias_add, scope: per_output_tile, operand: 0x800000 }
+        src: { pa: 0x0 }
+        dst: { pa: 0x100000 }
+launch:
+  - { kernel: k, cube: sip0.cube0, pes: [0] }
+)";
+    // The operand is read in data mode only: without a list it is an error.
+    BOOST_CHECK_EXCEPTION(load_workload_text(body + "data:\n", "e.yaml", topo), ConfigError,
+                          [](const ConfigError& e) { return std::string(e.what()).find("data mode only") != std::string::npos; });
+    const WorkloadConfig wl = load_workload_text(body + "data: []\n", "e.yaml", topo);
+    BOOST_REQUIRE(wl.data.empty() && wl.dumps.empty());
+    BOOST_REQUIRE(wl.data_mode());
+    TraceSink trace;
+    Platform platform(topo, trace);
+    WorkloadRun run(platform, wl);
+    sc_core::sc_start();
+    BOOST_REQUIRE_MESSAGE(run.finished(), run.diagnosis());
+    BOOST_REQUIRE(run.data() != nullptr);
+    BOOST_CHECK(platform.pe(0, 0, 0).tcm().data() != nullptr);
+    BOOST_CHECK_EQUAL(platform.decoupler().decoupled_pes(), 0u);
+    const std::vector<std::uint8_t> c = run.data()->region(test::hbm_region(0x100000, 4 * 32 * 32));
+    BOOST_CHECK(std::all_of(c.begin(), c.end(), [](std::uint8_t b) { return b == 0; }));
+}
+
 BOOST_AUTO_TEST_CASE(virtual_source_b_panel_add_mul_and_int8_output) {
     // 20x24x12 in 8x16x8 tiles (edges in every dimension: M 8+8+4, K 16+8,
     // N 8+4) with a B column panel, A and B read through PE_MMU (src is
