@@ -34,7 +34,7 @@ struct OpSpec {
     EpilogueScope scope = EpilogueScope::per_output_tile;  // ignored for ops[0]
     // Data mode (docs/workload.md "Operand data"): the TCM offset of an
     // add / bias_add / mul epilogue's int32 second operand, if given.
-    std::optional<std::uint64_t> operand;
+    std::optional<std::uint64_t> operand = std::nullopt;
 };
 
 // Operand reuse (docs/timing.md "Operand reuse"): which operand, if any,
