@@ -9,8 +9,8 @@
 // one, so memory stays O(1) in the number of tiles. Pure C++, no SystemC.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
