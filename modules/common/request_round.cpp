@@ -20,7 +20,7 @@ void RequestRound::ask(const RequestKey& key, RoundRequester& requester) {
         return;
     }
     if (m_pending.empty()) request_update();
-    m_pending.push_back({key, m_asked++, &requester});
+    m_pending.emplace_back(key, m_asked++, &requester);
 }
 
 void RequestRound::update() {

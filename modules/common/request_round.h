@@ -72,15 +72,23 @@ protected:
 // RequestRound in the kernel's update phase, by a PipelineCalendar at a
 // round's end): in key order. Keys are unique within a round (the unit
 // breaks the last tie); the ask count only makes the sort total.
+//
+// The key is the asker's own, not a copy: it lives until the request is
+// served (a stage worker's waiter, a thread's in_turn() argument). A copy
+// would be read back right after the asker wrote it, with wider loads than
+// the stores that wrote it, which the store buffer cannot forward: a stall
+// on every request (docs/speed.md, "Fifth pass"). For the same reason the
+// request is built in place (emplace_back), member by member.
 struct RoundAsk {
-    RequestKey key;
+    RoundAsk(const RequestKey& k, std::uint64_t a, RoundRequester* r) : key(&k), asked(a), requester(r) {}
+    const RequestKey* key;
     std::uint64_t asked;
     RoundRequester* requester;
 };
 
 inline void serve_in_key_order(std::vector<RoundAsk>& asks) {
     const auto before = [](const RoundAsk& a, const RoundAsk& b) {
-        return a.key < b.key || (!(b.key < a.key) && a.asked < b.asked);
+        return *a.key < *b.key || (!(*b.key < *a.key) && a.asked < b.asked);
     };
     // A round mostly holds one to three requests: an insertion sort (the
     // order is total, so any sort gives the same) without std::sort's setup.
@@ -119,7 +127,8 @@ public:
     static RequestRound& instance();
 
     // From a process (evaluation phase): serve `requester` at the end of
-    // this round, in `key` order among the round's requests.
+    // this round, in `key` order among the round's requests (`key` must
+    // live until then: RoundAsk).
     void ask(const RequestKey& key, RoundRequester& requester) override;
     sc_core::sc_time now() const override { return sc_core::sc_time_stamp(); }
     std::uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }

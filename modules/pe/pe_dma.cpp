@@ -217,7 +217,7 @@ private:
         if (!m_pieces.empty() && m_pieces.back().route == &route)
             m_pieces.back().bytes += bytes;
         else
-            m_pieces.push_back({&route, pa, bytes});
+            m_pieces.emplace_back(&route, pa, bytes);
     }
 
     int m_index;

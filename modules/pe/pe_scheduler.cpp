@@ -379,25 +379,30 @@ void PeScheduler::feed_step() {
             // An operand panel (docs/timing.md "Operand reuse") is taken with
             // the first token that loads it, all or nothing with its buffers.
             TileToken& token = *m_feed_token;
-            const std::uint64_t sizes[3] = {token.plan.panel_bytes, token.plan.in_bytes, token.plan.out_bytes};
-            std::uint64_t taken[3] = {0, 0, 0};
-            std::size_t n = 0;
-            for (; n < 3; ++n) {
-                if (sizes[n] == 0) continue;
-                const auto at = m_reserved.try_alloc(sizes[n]);
-                if (!at) break;
-                taken[n] = *at;
-            }
-            if (n < 3) {
-                for (std::size_t i = 0; i < n; ++i)
-                    if (sizes[i]) m_reserved.free(taken[i]);
+            // (Scalars, not an array: the array's 8-byte stores were read
+            // back as one 16-byte load, which the store buffer cannot
+            // forward; docs/speed.md, "Fifth pass".)
+            const TilePlan& plan = token.plan;
+            std::uint64_t panel = 0, in = 0, out = 0;
+            const auto take = [this](std::uint64_t bytes, std::uint64_t& addr) {
+                if (bytes == 0) return true;
+                const auto at = m_reserved.try_alloc(bytes);
+                if (!at) return false;
+                addr = *at;
+                return true;
+            };
+            const bool got_panel = take(plan.panel_bytes, panel);
+            const bool got_in = got_panel && take(plan.in_bytes, in);
+            if (!got_in || !take(plan.out_bytes, out)) {
+                if (got_panel && plan.panel_bytes) m_reserved.free(panel);
+                if (got_in && plan.in_bytes) m_reserved.free(in);
                 feed_wait(FeedWait::tcm, m_tcm_freed);
                 return;
             }
-            if (token.plan.panel_bytes) m_panel_buf = taken[0];
+            if (plan.panel_bytes) m_panel_buf = panel;
             token.panel_buf = m_panel_buf;
-            token.in_buf = taken[1];
-            token.out_buf = taken[2];
+            token.in_buf = in;
+            token.out_buf = out;
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;

@@ -14,11 +14,11 @@ void PipelineCalendar::push_timed(ps_t time, Activity& a) {
         m_thead = 0;
     }
     // Among wake-ups at one time, the earlier pushed runs first.
-    m_timed.push_back({time, &a});
+    m_timed.emplace_back(time, &a);
     Timed* const first = m_timed.data() + m_thead;
     Timed* at = m_timed.data() + m_timed.size() - 1;
     for (; at != first && at[-1].time > time; --at) *at = at[-1];
-    *at = {time, &a};
+    *at = Timed(time, &a);
 }
 
 void PipelineCalendar::ask_while_serving() {
@@ -42,7 +42,7 @@ void PipelineCalendar::schedule(Activity& a) {
     }
     if (m_now < now) advance_to(now);
     const std::uint64_t round = round_at(now, sc_core::sc_delta_count());
-    m_list.push_back({round + 1, &a});
+    m_list.emplace_back(round + 1, &a);
     m_wake.notify(sc_core::SC_ZERO_TIME);
 }
 

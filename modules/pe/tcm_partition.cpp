@@ -32,8 +32,8 @@ TcmRangeMap::TcmRangeMap(std::uint64_t base, std::uint64_t limit, std::string ow
     if (m_limit > m_base) m_free.push_back({m_base, m_limit - m_base});
 }
 
-std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uint64_t alignment) {
-    if (bytes == 0 || bytes > capacity()) return std::nullopt;
+std::uint64_t TcmRangeMap::first_fit(std::uint64_t bytes, std::uint64_t alignment) {
+    if (bytes == 0 || bytes > capacity()) return k_no_space;
     for (std::size_t i = 0; i < m_free.size(); ++i) {
         const TcmRange block = m_free[i];
         // A power of two: a mask, not two divisions.
@@ -62,11 +62,11 @@ std::optional<std::uint64_t> TcmRangeMap::allocate(std::uint64_t bytes, std::uin
                << ") or overlaps a live allocation";
             throw std::logic_error(os.str());
         }
-        m_live.push_back(TcmRange{addr, bytes});
+        m_live.emplace_back(addr, bytes);
         m_in_use += bytes;
         return addr;
     }
-    return std::nullopt;
+    return k_no_space;
 }
 
 void TcmRangeMap::free(std::uint64_t addr) {
@@ -80,8 +80,11 @@ void TcmRangeMap::free(std::uint64_t addr) {
            << " that is not a live allocation (double free or never allocated)";
         throw std::logic_error(os.str());
     }
-    const TcmRange range = *live;
-    *live = m_live.back();
+    const TcmRange range(live->addr, live->bytes);
+    if (live != m_live.end() - 1) {
+        live->addr = m_live.back().addr;
+        live->bytes = m_live.back().bytes;
+    }
     m_live.pop_back();
     m_in_use -= range.bytes;
 
@@ -115,9 +118,12 @@ bool TcmRangeMap::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     if (__builtin_add_overflow(addr, bytes, &end)) end = ~std::uint64_t{0};
     // Live ranges are disjoint and never empty: [addr, end) meets one when
     // it starts before `end` and ends after `addr`.
-    for (const TcmRange& r : m_live)
-        if (r.addr < end && r.end() > addr) return true;
-    return false;
+    // Without a branch per range: whether a range lies below or above is as
+    // good as random, and a mispredicted branch per range cost more than
+    // the scan (docs/speed.md, "Fifth pass").
+    bool meets = false;
+    for (const TcmRange& r : m_live) meets |= (r.addr < end) & (r.end() > addr);
+    return meets;
 }
 
 std::uint64_t TcmRangeMap::largest_free() const {
@@ -153,12 +159,7 @@ detail::TcmRangeMap make_reserved_map(const PeTcmConfig& config) {
 
 ReservedTcm::ReservedTcm(const PeTcmConfig& config) : m_map(make_reserved_map(config)) {}
 
-std::optional<std::uint64_t> ReservedTcm::try_alloc(std::uint64_t bytes) {
-    if (bytes == 0) throw std::invalid_argument("SchedulerReservedTCM: zero-byte tile buffer");
-    if (!can_ever_fit(bytes)) return std::nullopt;
-    const std::uint64_t rounded = (bytes + k_alignment - 1) / k_alignment * k_alignment;
-    return m_map.allocate(rounded, k_alignment);
-}
+void ReservedTcm::zero_bytes() { throw std::invalid_argument("SchedulerReservedTCM: zero-byte tile buffer"); }
 
 void ReservedTcm::free(std::uint64_t addr) { m_map.free(addr); }
 

@@ -24,6 +24,9 @@ namespace npuvp {
 namespace detail {
 
 struct TcmRange {
+    // Built in place (emplace_back), member by member: docs/speed.md, "Fifth pass".
+    TcmRange() = default;
+    TcmRange(std::uint64_t a, std::uint64_t b) : addr(a), bytes(b) {}
     std::uint64_t addr = 0;
     std::uint64_t bytes = 0;
     std::uint64_t end() const { return addr + bytes; }
@@ -37,7 +40,11 @@ public:
     TcmRangeMap(std::uint64_t base, std::uint64_t limit, std::string owner);
 
     // Preconditions (checked by the callers): bytes > 0, alignment a power of two.
-    std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t alignment);
+    std::optional<std::uint64_t> allocate(std::uint64_t bytes, std::uint64_t alignment) {
+        const std::uint64_t addr = first_fit(bytes, alignment);
+        if (addr == k_no_space) return std::nullopt;
+        return addr;
+    }
     // Throws std::logic_error when addr is not the start of a live allocation.
     void free(std::uint64_t addr);
 
@@ -51,6 +58,14 @@ public:
     std::size_t free_block_count() const { return m_free.size(); }
 
 private:
+    // What first_fit() returns for "no block fits": never a range's address
+    // (a range holds at least one byte below 2^64). The optional is made
+    // inline, in the caller: returned from a call, GCC builds it on the
+    // stack with a one-byte store under an eight-byte load, which the store
+    // buffer cannot forward (docs/speed.md, "Fifth pass").
+    static constexpr std::uint64_t k_no_space = ~std::uint64_t{0};
+    std::uint64_t first_fit(std::uint64_t bytes, std::uint64_t alignment);
+
     std::uint64_t m_base;
     std::uint64_t m_limit;
     std::string m_owner;
@@ -91,7 +106,11 @@ public:
 
     // First fit; std::nullopt when no free block is large enough right now
     // (the feeder waits for space, SPEC §5). bytes == 0 is std::invalid_argument.
-    std::optional<std::uint64_t> try_alloc(std::uint64_t bytes);
+    std::optional<std::uint64_t> try_alloc(std::uint64_t bytes) {
+        if (bytes == 0) zero_bytes();
+        if (!can_ever_fit(bytes)) return std::nullopt;
+        return m_map.allocate((bytes + k_alignment - 1) / k_alignment * k_alignment, k_alignment);
+    }
     // seed 000 §D5.1: a buffer is released once its tile's DMA_WRITE completes.
     // Throws std::logic_error on a double free or an address never allocated.
     void free(std::uint64_t addr);
@@ -106,6 +125,8 @@ public:
     bool overlaps_live(std::uint64_t addr, std::uint64_t bytes) const;
 
 private:
+    [[noreturn]] static void zero_bytes();  // throws std::invalid_argument
+
     detail::TcmRangeMap m_map;
 };
 
@@ -145,6 +166,8 @@ public:
     std::uint64_t limit() const { return m_map.limit(); }
 
 private:
+    [[noreturn]] static void zero_bytes();  // throws std::invalid_argument
+
     detail::TcmRangeMap m_map;
 };
 

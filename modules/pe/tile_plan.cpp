@@ -1,7 +1,6 @@
 #include "modules/pe/tile_plan.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -34,13 +33,18 @@ public:
         Stage& s = slot(type);
         s.bytes = bytes;
     }
-    // A DMA stage of `runs` runs in memory (their bytes add up to the stage's).
-    void dma(StageType type, std::initializer_list<MemRun> runs) {
-        Stage& s = slot(type);
-        for (const MemRun& run : runs) {
-            s.mem[s.mem_runs++] = run;
-            s.bytes += run.bytes;
-        }
+    // A DMA stage, then its runs in memory (their bytes add up to the
+    // stage's). Each run is written member by member: a MemRun built on the
+    // stack and copied would be read back with wider loads than the stores
+    // that built it, which the store buffer cannot forward (docs/speed.md,
+    // "Fifth pass").
+    Stage& dma(StageType type) { return slot(type); }
+    static void run(Stage& s, std::uint64_t offset, std::uint64_t bytes, std::uint8_t base = 0) {
+        MemRun& r = s.mem[s.mem_runs++];
+        r.offset = offset;
+        r.bytes = bytes;
+        r.base = base;
+        s.bytes += bytes;
     }
     void gemm(std::uint64_t m, std::uint64_t k, std::uint64_t n, std::uint32_t elem_bytes) {
         Stage& s = slot(StageType::gemm);
@@ -260,14 +264,9 @@ void TilePlanner::next_gemm(TilePlan& out) {
     // B from src_b when it has its own place, else right after A in src.
     const std::uint64_t b_off = (s.b_separate ? 0 : m_b_base) + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
     StageWriter w(out.stages);
-    const MemRun a_run{a_off, tm * tk * s.d_in, 0};
-    const MemRun b_run{b_off, tk * tn * s.d_in, static_cast<std::uint8_t>(s.b_separate ? 1 : 0)};
-    if (a_loaded && b_loaded)
-        w.dma(StageType::dma_read, {a_run, b_run});
-    else if (a_loaded)
-        w.dma(StageType::dma_read, {a_run});
-    else
-        w.dma(StageType::dma_read, {b_run});
+    Stage& read = w.dma(StageType::dma_read);
+    if (a_loaded) StageWriter::run(read, a_off, tm * tk * s.d_in);
+    if (b_loaded) StageWriter::run(read, b_off, tk * tn * s.d_in, s.b_separate ? 1 : 0);
     // FETCH takes both operand tiles to the register file, resident or not.
     w.transfer(StageType::fetch, (tm * tk + tk * tn) * s.d_in);
     w.gemm(tm, tk, tn, s.d_in);
@@ -285,7 +284,7 @@ void TilePlanner::next_gemm(TilePlan& out) {
         for (const Epilogue& e : m_epilogues)
             if (e.scope == EpilogueScope::once) w.math(out_elems, e.op, s.d_out);
     w.transfer(StageType::store, out.out_bytes);
-    w.dma(StageType::dma_write, {{(mi * s.tm * s.n + ni * s.tn * tm) * s.d_out, out.out_bytes}});
+    StageWriter::run(w.dma(StageType::dma_write), (mi * s.tm * s.n + ni * s.tn * tm) * s.d_out, out.out_bytes);
 }
 
 void TilePlanner::next_legacy(TilePlan& out) {
@@ -310,11 +309,11 @@ void TilePlanner::next_legacy(TilePlan& out) {
     // Byte tile i lies at i·tile_bytes past src and past dst.
     const std::uint64_t offset = id * s.tile_bytes;
     StageWriter w(out.stages);
-    w.dma(StageType::dma_read, {{offset, bytes}});
+    StageWriter::run(w.dma(StageType::dma_read), offset, bytes);
     w.transfer(StageType::fetch, bytes);
     w.math(bytes / s.d_in, s.legacy_op, s.d_in);
     w.transfer(StageType::store, bytes);
-    w.dma(StageType::dma_write, {{offset, bytes}});
+    StageWriter::run(w.dma(StageType::dma_write), offset, bytes);
 }
 
 }  // namespace npuvp
