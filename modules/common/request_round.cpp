@@ -20,14 +20,14 @@ void RequestRound::ask(const RequestKey& key, RoundRequester& requester) {
         return;
     }
     if (m_pending.empty()) request_update();
-    m_pending.emplace_back(key, m_asked++, &requester);
+    m_pending.emplace_back().set(key, m_asked++, requester);
 }
 
 void RequestRound::update() {
     // Swap, so that the list served is not the one a requester could add to.
     m_serving.swap(m_pending);
     m_serving_now = true;
-    serve_in_key_order(m_serving);
+    serve_in_key_order(m_serving.data(), m_serving.data() + m_serving.size());
     m_serving_now = false;
     ++m_rounds;
     m_served += m_serving.size();

@@ -77,32 +77,38 @@ protected:
 // served (a stage worker's waiter, a thread's in_turn() argument). A copy
 // would be read back right after the asker wrote it, with wider loads than
 // the stores that wrote it, which the store buffer cannot forward: a stall
-// on every request (docs/speed.md, "Fifth pass"). For the same reason the
-// request is built in place (emplace_back), member by member.
+// on every request (docs/speed.md, "Fifth pass"). For the same reason a
+// request is filled in place, member by member (set()).
 struct RoundAsk {
-    RoundAsk(const RequestKey& k, std::uint64_t a, RoundRequester* r) : key(&k), asked(a), requester(r) {}
+    void set(const RequestKey& k, std::uint64_t a, RoundRequester& r) {
+        key = &k;
+        asked = a;
+        requester = &r;
+    }
     const RequestKey* key;
     std::uint64_t asked;
     RoundRequester* requester;
 };
 
-inline void serve_in_key_order(std::vector<RoundAsk>& asks) {
+// Serves [first, last) in key order.
+inline void serve_in_key_order(RoundAsk* first, RoundAsk* last) {
     const auto before = [](const RoundAsk& a, const RoundAsk& b) {
         return *a.key < *b.key || (!(*b.key < *a.key) && a.asked < b.asked);
     };
     // A round mostly holds one to three requests: an insertion sort (the
     // order is total, so any sort gives the same) without std::sort's setup.
-    if (asks.size() > 16) {
-        std::sort(asks.begin(), asks.end(), before);
+    const std::size_t n = static_cast<std::size_t>(last - first);
+    if (n > 16) {
+        std::sort(first, last, before);
     } else {
-        for (std::size_t i = 1; i < asks.size(); ++i) {
-            const RoundAsk a = asks[i];
+        for (std::size_t i = 1; i < n; ++i) {
+            const RoundAsk a = first[i];
             std::size_t j = i;
-            for (; j > 0 && before(a, asks[j - 1]); --j) asks[j] = asks[j - 1];
-            asks[j] = a;
+            for (; j > 0 && before(a, first[j - 1]); --j) first[j] = first[j - 1];
+            first[j] = a;
         }
     }
-    for (const RoundAsk& a : asks) a.requester->serve_round();
+    for (RoundAsk* a = first; a != last; ++a) a->requester->serve_round();
 }
 
 // Who serves a round's requests: the RequestRound (the kernel's update

@@ -10,15 +10,14 @@ void PipelineCalendar::push_timed(ps_t time, Activity& a) {
         m_timed.clear();
         m_thead = 0;
     } else if (m_thead > 32 && 2 * m_thead > m_timed.size()) {
-        m_timed.erase(m_timed.begin(), m_timed.begin() + static_cast<std::ptrdiff_t>(m_thead));
+        m_timed.erase_front(m_thead);
         m_thead = 0;
     }
     // Among wake-ups at one time, the earlier pushed runs first.
-    m_timed.emplace_back(time, &a);
-    Timed* const first = m_timed.data() + m_thead;
-    Timed* at = m_timed.data() + m_timed.size() - 1;
+    Timed* at = &m_timed.append();
+    Timed* const first = m_timed.begin() + m_thead;
     for (; at != first && at[-1].time > time; --at) *at = at[-1];
-    *at = Timed(time, &a);
+    at->set(time, a);
 }
 
 void PipelineCalendar::ask_while_serving() {
@@ -42,7 +41,7 @@ void PipelineCalendar::schedule(Activity& a) {
     }
     if (m_now < now) advance_to(now);
     const std::uint64_t round = round_at(now, sc_core::sc_delta_count());
-    m_list.emplace_back(round + 1, &a);
+    m_list.append().set(round + 1, a);
     m_wake.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -91,7 +90,7 @@ void PipelineCalendar::serve_and_commit() {
     // served in place.
     if (!m_asks.empty()) {
         m_serving_now = true;
-        serve_in_key_order(m_asks);
+        serve_in_key_order(m_asks.begin(), m_asks.end());
         m_serving_now = false;
         m_asks.clear();
     }
@@ -106,7 +105,7 @@ void PipelineCalendar::serve_and_commit() {
         if (m_commits.size() == commits)
             m_commits.clear();
         else
-            m_commits.erase(m_commits.begin(), m_commits.begin() + static_cast<std::ptrdiff_t>(commits));
+            m_commits.erase_front(commits);
     }
 }
 

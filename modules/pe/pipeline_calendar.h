@@ -28,6 +28,7 @@
 
 #include <systemc>
 
+#include "modules/common/append_list.h"
 #include "modules/common/request_round.h"
 #include "tlm_sockets/hop.h"
 
@@ -105,21 +106,18 @@ public:
             if (m_thead == m_timed.size()) {
                 m_timed.clear();  // nothing pending: start from the front
                 m_thead = 0;
-                m_timed.emplace_back(t, &a);
+                m_timed.append().set(t, a);
             } else if (m_timed.size() != m_timed.capacity()) {
                 // Room left: appended, and sorted in from the back (mostly
                 // it is the latest, or a step or two from it; among
                 // wake-ups at one time the earlier pushed runs first).
-                m_timed.emplace_back(t, &a);
-                Timed* const first = m_timed.data() + m_thead;
-                Timed* at = m_timed.data() + m_timed.size() - 1;
-                if (at[-1].time > t) {
-                    do {
-                        *at = at[-1];
-                        --at;
-                    } while (at != first && at[-1].time > t);
-                    *at = Timed(t, &a);
+                Timed* at = &m_timed.append();
+                Timed* const first = m_timed.begin() + m_thead;
+                while (at != first && at[-1].time > t) {
+                    *at = at[-1];
+                    --at;
                 }
+                at->set(t, a);
             } else {
                 push_timed(t, a);  // makes room first
             }
@@ -127,11 +125,11 @@ public:
             next_round(a);  // a zero wait: the next round, as a delta notification
         }
     }
-    void next_round(Activity& a) { m_list.emplace_back(m_round + 1, &a); }
+    void next_round(Activity& a) { m_list.append().set(m_round + 1, a); }
     // RoundService: serve `requester` at the end of this round, in key order.
     void ask(const RequestKey& key, RoundRequester& requester) override {
         if (m_serving_now) return ask_while_serving();
-        m_asks.emplace_back(key, m_seq++, &requester);
+        m_asks.append().set(key, m_seq++, requester);
     }
     sc_core::sc_time now() const override { return time(); }
     ps_t now_ps() const override { return time_ps(); }
@@ -139,7 +137,7 @@ public:
     void commit_at_round_end(RoundCommit& c) {
         if (c.m_commit_asked) return;
         c.m_commit_asked = true;
-        m_commits.push_back(&c);
+        m_commits.append() = &c;
     }
     // From anywhere: `a` runs in the next round: the calendar's own if it is
     // running, else the round after the kernel's current delta cycle (a
@@ -169,18 +167,21 @@ public:
 private:
     // A wake-up at a later instant (its first round). Wake-ups at one time
     // keep the order they were pushed in (the insertion is stable).
-    // (Built in place by emplace_back(), member by member: a braced
-    // temporary is built on the stack with two 8-byte stores and copied
-    // with one 16-byte load, which the store buffer cannot forward, a
-    // stall of its own on every push; docs/speed.md, "Fifth pass".)
+    // (Filled in place, member by member: AppendList.)
     struct Timed {
-        Timed(ps_t t, Activity* a) : time(t), activity(a) {}
+        void set(ps_t t, Activity& a) {
+            time = t;
+            activity = &a;
+        }
         ps_t time;
         Activity* activity;
     };
     // A wake-up at the current instant, in round order (rounds only grow).
     struct Slot {
-        Slot(std::uint64_t r, Activity* a) : round(r), activity(a) {}
+        void set(std::uint64_t r, Activity& a) {
+            round = r;
+            activity = &a;
+        }
         std::uint64_t round;
         Activity* activity;
     };
@@ -233,15 +234,15 @@ private:
     // at a time, and a new one is mostly the latest: a sorted insertion from
     // the back is cheaper than a heap at that size). Those at m_now are the
     // current instant's round 0: they run from here, not copied to m_list.
-    std::vector<Timed> m_timed;
+    AppendList<Timed> m_timed;
     std::size_t m_thead = 0;
     // How many of them, from m_thead on, are at m_now (round 0's still to run).
     std::size_t m_due = 0;
     // The current instant's rounds after its timed wake-ups, from m_head on.
-    std::vector<Slot> m_list;
+    AppendList<Slot> m_list;
     std::size_t m_head = 0;
-    std::vector<RoundAsk> m_asks;
-    std::vector<RoundCommit*> m_commits;
+    AppendList<RoundAsk> m_asks;
+    AppendList<RoundCommit*> m_commits;
     ps_t m_now = 0;                // the local time
     ps_t m_kernel = 0;             // the kernel's time while running
     std::uint64_t m_round = 0;     // the round at m_now being run (or next to run)
