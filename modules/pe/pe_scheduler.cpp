@@ -410,12 +410,37 @@ void PeScheduler::feed_step() {
                 m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                                static_cast<std::int64_t>(m_reserved_in_use)));
             m_feed_phase = FeedPhase::overhead;
-            if (m_cal)
-                m_cal->at(m_cal->time_ps() + m_overhead.value(), m_feed);
-            else
+            if (m_cal) {
+                const ps_t due = m_cal->time_ps() + m_overhead.value();
+                // Decoupled, and not a command's first tile (whose overhead
+                // starts the command when it ends): when the first inbox is
+                // full now, the feeder waits for its slot at once instead
+                // of waking at the overhead's end only to find it full. The
+                // feeder is the inbox's only writer (Decoupler::plan()), so
+                // a slot freed stays free; the write comes at the same time
+                // and in the same round either way (docs/speed.md, "Fifth
+                // pass").
+                if (!m_feed_first &&
+                    m_inbox_channels->fifo(token.plan.stages.front().type).num_free() == 0) {
+                    m_feed_due_ps = due;
+                    m_feed_phase = FeedPhase::slot;
+                    m_inbox_channels->fifo(token.plan.stages.front().type).wait_writable(m_feed);
+                    return;
+                }
+                m_cal->at(due, m_feed);
+            } else {
                 sc_core::next_trigger(m_overhead);
+            }
             return;
         }
+        case FeedPhase::slot:
+            // The round after a slot was freed; the overhead may still run.
+            m_feed_phase = FeedPhase::overhead;
+            if (m_cal->time_ps() < m_feed_due_ps) {
+                m_cal->at(m_feed_due_ps, m_feed);
+                return;
+            }
+            break;
         case FeedPhase::next_command: {
             if (m_pending_feeds.empty()) {
                 feed_wait(FeedWait::ready, m_feed_ready);

@@ -186,11 +186,12 @@ private:
     sc_core::sc_event m_bank_event;
     std::deque<InflightCommand*> m_pending_feeds;
     sc_core::sc_event m_feed_ready;
-    enum class FeedPhase { next_command, next_tile, alloc, overhead, write };
+    enum class FeedPhase { next_command, next_tile, alloc, slot, overhead, write };
     FeedPhase m_feed_phase = FeedPhase::next_command;
     std::optional<TilePlanner> m_planner;  // of the command being fed
     TileToken* m_feed_token = nullptr;
     bool m_feed_first = false;
+    ps_t m_feed_due_ps = 0;  // decoupled, FeedPhase::slot: when the tile's overhead ends
     // Simple commands' tokens dispatched while their first stage's inbox was
     // full, by stage type: they take the next free slots before the feeder's
     // tiles do, and dispatch goes on with other contexts meanwhile.
