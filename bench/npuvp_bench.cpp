@@ -10,12 +10,15 @@
 // Every case runs in its own process (SystemC elaborates once per process):
 // the harness re-executes itself through /proc/self/exe with `--case ...`, as
 // `npuvp --compare` does, reads the child's RESULT line and its peak resident
-// memory (wait4 rusage). The SimPy baseline (baseline_simpy/pe_pipeline.py)
-// runs the one-PE and eight-PE cases in the same run; the `kernel` case is a
+// memory (wait4 rusage). Every process runs on the CPU the bench started on.
+// The SimPy baseline (baseline_simpy/pe_pipeline.py) runs the one-PE and
+// eight-PE cases in the same run, its runs alternating with the case's own;
+// the `kernel` case is a
 // raw SystemC ping-pong, the physical limit of this machine's kernel. With
 // the RTL co-simulation built, `rtl_gemm` / `rtl_cpp` (the GEMM array) and
 // `rtl_math` / `rtl_math_cpp` (the vector unit) measure RTL cycles per second
 // and the slowdown against the C++ model (docs/rtl.md).
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -618,54 +621,27 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         }
     }
 
-    const std::string tmp = "/tmp/npuvp_bench." + std::to_string(getpid());
-    bool all_ok = true;
-    // Each case `repeats` times, each time in a fresh process; the run with
-    // the median wall time is reported (a 2-core machine is noisy).
-    auto median_of = [&](const std::string& program, const std::vector<std::string>& args,
-                         const std::string& log, std::map<std::string, double>& result,
-                         double* rss_mib) {
-        std::vector<std::pair<std::map<std::string, double>, long>> runs;
-        for (int i = 0; i < repeats; ++i) {
-            long rss = 0;
-            const int code = spawn(program, args, log, &rss);
-            const std::string text = slurp(log);
-            std::remove(log.c_str());
-            auto r = parse_result(text, "RESULT");
-            if (code != 0 || !r.count("wall_s")) {
-                std::cerr << " FAILED (exit " << code << "):\n" << text;
-                return false;
-            }
-            runs.emplace_back(std::move(r), rss);
-        }
-        std::sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-            return a.first.at("wall_s") < b.first.at("wall_s");
-        });
-        result = runs[runs.size() / 2].first;
-        if (rss_mib) *rss_mib = runs[runs.size() / 2].second / 1024.0;
-        return true;
-    };
-    for (Case& c : cases) {
-        std::vector<std::string> args{"--case", c.what, "--m", std::to_string(c.m), "--k",
-                                      std::to_string(c.k), "--n", std::to_string(c.n)};
-        const std::string out = tmp + "." + c.name;  // the *_outputs cases' files
-        if (c.what == "outputs") args.insert(args.end(), {"--out", out});
-        std::cerr << "npuvp_bench: " << c.name << " ..." << std::flush;
-        c.ok = median_of("/proc/self/exe", args, tmp + "." + c.name + ".log", c.r, &c.rss_mib);
-        if (c.what == "outputs")
-            for (const char* suffix : {".timeline.json", ".svg", ".report.json"})
-                std::remove((out + suffix).c_str());
-        if (c.ok) std::cerr << " done\n";
-        all_ok = all_ok && c.ok;
-    }
+    // Every process of the bench, npuvp's and SimPy's, runs on the CPU the
+    // bench started on. On a machine whose CPUs are not equally fast at a
+    // given moment (a VM's virtual CPUs share physical cores with other
+    // tenants: on the 2-core machine of docs/speed.md one CPU ran both
+    // programs 1.5-1.8x slower than the other for minutes at a time, and
+    // which one flipped), a case and its baseline on different CPUs would
+    // compare the CPUs, not the programs.
+    const int cpu = sched_getcpu();
+    cpu_set_t one_cpu;
+    CPU_ZERO(&one_cpu);
+    if (cpu >= 0) CPU_SET(cpu, &one_cpu);
+    const bool pinned = cpu >= 0 && sched_setaffinity(0, sizeof one_cpu, &one_cpu) == 0;
 
-    // SimPy baseline, same run.
+    // SimPy baseline, same run: found first, so that each case's SimPy runs
+    // alternate with its own (below).
     bool have_simpy = false;
     std::string python;
     if (baseline) {
         // The first python3 that imports simpy: PATH's, else Debian's (a
         // pyenv or venv python3 on PATH does not see python3-simpy3).
-        const std::string log = tmp + ".probe.log";
+        const std::string log = "/tmp/npuvp_bench." + std::to_string(getpid()) + ".probe.log";
         for (const char* candidate : {"python3", "/usr/bin/python3"}) {
             long ignored = 0;
             if (spawn(candidate, {"-c", "import simpy"}, log, &ignored) == 0) {
@@ -675,27 +651,75 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             }
         }
         std::remove(log.c_str());
-        if (!have_simpy)
-            std::cout << "baseline: skipped (python3 with simpy not found; Debian: apt-get "
-                         "install python3-simpy3)\n";
-    } else {
-        std::cout << "baseline: skipped (--no-baseline)\n";
     }
-    if (have_simpy)
-        for (Case& c : cases) {
-            if (!c.baseline_pes || !c.ok) continue;
-            std::cerr << "npuvp_bench: " << c.name << " (SimPy) ..." << std::flush;
-            c.base_ok = median_of(python,
-                                  {baseline_script, "--pes", std::to_string(c.baseline_pes),
-                                   "--m", std::to_string(c.m), "--k", std::to_string(c.k),
-                                   "--n", std::to_string(c.n)},
-                                  tmp + "." + c.name + ".simpy.log", c.base, nullptr);
-            if (c.base_ok) std::cerr << " done\n";
+
+    const std::string tmp = "/tmp/npuvp_bench." + std::to_string(getpid());
+    bool all_ok = true;
+    // One run in a fresh process: its RESULT line and peak RSS.
+    using Run = std::pair<std::map<std::string, double>, long>;
+    auto run_once = [&](const std::string& program, const std::vector<std::string>& args,
+                        const std::string& log, std::vector<Run>& runs) {
+        long rss = 0;
+        const int code = spawn(program, args, log, &rss);
+        const std::string text = slurp(log);
+        std::remove(log.c_str());
+        auto r = parse_result(text, "RESULT");
+        if (code != 0 || !r.count("wall_s")) {
+            std::cerr << " FAILED (exit " << code << "):\n" << text;
+            return false;
         }
+        runs.emplace_back(std::move(r), rss);
+        return true;
+    };
+    // The run with the median wall time (a 2-core machine is noisy).
+    auto median = [](std::vector<Run>& runs, std::map<std::string, double>& result, double* rss_mib) {
+        std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+            return a.first.at("wall_s") < b.first.at("wall_s");
+        });
+        result = runs[runs.size() / 2].first;
+        if (rss_mib) *rss_mib = runs[runs.size() / 2].second / 1024.0;
+    };
+    for (Case& c : cases) {
+        std::vector<std::string> args{"--case", c.what, "--m", std::to_string(c.m), "--k",
+                                      std::to_string(c.k), "--n", std::to_string(c.n)};
+        const std::string out = tmp + "." + c.name;  // the *_outputs cases' files
+        if (c.what == "outputs") args.insert(args.end(), {"--out", out});
+        const bool with_base = have_simpy && c.baseline_pes != 0;
+        std::cerr << "npuvp_bench: " << c.name << (with_base ? " and its SimPy baseline" : "") << " ..."
+                  << std::flush;
+        // Each case `repeats` times, each time in a fresh process; a case
+        // with a baseline alternates with it, run for run, so that both see
+        // the machine in the same state.
+        std::vector<Run> runs, base_runs;
+        c.ok = true;
+        c.base_ok = with_base;
+        for (int i = 0; i < repeats && c.ok; ++i) {
+            c.ok = run_once("/proc/self/exe", args, tmp + "." + c.name + ".log", runs);
+            if (c.ok && c.base_ok)
+                c.base_ok = run_once(python,
+                                     {baseline_script, "--pes", std::to_string(c.baseline_pes), "--m",
+                                      std::to_string(c.m), "--k", std::to_string(c.k), "--n",
+                                      std::to_string(c.n)},
+                                     tmp + "." + c.name + ".simpy.log", base_runs);
+        }
+        if (c.ok) median(runs, c.r, &c.rss_mib);
+        if (c.ok && c.base_ok) median(base_runs, c.base, nullptr);
+        if (c.what == "outputs")
+            for (const char* suffix : {".timeline.json", ".svg", ".report.json"})
+                std::remove((out + suffix).c_str());
+        if (c.ok) std::cerr << " done\n";
+        all_ok = all_ok && c.ok;
+    }
+    if (!baseline)
+        std::cout << "baseline: skipped (--no-baseline)\n";
+    else if (!have_simpy)
+        std::cout << "baseline: skipped (python3 with simpy not found; Debian: apt-get "
+                     "install python3-simpy3)\n";
 
     // ---- the table
     std::cout << "\nnpuvp_bench" << (smoke ? " --smoke" : "") << "  (SystemC "
-              << sc_core::sc_release() << ", tracing off, each case in its own process)\n\n";
+              << sc_core::sc_release() << ", tracing off, each case in its own process, "
+              << (pinned ? "all on CPU " + std::to_string(cpu) : std::string("not pinned to a CPU")) << ")\n\n";
     std::cout << std::left << std::setw(12) << "case" << std::right << std::setw(5) << "PEs"
               << std::setw(9) << "tokens" << std::setw(9) << "elab s" << std::setw(9) << "init s" << std::setw(10) << "wall s"
               << std::setw(12) << "tokens/s" << std::setw(12) << "stages/s" << std::setw(9)
@@ -748,7 +772,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     }
 
     // ---- ratios
-    std::cout << "\nagainst the SimPy baseline (same case, same machine, same run):\n";
+    std::cout << "\nagainst the SimPy baseline (same case, same machine, same run, same CPU, run for run in turn):\n";
     for (const Case& c : cases) {
         if (!c.baseline_pes || !c.ok) continue;
         std::cout << "  " << std::left << std::setw(10) << c.name << std::right;
