@@ -1,6 +1,6 @@
 // npuvp_bench: how fast npuvp simulates (docs/speed.md, SPEC §9).
 //
-//   ./build/bench/npuvp_bench            the full suite (a few minutes on 2 cores)
+//   ./build/bench/npuvp_bench            the full suite (about a minute on 2 cores)
 //   ./build/bench/npuvp_bench --smoke    tiny sizes of every case (seconds; CTest bench_smoke)
 //   ./build/bench/npuvp_bench --no-baseline   skip the SimPy baseline
 //   ./build/bench/npuvp_bench --repeat N      runs per case (median; default 3, smoke 1)
