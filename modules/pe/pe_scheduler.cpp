@@ -420,12 +420,14 @@ void PeScheduler::feed_step() {
                 // a slot freed stays free; the write comes at the same time
                 // and in the same round either way (docs/speed.md, "Fifth
                 // pass").
-                if (!m_feed_first &&
-                    m_inbox_channels->fifo(token.plan.stages.front().type).num_free() == 0) {
-                    m_feed_due_ps = due;
-                    m_feed_phase = FeedPhase::slot;
-                    m_inbox_channels->fifo(token.plan.stages.front().type).wait_writable(m_feed);
-                    return;
+                if (!m_feed_first) {
+                    StageInbox& first = m_inbox_channels->fifo(plan.stages.front().type);
+                    if (first.num_free() == 0) {
+                        m_feed_due_ps = due;
+                        m_feed_phase = FeedPhase::slot;
+                        first.wait_writable(m_feed);
+                        return;
+                    }
                 }
                 m_cal->at(due, m_feed);
             } else {

@@ -81,10 +81,8 @@ void TcmRangeMap::free(std::uint64_t addr) {
         throw std::logic_error(os.str());
     }
     const TcmRange range(live->addr, live->bytes);
-    if (live != m_live.end() - 1) {
-        live->addr = m_live.back().addr;
-        live->bytes = m_live.back().bytes;
-    }
+    live->addr = m_live.back().addr;
+    live->bytes = m_live.back().bytes;
     m_live.pop_back();
     m_in_use -= range.bytes;
 

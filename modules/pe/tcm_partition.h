@@ -166,8 +166,6 @@ public:
     std::uint64_t limit() const { return m_map.limit(); }
 
 private:
-    [[noreturn]] static void zero_bytes();  // throws std::invalid_argument
-
     detail::TcmRangeMap m_map;
 };
 
