@@ -18,6 +18,20 @@ namespace npuvp {
 // A buffer of at least `bytes` bytes for a read (`read`) or a write (its
 // content is unspecified and shared by every payload of that command). Pointers handed out stay valid for the whole process:
 // growing maps a larger region and keeps the old ones.
-unsigned char* shared_payload_bytes(std::uint64_t bytes, bool read);
+// (Inline while the store is large enough, as it is for every transfer
+// after the first of its size: a DMA stage's path.)
+namespace detail {
+struct PayloadStore {
+    unsigned char* region = nullptr;
+    std::uint64_t size = 0;
+};
+inline PayloadStore g_payload_stores[2];  // for writes, for reads
+unsigned char* grow_payload_store(PayloadStore& store, std::uint64_t bytes);
+}  // namespace detail
+
+inline unsigned char* shared_payload_bytes(std::uint64_t bytes, bool read) {
+    detail::PayloadStore& store = detail::g_payload_stores[read ? 1 : 0];
+    return bytes <= store.size ? store.region : detail::grow_payload_store(store, bytes);
+}
 
 }  // namespace npuvp

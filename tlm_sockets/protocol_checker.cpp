@@ -11,12 +11,10 @@ ProtocolChecker::ProtocolChecker(const sc_core::sc_module_name& name, std::strin
     out.bind(*this);
 }
 
-bool ProtocolChecker::enabled() {
-    static const bool on = [] {
-        const char* v = std::getenv("NPUVP_TLM_CHECK");
-        return v != nullptr && std::strcmp(v, "0") != 0 && *v != '\0';
-    }();
-    return on;
+bool ProtocolChecker::read_enabled() {
+    const char* v = std::getenv("NPUVP_TLM_CHECK");
+    s_enabled = v != nullptr && std::strcmp(v, "0") != 0 && *v != '\0';
+    return s_enabled != 0;
 }
 
 void ProtocolChecker::fail(const std::string& rule) const {

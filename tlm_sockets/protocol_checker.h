@@ -46,12 +46,17 @@ public:
     // `binding` names the binding in reports ("a.out[2] -> b.in").
     ProtocolChecker(const sc_core::sc_module_name& name, std::string binding);
 
-    // Whether NPUVP_TLM_CHECK asks for checkers (read once).
-    static bool enabled();
+    // Whether NPUVP_TLM_CHECK asks for checkers (read once, at the first
+    // call: a test may set it before; inline, since a decoupled DMA asks it
+    // on every transfer).
+    static bool enabled() { return s_enabled >= 0 ? s_enabled != 0 : read_enabled(); }
 
     std::uint64_t transactions() const { return m_transactions; }
 
 private:
+    static bool read_enabled();
+    inline static int s_enabled = -1;  // not read yet
+
     void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) override;
     tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& p, tlm::tlm_phase& phase,
                                        sc_core::sc_time& delay) override;

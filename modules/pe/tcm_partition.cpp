@@ -161,10 +161,6 @@ void ReservedTcm::zero_bytes() { throw std::invalid_argument("SchedulerReservedT
 
 void ReservedTcm::free(std::uint64_t addr) { m_map.free(addr); }
 
-bool ReservedTcm::can_ever_fit(std::uint64_t bytes) const {
-    if (bytes == 0 || bytes > capacity()) return false;
-    return (bytes + k_alignment - 1) / k_alignment * k_alignment <= capacity();
-}
 
 bool ReservedTcm::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     return m_map.overlaps_live(addr, bytes);

@@ -120,7 +120,10 @@ public:
     std::uint64_t capacity() const { return m_map.capacity(); }
     // True when a buffer of `bytes` fits an empty reserved region (SPEC §8: a
     // tile that can never fit is a configuration error, not a wait).
-    bool can_ever_fit(std::uint64_t bytes) const;
+    bool can_ever_fit(std::uint64_t bytes) const {
+        if (bytes == 0 || bytes > capacity()) return false;
+        return (bytes + k_alignment - 1) / k_alignment * k_alignment <= capacity();
+    }
     // True when [addr, addr + bytes) intersects a live buffer.
     bool overlaps_live(std::uint64_t addr, std::uint64_t bytes) const;
 
