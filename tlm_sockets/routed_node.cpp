@@ -157,13 +157,17 @@ ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
     for (; step != end && step->at == 0; ++step) t = step->hop->reserve(t, bytes);
     payload.acquire();  // released at the response (§14.5), as transport_ps() does
     const std::uint32_t last = static_cast<std::uint32_t>(route.path.size() - 1);
-    // Each transit node as forward() runs it: transit(), then its steps.
+    // Each transit node as forward() runs it: transit() (where it does
+    // anything: no sc_time made for the others), then its steps.
     for (std::uint32_t i = 1; i < last; ++i) {
-        ext.path_index = i;
-        ext.step_cursor = static_cast<std::uint32_t>(step - first);
-        sc_core::sc_time annotated = sc_core::sc_time::from_value(t - kernel);
-        route.path[i].node->transit(ext, annotated);
-        t = kernel + annotated.value();
+        RoutedNode& node = *route.path[i].node;
+        if (node.has_transit_cost()) {
+            ext.path_index = i;
+            ext.step_cursor = static_cast<std::uint32_t>(step - first);
+            sc_core::sc_time annotated = sc_core::sc_time::from_value(t - kernel);
+            node.transit(ext, annotated);
+            t = kernel + annotated.value();
+        }
         for (; step != end && step->at == i; ++step) t = step->hop->reserve(t, bytes);
     }
     // The target: its steps, then accept() (which serves it).

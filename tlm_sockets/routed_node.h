@@ -88,6 +88,12 @@ public:
     // no: a PE whose DMA reaches it is not decoupled (docs/speed.md).
     virtual bool answers_at_once() const { return true; }
 
+    // Whether transit() below does anything: a node that overrides it says
+    // so here too (M_CPU, IO_CPU). A walked route (transport_walk_ps())
+    // calls transit() only on the nodes that have it; the socket path calls
+    // it on every transit node.
+    virtual bool has_transit_cost() const { return false; }
+
     // Binds out -> next.in and returns the index of the new `out` binding, which
     // routes use as PathNode::out_port. Elaboration only. With NPUVP_TLM_CHECK
     // set, a ProtocolChecker sits on the binding (same indices, same times).
@@ -138,7 +144,7 @@ protected:
     // Called on a node the payload passes through (not its last) when the
     // payload arrives, before the node's outgoing hops; a node with a
     // processing cost for transit traffic (M_CPU, IO_CPU) adds it to the delay
-    // here. Must not wait.
+    // here, and returns true from has_transit_cost(). Must not wait.
     virtual void transit(NpuExtension& ext, sc_core::sc_time& delay) {}
 
     // Called on the last node of a path, with the delay accumulated so far.

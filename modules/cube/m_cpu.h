@@ -38,6 +38,8 @@ namespace npuvp {
 
 class MCpu : public RoutedNode {
 public:
+    // Transit traffic costs overhead_ns here (transit()).
+    bool has_transit_cost() const override { return true; }
     // Parameters
     const MCpuConfig& config;
 

@@ -29,6 +29,8 @@ namespace npuvp {
 
 class IoCpu : public RoutedNode {
 public:
+    // Transit traffic costs overhead_ns here (transit()).
+    bool has_transit_cost() const override { return true; }
     // Parameters
     const IoCpuConfig& config;
 

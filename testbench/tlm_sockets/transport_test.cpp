@@ -4,6 +4,7 @@
 //   done = t + n / min_i B_i
 // GB/s = bytes/ns, so n/B in ns is bytes / (GB/s).
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "tlm_sockets/hop.h"
 #include "tlm_sockets/npu_extension.h"
+#include "tlm_sockets/protocol_checker.h"
 #include "tlm_sockets/route.h"
 #include "tlm_sockets/routed_node.h"
 
@@ -74,6 +76,7 @@ public:
         const Route* route;
         std::uint64_t bytes;
         MsgKind kind;
+        bool walk = false;  // transport_walk_ps() (a decoupled PE's DMA) instead of transport()
     };
     struct Done {
         ps_t start_ps;
@@ -99,7 +102,9 @@ private:
             m_txn.prepare(job.kind, *job.route, 0x1000, job.bytes);
             sc_time delay;
             try {
-                delay = m_initiator.transport(m_txn);
+                delay = job.walk ? sc_time::from_value(m_initiator.transport_walk_ps(
+                                       m_txn, sc_core::sc_time_stamp().value(), 0))
+                                 : m_initiator.transport(m_txn);
             } catch (const std::exception& e) {
                 error = e.what();
                 return;
@@ -111,6 +116,22 @@ private:
 
     RoutedNode& m_initiator;
     Transaction m_txn;
+};
+
+// A transit node whose transit traffic costs 5 ns (as M_CPU's and IO_CPU's
+// overhead does), counting its transit() calls.
+class CostlyTransit : public RoutedNode {
+public:
+    using RoutedNode::RoutedNode;
+    const char* kind() const override { return "test_costly_transit"; }
+    bool has_transit_cost() const override { return true; }
+    int transits = 0;
+
+protected:
+    void transit(NpuExtension&, sc_time& delay) override {
+        ++transits;
+        delay += sc_time(5, SC_NS);
+    }
 };
 
 Route make_route(std::vector<PathNode> path, std::vector<RouteStep> steps) {
@@ -327,6 +348,61 @@ BOOST_AUTO_TEST_CASE(direct_route_reserves_as_the_socket_path_does) {
         BOOST_TEST(x->bytes() == y->bytes());
     }
     BOOST_TEST(net.t.arrivals.size() == 1u);  // the socket run's later transfer only
+}
+
+// RoutedNode::transport_walk_ps() (a decoupled PE's DMA: nodes, steps and
+// the target's accept() without the socket calls, docs/speed.md) calls
+// transit() on the nodes that have a transit cost and gives the socket
+// path's times. a -> m (5 ns transit) -> r -> t, on twin nodes and hops:
+// once through the sockets, once walked. n = 1000 B, t0 = 0:
+//   h0 a->m:  L=10, B=100 -> 10 ns: free=10, t=10
+//   m's transit: t = 15
+//   h1 m->r:  L=4,  B=25  -> 40 ns: free=55, t=19
+//   r: no transit cost
+//   h2 r->t:  L=2,  B=50  -> 20 ns: free=39, t=21
+//   svc t:    L=20, B=50  -> 20 ns: free=41, t=41 (the target sees 41)
+//   done = 41 + n / min B = 41 + 1000/25 = 81 ns
+BOOST_AUTO_TEST_CASE(walked_route_pays_each_transit_cost) {
+    // A checked run (ctest sets NPUVP_TLM_CHECK=1) walks through the
+    // sockets: unset before the first binding reads it.
+    unsetenv("NPUVP_TLM_CHECK");
+    Node a1("a1"), r1("r1"), a2("a2"), r2("r2");
+    CostlyTransit m1("m1"), m2("m2");
+    RecordingTarget t1("t1"), t2("t2");
+    auto build = [](Node& a, CostlyTransit& m, Node& r, RecordingTarget& t, Hop& h0, Hop& h1, Hop& h2,
+                    Hop& svc) {
+        const int a_m = a.connect_to(m);
+        const int m_r = m.connect_to(r);
+        const int r_t = r.connect_to(t);
+        return make_route({{&a, a_m}, {&m, m_r}, {&r, r_t}, {&t, -1}},
+                          {{&h0, 0}, {&h1, 1}, {&h2, 2}, {&svc, 3}});
+    };
+    Hop s0("s0", ns(10), 100.0), s1("s1", ns(4), 25.0), s2("s2", ns(2), 50.0), ssvc("ssvc", ns(20), 50.0);
+    Hop w0("w0", ns(10), 100.0), w1("w1", ns(4), 25.0), w2("w2", ns(2), 50.0), wsvc("wsvc", ns(20), 50.0);
+    const Route via_sockets = build(a1, m1, r1, t1, s0, s1, s2, ssvc);
+    const Route walked = build(a2, m2, r2, t2, w0, w1, w2, wsvc);
+    Sender s("s", a1), w("w", a2);
+    s.jobs = {{0, &via_sockets, 1000, MsgKind::dma_write}};
+    w.jobs = {{0, &walked, 1000, MsgKind::dma_write, true}};
+    run_sim();
+    BOOST_TEST(!ProtocolChecker::enabled());
+    BOOST_TEST(s.error == "");
+    BOOST_TEST(w.error == "");
+    BOOST_REQUIRE_EQUAL(s.done.size(), 1u);
+    BOOST_REQUIRE_EQUAL(w.done.size(), 1u);
+    BOOST_TEST(s.done[0].done_ps == ns(81));
+    BOOST_TEST(w.done[0].done_ps == ns(81));
+    BOOST_TEST(m1.transits == 1);
+    BOOST_TEST(m2.transits == 1);
+    BOOST_REQUIRE_EQUAL(t1.arrivals.size(), 1u);
+    BOOST_REQUIRE_EQUAL(t2.arrivals.size(), 1u);
+    BOOST_TEST(t1.arrivals[0].delay_ps == ns(41));
+    BOOST_TEST(t2.arrivals[0].delay_ps == ns(41));
+    for (auto [x, y] : {std::pair{&s0, &w0}, std::pair{&s1, &w1}, std::pair{&s2, &w2}, std::pair{&ssvc, &wsvc}})
+        BOOST_TEST(x->free_ps() == y->free_ps());
+    BOOST_TEST(w1.free_ps() == ns(55));
+    BOOST_TEST(w2.free_ps() == ns(39));
+    BOOST_TEST(wsvc.free_ps() == ns(41));
 }
 
 BOOST_AUTO_TEST_CASE(control_message_reserves_nothing) {
