@@ -161,7 +161,6 @@ void ReservedTcm::zero_bytes() { throw std::invalid_argument("SchedulerReservedT
 
 void ReservedTcm::free(std::uint64_t addr) { m_map.free(addr); }
 
-
 bool ReservedTcm::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     return m_map.overlaps_live(addr, bytes);
 }
