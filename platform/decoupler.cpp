@@ -338,7 +338,7 @@ std::uint64_t Decoupler::activities_in_step() const {
     return n;
 }
 
-void Decoupler::run() {
+[[gnu::hot]] void Decoupler::run() {
     ++m_runs;
     const ps_t now = sc_core::sc_time_stamp().value();
     // In step: each calendar's round of this delta cycle; while the kernel

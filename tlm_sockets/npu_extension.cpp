@@ -22,7 +22,7 @@ const char* to_string(MsgKind kind) {
     return "?";
 }
 
-void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t address,
+[[gnu::hot]] void Transaction::prepare(MsgKind kind, const Route& route, std::uint64_t address,
                           std::uint64_t bytes, std::uint64_t base_ps) {
     m_payload.set_command(kind == MsgKind::dma_read ? tlm::TLM_READ_COMMAND
                                                     : tlm::TLM_WRITE_COMMAND);

@@ -136,7 +136,7 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     return tail(ext, delay.value()) - local;
 }
 
-ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
+[[gnu::hot]] ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
     auto& ext = txn.ext();
     auto& payload = txn.payload();
     const Route& route = *ext.route;

@@ -9,7 +9,7 @@ MemoryTarget::MemoryTarget(const sc_core::sc_module_name& name, const char* kind
       m_kind(kind),
       m_port(std::string(this->name()) + ".port", ns_to_ps(latency_ns, "a memory target's attrs.latency_ns"), bw_gbs) {}
 
-void MemoryTarget::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
+[[gnu::hot]] void MemoryTarget::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                          sc_core::sc_time&) {
     const std::uint64_t address = payload.get_address();
     if (address < m_base || address - m_base >= size_bytes) {

@@ -57,7 +57,7 @@ protected:
         time = sc_core::sc_time::from_value(ps);
         return begun;
     }
-    bool begin_stage_ps(TileToken& token, ps_t& time) override {
+    [[gnu::hot]] bool begin_stage_ps(TileToken& token, ps_t& time) override {
         // A composite's tiles mostly repeat one shape: keep the last shape's
         // time (`cycles` depends on the shape alone).
         const Stage& stage = token.stage();
@@ -79,7 +79,7 @@ protected:
         trace_engine(true, token);
         return true;
     }
-    void end_stage(TileToken& token) override {
+    [[gnu::hot]] void end_stage(TileToken& token) override {
         record_busy(stage_start());
         trace_engine(false, token);
         if (m_data != nullptr) [[unlikely]]

@@ -100,7 +100,7 @@ public:
 protected:
     // A virtual address costs the MMU's translate time before the channel
     // is asked for.
-    sc_core::sc_time pre_delay(const TileToken& token) override {
+    [[gnu::hot]] sc_core::sc_time pre_delay(const TileToken& token) override {
         const InflightCommand& cmd = *token.cmd;
         const MemAddress& addr = type() == StageType::dma_read ? cmd.read_addr : cmd.write_addr;
         const bool va = addr.is_va || (type() == StageType::dma_read && cmd.read_b_addr.is_va);
@@ -108,7 +108,7 @@ protected:
     }
     // The stage's bytes as pieces, one per memory target (seed 000 D1: the
     // MMU translates every page the transfer touches).
-    bool prepare_stage(TileToken& token) override {
+    [[gnu::hot]] bool prepare_stage(TileToken& token) override {
         const InflightCommand& cmd = *token.cmd;
         const Stage& stage = token.stage();
         const MemAddress& addr = type() == StageType::dma_read ? cmd.read_addr : cmd.write_addr;
@@ -133,7 +133,7 @@ protected:
         time = sc_core::sc_time::from_value(ps);
         return begun;
     }
-    bool begin_stage_ps(TileToken& token, ps_t& time) override {
+    [[gnu::hot]] bool begin_stage_ps(TileToken& token, ps_t& time) override {
         time = m_dma.begin_pieces(m_channel, type(), m_pieces, pattern(token),
                                   static_cast<std::int64_t>(token.cmd->seq),
                                   static_cast<std::int64_t>(token.plan.tile_id), kernel_ps(),
@@ -144,7 +144,7 @@ protected:
         }
         return true;
     }
-    void end_stage(TileToken& token) override {
+    [[gnu::hot]] void end_stage(TileToken& token) override {
         m_dma.end_on(m_channel, m_stage_name, stage_start(), now_ps());
         if (m_dma.m_data != nullptr) [[unlikely]]
             move_data(token);
@@ -333,7 +333,7 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
                                                         sc_core::sc_time_stamp().value(), 0));
 }
 
-ps_t PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
+[[gnu::hot]] ps_t PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
                                      const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
                                      ps_t kernel, ps_t local, bool walk) {
     const bool read = type == StageType::dma_read;
@@ -363,7 +363,7 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
 // Every piece is sent at the grant, each along its own route (its own T1
 // reservations); the stage is done when the last piece is. Pieces share the
 // channel's hop, so their bytes still cross it one after the other.
-ps_t PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
+[[gnu::hot]] ps_t PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                         const Piece* pieces, std::size_t count, std::int64_t cmd,
                                         std::int64_t tile, ps_t kernel, ps_t local,
                                         const DmaPattern* pattern, bool walk) {
@@ -437,7 +437,7 @@ void PeDma::transport_done(Transaction& txn) {
     }
 }
 
-DmaTimeSplit::PerHop& PeDma::share_of(const Hop* hop) {
+[[gnu::hot]] DmaTimeSplit::PerHop& PeDma::share_of(const Hop* hop) {
     // The last hop asked for first: a channel mostly carries one route.
     if (m_last_share < m_time.hops.size() && m_time.hops[m_last_share].hop == hop) return m_time.hops[m_last_share];
     for (std::size_t i = 0; i < m_time.hops.size(); ++i)

@@ -21,7 +21,7 @@ protected:
         time = sc_core::sc_time::from_value(ps);
         return begun;
     }
-    bool begin_stage_ps(TileToken& token, ps_t& time) override {
+    [[gnu::hot]] bool begin_stage_ps(TileToken& token, ps_t& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
         // The route is the same for every stage: asked for once.
@@ -51,7 +51,7 @@ protected:
     bool stalled(const TileToken& token) const override {
         return m_unit.banks->sub_stalled(*token.cmd);
     }
-    void end_stage(TileToken& token) override {
+    [[gnu::hot]] void end_stage(TileToken& token) override {
         record_busy(stage_start());
         trace_engine(false, token, static_cast<std::int64_t>(token.stage().bytes));
         if (m_unit.m_data != nullptr) [[unlikely]]

@@ -55,7 +55,7 @@ void PeScheduler::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-TileToken& PeScheduler::take_token() {
+[[gnu::hot]] TileToken& PeScheduler::take_token() {
     if (m_free_tokens.empty()) {
         m_tokens.push_back(std::make_unique<TileToken>());
         return *m_tokens.back();
@@ -312,7 +312,7 @@ void PeScheduler::stage_granted(TileToken& token) {
 // write to the first inbox, the next tile, its buffers), each falling
 // through to the next, so that the common path does not go back to the
 // switch between phases.
-void PeScheduler::feed_step() {
+[[gnu::hot]] void PeScheduler::feed_step() {
     ++m_activations;
     for (;;) {
         switch (m_feed_phase) {
@@ -468,7 +468,7 @@ void PeScheduler::feed_step() {
     }
 }
 
-void PeScheduler::tile_completed(TileToken& token) {
+[[gnu::hot]] void PeScheduler::tile_completed(TileToken& token) {
     InflightCommand& cmd = *token.cmd;
     if (token.plan.in_bytes) m_freeing.push_back(token.in_buf);
     if (token.plan.out_bytes) m_freeing.push_back(token.out_buf);
@@ -492,7 +492,7 @@ void PeScheduler::tile_completed(TileToken& token) {
     }
 }
 
-void PeScheduler::free_buffers() {
+[[gnu::hot]] void PeScheduler::free_buffers() {
     for (std::uint64_t buffer : m_freeing) m_reserved.free(buffer);
     m_freeing.clear();
     m_reserved_in_use = m_reserved.in_use();

@@ -5,7 +5,7 @@
 
 namespace npuvp {
 
-void PipelineCalendar::push_timed(ps_t time, Activity& a) {
+[[gnu::hot]] void PipelineCalendar::push_timed(ps_t time, Activity& a) {
     if (m_thead == m_timed.size()) {
         m_timed.clear();
         m_thead = 0;
@@ -57,7 +57,7 @@ std::uint64_t PipelineCalendar::round_at(ps_t now, std::uint64_t delta) {
     return delta - m_sync_base + m_sync_offset;
 }
 
-bool PipelineCalendar::run_round(bool check) {
+[[gnu::hot]] bool PipelineCalendar::run_round(bool check) {
     // Round 0's wake-ups first: the timed ones due now (they stay in the
     // timed queue, in push order, until they run).
     while (timed_due()) {
@@ -82,7 +82,7 @@ bool PipelineCalendar::run_round(bool check) {
     return true;
 }
 
-void PipelineCalendar::serve_and_commit() {
+[[gnu::hot]] void PipelineCalendar::serve_and_commit() {
     // As the update phase: the round's requests in key order, then the
     // commits asked for in it (freed tile buffers, which only schedule the
     // next round; a decoupled inbox settles by itself, StageInbox).
@@ -122,7 +122,7 @@ void PipelineCalendar::run_in_step() {
     m_running = false;
 }
 
-void PipelineCalendar::run_ahead(ps_t horizon) {
+[[gnu::hot]] void PipelineCalendar::run_ahead(ps_t horizon) {
     m_kernel = sc_core::sc_time_stamp().value();
     m_running = true;
     for (;;) {

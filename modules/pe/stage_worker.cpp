@@ -23,7 +23,7 @@ DmaTimeSplit DmaTimeSplit::since(const DmaTimeSplit& before) const {
     return d;
 }
 
-void InflightCommand::complete_tile(TileToken& token) {
+[[gnu::hot]] void InflightCommand::complete_tile(TileToken& token) {
     // seed 000 §D6: exactly one complete_tile per token.
     if (token.completed || completed_tiles >= total_tiles) {
         SC_REPORT_ERROR("npuvp/invariant",
@@ -42,7 +42,7 @@ void StageWorker::report_ownership(const char* what) const {
     SC_REPORT_ERROR("npuvp/invariant", (m_owner_id + ": " + what).c_str());
 }
 
-StageWorker::Next StageWorker::advance(TileToken& token) {
+[[gnu::hot]] StageWorker::Next StageWorker::advance(TileToken& token) {
     if (++token.stage_idx == token.plan.stages.size()) {
         hand_off(token);
         token.cmd->complete_tile(token);
@@ -94,7 +94,7 @@ bool MethodStageWorker::decouple(PipelineCalendar& calendar) {
     return true;
 }
 
-bool MethodStageWorker::kernel_visible() const {
+[[gnu::hot]] bool MethodStageWorker::kernel_visible() const {
     if (m_phase != Phase::busy) return false;
     const TileToken& token = *m_token;
     return token.stage_idx + 1 == token.plan.stages.size() &&
@@ -108,7 +108,7 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
         sc_core::next_trigger(dt);
 }
 
-void MethodStageWorker::serve_round() {
+[[gnu::hot]] void MethodStageWorker::serve_round() {
     if (m_phase == Phase::asked) {
         if (m_resource_known) {
             m_resource = m_fixed_resource;
@@ -179,7 +179,7 @@ void MethodStageWorker::serve_round() {
 // usually runs through them (end of a busy time, hand-off, next token,
 // pre-delay, prepare, ask), each falling through to the next, so that the
 // common path does not go back to the switch between phases.
-void MethodStageWorker::step() {
+[[gnu::hot]] void MethodStageWorker::step() {
     note_activation();
     for (;;) {
         switch (m_phase) {

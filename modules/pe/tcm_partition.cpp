@@ -32,7 +32,7 @@ TcmRangeMap::TcmRangeMap(std::uint64_t base, std::uint64_t limit, std::string ow
     if (m_limit > m_base) m_free.push_back({m_base, m_limit - m_base});
 }
 
-std::uint64_t TcmRangeMap::first_fit(std::uint64_t bytes, std::uint64_t alignment) {
+[[gnu::hot]] std::uint64_t TcmRangeMap::first_fit(std::uint64_t bytes, std::uint64_t alignment) {
     if (bytes == 0 || bytes > capacity()) return k_no_space;
     for (std::size_t i = 0; i < m_free.size(); ++i) {
         const TcmRange block = m_free[i];
@@ -69,7 +69,7 @@ std::uint64_t TcmRangeMap::first_fit(std::uint64_t bytes, std::uint64_t alignmen
     return k_no_space;
 }
 
-void TcmRangeMap::free(std::uint64_t addr) {
+[[gnu::hot]] void TcmRangeMap::free(std::uint64_t addr) {
     // The live ranges are few (a PE's tiles in flight) and kept in no order:
     // a scan, and the last one moved into the hole (no shifting).
     auto live = m_live.begin();
@@ -109,7 +109,7 @@ void TcmRangeMap::free(std::uint64_t addr) {
     }
 }
 
-bool TcmRangeMap::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
+[[gnu::hot]] bool TcmRangeMap::overlaps_live(std::uint64_t addr, std::uint64_t bytes) const {
     if (bytes == 0) return false;
     // (a range past 2^64 meets every live range above its start)
     std::uint64_t end = 0;

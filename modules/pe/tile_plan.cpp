@@ -197,7 +197,7 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     m_max_stages = 5 + m_epilogues.size();
 }
 
-bool TilePlanner::next(TilePlan& out) {
+[[gnu::hot]] bool TilePlanner::next(TilePlan& out) {
     if (m_next_id >= m_total) return false;
     out.stages.reserve(m_max_stages);
     if (m_spec.ops.empty()) {
@@ -218,7 +218,7 @@ bool TilePlanner::next(TilePlan& out) {
     return true;
 }
 
-void TilePlanner::next_gemm(TilePlan& out) {
+[[gnu::hot]] void TilePlanner::next_gemm(TilePlan& out) {
     const CompositeSpec& s = m_spec;
     // SPEC T6: tile_id runs over (mi, ni) row-major, then ki innermost; with
     // a B panel over (ni, mi), so that the panel's column stays (docs/timing.md
