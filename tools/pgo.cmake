@@ -35,7 +35,9 @@ if(NPUVP_PGO_GENERATE)
   # The training build. The profile's file names are the objects' paths
   # relative to the build directory (-fprofile-prefix-path), so that the
   # outer build, whose objects have the same relative paths, finds them.
-  set(other_sources ${NPUVP_CORE_SOURCES})
+  # Every other source of the library, the RTL wrappers and Verilated
+  # models (rtl/rtl.cmake) with them.
+  get_target_property(other_sources npuvp_core SOURCES)
   list(REMOVE_ITEM other_sources ${NPUVP_PGO_SOURCES})
   set_source_files_properties(${NPUVP_PGO_SOURCES} PROPERTIES COMPILE_OPTIONS
     "-fprofile-generate=${NPUVP_PGO_GENERATE};-fprofile-prefix-path=${CMAKE_BINARY_DIR};-fprofile-update=single")
