@@ -58,13 +58,6 @@ std::vector<RoutedNode*> all_targets(Platform& platform) {
     return out;
 }
 
-// The memory side of a DMA: the targets it may reach.
-std::vector<RoutedNode*> reach(Platform& platform, const MemAddress& addr, std::uint64_t home,
-                               std::uint64_t bytes) {
-    if (addr.given && addr.is_va) return all_targets(platform);
-    return targets_of(platform, addr.resolve(home), bytes);
-}
-
 // Where a composite reads: A and B from src, or A from src and B from src_b.
 struct ReadSide {
     const MemAddress* addr;
@@ -73,19 +66,6 @@ struct ReadSide {
 std::vector<ReadSide> read_sides(const Command& c) {
     if (!c.composite.b_separate) return {{&c.src, composite_source_bytes(c.composite)}};
     return {{&c.src, composite_a_bytes(c.composite)}, {&c.src_b, composite_b_bytes(c.composite)}};
-}
-
-void add_hops(const Route& route, std::unordered_set<const Hop*>& hops) {
-    for (const RouteStep& step : route.steps) hops.insert(step.hop);
-}
-
-// Every route a DMA of `pe` (any channel, either direction) may take to `targets`.
-void add_dma_hops(Platform& platform, Pe& pe, const std::vector<RoutedNode*>& targets,
-                  std::unordered_set<const Hop*>& hops) {
-    for (RoutedNode* target : targets)
-        for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
-            for (int ch = 0; ch < pe.dma().channels(dir); ++ch)
-                add_hops(platform.dma_route(pe, dir, ch, *target), hops);
 }
 
 // The stage types each stage inbox receives tokens from, over every tile
@@ -135,6 +115,93 @@ Decoupler::Decoupler(const sc_core::sc_module_name& name, TraceSink& trace)
 
 Decoupler::~Decoupler() = default;
 
+namespace {
+
+// A virtual range's mapping as the workload gives it: `mmu:` entries (in
+// place before the simulation starts) and the host's `mmu_map` requests.
+struct VaMap {
+    std::uint64_t va, pa, bytes;
+};
+
+// The memory targets a DMA side reaches: a physical side's targets; a
+// virtual side's through every mapping of the PE that covers part of it.
+// `covered` is false when part of a virtual side is in no mapping (then an
+// MMU fault may stop the run) and `all` is set when nothing better is known.
+struct Reach {
+    std::vector<RoutedNode*> targets;
+    bool covered = true;
+};
+Reach reach_of(Platform& platform, const MemAddress& addr, std::uint64_t home, std::uint64_t bytes,
+               const std::vector<VaMap>& maps) {
+    Reach out;
+    if (!(addr.given && addr.is_va)) {
+        out.targets = targets_of(platform, addr.resolve(home), bytes);
+        return out;
+    }
+    std::uint64_t lo = addr.value, hi = 0;
+    if (bytes == 0 || __builtin_add_overflow(lo, bytes, &hi)) {
+        out.covered = false;
+        out.targets = all_targets(platform);
+        return out;
+    }
+    // The parts of [lo, hi) the mappings cover, and where they lead.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> parts;
+    for (const VaMap& m : maps) {
+        const std::uint64_t m_end = m.va + m.bytes;  // the loader keeps it in range
+        const std::uint64_t a = std::max(lo, m.va), b = std::min(hi, m_end);
+        if (a >= b) continue;
+        parts.emplace_back(a, b);
+        const std::vector<RoutedNode*> t = targets_of(platform, m.pa + (a - m.va), b - a);
+        if (t.empty()) out.covered = false;  // it leads outside every window
+        for (RoutedNode* n : t)
+            if (std::find(out.targets.begin(), out.targets.end(), n) == out.targets.end())
+                out.targets.push_back(n);
+    }
+    std::sort(parts.begin(), parts.end());
+    std::uint64_t at = lo;
+    for (const auto& [a, b] : parts) {
+        if (a > at) break;
+        at = std::max(at, b);
+    }
+    if (at < hi) out.covered = false;
+    if (!out.covered) out.targets = all_targets(platform);
+    return out;
+}
+
+// Whether host request `first` has completed before host request `then`
+// starts (the host runs a request after its predecessor, or after its
+// `after` list: docs/workload.md).
+bool precedes(const std::vector<HostRequest>& host, std::uint32_t first, std::uint32_t then) {
+    std::vector<std::uint32_t> todo{then};
+    std::vector<bool> seen(host.size());
+    while (!todo.empty()) {
+        const std::uint32_t r = todo.back();
+        todo.pop_back();
+        const HostRequest& req = host[r];
+        std::vector<std::uint32_t> before;
+        if (req.explicit_after)
+            before = req.after;
+        else if (r > 0)
+            before.push_back(r - 1);
+        for (std::uint32_t b : before) {
+            if (b == first) return true;
+            if (!seen[b]) {
+                seen[b] = true;
+                todo.push_back(b);
+            }
+        }
+    }
+    return false;
+}
+
+// Union-find over PE indices (the decoupling groups).
+std::size_t find_root(std::vector<std::size_t>& parent, std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+}  // namespace
+
 void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                      const std::vector<Pe*>& launched) {
     m_verdicts.clear();
@@ -142,70 +209,105 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
     for (const SipNodes& sip : platform.sips())
         for (const CubeNodes& cube : sip.cubes)
             for (Pe* pe : cube.pes) where[pe] = {sip.sip, cube.cube, pe->index()};
-    // The kernels each PE runs, and whether a host request reaches it.
-    std::map<const Pe*, std::vector<const Kernel*>> kernels;
-    std::set<const Pe*> host_driven;
+    std::map<const Pe*, std::size_t> index;  // lookup only: position in `launched`
+    for (std::size_t i = 0; i < launched.size(); ++i) index[launched[i]] = i;
+    const std::size_t n = launched.size();
+
+    // Per launched PE: the kernels it runs, the host's kernel launches and
+    // MMU maps that reach it, whether the host unmaps any of its pages, and
+    // its mappings.
+    std::vector<std::vector<const Kernel*>> kernels(n);
+    std::vector<std::vector<std::uint32_t>> host_launches(n), host_maps(n);
+    std::vector<bool> unmapped(n);
+    std::vector<std::vector<VaMap>> maps(n);
     for (const Launch& l : workload.launches)
-        for (int p : l.pes) kernels[&platform.pe(l.sip, l.cube, p)].push_back(&workload.kernels.at(l.kernel));
+        for (int p : l.pes) kernels[index.at(&platform.pe(l.sip, l.cube, p))].push_back(&workload.kernels.at(l.kernel));
+    for (const MmuMapping& m : workload.mmu)
+        for (int p : m.pes) {
+            const auto it = index.find(&platform.pe(m.sip, m.cube, p));
+            if (it != index.end()) maps[it->second].push_back({m.va, m.pa, m.bytes});
+        }
     for (const HostRequest& r : workload.host) {
         if (r.kind == HostRequestKind::memory_read || r.kind == HostRequestKind::memory_write) continue;
         for (const CubeRef& c : r.cubes)
             for (int p : r.target_pe) {
-                Pe& pe = platform.pe(c.sip, c.cube, p);
-                host_driven.insert(&pe);
-                if (r.kind == HostRequestKind::kernel_launch)
-                    kernels[&pe].push_back(&workload.kernels.at(r.kernel));
+                const auto it = index.find(&platform.pe(c.sip, c.cube, p));
+                if (it == index.end()) continue;  // an MMU request to a PE that runs nothing
+                const std::size_t i = it->second;
+                switch (r.kind) {
+                case HostRequestKind::kernel_launch:
+                    kernels[i].push_back(&workload.kernels.at(r.kernel));
+                    host_launches[i].push_back(r.index);
+                    break;
+                case HostRequestKind::mmu_map:
+                    host_maps[i].push_back(r.index);
+                    maps[i].push_back({r.va, r.pa, r.bytes});
+                    break;
+                case HostRequestKind::mmu_unmap:
+                    unmapped[i] = true;
+                    break;
+                default:
+                    break;
+                }
             }
     }
 
-    // The hops each PE's commands may reserve (memory sides and IPCQ sends).
-    auto hops_of = [&](Pe& pe, std::unordered_set<const Hop*>& hops) {
+    // The hops each PE's commands may reserve (memory sides and IPCQ sends),
+    // in route order, each once.
+    // Whether any of them passes a node whose transit costs time (M_CPU,
+    // IO_CPU: the processors that also serve the host's messages).
+    std::vector<std::vector<const Hop*>> hops(n);
+    std::vector<bool> crosses_processor(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Pe& pe = *launched[i];
         const PeAt at = where.at(&pe);
         const std::uint64_t home = platform.hbm_base(at.sip, at.cube, at.pe);
-        for (const Kernel* k : kernels[&pe])
+        std::unordered_set<const Hop*> seen;
+        auto add_route = [&](const Route& route) {
+            for (const RouteStep& step : route.steps)
+                if (seen.insert(step.hop).second) hops[i].push_back(step.hop);
+            for (const PathNode& node : route.path)
+                if (node.node->has_transit_cost()) crosses_processor[i] = true;
+        };
+        auto add_side = [&](const MemAddress& addr, std::uint64_t bytes) {
+            for (RoutedNode* t : reach_of(platform, addr, home, bytes, maps[i]).targets)
+                for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
+                    for (int ch = 0; ch < pe.dma().channels(dir); ++ch) add_route(platform.dma_route(pe, dir, ch, *t));
+        };
+        for (const Kernel* k : kernels[i])
             for (const Command& c : k->commands) {
                 switch (c.kind) {
                 case CommandKind::composite:
-                    for (const ReadSide& side : read_sides(c))
-                        add_dma_hops(platform, pe, reach(platform, *side.addr, home, side.bytes), hops);
-                    add_dma_hops(platform, pe, reach(platform, c.dst, home, composite_output_bytes(c.composite)), hops);
+                    for (const ReadSide& side : read_sides(c)) add_side(*side.addr, side.bytes);
+                    add_side(c.dst, composite_output_bytes(c.composite));
                     break;
                 case CommandKind::dma_read:
                 case CommandKind::dma_write:
-                    add_dma_hops(platform, pe, reach(platform, c.addr, home, c.bytes), hops);
+                    add_side(c.addr, c.bytes);
                     break;
                 case CommandKind::ipcq_send:
                     if (c.peer >= 0 && c.peer < platform.pes_per_cube())
-                        add_hops(platform.comm_route(pe, platform.pe(at.sip, at.cube, c.peer)), hops);
+                        add_route(platform.comm_route(pe, platform.pe(at.sip, at.cube, c.peer)));
                     break;
                 default:
                     break;  // inside the PE
                 }
             }
-    };
-    // The host's memory requests: M_CPU's DMA to each destination.
-    std::unordered_set<const Hop*> host_hops;
-    for (const HostRequest& r : workload.host) {
-        if (r.kind != HostRequestKind::memory_read && r.kind != HostRequestKind::memory_write) continue;
-        // Each destination is reached from the M_CPU of its cube.
-        std::vector<MCpu*> m_cpus;
-        const std::vector<RoutedNode*> targets = targets_of(platform, r.pa, r.bytes, &m_cpus);
-        for (std::size_t i = 0; i < targets.size(); ++i) {
-            add_hops(platform.route(*m_cpus[i], *targets[i]), host_hops);
-            add_hops(platform.read_route(*m_cpus[i], *targets[i]), host_hops);
-        }
     }
 
-    std::map<const Pe*, std::unordered_set<const Hop*>> hops;
-    for (auto& [pe, ks] : kernels) hops_of(const_cast<Pe&>(*pe), hops[pe]);
-
-    for (Pe* pe : launched) {
-        Verdict v{pe, false, ""};
-        const PeAt at = where.at(pe);
+    // What each PE's own rules say (everything but the hops it shares).
+    std::vector<Verdict> verdict(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Pe* pe = launched[i];
+        Verdict& v = verdict[i];
+        v.pe = pe;
+        v.decoupled = true;
         auto fail = [&](std::string why) {
+            v.decoupled = false;
             v.why = std::move(why);
-            m_verdicts.push_back(v);
         };
+        const PeAt at = where.at(pe);
+        const std::uint64_t home = platform.hbm_base(at.sip, at.cube, at.pe);
         if (!m_enabled) {
             fail("the per-stage mode was asked for (--per-stage)");
             continue;
@@ -225,99 +327,182 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
             fail("it has more than one DMA channel in a direction");
             continue;
         }
-        if (host_driven.count(pe)) {
-            fail("a host request launches a kernel on it or maps its MMU");
-            continue;
-        }
         std::string why;
+        // The stage each inbox takes tiles from, per stretch of commands
+        // whose tiles may be in flight together: the pipeline is empty at
+        // a kernel's end and after a `wait: all` (PE_CPU waits for every
+        // earlier command to complete), so chains of another shape may
+        // follow there.
         std::array<int, stage_type_count> writers;
-        writers.fill(-1);
-        bool ok = true;
-        for (const Kernel* k : kernels[pe]) {
+        bool has_va = false;
+        for (const Kernel* k : kernels[i]) {
+            writers.fill(-1);
             for (const Command& c : k->commands) {
-                if (c.kind == CommandKind::wait) continue;
+                if (c.kind == CommandKind::wait) {
+                    if (c.wait_for.empty()) writers.fill(-1);
+                    continue;
+                }
                 if (c.kind != CommandKind::composite) {
                     why = std::string("its kernel '") + k->name + "' has a " + to_string(c.kind) +
                           " command ('" + c.id + "')";
-                } else if ((c.src.given && c.src.is_va) || (c.dst.given && c.dst.is_va) ||
-                           (c.src_b.given && c.src_b.is_va)) {
-                    why = "its composite '" + c.id + "' is on virtual addresses";
                 } else if (!one_writer_per_inbox(c.composite, writers, why)) {
                 } else {
-                    continue;
+                    // Every memory target its DMA reaches answers at once,
+                    // and a virtual side is mapped wherever it reads.
+                    for (const ReadSide& side : read_sides(c)) has_va = has_va || (side.addr->given && side.addr->is_va);
+                    has_va = has_va || (c.dst.given && c.dst.is_va);
+                    std::vector<Reach> sides;
+                    for (const ReadSide& side : read_sides(c))
+                        sides.push_back(reach_of(platform, *side.addr, home, side.bytes, maps[i]));
+                    sides.push_back(reach_of(platform, c.dst, home, composite_output_bytes(c.composite), maps[i]));
+                    for (const Reach& r : sides) {
+                        if (!r.covered) {
+                            why = "its composite '" + c.id + "' reaches an address no mapping covers (an MMU fault stops the run)";
+                        } else if (r.targets.empty()) {
+                            why = "its composite '" + c.id + "' reaches outside every memory window";
+                        } else {
+                            for (RoutedNode* t : r.targets)
+                                for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
+                                    for (const PathNode& node : platform.dma_route(*pe, dir, 0, *t).path)
+                                        if (why.empty() && !node.node->answers_at_once())
+                                            why = node.node->node_id() + " on its DMA route answers later (a TLM model)";
+                        }
+                        if (!why.empty()) break;
+                    }
+                    if (why.empty()) continue;
                 }
-                ok = false;
                 break;
             }
-            if (!ok) break;
+            if (!why.empty()) break;
         }
-        if (!ok) {
-            fail(why);
-            continue;
+        // A virtual address is translated when the DMA starts: every map
+        // of the PE must be in place before any of its kernels starts, and
+        // none taken away (MMU state that changes under a kernel is the
+        // kernel's business: per stage).
+        if (why.empty() && has_va) {
+            if (unmapped[i])
+                why = "a host request unmaps pages of its MMU";
+            for (std::uint32_t m : host_maps[i])
+                for (std::uint32_t l : host_launches[i])
+                    if (why.empty() && !precedes(workload.host, m, l))
+                        why = "the host maps its MMU ('" + workload.host[m].id +
+                              "') while it may run a kernel ('" + workload.host[l].id + "')";
+            if (why.empty() && !workload.launches.empty() && !host_maps[i].empty())
+                for (const Launch& l : workload.launches)
+                    for (int p : l.pes)
+                        if (why.empty() && &platform.pe(l.sip, l.cube, p) == pe)
+                            why = "the host maps its MMU while a direct launch may run";
         }
-        // Its DMA's routes: every node answers at once, and no other
-        // command or host request reserves any of their hops.
-        const std::unordered_set<const Hop*>& own = hops[pe];
-        const std::uint64_t home = platform.hbm_base(at.sip, at.cube, at.pe);
-        for (const Kernel* k : kernels[pe])
-            for (const Command& c : k->commands) {
-                if (c.kind != CommandKind::composite) continue;
-                std::vector<RoutedNode*> src;
-                bool outside = false;  // part of an operand outside every window
-                for (const ReadSide& side : read_sides(c)) {
-                    const auto t = targets_of(platform, side.addr->resolve(home), side.bytes);
-                    outside = outside || t.empty();
-                    src.insert(src.end(), t.begin(), t.end());
-                }
-                if (outside) src.clear();
-                const auto dst = targets_of(platform, c.dst.resolve(home),
-                                            composite_output_bytes(c.composite));
-                if (src.empty() || dst.empty()) {
-                    why = "its composite '" + c.id + "' reaches outside every memory window";
-                    ok = false;
-                }
-                for (const auto* targets : {&std::as_const(src), &dst})
-                    for (RoutedNode* t : *targets)
-                        for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
-                            for (const PathNode& n : platform.dma_route(*pe, dir, 0, *t).path)
-                                if (!n.node->answers_at_once()) {
-                                    why = n.node->node_id() + " on its DMA route answers later (a TLM model)";
-                                    ok = false;
-                                }
-            }
-        if (ok)
-            for (const Hop* h : own) {
-                bool shared = host_hops.count(h) != 0;
-                for (auto& [other, theirs] : hops)
-                    if (other != pe && theirs.count(h)) shared = true;
-                if (shared) {
-                    why = "its DMA shares the hop " + h->name() + " with other traffic of the workload";
-                    ok = false;
-                    break;
-                }
-            }
-        if (!ok) {
-            fail(why);
-            continue;
-        }
-        v.decoupled = true;
-        m_verdicts.push_back(v);
+        if (!why.empty()) fail(why);
     }
+
+    // The hops: a PE that shares one with a PE that runs per stage runs per
+    // stage itself (the kernel would order their same-instant requests by
+    // key, a calendar serves its own first), until no more change. Sharing
+    // a hop with the host's memory requests is allowed: M_CPU and IO_CPU
+    // rank after every PE (T4), and a calendar's round is served in the
+    // evaluation phase of its delta cycle, before the kernel's update phase
+    // serves that round's other requests: the same order.
+    std::unordered_map<const Hop*, std::vector<std::size_t>> owners;  // lookup only
+    for (std::size_t i = 0; i < n; ++i)
+        for (const Hop* h : hops[i]) owners[h].push_back(i);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!verdict[i].decoupled) continue;
+            for (const Hop* h : hops[i]) {
+                std::size_t other = n;
+                for (std::size_t o : owners.at(h))
+                    if (o != i && !verdict[o].decoupled && o < other) other = o;
+                if (other == n) continue;
+                verdict[i].decoupled = false;
+                verdict[i].why = "its DMA shares the hop " + h->name() + " with " + std::string(launched[other]->name()) +
+                                 ", which runs per stage";
+                changed = true;
+                break;
+            }
+        }
+    }
+    // PEs that share a hop run on one calendar: their requests of one round
+    // are served together in key order, as the kernel would.
+    std::vector<std::size_t> parent(n);
+    for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!verdict[i].decoupled) continue;
+        for (const Hop* h : hops[i])
+            for (std::size_t o : owners.at(h))
+                if (o != i && verdict[o].decoupled) {
+                    const std::size_t a = find_root(parent, i), b = find_root(parent, o);
+                    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+                }
+    }
+    // The host's side runs on the kernel: a launch's answer (PE_CPU to
+    // M_CPU to IO_CPU), then the host's next request. A calendar runs ahead
+    // only to the kernel's next activity and stops before a command's end,
+    // so nothing it does can come before what the kernel does by then; but
+    // two calendars run one after the other, and the second may have run
+    // past the first one's command end when the kernel acts on it. So every
+    // PE whose calendar the host's side may meet shares one calendar: a PE
+    // the host launches, one whose DMA shares a hop with the host's memory
+    // requests, and, when there are host requests, one whose DMA passes an
+    // M_CPU or IO_CPU (their processors serve both).
+    std::unordered_set<const Hop*> host_hops;
+    for (const HostRequest& r : workload.host) {
+        if (r.kind != HostRequestKind::memory_read && r.kind != HostRequestKind::memory_write) continue;
+        std::vector<MCpu*> m_cpus;
+        const std::vector<RoutedNode*> targets = targets_of(platform, r.pa, r.bytes, &m_cpus);
+        for (std::size_t t = 0; t < targets.size(); ++t)
+            for (const Route* route : {&platform.route(*m_cpus[t], *targets[t]),
+                                       &platform.read_route(*m_cpus[t], *targets[t])})
+                for (const RouteStep& step : route->steps) host_hops.insert(step.hop);
+    }
+    std::size_t host_side = n;  // the first PE the host's side may meet
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!verdict[i].decoupled) continue;
+        bool meets = !host_launches[i].empty() || (!workload.host.empty() && crosses_processor[i]);
+        for (const Hop* h : hops[i]) meets = meets || host_hops.count(h) != 0;
+        if (!meets) continue;
+        if (host_side == n) {
+            host_side = i;
+            continue;
+        }
+        const std::size_t a = find_root(parent, i), b = find_root(parent, host_side);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+    for (std::size_t i = 0; i < n; ++i) verdict[i].group = find_root(parent, i);
+    m_verdicts = std::move(verdict);
 }
 
 void Decoupler::start_of_simulation() {
+    // An output that listens to a PE's events keeps it per stage, and with
+    // it every PE it shares a calendar with (they share hops).
+    std::map<std::size_t, std::string> demoted;  // group -> why
     for (Verdict& v : m_verdicts) {
         if (!v.decoupled) continue;
-        if (m_trace.enabled()) {
-            v.decoupled = false;
-            v.why = "its events are recorded (--trace, --timeline, --svg or --report)";
-        } else if (v.pe->traced()) {
-            v.decoupled = false;
-            v.why = "its signals are in the VCD";
-        } else {
+        if (m_trace.enabled())
+            demoted.emplace(v.group, "its events are recorded (--trace, --timeline, --svg or --report)");
+        else if (v.pe->traced())
+            demoted.emplace(v.group, std::string("its signals are in the VCD") );
+    }
+    for (Verdict& v : m_verdicts) {
+        if (!v.decoupled) continue;
+        const auto it = demoted.find(v.group);
+        if (it == demoted.end()) continue;
+        v.decoupled = false;
+        v.why = v.pe->traced() || m_trace.enabled()
+                    ? it->second
+                    : "it shares a DMA hop with a PE whose signals are in the VCD";
+    }
+    // One calendar per group, in launch order of the group's first PE.
+    std::map<std::size_t, PipelineCalendar*> calendar_of;  // group -> calendar
+    for (Verdict& v : m_verdicts) {
+        if (!v.decoupled) continue;
+        PipelineCalendar*& c = calendar_of[v.group];
+        if (c == nullptr) {
             m_calendars.push_back(std::make_unique<PipelineCalendar>(m_wake));
-            v.pe->decouple(*m_calendars.back());
+            c = m_calendars.back().get();
         }
+        v.pe->decouple(*c);
     }
 }
 

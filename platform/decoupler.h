@@ -2,28 +2,32 @@
 // modules/pe/pipeline_calendar.h): decides which PEs of a workload run
 // decoupled and runs their calendars.
 //
-// A PE runs decoupled when nothing outside its own pipeline can touch it
-// while it runs ahead of the kernel, so that running it ahead gives exactly
-// the per-stage times (checked per PE before the simulation starts; the
-// reason a PE runs per stage is kept for the report):
+// A PE runs decoupled when nothing outside its calendar can touch it while
+// it runs ahead of the kernel, so that running it ahead gives exactly the
+// per-stage times (checked per PE before the simulation starts; the reason
+// a PE runs per stage is kept for the report):
 //  - its blocks are the builtin ones, with one DMA channel per direction;
-//  - it is launched directly (no host request launches it or maps its MMU);
-//  - its kernels hold only composites (and waits) on physical addresses,
-//    whose tiles all flow one way (one writer per stage inbox);
+//  - its kernels (launched directly or by the host) hold only composites
+//    (and waits), whose tiles flow one way between two points where the
+//    pipeline is empty (one writer per stage inbox);
+//  - a virtual operand is mapped before any kernel of the PE starts, and
+//    never unmapped (no MMU fault, no map mid-kernel);
 //  - every memory target its DMA reaches answers at once, and no hop of
-//    its DMA routes is on a route of anything else in the workload (another
-//    PE's commands, the host's memory requests);
+//    its DMA routes is on a route of a PE that runs per stage;
 //  - no output listens to its events: no trace, timeline, picture, report,
-//    nor VCD signals of it.
+//    nor VCD signals of it or of a PE of its group;
 //  - the workload carries no data (data mode copies bytes at each stage's
 //    end in the kernel's time).
+// PEs whose DMA routes share a hop share a calendar (a group), and so do
+// all the PEs the host's side may meet (docs/speed.md "Calendars and
+// groups").
 //
 // One SC_METHOD runs every decoupled calendar: in step with the kernel's
 // delta cycles at an instant where other processes act (a round per delta
 // cycle), then — once the kernel has nothing left to do at this instant —
 // every calendar alone up to the next time the kernel has something pending
-// (sc_time_to_pending_activity), each PE in turn, stopping before anything
-// that would notify a kernel process.
+// (sc_time_to_pending_activity), one after another, stopping before
+// anything that would notify a kernel process.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +65,9 @@ public:
         Pe* pe = nullptr;
         bool decoupled = false;
         std::string why;
+        // PEs whose DMA routes share a hop share a calendar: one group
+        // (the index of its first PE in launch order).
+        std::size_t group = 0;
     };
     const std::vector<Verdict>& verdicts() const { return m_verdicts; }
     std::size_t decoupled_pes() const;

@@ -161,24 +161,75 @@ BOOST_AUTO_TEST_CASE(per_stage_when_its_events_are_recorded) {
     BOOST_CHECK_EQUAL(run.makespan_ps(), 3126668u);
 }
 
-BOOST_AUTO_TEST_CASE(per_stage_when_two_pes_share_a_memory_port) {
+BOOST_AUTO_TEST_CASE(one_calendar_when_two_pes_share_a_memory_port) {
     // pe1 reads its inputs from pe0's HBM slice (PA 0): the port hbm_ctrl.pe0
-    // serves both PEs, so neither may run ahead of the other. pe2, on its own
-    // slice, still runs decoupled beside them.
+    // serves both PEs, so they run on one calendar, whose round serves their
+    // same-instant requests in key order (pe0 first), as the kernel would.
+    // pe2, on its own slice, runs on a calendar of its own.
+    // One 128^3 bf16 tile each: READ 65536 B, WRITE 32768 B (figures above).
+    // Both commands start at 3 ns and both READs reach the DMA channel then:
+    //  pe0 READ  channel 503, attach 504, 505, HBM0 port at 505 (free
+    //            846.334) -> 605, TCM 607; done + 341.334 = 948.334
+    //  pe1 READ  channel 503, attach 504, link r1->r0 (256 GB/s, 2.5 ns)
+    //            506.5, attach 507.5, HBM0 port busy until 846.334 (free
+    //            1187.668) -> 946.334, TCM 948.334; done + 341.334 = 1289.668
+    //  (served the other way round, pe0's READ would wait for pe1's.)
+    //  pe0 FETCH +2 +32 +1 = 983.334, GEMM +256 = 1239.334, STORE +2 +16 +1
+    //      = 1258.334, WRITE: TCM read 1260.334, channel 1760.334, attach
+    //      1761.334, 1762.334, HBM0 (free since 1187.668) 1862.334;
+    //      done + 170.667 = 2033.001
+    //  pe1 FETCH 1324.668, GEMM 1580.668, STORE 1599.668, WRITE to its own
+    //      slice: 1601.668, 2101.668, 2102.668, 2103.668, HBM1 2203.668;
+    //      done + 170.667 = 2374.335
     Run r(load_shipped("default"), R"(
 name: shared
 kernels:
   own:
-    - composite: { id: mm, gemm: { m: 256, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, wait: true }
+    - composite: { id: mine, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, wait: true }
   theirs:
-    - composite: { id: mm, gemm: { m: 256, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, wait: true }
+    - composite: { id: foreign, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, src: { pa: 0x0 }, wait: true }
+  apart:
+    - composite: { id: apart, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, wait: true }
 launch:
-  - { kernel: own, pes: [0, 2] }
+  - { kernel: own, pes: [0] }
   - { kernel: theirs, pes: [1] }
+  - { kernel: apart, pes: [2] }
 )");
     r.start();
-    check_per_stage(r.verdict("sip0.cube0.pe0"), "shares the hop");
-    check_per_stage(r.verdict("sip0.cube0.pe1"), "shares the hop");
+    const Decoupler::Verdict &pe0 = r.verdict("sip0.cube0.pe0"), &pe1 = r.verdict("sip0.cube0.pe1"),
+                             &pe2 = r.verdict("sip0.cube0.pe2");
+    BOOST_CHECK(pe0.decoupled);
+    BOOST_CHECK(pe1.decoupled);
+    BOOST_CHECK(pe2.decoupled);
+    BOOST_CHECK_EQUAL(pe0.group, pe1.group);
+    BOOST_CHECK_NE(pe0.group, pe2.group);
+    BOOST_CHECK_EQUAL(r.command("mine").finished_ps, 2033001u);
+    BOOST_CHECK_EQUAL(r.command("foreign").finished_ps, 2374335u);
+    // pe2 alone: as pe0 without pe1's read in the way of its write.
+    BOOST_CHECK_EQUAL(r.command("apart").started_ps, 3000u);
+}
+
+BOOST_AUTO_TEST_CASE(per_stage_when_it_shares_a_hop_with_a_per_stage_pe) {
+    // pe0 runs a simple DMA (per stage) on its own slice; pe1 reads from
+    // that slice, so its same-instant requests at hbm_ctrl.pe0 would be
+    // ordered by the kernel: per stage too. pe2 is apart.
+    Run r(load_shipped("default"), R"(
+name: shared
+kernels:
+  simple:
+    - dma_read: { id: ld, bytes: 65536, wait: true }
+  theirs:
+    - composite: { id: foreign, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, wait: true }
+  apart:
+    - composite: { id: apart, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, wait: true }
+launch:
+  - { kernel: simple, pes: [0] }
+  - { kernel: theirs, pes: [1] }
+  - { kernel: apart, pes: [2] }
+)");
+    r.start();
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "has a dma_read command");
+    check_per_stage(r.verdict("sip0.cube0.pe1"), "with sip0.cube0.pe0, which runs per stage");
     BOOST_CHECK(r.verdict("sip0.cube0.pe2").decoupled);
 }
 
@@ -209,7 +260,12 @@ BOOST_AUTO_TEST_CASE(per_stage_with_two_dma_channels) {
     check_per_stage(r.verdict("sip0.cube0.pe0"), "more than one DMA channel");
 }
 
-BOOST_AUTO_TEST_CASE(per_stage_when_the_host_launches_it) {
+BOOST_AUTO_TEST_CASE(decoupled_when_the_host_launches_it) {
+    // host_launch.yaml: the host writes the input, maps it in every PE's
+    // MMU, then launches the kernel on all eight PEs, which read pe0's slice
+    // and write pe1's through their MMUs: every PE decoupled, all on one
+    // calendar (they share hbm_ctrl.pe0's and pe1's ports), and the host's
+    // memory requests share those ports too (M_CPU ranks after every PE).
     const TopologyConfig topo = load_shipped("default");
     TraceSink trace;
     Platform platform(topo, trace);
@@ -217,9 +273,62 @@ BOOST_AUTO_TEST_CASE(per_stage_when_the_host_launches_it) {
     WorkloadRun run(platform, wl);
     sc_core::sc_start();
     BOOST_REQUIRE(run.finished());
-    BOOST_REQUIRE(!platform.decoupler().verdicts().empty());
-    for (const Decoupler::Verdict& v : platform.decoupler().verdicts())
-        check_per_stage(v, "a host request launches a kernel on it");
+    BOOST_REQUIRE_EQUAL(platform.decoupler().verdicts().size(), 8u);
+    for (const Decoupler::Verdict& v : platform.decoupler().verdicts()) {
+        BOOST_CHECK_MESSAGE(v.decoupled, v.pe->name() << ": " << v.why);
+        BOOST_CHECK_EQUAL(v.group, platform.decoupler().verdicts().front().group);
+    }
+}
+
+namespace {
+
+// A host launch of one composite on virtual addresses on pe0, with the
+// host's `mmu` lines given: the rules on MMU state.
+std::string host_va_yaml(const std::string& host) {
+    return R"(
+name: host_va
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, src: { va: 0x40000000 }, dst: { va: 0x40100000 }, wait: true }
+host:
+)" + host + "  - kernel_launch: { id: go, kernel: k, cubes: [sip0.cube0], target_pe: [0] }\n";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(per_stage_when_a_virtual_operand_is_not_mapped) {
+    // Only the source is mapped: the write would fault, and a fault must
+    // stop the run at the kernel's time.
+    Run r(load_shipped("default"),
+          host_va_yaml("  - mmu_map: { id: map, cubes: [sip0.cube0], target_pe: [0], va: 0x40000000, pa: 0x0, bytes: 0x100000 }\n"));
+    sc_core::sc_start();
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "no mapping covers");
+}
+
+BOOST_AUTO_TEST_CASE(per_stage_when_the_host_maps_while_it_may_run) {
+    // The map is sent at t = 0 beside the launch (after: []): the kernel may
+    // translate before it arrives.
+    Run r(load_shipped("default"),
+          host_va_yaml("  - mmu_map: { id: map, cubes: [sip0.cube0], target_pe: [0], va: 0x40000000, pa: 0x0, bytes: 0x200000 }\n"
+                       "  - memory_write: { id: w, pa: 0x0, bytes: 4096, after: [] }\n"));
+    sc_core::sc_start();
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "the host maps its MMU ('map') while it may run a kernel ('go')");
+}
+
+BOOST_AUTO_TEST_CASE(per_stage_when_the_host_unmaps) {
+    Run r(load_shipped("default"),
+          host_va_yaml("  - mmu_map: { id: map, cubes: [sip0.cube0], target_pe: [0], va: 0x40000000, pa: 0x0, bytes: 0x200000 }\n") +
+              "  - mmu_unmap: { id: unmap, cubes: [sip0.cube0], target_pe: [0], va: 0x40000000, bytes: 0x200000 }\n");
+    r.start();
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "unmaps pages of its MMU");
+}
+
+BOOST_AUTO_TEST_CASE(decoupled_when_the_map_precedes_the_launch) {
+    // The same kernel, its operands mapped before the launch is sent.
+    Run r(load_shipped("default"),
+          host_va_yaml("  - mmu_map: { id: map, cubes: [sip0.cube0], target_pe: [0], va: 0x40000000, pa: 0x0, bytes: 0x200000 }\n"));
+    r.start();
+    BOOST_CHECK_MESSAGE(r.verdict("sip0.cube0.pe0").decoupled, r.verdict("sip0.cube0.pe0").why);
 }
 
 // --- decoupled and per-stage runs agree ----------------------------------
@@ -277,7 +386,7 @@ const Example examples[] = {
     {"gemm_bias_relu", "", true},
     {"gemm_bias_relu_data", "", false},  // data mode: every PE runs per stage
     {"gemm_int8_small", "", true},
-    {"host_launch", "", false},
+    {"host_launch", "", true},
     {"host_two_cubes", "", false},
     {"host_watchdog", "--set cube.m_cpu.attrs.response_timeout_ns=100000", false},
     {"ipcq_exchange", "", false},
@@ -316,56 +425,73 @@ void check_examples(const std::string& topology) {
 // waits; some PEs read another PE's slice, so that decoupled and per-stage
 // PEs run side by side. std::mt19937 is the same sequence everywhere; only
 // its raw output is used (the distributions are implementation-defined).
-std::string random_workload(std::mt19937& rng, int cubes) {
+// One kernel `name` of composites: GEMM and single-op forms, every dtype,
+// epilogues of every scope, clipped edges, waits; some read pe0's slice
+// (`foreign`), or, with a `va` window (2 MiB), take both operands through
+// the MMU.
+void random_kernel(std::ostringstream& y, std::mt19937& rng, const std::string& name, std::uint64_t va) {
     auto pick = [&](std::initializer_list<int> xs) {
         return *(xs.begin() + rng() % xs.size());
     };
     const char* dtypes[] = {"int8", "bf16", "fp32"};
     const char* ops[] = {"relu", "bias_add", "add", "gelu", "exp"};
     const char* scopes[] = {"per_output_tile", "per_k_tile", "once"};
+    y << "  " << name << ":\n";
+    // One family of composites per kernel, as a real kernel has (tiles
+    // of one shape of chain: without epilogue, with per-output-tile or
+    // per-K-step epilogues, single-op); now and then a mix, whose stage
+    // inboxes get tiles from two stages (a PE that runs per stage).
+    const bool mixed = rng() % 6 == 0;
+    const int family = static_cast<int>(rng() % 4);
+    const int commands = 1 + static_cast<int>(rng() % 3);
+    for (int c = 0; c < commands; ++c) {
+        const int form = mixed ? static_cast<int>(rng() % 4) : family;
+        const bool wait = rng() % 2 == 0;
+        const bool foreign = rng() % 8 == 0;  // reads pe0's slice
+        y << "    - composite:\n        id: c" << c << "\n";
+        if (form == 3) {
+            const int elem = 2;
+            const int tile = pick({2048, 4096, 16384, 65536});
+            const int bytes = tile * (1 + static_cast<int>(rng() % 6)) + elem * pick({0, 0, 96});
+            y << "        op: " << ops[rng() % 5] << "\n        bytes: " << bytes
+              << "\n        tile_bytes: " << tile << "\n";
+        } else {
+            y << "        gemm: { m: " << pick({64, 128, 200, 256, 384}) << ", k: "
+              << pick({64, 128, 256, 320}) << ", n: " << pick({64, 128, 192, 256}) << " }\n"
+              << "        tile: { m: " << pick({32, 64, 128}) << ", k: " << pick({32, 64, 128})
+              << ", n: " << pick({64, 128}) << " }\n"
+              << "        dtype: { in: " << dtypes[rng() % 3] << ", out: " << dtypes[rng() % 3]
+              << " }\n";
+            const int epilogues = form == 0 ? 0 : 1 + static_cast<int>(rng() % 2);
+            if (epilogues > 0) {
+                y << "        epilogues:\n";
+                for (int e = 0; e < epilogues; ++e)
+                    y << "          - { op: " << ops[rng() % 5] << ", scope: "
+                      << (mixed && rng() % 3 == 0 ? scopes[2] : scopes[form - 1]) << " }\n";
+            }
+        }
+        // Every operand fits 1 MiB (384 x 320 fp32 A + 320 x 256 B; a
+        // single op's 393 KiB): source at the VA window's start, result
+        // 1 MiB in.
+        if (va)
+            y << "        src: { va: " << va << " }\n        dst: { va: " << va + 0x100000 << " }\n";
+        else if (foreign)
+            y << "        src: { pa: 0x0 }\n";
+        if (wait) y << "        wait: true\n";
+    }
+    if (rng() % 2 == 0) y << "    - wait: all\n";
+}
+
+// A random workload of composites on `pes` PEs of `cubes` cubes, launched
+// directly; some PEs read another PE's slice, so that decoupled PEs share a
+// calendar and decoupled and per-stage PEs run side by side. std::mt19937
+// is the same sequence everywhere; only its raw output is used (the
+// distributions are implementation-defined).
+std::string random_workload(std::mt19937& rng, int cubes) {
     std::ostringstream y;
     y << "name: random\nkernels:\n";
     const int kernels = 1 + static_cast<int>(rng() % 3);
-    for (int k = 0; k < kernels; ++k) {
-        y << "  k" << k << ":\n";
-        // One family of composites per kernel, as a real kernel has (tiles
-        // of one shape of chain: without epilogue, with per-output-tile or
-        // per-K-step epilogues, single-op); now and then a mix, whose stage
-        // inboxes get tiles from two stages (a PE that runs per stage).
-        const bool mixed = rng() % 6 == 0;
-        const int family = static_cast<int>(rng() % 4);
-        const int commands = 1 + static_cast<int>(rng() % 3);
-        for (int c = 0; c < commands; ++c) {
-            const int form = mixed ? static_cast<int>(rng() % 4) : family;
-            const bool wait = rng() % 2 == 0;
-            const bool foreign = rng() % 8 == 0;  // reads pe0's slice
-            y << "    - composite:\n        id: c" << c << "\n";
-            if (form == 3) {
-                const int elem = 2;
-                const int tile = pick({2048, 4096, 16384, 65536});
-                const int bytes = tile * (1 + static_cast<int>(rng() % 6)) + elem * pick({0, 0, 96});
-                y << "        op: " << ops[rng() % 5] << "\n        bytes: " << bytes
-                  << "\n        tile_bytes: " << tile << "\n";
-            } else {
-                y << "        gemm: { m: " << pick({64, 128, 200, 256, 384}) << ", k: "
-                  << pick({64, 128, 256, 320}) << ", n: " << pick({64, 128, 192, 256}) << " }\n"
-                  << "        tile: { m: " << pick({32, 64, 128}) << ", k: " << pick({32, 64, 128})
-                  << ", n: " << pick({64, 128}) << " }\n"
-                  << "        dtype: { in: " << dtypes[rng() % 3] << ", out: " << dtypes[rng() % 3]
-                  << " }\n";
-                const int epilogues = form == 0 ? 0 : 1 + static_cast<int>(rng() % 2);
-                if (epilogues > 0) {
-                    y << "        epilogues:\n";
-                    for (int e = 0; e < epilogues; ++e)
-                        y << "          - { op: " << ops[rng() % 5] << ", scope: "
-                          << (mixed && rng() % 3 == 0 ? scopes[2] : scopes[form - 1]) << " }\n";
-                }
-            }
-            if (foreign) y << "        src: { pa: 0x0 }\n";
-            if (wait) y << "        wait: true\n";
-        }
-        if (rng() % 2 == 0) y << "    - wait: all\n";
-    }
+    for (int k = 0; k < kernels; ++k) random_kernel(y, rng, "k" + std::to_string(k), 0);
     y << "launch:\n";
     int next = 0;
     for (int k = 0; k < kernels; ++k) {
@@ -381,15 +507,67 @@ std::string random_workload(std::mt19937& rng, int cubes) {
     return y.str();
 }
 
-void check_random(const std::string& topology, int cubes, std::uint32_t seed, int cases) {
+// A random host-driven workload (as every real program): the host writes an
+// input, maps a window in the target PEs' MMUs when a kernel works on
+// virtual addresses, launches kernels through IO_CPU and M_CPU on PE lists
+// of one or two cubes (a PE may get several kernels, one after another;
+// `after` lists let two launches or a map and a launch run at once), reads
+// a result back; now and then a direct launch beside it.
+std::string random_host_workload(std::mt19937& rng, int cubes) {
+    std::ostringstream y;
+    y << "name: random_host\nkernels:\n";
+    const int kernels = 1 + static_cast<int>(rng() % 3);
+    std::vector<bool> va(static_cast<std::size_t>(kernels));
+    for (int k = 0; k < kernels; ++k) {
+        va[static_cast<std::size_t>(k)] = rng() % 3 == 0;
+        // Each kernel its own window: a PE maps each virtual page once.
+        random_kernel(y, rng, "k" + std::to_string(k),
+                      va[static_cast<std::size_t>(k)] ? 0x40000000u + 0x200000u * static_cast<unsigned>(k) : 0);
+    }
+    auto cube_name = [](int c) { return "sip" + std::to_string(c / 2) + ".cube" + std::to_string(c % 2); };
+    auto pe_list = [&](int count, int first) {
+        std::string l = "[";
+        for (int p = 0; p < count; ++p) l += (p ? ", " : "") + std::to_string((first + p) % 8);
+        return l + "]";
+    };
+    const bool direct = rng() % 4 == 0 && !va[0];  // (a direct launch's VA would fault: no map yet)
+    if (direct) y << "launch:\n  - { kernel: k0, pes: [7] }\n";
+    y << "host:\n";
+    const std::uint64_t slice = 6ull << 30;  // every shipped topology: 6 GiB HBM slices
+    const int src_pe = static_cast<int>(rng() % 8);
+    y << "  - memory_write: { id: w_in, pa: " << slice * static_cast<std::uint64_t>(src_pe) << ", bytes: "
+      << 4096 * (1 + rng() % 64) << " }\n";
+    std::string last = "w_in";
+    for (int k = 0; k < kernels; ++k) {
+        const int cube = static_cast<int>(rng() % cubes);
+        const std::string cube_list =
+            cubes > 1 && rng() % 3 == 0 ? cube_name(cube) + ", " + cube_name((cube + 1) % cubes) : cube_name(cube);
+        const int count = 1 + static_cast<int>(rng() % 4);
+        const std::string pes = rng() % 5 == 0 ? std::string("all") : pe_list(count, static_cast<int>(rng() % 8));
+        const bool concurrent = rng() % 4 == 0;  // sent beside the previous request
+        if (va[static_cast<std::size_t>(k)]) {
+            y << "  - mmu_map: { id: map" << k << ", cubes: [" << cube_list << "], target_pe: " << pes
+              << ", va: " << 0x40000000u + 0x200000u * static_cast<unsigned>(k) << ", pa: " << slice * static_cast<std::uint64_t>(rng() % 8) << ", bytes: 0x200000"
+              << (concurrent ? ", after: []" : "") << " }\n";
+        }
+        y << "  - kernel_launch: { id: go" << k << ", kernel: k" << k << ", cubes: [" << cube_list
+          << "], target_pe: " << pes << (concurrent && !va[static_cast<std::size_t>(k)] ? ", after: [" + last + "]" : "")
+          << " }\n";
+        last = "go" + std::to_string(k);
+    }
+    y << "  - memory_read: { id: r_out, pa: " << slice * static_cast<std::uint64_t>(rng() % 8) << ", bytes: 32768 }\n";
+    return y.str();
+}
+
+void check_random(const std::string& topology, int cubes, std::uint32_t seed, int cases, bool host = false) {
     std::mt19937 rng(seed);
     int decoupled_runs = 0;
     for (int i = 0; i < cases; ++i) {
-        const std::string tag = topology + "_random_" + std::to_string(seed) + "_" + std::to_string(i);
+        const std::string tag = topology + (host ? "_random_host_" : "_random_") + std::to_string(seed) + "_" + std::to_string(i);
         const std::string file = "decoupler_test_" + tag + ".yaml";
         {
             std::ofstream out(file);
-            out << random_workload(rng, cubes);
+            out << (host ? random_host_workload(rng, cubes) : random_workload(rng, cubes));
         }
         BOOST_TEST_CONTEXT("workload " << file) {
             const Agreement r =
@@ -413,3 +591,6 @@ BOOST_AUTO_TEST_CASE(shipped_examples_agree_on_two_sip) { check_examples("two_si
 BOOST_AUTO_TEST_CASE(random_composites_agree_on_default) { check_random("default", 1, 1, 40); }
 BOOST_AUTO_TEST_CASE(random_composites_agree_on_two_sip) { check_random("two_sip", 4, 2, 40); }
 BOOST_AUTO_TEST_CASE(random_composites_agree_on_rngd_pe) { check_random("rngd_pe", 1, 3, 40); }
+
+BOOST_AUTO_TEST_CASE(random_host_launches_agree_on_default) { check_random("default", 1, 4, 40, true); }
+BOOST_AUTO_TEST_CASE(random_host_launches_agree_on_two_sip) { check_random("two_sip", 4, 5, 40, true); }
