@@ -13,7 +13,8 @@
 // memory (wait4 rusage). Every process runs on the CPU the bench started on.
 // The SimPy baseline (baseline_simpy/pe_pipeline.py) runs the one-PE and
 // eight-PE cases, launched directly and by a host kernel_launch, in the same
-// run, its runs alternating with the case's own;
+// run, its runs alternating with the case's own (the bench fails when a
+// makespan differs from npuvp's by a picosecond);
 // the `kernel` case is a
 // raw SystemC ping-pong, the physical limit of this machine's kernel. With
 // the RTL co-simulation built, `rtl_gemm` / `rtl_cpp` (the GEMM array) and
@@ -828,6 +829,9 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     }
 
     // ---- ratios
+    // The baseline is an independent model of the timing contract: a makespan
+    // that differs from npuvp's by a picosecond is a bug in one of them.
+    bool simpy_agrees = true;
     std::cout << "\nagainst the SimPy baseline (same case, same machine, same run, same CPU, run for run in turn):\n";
     for (const Case& c : cases) {
         if (!c.baseline_pes || !c.ok) continue;
@@ -847,6 +851,11 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                                 : "differ by " + fixed((bmk - mk) / 1e3, 3) + " ns = " +
                                       fixed(100.0 * (bmk - mk) / mk, 4) + "%")
                   << ")\n";
+        simpy_agrees = simpy_agrees && mk == bmk;
+    }
+    if (!simpy_agrees) {
+        std::cerr << "npuvp_bench: a makespan differs from its SimPy baseline's\n";
+        all_ok = false;
     }
     // ---- the decoupled pipeline against per-stage runs of the same case
     bool agree = true;
