@@ -12,7 +12,9 @@
 // `npuvp --compare` does, reads the child's RESULT line and its peak resident
 // memory (wait4 rusage). Every process runs on the CPU the bench started on.
 // The SimPy baseline (baseline_simpy/pe_pipeline.py) runs the one-PE and
-// eight-PE cases in the same run, its runs alternating with the case's own;
+// eight-PE cases, launched directly and by a host kernel_launch, in the same
+// run, its runs alternating with the case's own (the bench fails when a
+// makespan differs from npuvp's by a picosecond);
 // the `kernel` case is a
 // raw SystemC ping-pong, the physical limit of this machine's kernel. With
 // the RTL co-simulation built, `rtl_gemm` / `rtl_cpp` (the GEMM array) and
@@ -69,12 +71,16 @@ double seconds_since(clock_type::time_point t0) {
 // Where the GEMM runs: pe0 of sip0.cube0, all 8 PEs of it, or every PE of a
 // 2 SIP x 4 cube x 8 PE system.
 enum class Placement { one, eight, all };
+// How it starts: a direct `launch` at t = 0, or one host `kernel_launch`
+// request through IO_CPU, M_CPU and PE_CPU, as every real program starts
+// (docs/workload.md "Host requests"; `one` and `eight` only).
+enum class Launcher { direct, host };
 
 // `all`: every PE of `sips` SIPs of `cubes` cubes each. Operand reuse off
 // (reuse: none): the SimPy port, seed 000's pipeline, reloads both operands
 // per token, and the bench compares makespans with it to the picosecond.
 std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std::uint64_t n,
-                          int sips = 0, int cubes = 0) {
+                          int sips = 0, int cubes = 0, Launcher how = Launcher::direct) {
     std::ostringstream w;
     w << "name: bench_gemm\n"
          "kernels:\n"
@@ -87,8 +93,13 @@ std::string gemm_workload(Placement where, std::uint64_t m, std::uint64_t k, std
          "        epilogues:\n"
          "          - { op: bias_add, scope: per_output_tile }\n"
          "        reuse: none\n"
-         "        wait: true\n"
-         "launch:\n";
+         "        wait: true\n";
+    if (how == Launcher::host) {
+        w << "host:\n  - kernel_launch: { id: go, kernel: gemm, cubes: [sip0.cube0], target_pe: "
+          << (where == Placement::one ? "[0]" : "all") << " }\n";
+        return w.str();
+    }
+    w << "launch:\n";
     if (where == Placement::one) w << "  - { kernel: gemm, cube: sip0.cube0, pes: [0] }\n";
     if (where == Placement::eight) w << "  - { kernel: gemm, cube: sip0.cube0, pes: all }\n";
     if (where == Placement::all)
@@ -235,10 +246,11 @@ int run_model_case(std::string what, std::uint64_t m, std::uint64_t k, std::uint
         what == "mnist"
             ? npuvp::load_workload_file(src + "/configs/workloads/mnist_mlp_opbyop.yaml", topo)
             : npuvp::load_workload_text(
-                  gemm_workload(what == "one"     ? Placement::one
-                                : what == "eight" ? Placement::eight
-                                                  : Placement::all,
-                                m, k, n, sips, cubes),
+                  gemm_workload(what == "one" || what == "host_one"       ? Placement::one
+                                : what == "eight" || what == "host_eight" ? Placement::eight
+                                                                          : Placement::all,
+                                m, k, n, sips, cubes,
+                                what.rfind("host_", 0) == 0 ? Launcher::host : Launcher::direct),
                   "bench", topo);
     return simulate_case(topo, workload, t0, {}, nullptr, per_stage);
 }
@@ -323,7 +335,11 @@ int run_rtl_case(const std::string& what, std::uint64_t m, std::uint64_t k, std:
 }
 
 // The T1 routes of pe0 on the default topology, one hop a line, in the order
-// the SimPy baseline hard-codes them (bench/baseline_simpy/pe_pipeline.py).
+// the SimPy baseline hard-codes them (bench/baseline_simpy/pe_pipeline.py);
+// then the control routes of a host kernel launch (IO_CPU -> M_CPU ->
+// PE_CPU of every PE of sip0.cube0, and the responses back), each with its
+// path and the nodes on it that add a transit cost (an IO_CPU or M_CPU
+// between its ends), which the baseline derives from the topology.
 int run_routes_case() {
     const npuvp::TopologyConfig topo = npuvp::load_topology_file(
         std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml", {},
@@ -342,6 +358,34 @@ int run_routes_case() {
     dump("dma_write", routes.dma(npuvp::DmaDirection::write, 0, 0));
     dump("fetch", routes.fetch());
     dump("store", routes.store());
+
+    // A launch's messages carry n = 0 bytes: pure latency (T1 "Control
+    // messages"), so a route's latency_ps is all its transport adds, but for
+    // the transit costs of the nodes between its ends (none on default.yaml).
+    auto control = [&](const std::string& name, npuvp::RoutedNode& from, npuvp::RoutedNode& to) {
+        const npuvp::Route& r = platform.route(from, to);
+        std::cout << name << ": latency_ps=" << r.latency_ps << " path=";
+        std::string transit;
+        for (std::size_t i = 0; i < r.path.size(); ++i) {
+            const npuvp::RoutedNode& node = *r.path[i].node;
+            std::cout << (i ? " > " : "") << node.node_id_ref();
+            if (i > 0 && i + 1 < r.path.size() && node.has_transit_cost())
+                transit += (transit.empty() ? "" : ", ") + node.node_id_ref();
+        }
+        std::cout << " transit_cost_at=" << (transit.empty() ? "none" : transit) << "\n";
+        for (const npuvp::RouteStep& s : r.steps)
+            std::cout << "    " << s.hop->name() << " latency_ps=" << s.hop->latency_ps() << "\n";
+    };
+    npuvp::RoutedNode& io_cpu = platform.node(npuvp::NodeRole::io_cpu, 0, 0, 0);
+    npuvp::RoutedNode& m_cpu = platform.node(npuvp::NodeRole::m_cpu, 0, 0, 0);
+    control("io_cpu->m_cpu", io_cpu, m_cpu);
+    for (int p = 0; p < platform.pes_per_cube(); ++p)
+        control("m_cpu->pe" + std::to_string(p) + ".pe_cpu", m_cpu,
+                platform.node(npuvp::NodeRole::pe_cpu, 0, 0, p));
+    for (int p = 0; p < platform.pes_per_cube(); ++p)
+        control("pe" + std::to_string(p) + ".pe_cpu->m_cpu",
+                platform.node(npuvp::NodeRole::pe_cpu, 0, 0, p), m_cpu);
+    control("m_cpu->io_cpu", m_cpu, io_cpu);
     return 0;
 }
 
@@ -412,9 +456,10 @@ int run_kernel_case(std::uint64_t iters, bool methods) {
 
 struct Case {
     std::string name;
-    std::string what;  // one, eight, all64, mnist, kernel
+    std::string what;  // one, eight, host_one, host_eight, all64, mnist, kernel
     std::uint64_t m = 0, k = 0, n = 0;
     int baseline_pes = 0;  // 0: no SimPy run
+    bool host = false;     // launched by a host kernel_launch: so is its SimPy run
     // measured
     std::map<std::string, double> r;
     double rss_mib = 0;
@@ -559,6 +604,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         c.what = what;
         c.m = m, c.k = k, c.n = n;
         c.baseline_pes = base;
+        c.host = std::string(what).rfind("host_", 0) == 0;
         cases.push_back(c);
     };
     if (smoke) {
@@ -566,6 +612,10 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("pe8_gemm", "eight", 256, 256, 256, 8);
         gemm("pe1_stage", "one_stage", 256, 256, 256, 0);
         gemm("pe8_stage", "eight_stage", 256, 256, 256, 0);
+        gemm("host1_gemm", "host_one", 256, 256, 256, 1);
+        gemm("host8_gemm", "host_eight", 256, 256, 256, 8);
+        gemm("host1_stage", "host_one_stage", 256, 256, 256, 0);
+        gemm("host8_stage", "host_eight_stage", 256, 256, 256, 0);
         gemm("pe64_gemm", "all64", 256, 256, 256, 0);
         gemm("pe256_gemm", "all256", 256, 256, 128, 0);
         gemm("pe1024_gemm", "all1024", 128, 128, 128, 0);
@@ -591,6 +641,13 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         // pipeline's gain in the same run.
         gemm("pe1_stage", "one_stage", 2048, 2048, 2048, 0);
         gemm("pe8_stage", "eight_stage", 2048, 2048, 2048, 0);
+        // pe1_gemm and pe8_gemm started as every real program is, by a host
+        // kernel_launch through IO_CPU, M_CPU and PE_CPU (the SimPy baseline
+        // launches them the same way), and the same two per stage.
+        gemm("host1_gemm", "host_one", 2048, 2048, 2048, 1);
+        gemm("host8_gemm", "host_eight", 2048, 2048, 2048, 8);
+        gemm("host1_stage", "host_one_stage", 2048, 2048, 2048, 0);
+        gemm("host8_stage", "host_eight_stage", 2048, 2048, 2048, 0);
         gemm("pe64_gemm", "all64", 2048, 2048, 2048, 0);      // 64 x 4096
         // Per-token cost with many PEs (issue 16): less work per PE, the
         // same kernel. 256 x 8·16·8 = 262 144 and 1024 x 8·8·8 = 524 288 tokens.
@@ -699,7 +756,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                 c.base_ok = run_once(python,
                                      {baseline_script, "--pes", std::to_string(c.baseline_pes), "--m",
                                       std::to_string(c.m), "--k", std::to_string(c.k), "--n",
-                                      std::to_string(c.n)},
+                                      std::to_string(c.n), "--launch", c.host ? "host" : "direct"},
                                      tmp + "." + c.name + ".simpy.log", base_runs);
         }
         if (c.ok) median(runs, c.r, &c.rss_mib);
@@ -772,6 +829,9 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     }
 
     // ---- ratios
+    // The baseline is an independent model of the timing contract: a makespan
+    // that differs from npuvp's by a picosecond is a bug in one of them.
+    bool simpy_agrees = true;
     std::cout << "\nagainst the SimPy baseline (same case, same machine, same run, same CPU, run for run in turn):\n";
     for (const Case& c : cases) {
         if (!c.baseline_pes || !c.ok) continue;
@@ -791,6 +851,11 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
                                 : "differ by " + fixed((bmk - mk) / 1e3, 3) + " ns = " +
                                       fixed(100.0 * (bmk - mk) / mk, 4) + "%")
                   << ")\n";
+        simpy_agrees = simpy_agrees && mk == bmk;
+    }
+    if (!simpy_agrees) {
+        std::cerr << "npuvp_bench: a makespan differs from its SimPy baseline's\n";
+        all_ok = false;
     }
     // ---- the decoupled pipeline against per-stage runs of the same case
     bool agree = true;

@@ -21,6 +21,53 @@ accel_slot), with npuvp's timing contract (docs/timing.md):
 Each PE reads and writes its own HBM slice, so the --pes N case is N
 independent copies of the one-PE model (npuvp's PEs share no hop here).
 
+--launch direct (the default) starts the kernel on every PE at t = 0, as a
+workload's `launch:` does. --launch host starts it as npuvp's host
+`kernel_launch` request does (docs/architecture.md "The cube command path",
+docs/workload.md "Host requests"; the bench's host1_gemm / host8_gemm, target
+PEs 0 .. N-1 of sip0.cube0), seed 001's path:
+
+  IO_CPU   one message at a time, overhead_ns each (requests and responses
+           alike: a simpy.Resource held overhead_ns). The request takes it at
+           t = 0, then stamps the barrier
+               target_start = now + max over target PEs of
+                              (IO_CPU->M_CPU latency + M_CPU overhead_ns
+                               + M_CPU->PE_CPU latency)
+           and posts the launch to M_CPU.
+  M_CPU    takes messages at their arrival, one at a time, overhead_ns each
+           (a single worker process). A launch spawns a fan-out that posts the
+           launch to every target PE_CPU at once and waits for all their
+           responses (each one also handled by the worker, overhead_ns), then
+           posts one response to IO_CPU.
+  PE_CPU   waits for target_start (a launch arriving later would start at
+           once), runs the kernel as in the direct case, then posts its
+           response to M_CPU.
+  IO_CPU   handles the response (overhead_ns); the request is complete then.
+
+Every control message carries n = 0 bytes: pure route latency, it reserves no
+hop (T1 "Control messages"). The makespan is npuvp's
+(WorkloadRun::makespan_ps(), the `makespan` that `npuvp` prints and puts in
+--summary as makespan_ns): the latest of every PE's kernel finish and every
+host request's completion at IO_CPU, here the latter.
+
+The control constants come from configs/topologies/default.yaml (each route
+is printed by `npuvp_bench --case routes`, with the nodes on it that would add
+a transit cost: none on these routes):
+  io_cpu.attrs.overhead_ns = 5, cube.m_cpu.attrs.overhead_ns = 5;
+  IO_CPU <-> M_CPU: the io_link, one hop each way, latency_ns = 500 (its
+      bw_gbs does not apply to n = 0);
+  M_CPU <-> pe{i}.pe_cpu: M_CPU attaches to router m_cpu.attrs.router = 0,
+      PE i's pe_cpu to router i = row * cols + col (2 x 4 mesh), each attach
+      link attach_latency_ns = 1; XY routing crosses |dcol| + |drow| mesh
+      links of pitch_mm * ns_per_mm + router_latency_ns = 5 * 0.1 + 2 = 2.5 ns
+      each, the same count both ways. So 2 + 2.5 * hops ns:
+      pe0 2, pe1 4.5, pe2 7, pe3 9.5, pe4 4.5, pe5 7, pe6 9.5, pe7 12 ns.
+Hence, with K the direct run's makespan: one PE, barrier 5 + 500 + 5 + 2 =
+512 ns, complete at 512 + K + 2 + 5 + 500 + 5 = K + 1024 ns; eight PEs,
+barrier 5 + 500 + 5 + 12 = 522 ns, the eight responses reach M_CPU at
+K + 522 + {2, 4.5, 4.5, 7, 7, 9.5, 9.5, 12} ns and its worker is done with
+the last at K + 522 + 42 ns, so complete at K + 522 + 42 + 500 + 5 = K + 1069 ns.
+
 Prints one line: RESULT makespan_ps=... wall_s=... elab_s=... tokens=... events=...
 """
 import argparse
@@ -130,6 +177,23 @@ FS_LATENCY = 1 * NS
 GEMM_ROWS = GEMM_COLS = 128
 GEMM_FILL = 128
 MATH_LANES, MATH_FILL, MATH_COST = 512, 8, {"bias_add": 1.0}
+
+# The host launch path (--launch host): default.yaml figures, derived in the
+# docstring; `npuvp_bench --case routes` prints the routes they come from.
+IO_CPU_OVERHEAD = 5 * NS
+M_CPU_OVERHEAD = 5 * NS
+IO_LINK_LATENCY = 500 * NS      # IO_CPU <-> M_CPU, each way
+NOC_ATTACH_LATENCY = 1 * NS     # a node to its router
+MESH_LINK_LATENCY = 2500        # pitch_mm 5 x ns_per_mm 0.1 + router_latency_ns 2
+MESH_COLS = 4                   # pe_layout 2 x 4; router i = row * cols + col
+M_CPU_ROUTER = 0
+
+
+def m_cpu_pe_cpu_latency(pe):
+    """M_CPU <-> pe{pe}.pe_cpu, either way: two attach links and the XY mesh links."""
+    row, col = divmod(pe, MESH_COLS)
+    m_row, m_col = divmod(M_CPU_ROUTER, MESH_COLS)
+    return 2 * NOC_ATTACH_LATENCY + (abs(col - m_col) + abs(row - m_row)) * MESH_LINK_LATENCY
 
 
 class Pe:
@@ -247,18 +311,99 @@ class Pe:
                 yield env.timeout(cycles * NS)
 
 
+# ---------------------------------------------------------------- seed 001
+
+def post(env, delay, inbox, item):
+    """A posted control message (n = 0): in `inbox` after the route's latency."""
+    def deliver():
+        yield env.timeout(delay)
+        yield inbox.put(item)
+    env.process(deliver())
+
+
+class HostLaunch:
+    """One host kernel_launch through IO_CPU, M_CPU and each target PE_CPU."""
+
+    def __init__(self, env, pes, m, k, n):
+        self.env, self.pes = env, pes
+        self.io_cpu = simpy.Resource(env, capacity=1)  # requests and responses, in turn
+        self.io_inbox = simpy.Store(env)
+        self.m_cpu_inbox = simpy.Store(env)
+        self.launch_inbox = [simpy.Store(env) for _ in pes]
+        self.completed = None
+        self.pending = 0
+        self.all_answered = None
+        env.process(self._io_cpu_request())
+        env.process(self._io_cpu_worker())
+        env.process(self._m_cpu_worker())
+        for pe in pes:
+            env.process(self._pe_cpu(pe, m, k, n))
+
+    def _io_cpu_request(self):
+        env = self.env
+        with self.io_cpu.request() as req:
+            yield req
+            yield env.timeout(IO_CPU_OVERHEAD)
+        # ADR-0036 D3: one barrier late enough for the launch to reach every target PE.
+        start = env.now + max(IO_LINK_LATENCY + M_CPU_OVERHEAD + m_cpu_pe_cpu_latency(pe.idx)
+                              for pe in self.pes)
+        post(env, IO_LINK_LATENCY, self.m_cpu_inbox, ("launch", start))
+
+    def _io_cpu_worker(self):
+        yield self.io_inbox.get()  # one cube: one response completes the request
+        with self.io_cpu.request() as req:
+            yield req
+            yield self.env.timeout(IO_CPU_OVERHEAD)
+        self.completed = self.env.now
+
+    def _m_cpu_worker(self):
+        env = self.env
+        while True:
+            kind, arg = yield self.m_cpu_inbox.get()
+            yield env.timeout(M_CPU_OVERHEAD)  # one message at a time (seed 001 D9)
+            if kind == "launch":
+                env.process(self._m_cpu_fanout(arg))  # seed 001 D2
+            else:
+                self.pending -= 1
+                if self.pending == 0:
+                    self.all_answered.succeed()
+
+    def _m_cpu_fanout(self, start):
+        self.pending = len(self.pes)
+        self.all_answered = self.env.event()
+        for pe in self.pes:  # seed 001 D6: target_start passed through unchanged
+            post(self.env, m_cpu_pe_cpu_latency(pe.idx), self.launch_inbox[pe.idx], start)
+        yield self.all_answered
+        post(self.env, IO_LINK_LATENCY, self.io_inbox, "response")  # seed 001 D8
+
+    def _pe_cpu(self, pe, m, k, n):
+        env = self.env
+        start = yield self.launch_inbox[pe.idx].get()
+        if start > env.now:
+            yield env.timeout(start - env.now)
+        yield from pe.run_kernel(m, k, n)
+        post(env, m_cpu_pe_cpu_latency(pe.idx), self.m_cpu_inbox, ("response", pe.idx))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pes", type=int, default=1)
     ap.add_argument("--m", type=int, default=2048)
     ap.add_argument("--k", type=int, default=2048)
     ap.add_argument("--n", type=int, default=2048)
+    ap.add_argument("--launch", choices=("direct", "host"), default="direct",
+                    help="direct: every PE starts at t = 0; host: one kernel_launch through "
+                         "IO_CPU, M_CPU and PE_CPU")
     a = ap.parse_args()
     t0 = time.perf_counter()
     env = simpy.Environment()
     pes = [Pe(env, i) for i in range(a.pes)]
-    for pe in pes:
-        env.process(pe.run_kernel(a.m, a.k, a.n))
+    host = None
+    if a.launch == "host":
+        host = HostLaunch(env, pes, a.m, a.k, a.n)
+    else:
+        for pe in pes:
+            env.process(pe.run_kernel(a.m, a.k, a.n))
     elab = time.perf_counter() - t0
     t1 = time.perf_counter()
     env.run()
@@ -266,9 +411,14 @@ def main():
     if any(getattr(pe, "finished", None) is None for pe in pes):
         print("pe_pipeline: a PE did not finish", file=sys.stderr)
         return 3
+    if host is not None and host.completed is None:
+        print("pe_pipeline: the host request did not complete", file=sys.stderr)
+        return 3
+    # npuvp's WorkloadRun::makespan_ps(): the latest PE finish or host request completion.
+    makespan = max([pe.finished for pe in pes] + ([host.completed] if host else []))
     tokens = a.pes * count_tiles(a.m, a.k, a.n)
     print("RESULT makespan_ps=%d wall_s=%.6f elab_s=%.6f tokens=%d events=%d"
-          % (max(pe.finished for pe in pes), wall, elab, tokens, sum(pe.events for pe in pes)))
+          % (makespan, wall, elab, tokens, sum(pe.events for pe in pes)))
     return 0
 
 
