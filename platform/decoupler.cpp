@@ -440,12 +440,16 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
     // M_CPU to IO_CPU), then the host's next request. A calendar runs ahead
     // only to the kernel's next activity and stops before a command's end,
     // so nothing it does can come before what the kernel does by then; but
-    // two calendars run one after the other, and the second may have run
-    // past the first one's command end when the kernel acts on it. So every
-    // PE whose calendar the host's side may meet shares one calendar: a PE
-    // the host launches, one whose DMA shares a hop with the host's memory
-    // requests, and, when there are host requests, one whose DMA passes an
-    // M_CPU or IO_CPU (their processors serve both).
+    // calendars run one after the other, and one may have run past another
+    // one's command end when the kernel acts on it. What the host's side
+    // books is M_CPU's and IO_CPU's processors (which transit traffic books
+    // too) and the hops of its memory requests: so when a PE's DMA passes
+    // an M_CPU or IO_CPU in a workload with host requests, or shares a hop
+    // with the host's memory requests, it shares one calendar with every
+    // such PE and every PE the host launches (whose kernel's end sets the
+    // host's side going), and that calendar stops at each of their command
+    // ends. (Otherwise a host launch books nothing a calendar books: its
+    // messages are pure latency.)
     std::unordered_set<const Hop*> host_hops;
     for (const HostRequest& r : workload.host) {
         if (r.kind != HostRequestKind::memory_read && r.kind != HostRequestKind::memory_write) continue;
@@ -456,12 +460,17 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                                        &platform.read_route(*m_cpus[t], *targets[t])})
                 for (const RouteStep& step : route->steps) host_hops.insert(step.hop);
     }
-    std::size_t host_side = n;  // the first PE the host's side may meet
+    std::vector<bool> meets(n);
+    bool any_meets = false;
     for (std::size_t i = 0; i < n; ++i) {
         if (!verdict[i].decoupled) continue;
-        bool meets = !host_launches[i].empty() || (!workload.host.empty() && crosses_processor[i]);
-        for (const Hop* h : hops[i]) meets = meets || host_hops.count(h) != 0;
-        if (!meets) continue;
+        meets[i] = !workload.host.empty() && crosses_processor[i];
+        for (const Hop* h : hops[i]) meets[i] = meets[i] || host_hops.count(h) != 0;
+        any_meets = any_meets || meets[i];
+    }
+    std::size_t host_side = n;  // the first PE of the host's calendar
+    for (std::size_t i = 0; any_meets && i < n; ++i) {
+        if (!verdict[i].decoupled || !(meets[i] || !host_launches[i].empty())) continue;
         if (host_side == n) {
             host_side = i;
             continue;

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -278,6 +279,49 @@ BOOST_AUTO_TEST_CASE(decoupled_when_the_host_launches_it) {
         BOOST_CHECK_MESSAGE(v.decoupled, v.pe->name() << ": " << v.why);
         BOOST_CHECK_EQUAL(v.group, platform.decoupler().verdicts().front().group);
     }
+}
+
+namespace {
+
+// pe0..pe3 each run a GEMM on their own slices, launched by the host; with
+// `write`, the host first writes 64 KiB into pe0's slice.
+std::string host_own_slices_yaml(bool write) {
+    return std::string(R"(
+name: host_own
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, wait: true }
+host:
+)") + (write ? "  - memory_write: { id: w, pa: 0x0, bytes: 65536 }\n" : "") +
+           "  - kernel_launch: { id: go, kernel: k, cubes: [sip0.cube0], target_pe: [0, 1, 2, 3] }\n";
+}
+
+std::set<std::size_t> groups_of(const Platform& platform) {
+    std::set<std::size_t> groups;
+    for (const Decoupler::Verdict& v : platform.decoupler().verdicts()) {
+        BOOST_CHECK_MESSAGE(v.decoupled, v.pe->name() << ": " << v.why);
+        groups.insert(v.group);
+    }
+    return groups;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(host_launched_pes_apart_keep_their_calendars) {
+    // A host launch books nothing a calendar books (its messages are pure
+    // latency): four PEs on their own slices, four calendars.
+    Run r(load_shipped("default"), host_own_slices_yaml(false));
+    r.start();
+    BOOST_CHECK_EQUAL(groups_of(r.platform).size(), 4u);
+}
+
+BOOST_AUTO_TEST_CASE(host_launched_pes_share_a_calendar_with_the_hosts_traffic) {
+    // The host's write shares hbm_ctrl.pe0's port with pe0's DMA: pe0 and
+    // every PE the host launches (whose kernel's end sets the host's side
+    // going) run on one calendar.
+    Run r(load_shipped("default"), host_own_slices_yaml(true));
+    r.start();
+    BOOST_CHECK_EQUAL(groups_of(r.platform).size(), 1u);
 }
 
 namespace {
