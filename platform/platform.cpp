@@ -39,16 +39,31 @@ Platform::Platform(const TopologyConfig& topo, TraceSink& trace, const ImplRegis
 }
 
 Platform::~Platform() {
-    // Children were stored before their parents: destroy in that order so no
-    // object outlives the module it hangs under.
-    for (auto& object : m_owned) object.reset();
+    // Last made, first destroyed: children before the module they hang
+    // under, and SystemC's port and export registries, which look an object
+    // up from their end, find each at once (destroying first-made first was
+    // quadratic: 20 s of a 16,384-PE machine's teardown, issue 38).
+    while (!m_owned.empty()) m_owned.pop_back();
+}
+
+std::size_t Platform::own_slot() {
+    m_owned.emplace_back();
+    return m_owned.size() - 1;
 }
 
 void Platform::register_node(RoutedNode& node, NodeInfo info) {
     m_nodes.push_back(&node);
     node.set_address_decoder(this);
-    m_by_id[node.node_id_ref()] = &node;
-    m_info[&node] = info;
+    m_info.emplace_back(&node, info);
+}
+
+const Platform::NodeInfo& Platform::info(const RoutedNode& node) const {
+    const auto it = std::lower_bound(m_info.begin(), m_info.end(), &node, [](const auto& entry, const RoutedNode* n) {
+        return std::less<const RoutedNode*>()(entry.first, n);
+    });
+    if (it == m_info.end() || it->first != &node)
+        throw std::out_of_range(node.node_id_ref() + " is not a node of this platform");
+    return it->second;
 }
 
 void Platform::build() {
@@ -57,6 +72,7 @@ void Platform::build() {
         SipNodes& sip = m_sips[s];
         sip.sip = s;
         sip.cubes.resize(m_topo.system.cubes_per_sip);
+        const std::size_t sip_slot = own_slot();
         auto container = std::make_unique<Container>(indexed("sip", s).c_str(), [&] {
             NodeEnv env{m_topo, {s, -1, -1, -1}, m_trace, m_status};
             auto io = m_impls.create<IoCpu>("io_cpu", m_topo.system.io_cpu.impl,
@@ -70,15 +86,19 @@ void Platform::build() {
                 cube.sip = s;
                 cube.cube = c;
                 cube.global = s * m_topo.system.cubes_per_sip + c;
+                const std::size_t cube_slot = own_slot();
                 auto cube_container = std::make_unique<Container>(
                     indexed("cube", c).c_str(), [&] { build_cube(sip, cube); });
                 cube.container = cube_container.get();
-                m_owned.push_back(std::move(cube_container));
+                m_owned[cube_slot] = std::move(cube_container);
             }
         });
         sip.container = container.get();
-        m_owned.push_back(std::move(container));
+        m_owned[sip_slot] = std::move(container);
     }
+    // Sorted by pointer for lookup only: nothing iterates it (determinism).
+    std::sort(m_info.begin(), m_info.end(),
+              [](const auto& a, const auto& b) { return std::less<const RoutedNode*>()(a.first, b.first); });
 }
 
 void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
@@ -102,6 +122,7 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
     auto nth = [&](int i) { return m_order.pes_in_reverse ? pes - 1 - i : i; };
     cube.hbm.assign(pes, nullptr);
     cube.pes.assign(pes, nullptr);
+    const std::size_t hbm_slot = own_slot();
     auto hbm = std::make_unique<Container>("hbm_ctrl", [&] {
         for (int i = 0; i < pes; ++i) {
             const int x = nth(i);
@@ -115,7 +136,7 @@ void Platform::build_cube(SipNodes& sip, CubeNodes& cube) {
             m_owned.push_back(std::move(target));
         }
     });
-    m_owned.push_back(std::move(hbm));
+    m_owned[hbm_slot] = std::move(hbm);
 
     auto sram = m_impls.create<MemoryTarget>("shared_sram", cfg.shared_sram.impl,
                                              sc_core::sc_module_name("shared_sram"), env);
@@ -227,7 +248,13 @@ void Platform::attach_pe(CubeNodes& cube, Pe& pe) {
     PeRoutes& routes = *m_pe_routes.back();
     pe.routes.bind(routes);
     cube.routes.push_back(&routes);
-    for (Pe* peer : cube.pes) pe.dma().peers.bind(peer->ipcq());
+    if (!cube.ipcqs) {
+        auto list = std::make_unique<IpcqList>();
+        for (Pe* peer : cube.pes) list->add(peer->ipcq());
+        cube.ipcqs = list.get();
+        m_ipcq_lists.push_back(std::move(list));
+    }
+    pe.dma().peers.bind(*cube.ipcqs);
     const std::uint64_t home = m_resolver.hbm_base(cube.sip, cube.cube, pe.index());
     pe.scheduler().set_home_pa(home);
     pe.scheduler().set_sram_base(m_resolver.sram_base(0, 0));
@@ -405,8 +432,9 @@ void Platform::wire() {
 }
 
 RoutedNode* Platform::find(const std::string& node_id) const {
-    auto it = m_by_id.find(node_id);
-    return it == m_by_id.end() ? nullptr : it->second;
+    const auto it = std::lower_bound(m_nodes.begin(), m_nodes.end(), node_id,
+                                     [](const RoutedNode* n, const std::string& id) { return n->node_id_ref() < id; });
+    return it != m_nodes.end() && (*it)->node_id_ref() == node_id ? *it : nullptr;
 }
 
 const Link* Platform::link(const RoutedNode& from, const RoutedNode& to) const {
@@ -415,9 +443,8 @@ const Link* Platform::link(const RoutedNode& from, const RoutedNode& to) const {
 }
 
 std::pair<int, int> Platform::attachment(const RoutedNode& node) const {
-    const NodeInfo& info = m_info.at(&node);
-    return info.router < 0 ? std::pair<int, int>{-1, -1}
-                           : std::pair<int, int>{info.cube, info.router};
+    const NodeInfo& at = info(node);
+    return at.router < 0 ? std::pair<int, int>{-1, -1} : std::pair<int, int>{at.cube, at.router};
 }
 
 CubeNodes& Platform::global_cube(int global) {
@@ -460,8 +487,8 @@ std::vector<RoutedNode*> Platform::pe_internal_path(RoutedNode& from, RoutedNode
 std::vector<RoutedNode*> Platform::node_path(RoutedNode& from, RoutedNode& to) const {
     if (&from == &to) return {&from};
     if (link(from, to)) return {&from, &to};
-    const NodeInfo& fi = m_info.at(&from);
-    const NodeInfo& ti = m_info.at(&to);
+    const NodeInfo& fi = info(from);
+    const NodeInfo& ti = info(to);
 
     auto join = [](std::vector<RoutedNode*> head, const std::vector<RoutedNode*>& tail) {
         if (head.empty() || tail.empty()) return std::vector<RoutedNode*>{};

@@ -17,9 +17,12 @@
 //    IO_CPUs (io_link, sip_link).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -56,6 +59,7 @@ struct CubeNodes {
     UciePort* ucie = nullptr;        // only when the SIP has more than one cube
     std::vector<Pe*> pes;            // pe{X}, by index
     std::vector<PeRoutes*> routes;   // what each PE's `routes` port is bound to, by index
+    IpcqPeers* ipcqs = nullptr;      // what each PE's `dma().peers` is bound to
 };
 
 struct SipNodes {
@@ -124,7 +128,7 @@ public:
 
     // Every node, sorted by node id.
     const std::vector<RoutedNode*>& nodes() const { return m_nodes; }
-    RoutedNode* find(const std::string& node_id) const;  // nullptr when absent
+    RoutedNode* find(const std::string& node_id) const;  // nullptr when absent; O(log nodes)
     const std::vector<std::unique_ptr<Link>>& links() const { return m_links; }
     const Link* link(const RoutedNode& from, const RoutedNode& to) const;
 
@@ -186,6 +190,10 @@ private:
     void add_duplex(RoutedNode& a, RoutedNode& b, const std::string& kind, double latency_ns,
                     double bw_gbs);
     void register_node(RoutedNode& node, NodeInfo info);
+    const NodeInfo& info(const RoutedNode& node) const;  // throws std::out_of_range if not ours
+    // The place in m_owned of a container about to be made, before the
+    // children its constructor makes (m_owned stays in creation order).
+    std::size_t own_slot();
 
     std::vector<RoutedNode*> node_path(RoutedNode& from, RoutedNode& to) const;
     std::vector<RoutedNode*> pe_internal_path(RoutedNode& from, RoutedNode& to) const;
@@ -206,15 +214,27 @@ private:
     BuildOrder m_order;
     AddressResolver m_resolver;
 
-    // Every module and channel built, children before their parents; each
-    // keeps its own deleter (sc_object has a protected destructor).
+    // Every module and channel built, in the order SystemC made them
+    // (parents before their children); each keeps its own deleter
+    // (sc_object has a protected destructor).
     std::vector<std::shared_ptr<void>> m_owned;
+    std::vector<std::unique_ptr<IpcqList>> m_ipcq_lists;  // one per cube
     std::vector<SipNodes> m_sips;
+    // Per-node and per-link indexes hold a few words per entry: a machine
+    // has ~2·10^5 of each (16,384 PEs), where a std::map with string keys
+    // cost ~150 bytes an entry (issue 38). m_nodes, sorted by id, is also
+    // the index by id (find()).
     std::vector<RoutedNode*> m_nodes;
-    std::map<std::string, RoutedNode*> m_by_id;
-    std::map<const RoutedNode*, NodeInfo> m_info;  // lookup only, never iterated
+    std::vector<std::pair<const RoutedNode*, NodeInfo>> m_info;  // sorted by pointer after build(); lookup only
     std::vector<std::unique_ptr<Link>> m_links;
-    std::map<std::pair<const RoutedNode*, const RoutedNode*>, Link*> m_link_index;  // lookup only
+    struct NodePairHash {
+        std::size_t operator()(const std::pair<const RoutedNode*, const RoutedNode*>& p) const {
+            const std::size_t a = std::hash<const RoutedNode*>()(p.first);
+            return a ^ (std::hash<const RoutedNode*>()(p.second) + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2));
+        }
+    };
+    std::unordered_map<std::pair<const RoutedNode*, const RoutedNode*>, Link*, NodePairHash>
+        m_link_index;  // lookup only, never iterated
     std::map<std::string, std::unique_ptr<Route>> m_routes;
     std::vector<std::unique_ptr<PeRoutes>> m_pe_routes;
     std::unique_ptr<Decoupler> m_decoupler;

@@ -13,7 +13,8 @@
 //
 // What the PE does not bind, because it reaches outside the PE:
 //  - `routes`, which the platform implements (modules never compute routes);
-//  - `dma().peers`, the IPCQ of every PE of the cube, in PE index order;
+//  - `dma().peers`, the IPCQ of every PE of the cube, by PE index (one list
+//    per cube);
 //  - `scheduler().set_home_pa()`, the PE's own HBM slice (T2).
 #pragma once
 

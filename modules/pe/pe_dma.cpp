@@ -263,9 +263,9 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, con
 PeDma::~PeDma() = default;
 
 IpcqRing& PeDma::ipcq_of(int peer) {
-    if (peer < 0 || peer >= peers.size())
+    if (peers.size() == 0 || peer < 0 || peer >= peers->count())
         throw std::out_of_range(node_id_ref() + ": no IPCQ peer " + std::to_string(peer));
-    return *peers[peer];
+    return peers->ring(peer);
 }
 
 int PeDma::channels(DmaDirection dir) const {

@@ -35,6 +35,7 @@
 namespace npuvp {
 
 class AddressTranslator;
+class IpcqPeers;
 class IpcqRing;
 class PeData;
 
@@ -46,8 +47,9 @@ public:
     // Ports
     sc_core::sc_port<PeRoutes> routes;           // every route it transfers on
     sc_core::sc_port<AddressTranslator> mmu;     // the PE's MMU (virtual addresses)
-    // The IPCQ of every PE of the cube, bound in PE index order (IPCQ_SEND's peer).
-    sc_core::sc_port<IpcqRing, 0, sc_core::SC_ZERO_OR_MORE_BOUND> peers;
+    // The IPCQ of every PE of the cube, by PE index (IPCQ_SEND's peer); a
+    // PE that sends to no peer may leave it unbound.
+    sc_core::sc_port<IpcqPeers, 1, sc_core::SC_ZERO_OR_MORE_BOUND> peers;
     // The PE's stage inboxes: DMA_READ, DMA_WRITE and IPCQ_SEND tokens in,
     // each token out to its next stage's inbox.
     StageInboxPort inboxes;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "modules/common/config.h"
 #include "modules/common/run_status.h"
@@ -28,6 +29,27 @@ public:
     virtual void reserve(std::uint64_t bytes) = 0;
     // The reserved bytes have arrived and can be received.
     virtual void deliver(std::uint64_t bytes) = 0;
+};
+
+// The IPCQs of every PE of a cube, by PE index, as a PE_DMA sees them (its
+// `peers` port). The cube's owner builds one list and binds it to each of
+// its PEs: a binding per pair of PEs made a cube of 256 PEs cost 65,536
+// bindings and their memory (issue 38).
+class IpcqPeers : public virtual sc_core::sc_interface {
+public:
+    virtual int count() const = 0;
+    virtual IpcqRing& ring(int pe) const = 0;  // 0 <= pe < count()
+};
+
+// An IpcqPeers holding the rings it is given, in the order given.
+class IpcqList final : public IpcqPeers {
+public:
+    void add(IpcqRing& ring) { m_rings.push_back(&ring); }
+    int count() const override { return static_cast<int>(m_rings.size()); }
+    IpcqRing& ring(int pe) const override { return *m_rings[static_cast<std::size_t>(pe)]; }
+
+private:
+    std::vector<IpcqRing*> m_rings;
 };
 
 class PeIpcq : public RoutedNode, public IpcqRing {

@@ -64,7 +64,7 @@ public:
 
     // sc_fifo_in_if
     void read(TileToken*& token) override {
-        while (num_available() == 0) sc_core::wait(m_data_written);
+        while (num_available() == 0) sc_core::wait(data_written_event());
         nb_read(token);
     }
     TileToken* read() override {
@@ -95,11 +95,11 @@ public:
         settle();
         return m_num_readable - m_num_read;
     }
-    const sc_core::sc_event& data_written_event() const override { return m_data_written; }
+    const sc_core::sc_event& data_written_event() const override { return event(m_data_written); }
 
     // sc_fifo_out_if
     void write(TileToken* const& token) override {
-        while (num_free() == 0) sc_core::wait(m_data_read);
+        while (num_free() == 0) sc_core::wait(data_read_event());
         nb_write(token);
     }
     bool nb_write(TileToken* const& token) override {
@@ -125,7 +125,7 @@ public:
         settle();
         return m_size - m_num_readable - m_num_written;
     }
-    const sc_core::sc_event& data_read_event() const override { return m_data_read; }
+    const sc_core::sc_event& data_read_event() const override { return event(m_data_read); }
 
     const char* kind() const override { return "npuvp::StageInbox"; }
     const int& fill() const { return m_fill; }
@@ -157,10 +157,19 @@ private:
                                            m_fill));
     }
     // sc_fifo::update().
+    // An event nobody has asked for has no waiter: it is not notified.
     void update() override {
-        if (m_num_read > 0) m_data_read.notify(sc_core::SC_ZERO_TIME);
-        if (m_num_written > 0) m_data_written.notify(sc_core::SC_ZERO_TIME);
+        if (m_num_read > 0 && m_data_read) m_data_read->notify(sc_core::SC_ZERO_TIME);
+        if (m_num_written > 0 && m_data_written) m_data_written->notify(sc_core::SC_ZERO_TIME);
         fold();
+    }
+    // Made at the first wait on it, in the simulation: an event made during
+    // elaboration costs a unique name in the kernel's registry, and 16 per
+    // PE were 80 MB and 0.6 s of a 16,384-PE machine that waits on none
+    // (issue 38; the decoupled pipeline never does).
+    static const sc_core::sc_event& event(std::unique_ptr<sc_core::sc_event>& slot) {
+        if (!slot) slot = std::make_unique<sc_core::sc_event>();
+        return *slot;
     }
     // Decoupled: the reads and writes of an earlier round take effect.
     void settle() const {
@@ -185,8 +194,8 @@ private:
     mutable int m_num_read = 0;
     mutable int m_num_written = 0;
     mutable std::uint64_t m_round = 0;  // decoupled: the round of m_num_read / m_num_written
-    sc_core::sc_event m_data_read;
-    sc_core::sc_event m_data_written;
+    mutable std::unique_ptr<sc_core::sc_event> m_data_read;  // see event()
+    mutable std::unique_ptr<sc_core::sc_event> m_data_written;
     PipelineCalendar* m_calendar = nullptr;
     Activity* m_reader = nullptr;
     Activity* m_writer = nullptr;

@@ -23,11 +23,11 @@ inline void wire_pe_ipcq(PeIpcq& ipcq, StubScheduler& scheduler) {
 }
 
 // PE_DMA: routes, the PE's MMU, the cube's IPCQs (by PE index), inboxes.
-inline void wire_pe_dma(PeDma& dma, PeRoutes& routes, PeMmu& mmu, const std::vector<PeIpcq*>& ipcqs,
+inline void wire_pe_dma(PeDma& dma, PeRoutes& routes, PeMmu& mmu, IpcqPeers& ipcqs,
                         StubScheduler& scheduler) {
     dma.routes.bind(routes);
     dma.mmu.bind(mmu);
-    for (PeIpcq* ipcq : ipcqs) dma.peers.bind(*ipcq);
+    dma.peers.bind(ipcqs);
     dma.inboxes.bind(scheduler.inboxes());
 }
 

@@ -67,6 +67,7 @@ struct Bench {
     PeMmu mmu{"pe_mmu", mmu_cfg};
     PeIpcq own_ipcq{"own_ipcq", ring_cfg, trace, status};
     PeIpcq peer_ipcq{"peer_ipcq", ring_cfg, trace, status};
+    IpcqList ipcqs;  // the cube's IPCQs by PE index: own (0), peer (1)
     test::StubScheduler scheduler{"scheduler", 2, trace};
     test::StubScheduler peer_scheduler{"peer_scheduler", 2, trace};
     test::StubTarget hbm_a{"hbm_a"}, hbm_b{"hbm_b"};
@@ -93,7 +94,9 @@ struct Bench {
                                                       {mem.service_hop(), 1}}));
         }
         routes.comm_routes[1] = &wires.route({&dma, &peer_ipcq}, {{&dma.comm_hop(), 0}});
-        test::wire_pe_dma(dma, routes, mmu, {&own_ipcq, &peer_ipcq}, scheduler);
+        ipcqs.add(own_ipcq);
+        ipcqs.add(peer_ipcq);
+        test::wire_pe_dma(dma, routes, mmu, ipcqs, scheduler);
         test::wire_pe_ipcq(own_ipcq, scheduler);
         test::wire_pe_ipcq(peer_ipcq, peer_scheduler);
     }

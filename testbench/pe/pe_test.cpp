@@ -38,7 +38,9 @@ BOOST_AUTO_TEST_CASE(a_pe_alone_binds_its_blocks_slot_and_inboxes) {
     Pe pe("pe3", env, builtin_registry());
     StubRoutes routes;
     pe.routes.bind(routes);
-    pe.dma().peers.bind(pe.ipcq());  // a cube of one PE
+    IpcqList cube;  // a cube of one PE
+    cube.add(pe.ipcq());
+    pe.dma().peers.bind(cube);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // ends elaboration: every port bound
 
     BOOST_CHECK_EQUAL(pe.index(), 3);
