@@ -6,8 +6,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <memory>
+#include <vector>
 
 #include <systemc>
 
@@ -22,36 +24,54 @@ public:
     // `sender` is the sender's T4 rank.
     void push(const T& item, const sc_core::sc_time& delay, std::uint32_t sender = 0) {
         const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
-        auto at = std::upper_bound(m_items.begin(), m_items.end(), Entry{item, arrival, sender},
+        auto at = std::upper_bound(m_items.begin() + m_head, m_items.end(), Entry{item, arrival, sender},
                                    [](const Entry& a, const Entry& e) {
                                        return a.arrival < e.arrival ||
                                               (a.arrival == e.arrival && a.sender < e.sender);
                                    });
         m_items.insert(at, Entry{item, arrival, sender});
-        m_arrived.notify(delay);
+        arrived().notify(delay);
     }
 
     // Called from the owner's thread: waits until the earliest message has
     // arrived and takes it.
     T pop() {
         for (;;) {
-            if (m_items.empty()) {
-                sc_core::wait(m_arrived);
+            if (empty()) {
+                sc_core::wait(arrived());
                 continue;
             }
             const sc_core::sc_time now = sc_core::sc_time_stamp();
-            if (m_items.front().arrival > now) {
-                sc_core::wait(m_items.front().arrival - now, m_arrived);
+            if (m_items[m_head].arrival > now) {
+                sc_core::wait(m_items[m_head].arrival - now, arrived());
                 continue;
             }
-            T item = m_items.front().item;
-            m_items.pop_front();
+            T item = m_items[m_head].item;
+            pop_front();
             return item;
         }
     }
 
-    bool empty() const { return m_items.empty(); }
-    std::size_t size() const { return m_items.size(); }
+    // pop() for the owner's method: takes the earliest message into `item`
+    // if it has arrived; else returns false and the method runs again when
+    // pop() would have woken (call it until it returns false).
+    bool pop_ready(T& item) {
+        if (empty()) {
+            sc_core::next_trigger(arrived());
+            return false;
+        }
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (m_items[m_head].arrival > now) {
+            sc_core::next_trigger(m_items[m_head].arrival - now, arrived());
+            return false;
+        }
+        item = m_items[m_head].item;
+        pop_front();
+        return true;
+    }
+
+    bool empty() const { return m_head == m_items.size(); }
+    std::size_t size() const { return m_items.size() - m_head; }
 
 private:
     struct Entry {
@@ -59,8 +79,28 @@ private:
         sc_core::sc_time arrival;
         std::uint32_t sender;
     };
-    std::deque<Entry> m_items;
-    sc_core::sc_event m_arrived;
+    // Made at its first use, in the simulation: an event made during
+    // elaboration costs a unique name in the kernel's registry, and most of
+    // a large machine's inboxes never see a message (issue 38).
+    sc_core::sc_event& arrived() {
+        if (!m_arrived) m_arrived = std::make_unique<sc_core::sc_event>();
+        return *m_arrived;
+    }
+    void pop_front() {
+        if (++m_head == m_items.size()) {
+            m_items.clear();
+            m_head = 0;
+        } else if (m_head >= 64 && m_head * 2 >= m_items.size()) {
+            // An inbox that never empties keeps its size bounded.
+            m_items.erase(m_items.begin(), m_items.begin() + static_cast<std::ptrdiff_t>(m_head));
+            m_head = 0;
+        }
+    }
+    // A vector from m_head on, not a std::deque: a deque allocates ~600
+    // bytes when it is made, and a large machine has three inboxes a PE.
+    std::vector<Entry> m_items;
+    std::size_t m_head = 0;
+    std::unique_ptr<sc_core::sc_event> m_arrived;
 };
 
 // A processor that handles one message at a time, each taking `overhead`

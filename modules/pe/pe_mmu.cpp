@@ -8,7 +8,7 @@ namespace npuvp {
 PeMmu::PeMmu(const sc_core::sc_module_name& name, const PeMmuConfig& config)
     : RoutedNode(name), config(config) {
     SC_HAS_PROCESS(PeMmu);
-    SC_THREAD(apply_messages);
+    SC_METHOD(apply_messages);
 }
 
 void PeMmu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core::sc_time& delay) {
@@ -20,13 +20,15 @@ void PeMmu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core:
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// A method, not a thread: a thread's stack is a memory mapping of its own
+// (two with its guard page), and Linux allows 65,530 a process (issue 38).
 void PeMmu::apply_messages() {
-    for (;;) {
-        const MmuMsg& msg = *m_inbox.pop();
-        if (msg.map)
-            map(msg.va, msg.pa, msg.bytes);
+    const MmuMsg* msg = nullptr;
+    while (m_inbox.pop_ready(msg)) {
+        if (msg->map)
+            map(msg->va, msg->pa, msg->bytes);
         else
-            unmap(msg.va, msg.bytes);
+            unmap(msg->va, msg->bytes);
     }
 }
 

@@ -18,8 +18,10 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
       m_reserved(tcm),
       m_context_scheduler(config, tcm, dma) {
     SC_HAS_PROCESS(PeScheduler);
-    SC_THREAD(receive_loop);
-    SC_THREAD(dispatch_loop);
+    // Methods, not threads: a thread's stack is a memory mapping of its own
+    // (two with its guard page), and Linux allows 65,530 a process (issue 38).
+    SC_METHOD(receive_step);
+    SC_METHOD(dispatch_step);
     SC_METHOD(feed_step);
     SC_METHOD(record_completions);
     sensitive << m_done_event;
@@ -142,9 +144,10 @@ void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
     if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, composite_output_bytes(spec)));
 }
 
-void PeScheduler::receive_loop() {
-    for (;;) {
-        const Command& command = *m_submissions.pop();
+void PeScheduler::receive_step() {
+    const Command* submitted = nullptr;
+    while (m_submissions.pop_ready(submitted)) {
+        const Command& command = *submitted;
         InflightCommand& cmd = m_commands.emplace_back();
         cmd.reset(*this);
         cmd.command = &command;
@@ -203,38 +206,42 @@ void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
 
 // seed 002 (SPEC §6): in each pass, the first waiting command (in program
 // order) that may start is dispatched; every other one records why it waits.
-// A pass runs whenever a command arrives or completes.
-void PeScheduler::dispatch_loop() {
-    for (;;) {
-        InflightCommand* chosen = nullptr;
-        std::vector<InflightCommand*>& before = m_waiting_before;
-        before.clear();
-        for (InflightCommand* cmd : m_waiting) {
-            const WaitInfo wait = m_context_scheduler.blocked(*cmd, m_inflight, before);
-            note_wait(*cmd, wait);
-            if (wait.cause == WaitCause::none && !chosen) {
-                chosen = cmd;
-                continue;  // later ones still record their cause in this pass
-            }
-            before.push_back(cmd);
-        }
-        if (!chosen) {
-            sc_core::wait(m_reschedule);
-            continue;
-        }
-        if (config.bank_policy == BankPolicy::detect)
-            if (auto violation = m_context_scheduler.violation(*chosen)) {
-                // seed 002: on hardware the starved DMA times out the NoC and
-                // the device resets; here the run stops and says why.
-                m_trace.emit(trace::bank_violation(sc_core::sc_time_stamp().value(), node_id_ref(),
-                                                   static_cast<std::int64_t>(chosen->seq),
-                                                   to_string(chosen->context()), *violation));
-                m_status.fail(node_id(), "TCM bank access limit broken when starting " +
-                                             chosen->command->id + ": " + *violation);
-            }
-        m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), chosen));
-        dispatch(*chosen);
+// A pass runs whenever a command arrives or completes, and after each
+// dispatch's overhead.
+void PeScheduler::dispatch_step() {
+    if (m_dispatching) {
+        InflightCommand& cmd = *m_dispatching;
+        m_dispatching = nullptr;
+        dispatch_to_engine(cmd);
     }
+    InflightCommand* chosen = nullptr;
+    std::vector<InflightCommand*>& before = m_waiting_before;
+    before.clear();
+    for (InflightCommand* cmd : m_waiting) {
+        const WaitInfo wait = m_context_scheduler.blocked(*cmd, m_inflight, before);
+        note_wait(*cmd, wait);
+        if (wait.cause == WaitCause::none && !chosen) {
+            chosen = cmd;
+            continue;  // later ones still record their cause in this pass
+        }
+        before.push_back(cmd);
+    }
+    if (!chosen) {
+        sc_core::next_trigger(m_reschedule);
+        return;
+    }
+    if (config.bank_policy == BankPolicy::detect)
+        if (auto violation = m_context_scheduler.violation(*chosen)) {
+            // seed 002: on hardware the starved DMA times out the NoC and
+            // the device resets; here the run stops and says why.
+            m_trace.emit(trace::bank_violation(sc_core::sc_time_stamp().value(), node_id_ref(),
+                                               static_cast<std::int64_t>(chosen->seq),
+                                               to_string(chosen->context()), *violation));
+            m_status.fail(node_id(), "TCM bank access limit broken when starting " +
+                                         chosen->command->id + ": " + *violation);
+        }
+    m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), chosen));
+    dispatch(*chosen);
 }
 
 void PeScheduler::dispatch(InflightCommand& cmd) {
@@ -245,8 +252,13 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     if (cmd.context() != ExecContext::none)
         m_running[static_cast<std::size_t>(cmd.context())] = static_cast<std::int32_t>(cmd.seq);
     m_bank_event.notify(sc_core::SC_ZERO_TIME);
-    // seed 000 §D3.1: a simple command goes straight to its engine.
-    sc_core::wait(m_overhead);
+    // seed 000 §D3.1: a simple command goes straight to its engine, after
+    // the overhead (dispatch_step() goes on then).
+    m_dispatching = &cmd;
+    sc_core::next_trigger(m_overhead);
+}
+
+void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
     TileToken& token = take_token();
     build_simple_plan(*cmd.command, token.plan);
     token.cmd = &cmd;

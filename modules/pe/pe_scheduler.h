@@ -133,9 +133,10 @@ protected:
                sc_core::sc_time& delay) override;
 
 private:
-    void receive_loop();
-    void dispatch_loop();
+    void receive_step();
+    void dispatch_step();
     void dispatch(InflightCommand& cmd);
+    void dispatch_to_engine(InflightCommand& cmd);
     void add_composite_ranges(InflightCommand& cmd) const;
     void note_wait(InflightCommand& cmd, const WaitInfo& wait);
     // The feed loop, as a method (docs/speed.md): one activation per wait of
@@ -182,6 +183,7 @@ private:
     // Scratch of the dispatch pass: a member, not a local of a thread that
     // never returns (whose heap memory LeakSanitizer would report at exit).
     std::vector<InflightCommand*> m_waiting_before;
+    InflightCommand* m_dispatching = nullptr;  // dispatched, its overhead running
     sc_core::sc_event m_reschedule;
     sc_core::sc_event m_bank_event;
     std::deque<InflightCommand*> m_pending_feeds;

@@ -299,9 +299,25 @@ void MethodStageWorker::spawn(const char* name) {
     m_process_name = sc_core::sc_spawn([this] { step(); }, name, &options).name();
 }
 
+// The thread is made when the first token comes: a thread's stack is a
+// memory mapping of its own (two with its guard page), Linux allows 65,530
+// a process (issue 38), and most workloads give an IPCQ worker no token.
+// Until then a method watches the inbox; the thread it makes runs in the
+// same evaluation phase, when the thread would have woken for the token.
 void ThreadStageWorker::spawn(const char* name) {
     sc_core::sc_spawn_options options;
-    sc_core::sc_spawn([this] { run(); }, name, &options);
+    options.spawn_method();
+    sc_core::sc_spawn([this] { start(); }, name, &options);
+}
+
+void ThreadStageWorker::start() {
+    TokenFifo& in = inbox(type());
+    if (in.num_available() == 0) {
+        sc_core::next_trigger(in.data_written_event());
+        return;
+    }
+    sc_core::sc_spawn_options options;
+    sc_core::sc_spawn([this] { run(); }, "thread", &options);
 }
 
 void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {

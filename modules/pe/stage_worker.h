@@ -67,7 +67,8 @@ public:
 
     // Starts the worker's process, named `name`, under the module being
     // constructed (call from a module constructor): an SC_METHOD for a
-    // MethodStageWorker, an SC_THREAD for a ThreadStageWorker.
+    // MethodStageWorker, an SC_THREAD for a ThreadStageWorker (made at its
+    // first token).
     virtual void spawn(const char* name) = 0;
 
     StageType type() const { return m_type; }
@@ -306,6 +307,9 @@ protected:
     // interval with record_busy() and traces its start and end with
     // trace_engine().
     virtual void process(TileToken& token) = 0;
+
+private:
+    void start();  // makes the thread at the first token (spawn())
 };
 
 }  // namespace npuvp
