@@ -27,15 +27,6 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
     sensitive << m_done_event;
     dont_initialize();
     m_completion_process = sc_core::sc_get_current_process_handle();
-    for (std::size_t t = 0; t < stage_type_count; ++t) {
-        sc_core::sc_spawn_options options;
-        options.spawn_method();
-        options.set_sensitivity(&m_blocked_added[t]);
-        options.dont_initialize();
-        sc_core::sc_spawn([this, t] { drain_blocked(t); },
-                          (std::string("drain_") + to_string(static_cast<StageType>(t))).c_str(),
-                          &options);
-    }
 }
 
 void PeScheduler::add_traces(sc_core::sc_trace_file* tf) const {
@@ -72,14 +63,14 @@ void PeScheduler::decouple(PipelineCalendar& calendar, StageInboxes& inboxes) {
     m_inbox_channels = &inboxes;
 }
 
-void PeScheduler::feed_wait(FeedWait what, const sc_core::sc_event& event) {
+void PeScheduler::feed_wait(FeedWait what, const LazyEvent& event) {
     if (m_cal)
         m_feed_wait = what;
     else
-        sc_core::next_trigger(event);
+        sc_core::next_trigger(event.get());
 }
 
-void PeScheduler::feed_wake(FeedWait what, sc_core::sc_event& event) {
+void PeScheduler::feed_wake(FeedWait what, LazyEvent& event) {
     if (!m_cal) {
         event.notify(sc_core::SC_ZERO_TIME);
         return;
@@ -227,7 +218,7 @@ void PeScheduler::dispatch_step() {
         before.push_back(cmd);
     }
     if (!chosen) {
-        sc_core::next_trigger(m_reschedule);
+        sc_core::next_trigger(m_reschedule.get());
         return;
     }
     if (config.bank_policy == BankPolicy::detect)
@@ -281,22 +272,36 @@ void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
     // seed 002: contexts run concurrently; a full inbox holds up only this
     // command, never the dispatch of the others (issue 15 D).
     const auto t = static_cast<std::size_t>(type);
-    if (m_blocked[t].empty() && inboxes[static_cast<int>(t)]->nb_write(&token)) return;
+    if (!blocked(t) && inboxes[static_cast<int>(t)]->nb_write(&token)) return;
     if (!cmd.awaits_engine) {
         note_wait(cmd, {WaitCause::resource, std::string(to_string(type)) + " inbox full", nullptr});
         cmd.awaits_engine = true;
     }
-    m_blocked[t].push_back(&token);
-    m_blocked_added[t].notify(sc_core::SC_ZERO_TIME);
+    block(t, token);
+}
+
+void PeScheduler::block(std::size_t t, TileToken& token) {
+    if (!m_blocked[t]) {
+        m_blocked[t] = std::make_unique<Blocked>();
+        sc_core::sc_spawn_options options;
+        options.spawn_method();
+        options.set_sensitivity(&m_blocked[t]->added);
+        options.dont_initialize();
+        sc_core::sc_spawn([this, t] { drain_blocked(t); },
+                          (std::string("drain_") + to_string(static_cast<StageType>(t))).c_str(),
+                          &options);
+    }
+    m_blocked[t]->tokens.push_back(&token);
+    m_blocked[t]->added.notify(sc_core::SC_ZERO_TIME);
 }
 
 void PeScheduler::drain_blocked(std::size_t t) {
     TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
-    std::deque<TileToken*>& blocked = m_blocked[t];
-    while (!blocked.empty() && inbox.nb_write(blocked.front())) blocked.pop_front();
-    if (blocked.empty()) {
-        m_blocked_drained[t].notify(sc_core::SC_ZERO_TIME);
-        return;  // static sensitivity: the next m_blocked_added
+    std::deque<TileToken*>& tokens = m_blocked[t]->tokens;
+    while (!tokens.empty() && inbox.nb_write(tokens.front())) tokens.pop_front();
+    if (tokens.empty()) {
+        m_blocked[t]->drained.notify(sc_core::SC_ZERO_TIME);
+        return;  // static sensitivity: the next `added`
     }
     sc_core::next_trigger(inbox.data_read_event());
 }
@@ -349,8 +354,8 @@ void PeScheduler::stage_granted(TileToken& token) {
             // Waits while the first stage's inbox is full (back-pressure).
             const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
             // A simple command waiting for this inbox gets the free slots first.
-            if (!m_blocked[t].empty()) {
-                sc_core::next_trigger(m_blocked_drained[t]);
+            if (blocked(t)) {
+                sc_core::next_trigger(m_blocked[t]->drained);
                 return;
             }
             if (m_cal) {

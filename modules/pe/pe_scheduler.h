@@ -18,11 +18,13 @@
 #include <cstdint>
 #include <array>
 #include <deque>
+#include <list>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "modules/common/config.h"
+#include "modules/common/lazy_event.h"
 #include "modules/common/run_status.h"
 #include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
@@ -98,7 +100,7 @@ public:
     // CommandCompletion
     void prepare(const Kernel& kernel) override;
     bool complete(std::uint32_t index) const override { return m_complete.at(index) != 0; }
-    const sc_core::sc_event& completion_event() const override { return m_completed; }
+    const sc_core::sc_event& completion_event() const override { return m_completed.get(); }
 
     // Read-only views for reports.
     const std::vector<CompletionRecord>& completions() const { return m_completions; }
@@ -125,7 +127,7 @@ public:
     bool sub_stalled(const InflightCommand& sub) const override {
         return m_context_scheduler.sub_stalled(sub);
     }
-    const sc_core::sc_event& bank_event() const override { return m_bank_event; }
+    const sc_core::sc_event& bank_event() const override { return m_bank_event.get(); }
 
 protected:
     // A submission from PE_CPU; it arrives after the link delay.
@@ -157,8 +159,8 @@ private:
     // What the feed loop waits for, and the wake-ups of each (the events of
     // the per-stage mode; decoupled, the feed loop is run in the next round).
     enum class FeedWait { none, ready, completed, tcm, inbox, time };
-    void feed_wait(FeedWait what, const sc_core::sc_event& event);
-    void feed_wake(FeedWait what, sc_core::sc_event& event);
+    void feed_wait(FeedWait what, const LazyEvent& event);
+    void feed_wake(FeedWait what, LazyEvent& event);
     // seed 000 §D5.1: the buffers of tiles completed in a round are freed at
     // its end (SPEC T4: a freed buffer is a hand-off, which the feeder sees
     // in the next round, whatever the order the round's processes ran in).
@@ -174,7 +176,10 @@ private:
     ReservedTcm m_reserved;
 
     TimedInbox<const Command*> m_submissions;  // SubmissionQueue
-    std::deque<InflightCommand> m_commands;  // one per dispatched command, stable addresses
+    // One per dispatched command, stable addresses (a list, not a deque: a
+    // deque allocates when it is made, and most PEs of a large machine get
+    // no command).
+    std::list<InflightCommand> m_commands;
     std::vector<InflightCommand*> m_inflight;  // InflightTable
     std::vector<CompletionRecord> m_completions;  // CompletionQueue
     std::vector<char> m_complete;               // by command index
@@ -184,10 +189,11 @@ private:
     // never returns (whose heap memory LeakSanitizer would report at exit).
     std::vector<InflightCommand*> m_waiting_before;
     InflightCommand* m_dispatching = nullptr;  // dispatched, its overhead running
-    sc_core::sc_event m_reschedule;
-    sc_core::sc_event m_bank_event;
-    std::deque<InflightCommand*> m_pending_feeds;
-    sc_core::sc_event m_feed_ready;
+    // The events are made at their first use (LazyEvent), in the simulation.
+    LazyEvent m_reschedule;
+    LazyEvent m_bank_event;
+    std::list<InflightCommand*> m_pending_feeds;
+    LazyEvent m_feed_ready;
     enum class FeedPhase { next_command, next_tile, alloc, slot, overhead, write };
     FeedPhase m_feed_phase = FeedPhase::next_command;
     std::optional<TilePlanner> m_planner;  // of the command being fed
@@ -196,14 +202,21 @@ private:
     ps_t m_feed_due_ps = 0;  // decoupled, FeedPhase::slot: when the tile's overhead ends
     // Simple commands' tokens dispatched while their first stage's inbox was
     // full, by stage type: they take the next free slots before the feeder's
-    // tiles do, and dispatch goes on with other contexts meanwhile.
-    std::array<std::deque<TileToken*>, stage_type_count> m_blocked;
-    std::array<sc_core::sc_event, stage_type_count> m_blocked_added;
-    std::array<sc_core::sc_event, stage_type_count> m_blocked_drained;
+    // tiles do, and dispatch goes on with other contexts meanwhile. Made with
+    // the method that drains them (drain_blocked()) at a type's first such
+    // token: most PEs never have one.
+    struct Blocked {
+        std::deque<TileToken*> tokens;
+        sc_core::sc_event added;
+        sc_core::sc_event drained;
+    };
+    std::array<std::unique_ptr<Blocked>, stage_type_count> m_blocked;
+    bool blocked(std::size_t type) const { return m_blocked[type] && !m_blocked[type]->tokens.empty(); }
+    void block(std::size_t type, TileToken& token);
     std::vector<InflightCommand*> m_done;
-    sc_core::sc_event m_done_event;
-    sc_core::sc_event m_completed;
-    sc_core::sc_event m_tcm_freed;
+    sc_core::sc_event m_done_event;  // record_completions()'s static sensitivity
+    LazyEvent m_completed;
+    LazyEvent m_tcm_freed;
     sc_core::sc_process_handle m_completion_process;
     // Buffers of the tiles completed this round, freed at its end.
     struct BufferFrees final : sc_core::sc_prim_channel, RoundCommit {
