@@ -157,7 +157,11 @@ int simulate_case(
     npuvp::TraceListener* listener = nullptr, bool per_stage = false) {
     npuvp::TraceSink trace;
     if (listener) trace.listen(listener);
-    npuvp::Platform platform(topo, trace);
+    // Kept until the process ends, as npuvp keeps it: SystemC's registries
+    // make a teardown quadratic (~10 s of a 16,384-PE case; docs/speed.md
+    // "Scale: 16,384 PEs"). One case a process.
+    static npuvp::Platform* const kept = new npuvp::Platform(topo, trace);
+    npuvp::Platform& platform = *kept;
     platform.decoupler().set_enabled(!per_stage);  // npuvp --per-stage
     npuvp::WorkloadRun run(platform, workload);
     const double elab = seconds_since(t0);
@@ -230,7 +234,17 @@ int run_model_case(std::string what, std::uint64_t m, std::uint64_t k, std::uint
     if (what == "all64") sips = 2, cubes = 4;
     if (what == "all256") sips = 2, cubes = 16;
     if (what == "all1024") sips = 4, cubes = 16;
-    if (sips) {
+    // scale1024 / scale4096 / scale16384: scale_16k.yaml (cubes of 256 PEs)
+    // cut to 1 x 4 and 2 x 8 cubes, and whole (8 x 8).
+    const bool scale = what.rfind("scale", 0) == 0;
+    if (what == "scale1024") sips = 1, cubes = 4;
+    if (what == "scale4096") sips = 2, cubes = 8;
+    if (what == "scale16384") sips = 8, cubes = 8;
+    if (scale) {
+        topo_path = src + "/configs/topologies/scale_16k.yaml";
+        overrides.push_back(npuvp::parse_override("system.sips=" + std::to_string(sips)));
+        overrides.push_back(npuvp::parse_override("system.cubes_per_sip=" + std::to_string(cubes)));
+    } else if (sips) {
         topo_path = src + "/configs/topologies/two_sip.yaml";
         overrides.push_back(npuvp::parse_override("system.sips=" + std::to_string(sips)));
         overrides.push_back(npuvp::parse_override("system.cubes_per_sip=" + std::to_string(cubes)));
@@ -456,7 +470,7 @@ int run_kernel_case(std::uint64_t iters, bool methods) {
 
 struct Case {
     std::string name;
-    std::string what;  // one, eight, host_one, host_eight, all64, mnist, kernel
+    std::string what;  // one, eight, host_one, host_eight, all64, scale4096, mnist, kernel
     std::uint64_t m = 0, k = 0, n = 0;
     int baseline_pes = 0;  // 0: no SimPy run
     bool host = false;     // launched by a host kernel_launch: so is its SimPy run
@@ -565,6 +579,32 @@ void print_rtl(const std::vector<Case>& cases) {
               "rtl_math", "math_stages", "builtin.pe_math");
 }
 
+// The pe*_512 cases (docs/speed.md "Scale: 16,384 PEs"): the wall time
+// per token on every PE of a larger machine against 8 PEs, the same work a
+// PE, in the same run (issue 38: at most 2x).
+void print_scale(const std::vector<Case>& cases) {
+    const auto find = [&](const std::string& name) -> const Case* {
+        for (const Case& c : cases)
+            if (c.name == name && c.ok) return &c;
+        return nullptr;
+    };
+    const Case* base = find("pe8_512");
+    if (base == nullptr) return;
+    const double base_per_token = base->r.at("wall_s") / base->r.at("tokens");
+    std::cout << "\ncost per token as the machine grows (the same GEMM on every PE; wall s per token "
+                 "against pe8_512's):\n";
+    for (const char* name : {"pe1024_512", "pe4096_512", "pe16384_512"}) {
+        const Case* c = find(name);
+        if (c == nullptr) continue;
+        const double per_token = c->r.at("wall_s") / c->r.at("tokens");
+        std::cout << "  " << std::left << std::setw(12) << name << std::right << " "
+                  << std::uint64_t(c->r.at("pes")) << " PEs: " << fixed(per_token * 1e6, 3)
+                  << " us per token = " << fixed(per_token / base_per_token, 2) << "x; elaboration "
+                  << fixed(c->r.at("elab_s"), 2) << " s, initialisation " << fixed(c->r.at("init_s"), 2)
+                  << " s, RSS " << fixed(c->rss_mib, 0) << " MiB\n";
+    }
+}
+
 // The *_outputs cases (docs/speed.md "Outputs"): peak memory and time with
 // --timeline, --svg and --report on.
 void print_outputs(const std::vector<Case>& cases) {
@@ -619,6 +659,8 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         gemm("pe64_gemm", "all64", 256, 256, 256, 0);
         gemm("pe256_gemm", "all256", 256, 256, 128, 0);
         gemm("pe1024_gemm", "all1024", 128, 128, 128, 0);
+        gemm("pe8_512", "eight", 128, 128, 128, 0);
+        gemm("pe1024_512", "scale1024", 128, 128, 128, 0);
         gemm("mnist", "mnist", 0, 0, 0, 0);
         gemm("resnet50", "onnx_resnet50", 0, 0, 0, 0);
         gemm("scale_8", "one", 256, 256, 256, 0);
@@ -653,6 +695,12 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
         // same kernel. 256 x 8·16·8 = 262 144 and 1024 x 8·8·8 = 524 288 tokens.
         gemm("pe256_gemm", "all256", 1024, 2048, 1024, 0);
         gemm("pe1024_gemm", "all1024", 1024, 1024, 1024, 0);
+        // Cost per token as the machine grows (issue 38): gemm_all_pes's
+        // 512^3 (64 tokens) on every PE, from 8 PEs to 16,384 (scale_16k.yaml).
+        gemm("pe8_512", "eight", 512, 512, 512, 0);
+        gemm("pe1024_512", "scale1024", 512, 512, 512, 0);
+        gemm("pe4096_512", "scale4096", 512, 512, 512, 0);
+        gemm("pe16384_512", "scale16384", 512, 512, 512, 0);
         gemm("mnist", "mnist", 0, 0, 0, 0);
         // ONNX models mapped by the greedy mapper (docs/models.md); elab s
         // includes the import and the mapping.
@@ -777,7 +825,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
     std::cout << "\nnpuvp_bench" << (smoke ? " --smoke" : "") << "  (SystemC "
               << sc_core::sc_release() << ", tracing off, each case in its own process, "
               << (pinned ? "all on CPU " + std::to_string(cpu) : std::string("not pinned to a CPU")) << ")\n\n";
-    std::cout << std::left << std::setw(12) << "case" << std::right << std::setw(5) << "PEs"
+    std::cout << std::left << std::setw(12) << "case" << std::right << std::setw(6) << "PEs"
               << std::setw(9) << "tokens" << std::setw(9) << "elab s" << std::setw(9) << "init s" << std::setw(10) << "wall s"
               << std::setw(12) << "tokens/s" << std::setw(12) << "stages/s" << std::setw(9)
               << "stg/tok" << std::setw(9) << "act/stg" << std::setw(9) << "krn/tok" << std::setw(5) << "dec" << std::setw(9) << "dlt/tok" << std::setw(10) << "us/tok" << std::setw(9)
@@ -796,7 +844,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             continue;
         }
         const double tokens = c.r.at("tokens"), wall = c.r.at("wall_s");
-        std::cout << std::setw(5) << c.r.at("pes") << std::setw(9) << std::uint64_t(tokens)
+        std::cout << std::setw(6) << c.r.at("pes") << std::setw(9) << std::uint64_t(tokens)
                   << std::setw(9) << fixed(c.r.at("elab_s"), 3) << std::setw(9)
                   << fixed(c.r.at("init_s"), 3) << std::setw(10) << fixed(wall, 4)
                   << std::setw(12) << sci(tokens / wall) << std::setw(12)
@@ -900,6 +948,7 @@ int run_parent(bool smoke, bool baseline, const std::string& baseline_script, in
             std::cout << "\n";
         }
     }
+    print_scale(cases);
     print_rtl(cases);
     print_outputs(cases);
     return all_ok ? 0 : 1;
