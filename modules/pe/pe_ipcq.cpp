@@ -13,7 +13,7 @@ protected:
     void process(TileToken& token) override {
         const std::uint64_t bytes = token.stage().bytes;
         // Waiting for data is not busy time; taking it is immediate.
-        while (m_ipcq.m_readable < bytes) sc_core::wait(m_ipcq.m_arrived);
+        while (m_ipcq.m_readable < bytes) sc_core::wait(m_ipcq.m_arrived.get());
         const sc_core::sc_time start = sc_core::sc_time_stamp();
         trace_engine(true, token, static_cast<std::int64_t>(bytes));
         m_ipcq.m_readable -= bytes;
@@ -45,7 +45,7 @@ std::uint64_t PeIpcq::footprint(std::uint64_t bytes) const {
 
 void PeIpcq::reserve(std::uint64_t bytes) {
     const std::uint64_t need = footprint(bytes);
-    while (m_held + need > capacity()) sc_core::wait(m_freed);
+    while (m_held + need > capacity()) sc_core::wait(m_freed.get());
     m_held += need;
 }
 

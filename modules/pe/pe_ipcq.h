@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "modules/common/config.h"
+#include "modules/common/lazy_event.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
 #include "modules/pe/stage_worker.h"
@@ -85,8 +86,8 @@ private:
     std::uint64_t m_held = 0;       // ring bytes reserved or holding data
     std::uint64_t m_readable = 0;   // delivered, not yet received
     std::uint64_t m_received = 0;
-    sc_core::sc_event m_arrived;
-    sc_core::sc_event m_freed;
+    LazyEvent m_arrived;  // made at the first use (most PEs never exchange data)
+    LazyEvent m_freed;
 };
 
 }  // namespace npuvp
