@@ -70,6 +70,9 @@ public:
         return true;
     }
 
+    // What pop() waits for (a message pushed, at its arrival).
+    const sc_core::sc_event& arrived_event() { return arrived(); }
+
     bool empty() const { return m_head == m_items.size(); }
     std::size_t size() const { return m_items.size() - m_head; }
 

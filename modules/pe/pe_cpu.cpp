@@ -1,3 +1,5 @@
+// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/pe/pe_cpu.h"
 
 
@@ -10,17 +12,41 @@ PeCpu::PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, Tra
       scheduler("scheduler"),
       dma("dma"),
       compute("compute"),
-      m_trace(trace) {
-    SC_HAS_PROCESS(PeCpu);
-    SC_THREAD(run);
-}
+      m_trace(trace) {}
 
 void PeCpu::launch(const Kernel& kernel) { m_direct.push_back(&kernel); }
+
+// The thread is made only for a PE that runs a kernel: a thread's stack is a
+// memory mapping of its own (two with its guard page), Linux allows 65,530
+// a process (issue 38), and the probe, or a host launch on a few PEs of a
+// large machine, leaves most PE_CPUs idle. A PE launched directly gets it
+// before the simulation starts (it runs at t = 0, as it always did); a PE
+// the host launches gets it with the first launch, and it starts when that
+// launch arrives: where the thread, waiting for its inbox, would have woken.
+void PeCpu::start_of_simulation() {
+    if (!m_direct.empty()) spawn_run(nullptr);
+}
+
+void PeCpu::spawn_run(const sc_core::sc_event* first_arrival) {
+    m_spawned = true;
+    sc_core::sc_spawn_options options;
+    if (first_arrival != nullptr) {
+        options.set_sensitivity(first_arrival);
+        options.dont_initialize();
+    }
+    // Named under this module (`<pe>.pe_cpu.run`), whichever process sent
+    // the launch.
+    sc_core::sc_simcontext& kernel = *sc_core::sc_get_curr_simcontext();
+    kernel.hierarchy_push(this);
+    sc_core::sc_spawn([this] { run(); }, "run", &options);
+    kernel.hierarchy_pop();
+}
 
 void PeCpu::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext, sc_core::sc_time& delay) {
     // A launch starts a program; a plain control message (a ping) is accepted.
     if (ext.kind == MsgKind::kernel_launch) {
         m_launches.push(static_cast<const LaunchMsg*>(ext.body), delay);
+        if (!m_spawned) spawn_run(&m_launches.arrived_event());
     } else if (ext.kind != MsgKind::control) {
         payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;

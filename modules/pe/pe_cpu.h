@@ -60,7 +60,7 @@ public:
     const std::vector<KernelRun>& runs() const { return m_runs; }
     bool busy() const { return !m_runs.empty() && !m_runs.back().done; }
     // Every kernel launched directly has run and none is running.
-    bool finished() const { return m_direct_done && !busy(); }
+    bool finished() const { return (m_direct_done || m_direct.empty()) && !busy(); }
     sc_core::sc_time finish_time() const { return m_runs.empty() ? sc_core::SC_ZERO_TIME : m_runs.back().finish; }
     // Index of the command the program is at (for a diagnosis of a stuck run).
     std::uint32_t position() const { return m_position; }
@@ -69,7 +69,11 @@ protected:
     void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                sc_core::sc_time& delay) override;
 
+    void start_of_simulation() override;
+
 private:
+    // Makes the thread (run()): at once, or at `first_arrival`.
+    void spawn_run(const sc_core::sc_event* first_arrival);
     void run();
     void run_kernel(const Kernel& kernel);
     void wait_complete(std::uint32_t index);
@@ -81,6 +85,7 @@ private:
     TraceSink& m_trace;
     std::vector<const Kernel*> m_direct;
     bool m_direct_done = false;
+    bool m_spawned = false;  // run()'s thread is made
     TimedInbox<const LaunchMsg*> m_launches;
     std::vector<KernelRun> m_runs;
     Transaction m_txn;
