@@ -34,8 +34,12 @@ void Probe::run() {
         m_trace.emit(trace::control_delivered(arrival.value(), leg.pe->cpu().node_id_ref(),
                                               static_cast<std::int64_t>(i), leg.m_cpu->node_id_ref()));
     }
-    // 2 and 3, one after the other.
+    // 2 and 3, one after the other; a delta between them, in which the
+    // kernel frees the first batch's threads and their stacks (a thread's
+    // stack is a memory mapping of its own, two with its guard page, and
+    // Linux allows 65,530 a process: two batches of 16,384 do not fit).
     read_all(false);
+    sc_core::wait(sc_core::SC_ZERO_TIME);
     read_all(true);
     m_makespan_ps = sc_core::sc_time_stamp().value();
     m_finished = true;
