@@ -3,6 +3,9 @@
 #include "modules/common/trace.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <sstream>
 #include <utility>
 
 #include <systemc>
@@ -36,65 +39,146 @@ const char* to_string(TraceKind kind) {
     return "";
 }
 
-void TraceSink::write(const TraceEvent& e) {
-    if (m_listener != nullptr) m_listener->on_trace(e);
-    if (m_log != nullptr) {
-        RecordedEvent r;
-        r.t_ps = e.t_ps;
-        r.kind = e.kind;
-        if (e.node) r.node = *e.node;
-        r.cmd = e.cmd;
-        r.tile = e.tile;
-        if (e.stage) r.stage = e.stage;
-        if (e.cause) r.cause = e.cause;
-        r.bytes = e.bytes;
-        if (e.peer) r.peer = *e.peer;
-        if (e.detail) r.detail = *e.detail;
-        m_log->push_back(std::move(r));
-    }
-    if (m_out == nullptr) return;
-    // Outside a running simulation there is no round to sort: straight through.
-    const bool hold = m_hold && sc_core::sc_is_running();
-    if (!hold) flush();
-    const std::uint64_t delta = sc_core::sc_delta_count();
-    if (m_held_used != 0 && (delta != m_held_delta || e.t_ps != m_held_t)) flush();
-    m_held_delta = delta;
-    m_held_t = e.t_ps;
-    m_line.str(std::string());
-    std::ostream& out = m_line;
-    out << "{\"t_ps\":" << e.t_ps << ",\"ev\":";
-    write_json_string(out, to_string(e.kind));
-    out << ",\"node\":";
-    write_json_string(out, e.node ? e.node->c_str() : "");
-    out << ",\"cmd\":" << e.cmd << ",\"tile\":" << e.tile;
-    if (e.stage) {
-        out << ",\"stage\":";
-        write_json_string(out, e.stage);
-    }
-    if (e.cause) {
-        out << ",\"cause\":";
-        write_json_string(out, e.cause);
-    }
-    if (e.bytes >= 0) out << ",\"bytes\":" << e.bytes;
-    if (e.peer) {
-        out << ",\"peer\":";
-        write_json_string(out, e.peer->c_str());
-    }
-    if (e.detail) {
-        out << ",\"detail\":";
-        write_json_string(out, e.detail->c_str());
-    }
-    out << "}\n";
-    ++m_events;
-    if (!hold) {
-        *m_out << m_line.str();
+void TraceSink::Held::set(const TraceEvent& e, std::uint64_t at, std::uint64_t n) {
+    event = e;
+    if (e.peer) peer.assign(*e.peer);
+    if (e.detail) detail.assign(*e.detail);
+    instant = at;
+    seq = n;
+}
+
+// The event, its peer and detail pointing at the held copies (a slot may
+// have moved since it was set, when the list grew).
+TraceEvent TraceSink::Held::get() const {
+    TraceEvent e = event;
+    if (e.peer) e.peer = &peer;
+    if (e.detail) e.detail = &detail;
+    return e;
+}
+
+namespace {
+
+void record(std::vector<RecordedEvent>& log, const TraceEvent& e) {
+    RecordedEvent r;
+    r.t_ps = e.t_ps;
+    r.kind = e.kind;
+    if (e.node) r.node = *e.node;
+    r.cmd = e.cmd;
+    r.tile = e.tile;
+    if (e.stage) r.stage = e.stage;
+    if (e.cause) r.cause = e.cause;
+    r.bytes = e.bytes;
+    if (e.peer) r.peer = *e.peer;
+    if (e.detail) r.detail = *e.detail;
+    log.push_back(std::move(r));
+}
+
+const std::string& node_of(const TraceEvent& e) {
+    static const std::string none;
+    return e.node ? *e.node : none;
+}
+
+// Appends `v` in decimal.
+void append_int(std::string& out, std::int64_t v) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
+void append_json_string(std::string& out, const char* s) {
+    // The common case (node ids, stage and kind names) needs no escaping.
+    const char* p = s;
+    while (*p != 0 && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+    if (*p == 0) {
+        out += '"';
+        out.append(s, p);
+        out += '"';
         return;
     }
-    if (m_held_used == 0) m_held_event.notify(sc_core::SC_ZERO_TIME);
+    std::ostringstream escaped;
+    write_json_string(escaped, s);
+    out += escaped.str();
+}
+
+}  // namespace
+
+void TraceSink::write(const TraceEvent& e) {
+    if (m_clock != nullptr) {
+        // A calendar running ahead: kept until release_ahead().
+        if (m_ahead_used == m_ahead.size()) m_ahead.emplace_back();
+        m_ahead[m_ahead_used].set(e, m_clock->trace_instant(), m_ahead_used);
+        ++m_ahead_used;
+        return;
+    }
+    if (m_log != nullptr) record(*m_log, e);
+    if (m_out == nullptr && m_listener == nullptr) return;
+    // Outside a running simulation there is no round to sort: straight through.
+    const bool hold = m_hold && sc_core::sc_is_running();
+    if (!hold) {
+        flush();
+        deliver(e);
+        return;
+    }
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    if (m_held_used != 0 && now != m_held_t) flush();
+    m_held_t = now;
+    if (m_held_used == 0) {
+        if (m_flush_event != nullptr) {
+            m_flush_event->notify(sc_core::SC_ZERO_TIME);
+        } else {
+            start_flusher();
+            m_held_event.notify(sc_core::SC_ZERO_TIME);
+        }
+    }
     if (m_held_used == m_held.size()) m_held.emplace_back();
-    HeldLine& line = m_held[m_held_used++];
-    line.node.assign(e.node ? *e.node : std::string());
-    line.text.assign(m_line.str());
+    m_held[m_held_used].set(e, now, m_held_used);
+    ++m_held_used;
+}
+
+// To the stream and the listener, in the order they are called.
+void TraceSink::deliver(const TraceEvent& e) {
+    if (m_listener != nullptr) m_listener->on_trace(e);
+    if (m_out != nullptr) write_line(e);
+}
+
+// One JSON line (the format of the header comment), formatted by hand into
+// a reused buffer: no stream state, no allocation once it has grown.
+void TraceSink::write_line(const TraceEvent& e) {
+    std::string& out = m_line;
+    out.clear();
+    out += "{\"t_ps\":";
+    append_int(out, static_cast<std::int64_t>(e.t_ps));
+    out += ",\"ev\":";
+    append_json_string(out, to_string(e.kind));
+    out += ",\"node\":";
+    append_json_string(out, e.node ? e.node->c_str() : "");
+    out += ",\"cmd\":";
+    append_int(out, e.cmd);
+    out += ",\"tile\":";
+    append_int(out, e.tile);
+    if (e.stage) {
+        out += ",\"stage\":";
+        append_json_string(out, e.stage);
+    }
+    if (e.cause) {
+        out += ",\"cause\":";
+        append_json_string(out, e.cause);
+    }
+    if (e.bytes >= 0) {
+        out += ",\"bytes\":";
+        append_int(out, e.bytes);
+    }
+    if (e.peer) {
+        out += ",\"peer\":";
+        append_json_string(out, e.peer->c_str());
+    }
+    if (e.detail) {
+        out += ",\"detail\":";
+        append_json_string(out, e.detail->c_str());
+    }
+    out += "}\n";
+    m_out->write(out.data(), static_cast<std::streamsize>(out.size()));
+    ++m_events;
 }
 
 void TraceSink::start_flusher() {
@@ -104,20 +188,79 @@ void TraceSink::start_flusher() {
     options.spawn_method();
     options.set_sensitivity(&m_held_event);
     options.dont_initialize();
-    sc_core::sc_spawn([this] { flush(); }, sc_core::sc_gen_unique_name("npuvp_trace_flush"), &options);
+    sc_core::sc_spawn([this] { flush_when_over(); }, sc_core::sc_gen_unique_name("npuvp_trace_flush"),
+                      &options);
+}
+
+// The sink's own flusher: once nothing else is pending at this instant.
+void TraceSink::flush_when_over() {
+    if (sc_core::sc_pending_activity_at_current_time()) {
+        sc_core::next_trigger(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    flush();
 }
 
 void TraceSink::flush() {
-    if (m_held_used == 0 || m_out == nullptr) {
-        m_held_used = 0;
-        return;
+    if (m_held_used != 0) put_out(m_held_t, true);
+}
+
+void TraceSink::release_ahead(std::uint64_t before) {
+    flush();
+    if (m_ahead_used != 0) put_out(before, false);
+}
+
+// Delivers, in order: every kept event of a calendar's run ahead
+// (run_ahead_of) of an instant before `before`, by instant, node and
+// emission; then, `with_held`, the held events of the instant `before`
+// (m_held_t) with the kept ones of that instant, by node (a node's kept
+// events first: they were emitted before the kernel reached the instant).
+void TraceSink::put_out(std::uint64_t before, bool with_held) {
+    constexpr std::uint32_t held_bit = 0x80000000u;
+    m_order.clear();
+    for (std::uint32_t i = 0; i < m_ahead_used; ++i) {
+        const std::uint64_t at = m_ahead[i].instant;
+        if (at < before || (with_held && at == before)) m_order.push_back(i);
     }
-    m_held_order.resize(m_held_used);
-    for (std::uint32_t i = 0; i < m_held_used; ++i) m_held_order[i] = i;
-    std::stable_sort(m_held_order.begin(), m_held_order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return m_held[a].node < m_held[b].node; });
-    for (std::uint32_t i : m_held_order) *m_out << m_held[i].text;
-    m_held_used = 0;
+    const std::size_t kept_out = m_order.size();
+    if (with_held)
+        for (std::uint32_t i = 0; i < m_held_used; ++i) m_order.push_back(held_bit | i);
+    if (m_order.empty()) return;
+    const auto held_of = [&](std::uint32_t k) -> Held& {
+        return (k & held_bit) ? m_held[k & ~held_bit] : m_ahead[k];
+    };
+    std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const Held& x = held_of(a);
+        const Held& y = held_of(b);
+        if (x.instant != y.instant) return x.instant < y.instant;
+        const int c = node_of(x.event).compare(node_of(y.event));
+        if (c != 0) return c < 0;
+        // A node with several processes (PE_DMA's read and write workers,
+        // a PE's inboxes): each one's events keep their order, one
+        // process's after another's by its stage (or inbox) name.
+        const int st = std::strcmp(x.event.stage ? x.event.stage : "", y.event.stage ? y.event.stage : "");
+        if (st != 0) return st < 0;
+        if ((a & held_bit) != (b & held_bit)) return (a & held_bit) == 0;
+        return x.seq < y.seq;
+    });
+    for (const std::uint32_t k : m_order) {
+        const TraceEvent e = held_of(k).get();
+        if (!(k & held_bit) && m_log != nullptr) record(*m_log, e);  // (held ones were, when emitted)
+        deliver(e);
+    }
+    if (with_held) m_held_used = 0;
+    if (kept_out != 0) {
+        // The kept events not put out stay, in emission order (slots
+        // swapped, not copied: their strings keep their room).
+        std::size_t to = 0;
+        for (std::size_t from = 0; from < m_ahead_used; ++from) {
+            const std::uint64_t at = m_ahead[from].instant;
+            if (at < before || (with_held && at == before)) continue;
+            if (to != from) std::swap(m_ahead[to], m_ahead[from]);
+            ++to;
+        }
+        m_ahead_used = to;
+    }
 }
 
 }  // namespace npuvp
