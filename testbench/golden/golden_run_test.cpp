@@ -13,8 +13,7 @@
 // README.md's derivation (and the numbers below) up to date with it.
 #include <boost/test/unit_test.hpp>
 
-#include <unistd.h>
-
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -150,7 +149,9 @@ std::string without_output_lines(const std::string& out) {
     return kept;
 }
 
-double ns(const TraceLine& t) { return static_cast<double>(t.t_ps) / 1000.0; }
+// A time in ns as the outputs print it (three decimals) in whole ps, so
+// that the checks below are exact.
+long long ps(double ns) { return std::llround(ns * 1000.0); }
 
 }  // namespace
 
@@ -186,59 +187,79 @@ BOOST_AUTO_TEST_CASE(hand_derived_numbers_hold_in_the_golden_files) {
     };
     auto started = [&](const std::string& pe, const std::string& id) { return command(pe, id)["started_ns"].as<double>(); };
     auto finished = [&](const std::string& pe, const std::string& id) { return command(pe, id)["finished_ns"].as<double>(); };
-    const double eps = 1e-6;
 
     // pe0 starts at 5 (IO_CPU) + 500 (io link) + 5 (M_CPU) + 2 = 512 ns;
     // PE_CPU issues ld at 514, pre 516, act 518, tx 520, rx 522 (2 ns each).
     // ld: dma_read of 4096 B from its own slice, dispatched at 515:
     // 500 (channel) + 1 + 1 (attach links) + 100 (HBM) + 2 (TCM write port)
     // + ser(4096 B, 192 GB/s) = 21.334 -> 625.334 ns, done 1140.334.
-    BOOST_CHECK_CLOSE_FRACTION(started("pe0", "ld"), 515.0, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe0", "ld"), 1140.334, eps);
+    BOOST_CHECK_EQUAL(ps(started("pe0", "ld")), ps(515.0));
+    BOOST_CHECK_EQUAL(ps(finished("pe0", "ld")), ps(1140.334));
     // pre (sub context) overlaps ld: 517 + 2 (TCM read port) + 2048 B / 2048 GB/s + 1 = 521.
-    BOOST_CHECK_CLOSE_FRACTION(started("pe0", "pre"), 517.0, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe0", "pre"), 521.0, eps);
+    BOOST_CHECK_EQUAL(ps(started("pe0", "pre")), ps(517.0));
+    BOOST_CHECK_EQUAL(ps(finished("pe0", "pre")), ps(521.0));
     // The hazard: act reads what ld writes (RAW), so it starts 1 ns after ld's
     // done: 1141.334, having waited 1140.334 - 518 = 622.334 ns for it;
     // relu on 2048 bf16 elements: ceil(2048 / 512) + 8 = 12 ns.
-    BOOST_CHECK_CLOSE_FRACTION(started("pe0", "act"), 1141.334, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe0", "act"), 1153.334, eps);
+    BOOST_CHECK_EQUAL(ps(started("pe0", "act")), ps(1141.334));
+    BOOST_CHECK_EQUAL(ps(finished("pe0", "act")), ps(1153.334));
     // tx waits for act (RAW on 0x801000): 1154.334; IPCQ_SEND of 4096 B:
     // 500 (vc_comm) + 1 + 2.5 + 1 + 4096 B / 256 GB/s = 520.5 -> 1674.834,
     // when the bytes reach pe1's ring and pe1's rx completes.
-    BOOST_CHECK_CLOSE_FRACTION(started("pe0", "tx"), 1154.334, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe0", "tx"), 1674.834, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe1", "rx"), 1674.834, eps);
-    BOOST_CHECK_CLOSE_FRACTION(summary["waits_ns"]["dependency"].as<double>(), 622.334 + 633.334, eps);
+    BOOST_CHECK_EQUAL(ps(started("pe0", "tx")), ps(1154.334));
+    BOOST_CHECK_EQUAL(ps(finished("pe0", "tx")), ps(1674.834));
+    BOOST_CHECK_EQUAL(ps(finished("pe1", "rx")), ps(1674.834));
+    BOOST_CHECK_EQUAL(ps(summary["waits_ns"]["dependency"].as<double>()), ps(622.334 + 633.334));
 
     // pe1 starts at 10 (IO_CPU's second message) + 505 + 4.5 = 519.5; fc is
     // submitted at 521.5, its tiles fed at 522.5 and 523.5; tx dispatched at
     // 524.5 sends 4096 B to pe0 in 520.5 ns: pe0's rx completes at 1045.
-    BOOST_CHECK_CLOSE_FRACTION(started("pe1", "tx"), 524.5, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe0", "rx"), 1045.0, eps);
+    BOOST_CHECK_EQUAL(ps(started("pe1", "tx")), ps(524.5));
+    BOOST_CHECK_EQUAL(ps(finished("pe0", "rx")), ps(1045.0));
     // fc: tile 1's DMA_WRITE ends at 3646.168 (README.md, tile by tile:
     // DMA_READ 945.334, FETCH 35, GEMM 256, 2 x 40 epilogues, STORE 19 or
     // 258 behind tile 1's TCM write reservation, DMA_WRITE 774.667 each).
-    BOOST_CHECK_CLOSE_FRACTION(started("pe1", "fc"), 522.5, eps);
-    BOOST_CHECK_CLOSE_FRACTION(finished("pe1", "fc"), 3646.168, eps);
+    BOOST_CHECK_EQUAL(ps(started("pe1", "fc")), ps(522.5));
+    BOOST_CHECK_EQUAL(ps(finished("pe1", "fc")), ps(3646.168));
 
     // The makespan: go1's response, 3646.168 + 4.5 (pe1 -> M_CPU) + 5
     // (M_CPU) + 500 (io link) + 5 (IO_CPU) = 4160.668 ns.
-    BOOST_CHECK_CLOSE_FRACTION(summary["makespan_ns"].as<double>(), 4160.668, eps);
+    BOOST_CHECK_EQUAL(ps(summary["makespan_ns"].as<double>()), ps(4160.668));
 
     // The host side, from the trace: request_start, kernel_start, request_complete.
     const std::vector<TraceLine> trace = parse_trace(slurp(expected_dir + "/trace.jsonl"));
     auto at = [&](const std::string& ev, const std::string& node, std::int64_t cmd) {
         for (const TraceLine& t : trace)
-            if (t.ev == ev && t.node == node && t.cmd == cmd) return ns(t);
+            if (t.ev == ev && t.node == node && t.cmd == cmd) return static_cast<double>(t.t_ps) / 1000.0;
         BOOST_FAIL("no " << ev << " of " << node << " cmd " << cmd << " in the golden trace");
         return 0.0;
     };
-    BOOST_CHECK_CLOSE_FRACTION(at("request_start", "sip0.io_cpu", 0), 5.0, eps);
-    BOOST_CHECK_CLOSE_FRACTION(at("request_start", "sip0.io_cpu", 1), 10.0, eps);
-    BOOST_CHECK_CLOSE_FRACTION(at("kernel_start", "sip0.cube0.pe0.pe_cpu", -1), 512.0, eps);
-    BOOST_CHECK_CLOSE_FRACTION(at("kernel_start", "sip0.cube0.pe1.pe_cpu", -1), 519.5, eps);
+    BOOST_CHECK_EQUAL(ps(at("request_start", "sip0.io_cpu", 0)), ps(5.0));
+    BOOST_CHECK_EQUAL(ps(at("request_start", "sip0.io_cpu", 1)), ps(10.0));
+    BOOST_CHECK_EQUAL(ps(at("kernel_start", "sip0.cube0.pe0.pe_cpu", -1)), ps(512.0));
+    BOOST_CHECK_EQUAL(ps(at("kernel_start", "sip0.cube0.pe1.pe_cpu", -1)), ps(519.5));
     // go0: 1674.834 + 2 + 5 + 500 + 5 = 2186.834.
-    BOOST_CHECK_CLOSE_FRACTION(at("request_complete", "sip0.io_cpu", 0), 2186.834, eps);
-    BOOST_CHECK_CLOSE_FRACTION(at("request_complete", "sip0.io_cpu", 1), 4160.668, eps);
+    BOOST_CHECK_EQUAL(ps(at("request_complete", "sip0.io_cpu", 0)), ps(2186.834));
+    BOOST_CHECK_EQUAL(ps(at("request_complete", "sip0.io_cpu", 1)), ps(4160.668));
+
+    // Tile 0's STORE of fc (32768 B, 19 ns uncontended) starts at 1838.834
+    // and finds pe1's TCM write port reserved by tile 1's DMA_READ, which
+    // started at 1467.834 and holds the port from 1467.834 + 502 + 100 =
+    // 2069.834 for 65536 B / 8192 GB/s = 8 ns (T1: reservations in start
+    // order, one busy-until per hop): 2077.834 + 2 + 16 + 1 = 2096.834.
+    // Tile 1's STORE finds the port free: 2784.168 + 19 = 2803.168.
+    const auto stores = with_stage(engine_intervals(trace), "STORE", "sip0.cube0.pe1.pe_fetch_store");
+    BOOST_REQUIRE_EQUAL(stores.size(), 2u);
+    BOOST_CHECK_EQUAL(stores[0].start_ps, 1838834u);
+    BOOST_CHECK_EQUAL(stores[0].end_ps, 2096834u);
+    BOOST_CHECK_EQUAL(stores[1].start_ps, 2784168u);
+    BOOST_CHECK_EQUAL(stores[1].end_ps, 2803168u);
+    // The IPCQ deliveries: pe0's receiver takes pe1's bytes at 1045 and
+    // pe1's takes pe0's at 1674.834, each the sender's done.
+    const auto recvs = with_stage(engine_intervals(trace), "IPCQ_RECV");
+    BOOST_REQUIRE_EQUAL(recvs.size(), 2u);
+    BOOST_CHECK_EQUAL(recvs[0].node, "sip0.cube0.pe0.pe_ipcq");
+    BOOST_CHECK_EQUAL(recvs[0].start_ps, 1045000u);
+    BOOST_CHECK_EQUAL(recvs[1].node, "sip0.cube0.pe1.pe_ipcq");
+    BOOST_CHECK_EQUAL(recvs[1].start_ps, 1674834u);
 }
