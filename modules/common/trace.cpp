@@ -78,6 +78,14 @@ const std::string& node_of(const TraceEvent& e) {
     return e.node ? *e.node : none;
 }
 
+// The lane of a node an event is on: an engine channel (its stage) or an
+// inbox (its label); "" for the node's other events.
+const char* lane_of(const TraceEvent& e) {
+    const bool laned = e.kind == TraceKind::engine_start || e.kind == TraceKind::engine_complete ||
+                       e.kind == TraceKind::inbox_fill;
+    return laned && e.stage ? e.stage : "";
+}
+
 // Appends `v` in decimal.
 void append_int(std::string& out, std::int64_t v) {
     char buf[24];
@@ -235,10 +243,10 @@ void TraceSink::put_out(std::uint64_t before, bool with_held) {
         if (x.instant != y.instant) return x.instant < y.instant;
         const int c = node_of(x.event).compare(node_of(y.event));
         if (c != 0) return c < 0;
-        // A node with several processes (PE_DMA's read and write workers,
-        // a PE's inboxes): each one's events keep their order, one
-        // process's after another's by its stage (or inbox) name.
-        const int st = std::strcmp(x.event.stage ? x.event.stage : "", y.event.stage ? y.event.stage : "");
+        // A node with several lanes (PE_DMA's read and write channels, a
+        // PE's inboxes): each lane's events keep their order, one lane's
+        // after another's by its name.
+        const int st = std::strcmp(lane_of(x.event), lane_of(y.event));
         if (st != 0) return st < 0;
         if ((a & held_bit) != (b & held_bit)) return (a & held_bit) == 0;
         return x.seq < y.seq;
