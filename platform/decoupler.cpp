@@ -12,6 +12,10 @@
 namespace npuvp {
 namespace {
 
+// A recorded run's calendars run ahead this much simulated time at a time
+// (1 us: some thousands of events kept on eight busy PEs).
+constexpr ps_t kRecordedWindowPs = 1000000;
+
 // Where a PE sits: its sip, cube (within the SIP) and index.
 struct PeAt {
     int sip, cube, pe;
@@ -555,15 +559,36 @@ std::uint64_t Decoupler::activities_in_step() const {
     if (!sc_core::sc_pending_activity_at_current_time()) {
         m_trace.flush();
         const ps_t horizon = now + sc_core::sc_time_to_pending_activity().value();
-        // Their events wait for every calendar's run, to go out in the
-        // order the kernel would have emitted them in (TraceSink).
-        const bool recorded = m_trace.enabled();
-        for (auto& c : m_calendars)
-            if (!c->empty()) {
-                if (recorded) m_trace.run_ahead_of(c.get());
-                c->run_ahead(horizon);
+        if (!m_trace.enabled()) {
+            for (auto& c : m_calendars)
+                if (!c->empty()) c->run_ahead(horizon);
+        } else {
+            // Recorded: their events are kept until every calendar has run
+            // past their instant, to go out in the order the kernel would
+            // have put them in (TraceSink::run_ahead_of). In windows of
+            // simulated time, so that few are kept at once; and no further
+            // than a calendar that stopped before a command's end.
+            for (ps_t from = now;;) {
+                const ps_t h = horizon - from > kRecordedWindowPs ? from + kRecordedWindowPs : horizon;
+                ps_t stop = h;
+                for (auto& c : m_calendars) {
+                    if (c->empty() || c->next_time() >= h) continue;
+                    m_trace.run_ahead_of(c.get());
+                    c->run_ahead(h);
+                    if (!c->empty() && c->next_time() < stop) stop = c->next_time();
+                }
+                m_trace.run_ahead_of(nullptr);
+                m_trace.release_ahead(stop);
+                if (stop < h || h == horizon) break;
+                // The next window starts where the next round is (idle
+                // time skipped), if that is before the horizon.
+                ps_t next_round = horizon;
+                for (auto& c : m_calendars)
+                    if (!c->empty()) next_round = std::min(next_round, c->next_time());
+                if (next_round >= horizon) break;
+                from = next_round;
             }
-        if (recorded) m_trace.run_ahead_of(nullptr);
+        }
     } else if (m_trace.holding()) {
         sc_core::next_trigger(sc_core::SC_ZERO_TIME);  // back to flush once the instant is over
         return;

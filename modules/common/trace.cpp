@@ -112,10 +112,13 @@ void append_json_string(std::string& out, const char* s) {
 
 void TraceSink::write(const TraceEvent& e) {
     if (m_clock != nullptr) {
-        // A calendar running ahead: kept until release_ahead().
-        if (m_ahead_used == m_ahead.size()) m_ahead.emplace_back();
-        m_ahead[m_ahead_used].set(e, m_clock->trace_instant(), m_ahead_used);
-        ++m_ahead_used;
+        // A calendar running ahead: kept until release_ahead(), as emitted
+        // (a calendar's strings live as long as the run).
+        if (m_kept_used == m_kept.size()) m_kept.emplace_back();
+        Kept& k = m_kept[m_kept_used++];
+        k.event = e;
+        k.instant = m_clock->trace_instant();
+        k.seq = m_kept_seq++;
         return;
     }
     if (m_log != nullptr) record(*m_log, e);
@@ -215,59 +218,73 @@ void TraceSink::flush() {
 
 void TraceSink::release_ahead(std::uint64_t before) {
     flush();
-    if (m_ahead_used != 0) put_out(before, false);
+    if (m_kept_used != 0) put_out(before, false);
 }
 
 // Delivers, in order: every kept event of a calendar's run ahead
-// (run_ahead_of) of an instant before `before`, by instant, node and
-// emission; then, `with_held`, the held events of the instant `before`
-// (m_held_t) with the kept ones of that instant, by node (a node's kept
+// (run_ahead_of) of an instant before `before`, by instant, node and lane;
+// then, `with_held`, the held events of the instant `before` (m_held_t)
+// with the kept ones of that instant, by node and lane (a lane's kept
 // events first: they were emitted before the kernel reached the instant).
+// Each lane's events keep their emitted order.
 void TraceSink::put_out(std::uint64_t before, bool with_held) {
-    constexpr std::uint32_t held_bit = 0x80000000u;
-    m_order.clear();
-    for (std::uint32_t i = 0; i < m_ahead_used; ++i) {
-        const std::uint64_t at = m_ahead[i].instant;
-        if (at < before || (with_held && at == before)) m_order.push_back(i);
+    m_out_list.clear();
+    bool kept_out = false;
+    for (std::size_t i = 0; i < m_kept_used; ++i) {
+        const Kept& k = m_kept[i];
+        if (k.instant < before || (with_held && k.instant == before)) {
+            m_out_list.push_back({k.instant, k.seq, k.event});
+            kept_out = true;
+        }
     }
-    const std::size_t kept_out = m_order.size();
     if (with_held)
-        for (std::uint32_t i = 0; i < m_held_used; ++i) m_order.push_back(held_bit | i);
-    if (m_order.empty()) return;
-    const auto held_of = [&](std::uint32_t k) -> Held& {
-        return (k & held_bit) ? m_held[k & ~held_bit] : m_ahead[k];
-    };
-    std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const Held& x = held_of(a);
-        const Held& y = held_of(b);
-        if (x.instant != y.instant) return x.instant < y.instant;
+        for (std::size_t i = 0; i < m_held_used; ++i)
+            m_out_list.push_back({m_held_t, (std::uint64_t{1} << 63) | i, m_held[i].get()});
+    if (m_out_list.empty()) return;
+    // By instant, then kept before held, then emission: integers only.
+    std::sort(m_out_list.begin(), m_out_list.end(), [](const Out& x, const Out& y) {
+        return x.instant != y.instant ? x.instant < y.instant : x.order < y.order;
+    });
+    // Then each instant's events by node and lane, stably (an instant holds
+    // a handful: an insertion sort, no allocation).
+    const auto before_in_instant = [](const Out& x, const Out& y) {
         const int c = node_of(x.event).compare(node_of(y.event));
         if (c != 0) return c < 0;
         // A node with several lanes (PE_DMA's read and write channels, a
         // PE's inboxes): each lane's events keep their order, one lane's
         // after another's by its name.
-        const int st = std::strcmp(lane_of(x.event), lane_of(y.event));
-        if (st != 0) return st < 0;
-        if ((a & held_bit) != (b & held_bit)) return (a & held_bit) == 0;
-        return x.seq < y.seq;
-    });
-    for (const std::uint32_t k : m_order) {
-        const TraceEvent e = held_of(k).get();
-        if (!(k & held_bit) && m_log != nullptr) record(*m_log, e);  // (held ones were, when emitted)
-        deliver(e);
+        return std::strcmp(lane_of(x.event), lane_of(y.event)) < 0;
+    };
+    for (std::size_t first = 0; first < m_out_list.size();) {
+        std::size_t last = first + 1;
+        while (last < m_out_list.size() && m_out_list[last].instant == m_out_list[first].instant) ++last;
+        if (last - first > 64) {
+            std::stable_sort(m_out_list.begin() + static_cast<std::ptrdiff_t>(first),
+                             m_out_list.begin() + static_cast<std::ptrdiff_t>(last), before_in_instant);
+        } else {
+            for (std::size_t i = first + 1; i < last; ++i) {
+                const Out x = m_out_list[i];
+                std::size_t j = i;
+                for (; j > first && before_in_instant(x, m_out_list[j - 1]); --j) m_out_list[j] = m_out_list[j - 1];
+                m_out_list[j] = x;
+            }
+        }
+        first = last;
+    }
+    for (const Out& o : m_out_list) {
+        if (!(o.order >> 63) && m_log != nullptr) record(*m_log, o.event);  // (held ones were, when emitted)
+        deliver(o.event);
     }
     if (with_held) m_held_used = 0;
-    if (kept_out != 0) {
-        // The kept events not put out stay, in emission order (slots
-        // swapped, not copied: their strings keep their room).
+    if (kept_out) {
+        // The kept events not put out stay, in emission order.
         std::size_t to = 0;
-        for (std::size_t from = 0; from < m_ahead_used; ++from) {
-            const std::uint64_t at = m_ahead[from].instant;
+        for (std::size_t from = 0; from < m_kept_used; ++from) {
+            const std::uint64_t at = m_kept[from].instant;
             if (at < before || (with_held && at == before)) continue;
-            if (to != from) std::swap(m_ahead[to], m_ahead[from]);
-            ++to;
+            m_kept[to++] = m_kept[from];
         }
-        m_ahead_used = to;
+        m_kept_used = to;
     }
 }
 

@@ -278,9 +278,20 @@ private:
     std::vector<Held> m_held;
     std::size_t m_held_used = 0;
     std::uint64_t m_held_t = 0;
-    std::vector<Held> m_ahead;  // kept from calendars' runs ahead (run_ahead_of)
-    std::size_t m_ahead_used = 0;
-    std::vector<std::uint32_t> m_order;  // put_out()'s, reused
+    // Kept from calendars' runs ahead (run_ahead_of): borrowed strings, as
+    // a calendar emits only node ids, stage names and command ids.
+    struct Kept {
+        TraceEvent event;
+        std::uint64_t instant = 0, seq = 0;
+    };
+    std::vector<Kept> m_kept;
+    std::size_t m_kept_used = 0;
+    std::uint64_t m_kept_seq = 0;
+    struct Out {  // put_out()'s list, reused
+        std::uint64_t instant, order;
+        TraceEvent event;
+    };
+    std::vector<Out> m_out_list;
     void put_out(std::uint64_t before, bool with_held);
     const TraceClock* m_clock = nullptr;
     std::string m_line;
