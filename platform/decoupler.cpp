@@ -12,6 +12,10 @@
 namespace npuvp {
 namespace {
 
+// A recorded run's calendars run ahead this much simulated time at a time
+// (1 us: some thousands of events kept on eight busy PEs).
+constexpr ps_t kRecordedWindowPs = 1000000;
+
 // Where a PE sits: its sip, cube (within the SIP) and index.
 struct PeAt {
     int sip, cube, pe;
@@ -111,6 +115,9 @@ Decoupler::Decoupler(const sc_core::sc_module_name& name, TraceSink& trace)
     SC_METHOD(run);
     sensitive << m_wake;
     dont_initialize();
+    // It flushes an instant's trace events once the instant is over: the
+    // moment it runs calendars ahead from (TraceSink::flush_by).
+    m_trace.flush_by(&m_wake);
 }
 
 Decoupler::~Decoupler() = default;
@@ -488,9 +495,7 @@ void Decoupler::start_of_simulation() {
     std::map<std::size_t, std::string> demoted;  // group -> why
     for (Verdict& v : m_verdicts) {
         if (!v.decoupled) continue;
-        if (m_trace.enabled())
-            demoted.emplace(v.group, "its events are recorded (--trace, --timeline, --svg or --report)");
-        else if (v.pe->traced())
+        if (v.pe->traced())
             demoted.emplace(v.group, std::string("its signals are in the VCD") );
     }
     for (Verdict& v : m_verdicts) {
@@ -498,9 +503,7 @@ void Decoupler::start_of_simulation() {
         const auto it = demoted.find(v.group);
         if (it == demoted.end()) continue;
         v.decoupled = false;
-        v.why = v.pe->traced() || m_trace.enabled()
-                    ? it->second
-                    : "it shares a DMA hop with a PE whose signals are in the VCD";
+        v.why = v.pe->traced() ? it->second : "it shares a DMA hop with a PE whose signals are in the VCD";
     }
     // One calendar per group, in launch order of the group's first PE.
     std::map<std::size_t, PipelineCalendar*> calendar_of;  // group -> calendar
@@ -551,15 +554,57 @@ std::uint64_t Decoupler::activities_in_step() const {
         for (auto& c : m_calendars)
             if (c->due_now()) c->skip_delta();
     }
-    // Alone: every calendar up to the kernel's next pending activity.
+    // Alone: every calendar up to the kernel's next pending activity. (The
+    // instant is over: its trace events go out first.)
     if (!sc_core::sc_pending_activity_at_current_time()) {
+        m_trace.flush();
         const ps_t horizon = now + sc_core::sc_time_to_pending_activity().value();
-        for (auto& c : m_calendars)
-            if (!c->empty()) c->run_ahead(horizon);
+        if (!m_trace.enabled()) {
+            for (auto& c : m_calendars)
+                if (!c->empty()) c->run_ahead(horizon);
+        } else {
+            // Recorded: their events are kept until every calendar has run
+            // past their instant, to go out in the order the kernel would
+            // have put them in (TraceSink::run_ahead_of). In windows of
+            // simulated time, so that few are kept at once; and no further
+            // than a calendar that stopped before a command's end.
+            for (ps_t from = now;;) {
+                const ps_t h = horizon - from > kRecordedWindowPs ? from + kRecordedWindowPs : horizon;
+                ps_t stop = h;
+                for (auto& c : m_calendars) {
+                    if (c->empty() || c->next_time() >= h) continue;
+                    m_trace.run_ahead_of(c.get());
+                    c->run_ahead(h);
+                    if (!c->empty() && c->next_time() < stop) stop = c->next_time();
+                }
+                m_trace.run_ahead_of(nullptr);
+                m_trace.release_ahead(stop);
+                if (stop < h || h == horizon) break;
+                // The next window starts where the next round is (idle
+                // time skipped), if that is before the horizon.
+                ps_t next_round = horizon;
+                for (auto& c : m_calendars)
+                    if (!c->empty()) next_round = std::min(next_round, c->next_time());
+                if (next_round >= horizon) break;
+                from = next_round;
+            }
+        }
+    } else if (m_trace.holding()) {
+        sc_core::next_trigger(sc_core::SC_ZERO_TIME);  // back to flush once the instant is over
+        return;
     }
     ps_t next = ~ps_t{0};
     for (auto& c : m_calendars)
         if (!c->empty()) next = std::min(next, c->next_time());
+    // What calendars ran ahead of the next time anything may happen (the
+    // kernel's next activity, a calendar's next round) goes out now; the
+    // rest waits for its instant.
+    if (m_trace.enabled()) {
+        ps_t before = next;
+        if (sc_core::sc_pending_activity())
+            before = std::min<ps_t>(before, now + sc_core::sc_time_to_pending_activity().value());
+        m_trace.release_ahead(before);
+    }
     if (next == ~ps_t{0})
         sc_core::next_trigger(m_wake);
     else

@@ -179,13 +179,22 @@ public:
     virtual void on_trace(const TraceEvent& event) = 0;
 };
 
+// Where a decoupled PE's calendar is while it runs ahead of the kernel
+// (modules/pe/pipeline_calendar.h): its local instant, the place its events
+// take in the trace (TraceSink::run_ahead_of).
+class TraceClock {
+public:
+    virtual std::uint64_t trace_instant() const = 0;
+
+protected:
+    ~TraceClock() = default;
+};
+
 class TraceSink {
 public:
     TraceSink() = default;
 
-    explicit TraceSink(std::ostream* out) : m_out(out), m_on(out != nullptr) {
-        if (m_out) start_flusher();
-    }
+    explicit TraceSink(std::ostream* out) : m_out(out), m_on(out != nullptr) {}
     ~TraceSink() { flush(); }
     TraceSink(const TraceSink&) = delete;
     TraceSink& operator=(const TraceSink&) = delete;
@@ -193,26 +202,28 @@ public:
     void attach(std::ostream* out) {
         flush();
         m_out = out;
-        if (m_out) start_flusher();
         update_on();
     }
-    // Writes the lines held back for the last delta cycle (below) to the
-    // stream. A process does it a delta later; attach() and the destructor
-    // do it too.
+    // Writes the events held back for the last instant (below) to the
+    // stream and the listener. The first event of a later instant does it;
+    // whoever reads what was written once sc_start() has returned calls it
+    // (WorkloadRun::finish(), the CLI), and attach() and the destructor do.
     void flush();
     // The run is stopping (sc_stop(): no later delta will flush): writes the
-    // held lines and every later one straight through.
+    // held events and every later one straight through.
     void stopping() {
-        flush();
+        release_ahead(~std::uint64_t{0});
         m_hold = false;
     }
-    // Also (or only) append every event to `log` (nullptr: stop recording);
-    // the observability writers (timeline, SVG, report) read it after the run.
+    // Also (or only) append every event to `log` (nullptr: stop recording),
+    // as it is emitted (a decoupled PE's, when its calendar's run is
+    // released); tests read it.
     void record_to(std::vector<RecordedEvent>* log) {
         m_log = log;
         update_on();
     }
-    // Also (or only) hand every event to `listener` (nullptr: stop).
+    // Also (or only) hand every event to `listener` (nullptr: stop), in the
+    // stream's order (the observability writers' recorder).
     void listen(TraceListener* listener) {
         m_listener = listener;
         update_on();
@@ -224,30 +235,72 @@ public:
         if (m_on) write(event);
     }
 
+    // Decoupled PEs (docs/speed.md "The decoupled pipeline"): while a
+    // calendar runs ahead of the kernel (`clock` set), its events are kept
+    // with its instant (nullptr: the kernel's own again). They go out where
+    // the kernel would have put them: release_ahead(before) puts out the
+    // held instant and every kept event of an instant before `before` (the
+    // next time anything may happen), by instant and node; one of a later
+    // instant waits, and goes out with that instant's held events.
+    void run_ahead_of(const TraceClock* clock) { m_clock = clock; }
+    void release_ahead(std::uint64_t before);
+
+    // Who flushes an instant's held events once the instant is over
+    // (nothing else pending at it): by default a method of the sink's own,
+    // spawned at the first event held; `flusher` instead (the Decoupler,
+    // which must see the instant over before it runs ahead anyway) is
+    // notified a delta after the first event of an instant is held.
+    void flush_by(sc_core::sc_event* flusher) { m_flush_event = flusher; }
+    bool holding() const { return m_held_used != 0; }
+
 private:
     void write(const TraceEvent& event);
+    void deliver(const TraceEvent& event);
+    void write_line(const TraceEvent& event);
     void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
 
-    // SPEC T4: lines of one delta cycle (one round) go out sorted by node
-    // (stable: one node's lines keep their order), so the trace does not
-    // depend on the order the kernel ran that round's processes in. A line
-    // is held back until the next delta cycle or time begins.
-    struct HeldLine {
-        std::string node;
-        std::string text;
+    // SPEC T4: events of one instant go out sorted by node (stable: one
+    // node's events keep their order), so the trace depends neither on the
+    // order the kernel ran an instant's processes in nor on how an
+    // instant's work is cut into delta cycles (a decoupled PE's calendar
+    // cuts it into rounds of its own). An event is held back until a later
+    // instant begins. A held event
+    // owns copies of its peer and detail (the emitter's strings may change
+    // before it goes out); the slots are reused, so holding allocates
+    // nothing once they have grown.
+    struct Held {
+        void set(const TraceEvent& e, std::uint64_t at, std::uint64_t n);
+        TraceEvent get() const;
+        TraceEvent event;  // its peer and detail: as emitted (get() points them here)
+        std::string peer, detail;
+        std::uint64_t instant = 0, seq = 0;
     };
-    std::vector<HeldLine> m_held;
+    std::vector<Held> m_held;
     std::size_t m_held_used = 0;
-    std::vector<std::uint32_t> m_held_order;
-    std::uint64_t m_held_delta = 0;
     std::uint64_t m_held_t = 0;
-    std::ostringstream m_line;
-    // The process that flushes the held lines a delta after they were
-    // written (so the last round's lines are out when sc_start() returns).
-    void start_flusher();
-    bool m_flusher = false;
+    // Kept from calendars' runs ahead (run_ahead_of): borrowed strings, as
+    // a calendar emits only node ids, stage names and command ids.
+    struct Kept {
+        TraceEvent event;
+        std::uint64_t instant = 0, seq = 0;
+    };
+    std::vector<Kept> m_kept;
+    std::size_t m_kept_used = 0;
+    std::uint64_t m_kept_seq = 0;
+    struct Out {  // put_out()'s list, reused
+        std::uint64_t instant, order;
+        TraceEvent event;
+    };
+    std::vector<Out> m_out_list;
+    void put_out(std::uint64_t before, bool with_held);
+    const TraceClock* m_clock = nullptr;
+    std::string m_line;
     bool m_hold = true;
+    void start_flusher();
+    void flush_when_over();
+    bool m_flusher = false;
     sc_core::sc_event m_held_event;
+    sc_core::sc_event* m_flush_event = nullptr;
 
     std::ostream* m_out = nullptr;
     std::vector<RecordedEvent>* m_log = nullptr;

@@ -436,8 +436,10 @@ void PeScheduler::stage_granted(TileToken& token) {
                 // feeder is the inbox's only writer (Decoupler::plan()), so
                 // a slot freed stays free; the write comes at the same time
                 // and in the same round either way (docs/speed.md, "Fifth
-                // pass").
-                if (!m_feed_first) {
+                // pass"). Not in a recorded run: there the overhead's end
+                // is when the tile is dispatched (sub_command_dispatched),
+                // as per stage.
+                if (!m_feed_first && !m_trace.enabled()) {
                     StageInbox& first = m_inbox_channels->fifo(plan.stages.front().type);
                     if (first.num_free() == 0) {
                         m_feed_due_ps = due;

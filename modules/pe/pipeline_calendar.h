@@ -30,6 +30,7 @@
 
 #include "modules/common/append_list.h"
 #include "modules/common/request_round.h"
+#include "modules/common/trace.h"
 #include "tlm_sockets/hop.h"
 
 namespace npuvp {
@@ -70,7 +71,7 @@ private:
     bool m_commit_asked = false;
 };
 
-class PipelineCalendar final : public RoundService {
+class PipelineCalendar final : public RoundService, public TraceClock {
 public:
     // `wake` is notified (one delta later) when a kernel process hands the
     // calendar work: the Decoupler's process is sensitive to it.
@@ -132,6 +133,8 @@ public:
         m_asks.append().set(key, m_seq++, requester);
     }
     sc_core::sc_time now() const override { return time(); }
+    // TraceClock: where an event emitted while it runs ahead goes.
+    std::uint64_t trace_instant() const override { return m_now; }
     ps_t now_ps() const override { return time_ps(); }
     // commit() at the end of this round (once per round however often asked).
     void commit_at_round_end(RoundCommit& c) {

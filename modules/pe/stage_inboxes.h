@@ -153,8 +153,8 @@ public:
 private:
     void traced() const {
         if (m_trace.enabled())
-            m_trace.emit(trace::inbox_fill(sc_core::sc_time_stamp().value(), m_owner, m_label.c_str(),
-                                           m_fill));
+            m_trace.emit(trace::inbox_fill(m_calendar ? m_calendar->time_ps() : sc_core::sc_time_stamp().value(),
+                                           m_owner, m_label.c_str(), m_fill));
     }
     // sc_fifo::update().
     // An event nobody has asked for has no waiter: it is not notified.
