@@ -167,6 +167,7 @@ int simulate_case(
     const double elab = seconds_since(t0);
 
     const Timing t = simulate_timed();
+    trace.flush();  // the last instant's events, before the listener is read
     if (!run.finished()) {
         std::cerr << "npuvp_bench: run did not finish:\n" << run.diagnosis();
         return 3;

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace npuvp {
 namespace {
@@ -217,22 +219,25 @@ std::vector<Report::Traffic> measure_traffic(const WorkloadRun& run, const Platf
     std::vector<std::string> pes;
     for (const EngineBusy& e : run.engines())
         if (pes.empty() || pes.back() != e.pe) pes.push_back(e.pe);
+    // The PEs by id, made once (a scan of every PE per PE was quadratic).
+    std::unordered_map<std::string_view, const Pe*> by_id;  // lookup only
+    for (const SipNodes& sip : platform.sips())
+        for (const CubeNodes& cube : sip.cubes)
+            for (const Pe* p : cube.pes) by_id.emplace(p->name(), p);
     for (const std::string& id : pes)
-        for (const SipNodes& sip : platform.sips())
-            for (const CubeNodes& cube : sip.cubes)
-                for (const Pe* pe : cube.pes) {
-                    if (id != pe->name()) continue;
-                    const std::uint64_t rb = pe->dma().bytes_moved(DmaDirection::read);
-                    const std::uint64_t wb = pe->dma().bytes_moved(DmaDirection::write);
-                    if (rb) add("dma", id + ".pe_dma read", rb, pe->dma().busy_time(DmaDirection::read).value(), 0,
-                                dma.bw_gbs * dma.rd_engines);
-                    if (wb) add("dma", id + ".pe_dma write", wb, pe->dma().busy_time(DmaDirection::write).value(), 0,
-                                dma.bw_gbs * dma.wr_engines);
-                    // Its TCM ports (DMA, FETCH and STORE all cross them).
-                    for (const Hop* port : {&pe->tcm().read_port(), &pe->tcm().write_port()})
-                        if (port->bytes())
-                            add("tcm", port->name(), port->bytes(), port->busy_ps(), port->transfers(), port->bw_gbs());
-                }
+        if (const auto found = by_id.find(id); found != by_id.end()) {
+            const Pe* pe = found->second;
+            const std::uint64_t rb = pe->dma().bytes_moved(DmaDirection::read);
+            const std::uint64_t wb = pe->dma().bytes_moved(DmaDirection::write);
+            if (rb) add("dma", id + ".pe_dma read", rb, pe->dma().busy_time(DmaDirection::read).value(), 0,
+                        dma.bw_gbs * dma.rd_engines);
+            if (wb) add("dma", id + ".pe_dma write", wb, pe->dma().busy_time(DmaDirection::write).value(), 0,
+                        dma.bw_gbs * dma.wr_engines);
+            // Its TCM ports (DMA, FETCH and STORE all cross them).
+            for (const Hop* port : {&pe->tcm().read_port(), &pe->tcm().write_port()})
+                if (port->bytes())
+                    add("tcm", port->name(), port->bytes(), port->busy_ps(), port->transfers(), port->bw_gbs());
+        }
     for (const auto& link : platform.links()) {
         const Hop& hop = *link->hop;
         if (hop.bytes() == 0 || !hop.has_bandwidth()) continue;  // a pure-latency hop is never busy

@@ -4,7 +4,10 @@
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "modules/common/json_text.h"
 #include "modules/pe/engine_kinds.h"
@@ -17,22 +20,31 @@ namespace {
 const char* const context_lanes[] = {"main", "sub", "dma", "other"};
 constexpr int context_lane_count = sizeof context_lanes / sizeof context_lanes[0];
 
-const Pe* find_pe(const Platform& platform, const std::string& id) {
+// The platform's PEs by id, made once per view (a lookup per PE of the run:
+// a scan of every PE per lookup was quadratic on 16,384 PEs).
+using PeIndex = std::unordered_map<std::string_view, const Pe*>;  // lookup only
+PeIndex index_pes(const Platform& platform) {
+    PeIndex index;
     for (const SipNodes& sip : platform.sips())
         for (const CubeNodes& cube : sip.cubes)
-            for (const Pe* pe : cube.pes)
-                if (id == pe->name()) return pe;
-    return nullptr;
+            for (const Pe* pe : cube.pes) index.emplace(pe->name(), pe);
+    return index;
+}
+
+const Pe* find_pe(const PeIndex& index, const std::string& id) {
+    const auto it = index.find(id);
+    return it == index.end() ? nullptr : it->second;
 }
 
 // The PEs of a run: those that completed commands (in run.commands() order),
 // then launched PEs that completed nothing.
 std::vector<std::string> run_pes(const WorkloadRun& run) {
     std::vector<std::string> pes;
+    std::unordered_set<std::string> seen;  // lookup only
     for (const CommandResult& c : run.commands())
-        if (std::find(pes.begin(), pes.end(), c.pe) == pes.end()) pes.push_back(c.pe);
+        if (seen.insert(c.pe).second) pes.push_back(c.pe);
     for (const EngineBusy& e : run.engines())
-        if (std::find(pes.begin(), pes.end(), e.pe) == pes.end()) pes.push_back(e.pe);
+        if (seen.insert(e.pe).second) pes.push_back(e.pe);
     return pes;
 }
 
@@ -41,9 +53,9 @@ const char* lane_of(ExecContext context) {
 }
 
 // Source: the PE schedulers' CompletionQueues.
-void add_commands(RunView& view, const Platform& platform, const std::vector<std::string>& pes) {
+void add_commands(RunView& view, const PeIndex& index, const std::vector<std::string>& pes) {
     for (const std::string& id : pes) {
-        const Pe* pe = find_pe(platform, id);
+        const Pe* pe = find_pe(index, id);
         if (pe == nullptr) continue;
         for (const auto& r : pe->scheduler().completions()) {
             CommandSpan s;
@@ -223,9 +235,9 @@ private:
 };
 
 // Source: PE_CPU's kernel runs.
-void add_kernel_starts(RunView& view, const Platform& platform, const std::vector<std::string>& pes) {
+void add_kernel_starts(RunView& view, const PeIndex& index, const std::vector<std::string>& pes) {
     for (const std::string& id : pes)
-        if (const Pe* pe = find_pe(platform, id))
+        if (const Pe* pe = find_pe(index, id))
             for (const auto& k : pe->cpu().runs()) view.kernel_starts.push_back({id, k.start.value()});
 }
 
@@ -282,9 +294,9 @@ CommandSpan unfinished_span(const std::string& pe, const InflightCommand& cmd, s
 }
 
 // Source: the PE schedulers' commands in flight, per PE in seq order.
-void add_unfinished(RunView& view, const Platform& platform, const std::vector<std::string>& pes) {
+void add_unfinished(RunView& view, const PeIndex& index, const std::vector<std::string>& pes) {
     for (const std::string& id : pes) {
-        const Pe* pe = find_pe(platform, id);
+        const Pe* pe = find_pe(index, id);
         if (pe == nullptr) continue;
         const std::size_t first = view.unfinished.size();
         for (const InflightCommand* cmd : pe->scheduler().inflight())
@@ -388,10 +400,11 @@ RunView build_view(const WorkloadRun& run, const Platform& platform, const RunRe
     RunView view;
     view.makespan_ps = run.makespan_ps();
     const std::vector<std::string> pes = run_pes(run);
-    add_commands(view, platform, pes);
+    const PeIndex index = index_pes(platform);
+    add_commands(view, index, pes);
     RecorderPass pass(view, recorder);
     pass.run();
-    add_kernel_starts(view, platform, pes);
+    add_kernel_starts(view, index, pes);
     add_fanouts(view, platform);
     if (const IoCpu* host = run.host()) add_requests(view, *host);
 
@@ -404,7 +417,7 @@ RunView build_view(const WorkloadRun& run, const Platform& platform, const RunRe
         if (recorder.any_event()) stop = std::max(stop, recorder.last_event_ps());
         view.stopped_ps = stop;
         pass.close_at(stop);
-        add_unfinished(view, platform, pes);
+        add_unfinished(view, index, pes);
     }
     sort_view(view);
     return view;

@@ -602,6 +602,7 @@ int run(int argc, char* argv[]) {
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         std::string stopped;  // a limit that stopped the run (docs/limits.md)
         SimSpeed speed = simulate(&run, platform, options, stopped);
+        trace.flush();  // the last instant's events (a run stopped by a limit has not)
         const Platform::WorkCounts work = platform.work_counts();
         speed.stage_events = work.stage_events;
         speed.tiles = work.tiles;
