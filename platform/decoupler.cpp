@@ -133,7 +133,8 @@ struct VaMap {
 // The memory targets a DMA side reaches: a physical side's targets; a
 // virtual side's through every mapping of the PE that covers part of it.
 // `covered` is false when part of a virtual side is in no mapping (then an
-// MMU fault may stop the run) and `all` is set when nothing better is known.
+// MMU fault may stop the run), or leads outside every window; the targets
+// are then every memory target (what the DMA may reach is not known).
 struct Reach {
     std::vector<RoutedNode*> targets;
     bool covered = true;
@@ -225,10 +226,14 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
     // its mappings.
     std::vector<std::vector<const Kernel*>> kernels(n);
     std::vector<std::vector<std::uint32_t>> host_launches(n), host_maps(n);
-    std::vector<bool> unmapped(n);
+    std::vector<bool> direct(n), unmapped(n);
     std::vector<std::vector<VaMap>> maps(n);
     for (const Launch& l : workload.launches)
-        for (int p : l.pes) kernels[index.at(&platform.pe(l.sip, l.cube, p))].push_back(&workload.kernels.at(l.kernel));
+        for (int p : l.pes) {
+            const std::size_t i = index.at(&platform.pe(l.sip, l.cube, p));
+            kernels[i].push_back(&workload.kernels.at(l.kernel));
+            direct[i] = true;
+        }
     for (const MmuMapping& m : workload.mmu)
         for (int p : m.pes) {
             const auto it = index.find(&platform.pe(m.sip, m.cube, p));
@@ -394,11 +399,8 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                     if (why.empty() && !precedes(workload.host, m, l))
                         why = "the host maps its MMU ('" + workload.host[m].id +
                               "') while it may run a kernel ('" + workload.host[l].id + "')";
-            if (why.empty() && !workload.launches.empty() && !host_maps[i].empty())
-                for (const Launch& l : workload.launches)
-                    for (int p : l.pes)
-                        if (why.empty() && &platform.pe(l.sip, l.cube, p) == pe)
-                            why = "the host maps its MMU while a direct launch may run";
+            if (why.empty() && direct[i] && !host_maps[i].empty())
+                why = "the host maps its MMU while a direct launch may run";
         }
         if (!why.empty()) fail(why);
     }
@@ -490,20 +492,16 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
 }
 
 void Decoupler::start_of_simulation() {
-    // An output that listens to a PE's events keeps it per stage, and with
-    // it every PE it shares a calendar with (they share hops).
-    std::map<std::size_t, std::string> demoted;  // group -> why
+    // A PE whose signals are in the VCD (sampled in the kernel's time) runs
+    // per stage, and so does every PE of its calendar.
+    std::set<std::size_t> demoted;  // groups
+    for (const Verdict& v : m_verdicts)
+        if (v.decoupled && v.pe->traced()) demoted.insert(v.group);
     for (Verdict& v : m_verdicts) {
-        if (!v.decoupled) continue;
-        if (v.pe->traced())
-            demoted.emplace(v.group, std::string("its signals are in the VCD") );
-    }
-    for (Verdict& v : m_verdicts) {
-        if (!v.decoupled) continue;
-        const auto it = demoted.find(v.group);
-        if (it == demoted.end()) continue;
+        if (!v.decoupled || !demoted.count(v.group)) continue;
         v.decoupled = false;
-        v.why = v.pe->traced() ? it->second : "it shares a DMA hop with a PE whose signals are in the VCD";
+        v.why = v.pe->traced() ? "its signals are in the VCD"
+                               : "it shares a calendar with a PE whose signals are in the VCD";
     }
     // One calendar per group, in launch order of the group's first PE.
     std::map<std::size_t, PipelineCalendar*> calendar_of;  // group -> calendar

@@ -39,12 +39,10 @@ const char* to_string(TraceKind kind) {
     return "";
 }
 
-void TraceSink::Held::set(const TraceEvent& e, std::uint64_t at, std::uint64_t n) {
+void TraceSink::Held::set(const TraceEvent& e) {
     event = e;
     if (e.peer) peer.assign(*e.peer);
     if (e.detail) detail.assign(*e.detail);
-    instant = at;
-    seq = n;
 }
 
 // The event, its peer and detail pointing at the held copies (a slot may
@@ -142,7 +140,7 @@ void TraceSink::write(const TraceEvent& e) {
         }
     }
     if (m_held_used == m_held.size()) m_held.emplace_back();
-    m_held[m_held_used].set(e, now, m_held_used);
+    m_held[m_held_used].set(e);
     ++m_held_used;
 }
 
@@ -228,11 +226,12 @@ void TraceSink::release_ahead(std::uint64_t before) {
 // events first: they were emitted before the kernel reached the instant).
 // Each lane's events keep their emitted order.
 void TraceSink::put_out(std::uint64_t before, bool with_held) {
+    const auto goes_out = [&](const Kept& k) { return k.instant < before || (with_held && k.instant == before); };
     m_out_list.clear();
     bool kept_out = false;
     for (std::size_t i = 0; i < m_kept_used; ++i) {
         const Kept& k = m_kept[i];
-        if (k.instant < before || (with_held && k.instant == before)) {
+        if (goes_out(k)) {
             m_out_list.push_back({k.instant, k.seq, k.event});
             kept_out = true;
         }
@@ -279,11 +278,8 @@ void TraceSink::put_out(std::uint64_t before, bool with_held) {
     if (kept_out) {
         // The kept events not put out stay, in emission order.
         std::size_t to = 0;
-        for (std::size_t from = 0; from < m_kept_used; ++from) {
-            const std::uint64_t at = m_kept[from].instant;
-            if (at < before || (with_held && at == before)) continue;
-            m_kept[to++] = m_kept[from];
-        }
+        for (std::size_t from = 0; from < m_kept_used; ++from)
+            if (!goes_out(m_kept[from])) m_kept[to++] = m_kept[from];
         m_kept_used = to;
     }
 }

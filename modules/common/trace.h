@@ -207,7 +207,7 @@ public:
     // Writes the events held back for the last instant (below) to the
     // stream and the listener. The first event of a later instant does it;
     // whoever reads what was written once sc_start() has returned calls it
-    // (WorkloadRun::finish(), the CLI), and attach() and the destructor do.
+    // (the CLI, the bench), and attach() and the destructor do.
     void flush();
     // The run is stopping (sc_stop(): no later delta will flush): writes the
     // held events and every later one straight through.
@@ -259,8 +259,8 @@ private:
     void write_line(const TraceEvent& event);
     void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
 
-    // SPEC T4: events of one instant go out sorted by node (stable: one
-    // node's events keep their order), so the trace depends neither on the
+    // SPEC T4: events of one instant go out sorted by node and lane (stable:
+    // one lane's events keep their order), so the trace depends neither on the
     // order the kernel ran an instant's processes in nor on how an
     // instant's work is cut into delta cycles (a decoupled PE's calendar
     // cuts it into rounds of its own). An event is held back until a later
@@ -269,11 +269,10 @@ private:
     // before it goes out); the slots are reused, so holding allocates
     // nothing once they have grown.
     struct Held {
-        void set(const TraceEvent& e, std::uint64_t at, std::uint64_t n);
+        void set(const TraceEvent& e);
         TraceEvent get() const;
         TraceEvent event;  // its peer and detail: as emitted (get() points them here)
         std::string peer, detail;
-        std::uint64_t instant = 0, seq = 0;
     };
     std::vector<Held> m_held;
     std::size_t m_held_used = 0;
