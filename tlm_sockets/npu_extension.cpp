@@ -62,7 +62,7 @@ const char* to_string(MsgKind kind) {
     m_ext.sender = 0;
     m_ext.result = ResultData();
     m_ext.txn = this;
-    m_ext.base_ps = base_ps;  // RoutedNode::transport() sets it again
+    m_ext.base_ps = base_ps;  // RoutedNode::transport_ps() sets it again
 }
 
 const sc_core::sc_event& Transaction::done_event() {

@@ -1,5 +1,7 @@
 #include "tlm_sockets/route.h"
 
+#include "tlm_sockets/routed_node.h"
+
 namespace npuvp {
 
 void Route::finalise() {
@@ -15,6 +17,9 @@ void Route::finalise() {
         }
     }
     min_bytes_per_s = bytes_per_s(min_bw_gbs);
+    walkable = path.size() > 1;
+    for (const PathNode& node : path)
+        if (node.node == nullptr || !node.node->answers_at_once()) walkable = false;
 }
 
 }  // namespace npuvp

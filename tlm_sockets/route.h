@@ -57,8 +57,13 @@ struct Route {
     // for a path whose nodes do nothing on transit and whose target's
     // serve() accepts without side effect.
     bool direct = false;
+    // Every node of the path answers at once (RoutedNode::answers_at_once()),
+    // and there is more than one: a transport may walk it, node by node,
+    // without the socket calls (RoutedNode::transport_ps()). Set by finalise().
+    bool walkable = false;
 
-    // Recomputes min_bw_gbs, min_hop, min_bytes_per_s and latency_ps from steps.
+    // Recomputes min_bw_gbs, min_hop, min_bytes_per_s, latency_ps and
+    // walkable from steps and path.
     void finalise();
 
     // Uncontended T1 time of n bytes: latency + n / min B.

@@ -88,21 +88,25 @@ ps_t RoutedNode::tail(NpuExtension& ext, ps_t delay) {
                        "a transfer's time (T1), in ps");
 }
 
-sc_core::sc_time RoutedNode::transport(Transaction& txn, const sc_core::sc_time& local) {
-    return sc_core::sc_time::from_value(
-        transport_ps(txn, sc_core::sc_time_stamp().value(), local.value()));
+[[gnu::hot]] ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
+    auto& ext = txn.ext();
+    const Route& route = *ext.route;
+    if (route.direct) {
+        // T1 as apply_steps() would do it along the path, in one loop.
+        sc_assert(route.path.front().node == this);
+        txn.payload().set_response_status(tlm::TLM_OK_RESPONSE);
+        return route.reserve_direct(kernel + local, ext.bytes);
+    }
+    if (route.walkable && ext.shape == nullptr && !ProtocolChecker::enabled())
+        return transport_walk(txn, kernel, local);
+    return transport_sockets(txn, kernel, local);
 }
 
-ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
+ps_t RoutedNode::transport_sockets(Transaction& txn, ps_t kernel, ps_t local) {
     auto& ext = txn.ext();
     auto& payload = txn.payload();
     const Route& route = *ext.route;
     sc_assert(!route.path.empty() && route.path.front().node == this);
-    if (route.direct) {
-        // T1 as apply_steps() would do it along the path, in one loop.
-        payload.set_response_status(tlm::TLM_OK_RESPONSE);
-        return route.reserve_direct(kernel + local, ext.bytes);
-    }
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
@@ -136,13 +140,11 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     return tail(ext, delay.value()) - local;
 }
 
-[[gnu::hot]] ps_t RoutedNode::transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local) {
+[[gnu::hot]] ps_t RoutedNode::transport_walk(Transaction& txn, ps_t kernel, ps_t local) {
     auto& ext = txn.ext();
     auto& payload = txn.payload();
     const Route& route = *ext.route;
-    if (route.direct || route.path.size() < 2 || ext.shape != nullptr || ProtocolChecker::enabled())
-        return transport_ps(txn, kernel, local);
-    sc_assert(route.path.front().node == this);
+    sc_assert(route.path.size() > 1 && route.path.front().node == this);
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
@@ -155,7 +157,7 @@ ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
     const std::uint64_t bytes = ext.bytes;
     ps_t t = kernel + local;
     for (; step != end && step->at == 0; ++step) t = step->hop->reserve(t, bytes);
-    payload.acquire();  // released at the response (§14.5), as transport_ps() does
+    payload.acquire();  // released at the response (§14.5), as transport_sockets() does
     const std::uint32_t last = static_cast<std::uint32_t>(route.path.size() - 1);
     // Each transit node as forward() runs it: transit() (where it does
     // anything: no sc_time made for the others), then its steps.

@@ -89,7 +89,7 @@ public:
     virtual bool answers_at_once() const { return true; }
 
     // Whether transit() below does anything: a node that overrides it says
-    // so here too (M_CPU, IO_CPU). A walked route (transport_walk_ps())
+    // so here too (M_CPU, IO_CPU). A walked route (transport_ps())
     // calls transit() only on the nodes that have it; the socket path calls
     // it on every transit node.
     virtual bool has_transit_cost() const { return false; }
@@ -104,37 +104,36 @@ public:
     // Elaboration: where payloads without npuvp's extension are routed.
     void set_address_decoder(AddressDecoder* decoder) { m_decoder = decoder; }
 
-    // Initiator side: sends `txn` along its route (txn.prepare() first) with
-    // nb_transport_fw and returns the whole T1 delay from now to `done`,
-    // drain included. Does not wait: the caller waits once. Throws
+    // Initiator side: sends `txn` along its route (txn.prepare() first) and
+    // returns the whole T1 delay from kernel + `local` to `done`, drain
+    // included. Does not wait: the caller waits once. Throws
     // std::runtime_error if the target answered with an error response.
+    // `kernel` is the kernel's time (sc_time_stamp()) and `local` how far the
+    // initiator's local time is ahead of it (temporal decoupling,
+    // docs/architecture.md "The decoupled pipeline"): the transfer starts
+    // then, and the payload's delay annotation starts at `local`.
+    // The route decides how: a direct route (inside a PE) reserves its steps
+    // with no payload; a walkable one (Route::walkable, and no transfer
+    // pattern) is walked node by node without the socket calls — each
+    // node's transit(), its route steps and the last node's accept() in the
+    // order nb_transport_fw runs them, with the same delay annotations, so
+    // the same times and side effects; any other route (a target that may
+    // answer later, a pattern, a checker on every binding when
+    // NPUVP_TLM_CHECK is set) goes through the sockets with nb_transport_fw.
     // When the target answers later, txn.pending() is set and the returned
     // time means nothing: done_event() fires at `done`, after
     // transport_done(txn) has run.
-    // `local` is how far the initiator's local time is ahead of the kernel's
-    // (temporal decoupling, docs/speed.md): the transfer starts then, the
-    // payload's delay annotation starts there, and the time returned is
-    // from the local time to `done`.
-    sc_core::sc_time transport(Transaction& txn,
-                               const sc_core::sc_time& local = sc_core::SC_ZERO_TIME);
-    // The same in integer ps, for a caller that knows the kernel's time
-    // `kernel` (sc_time_stamp()) already: returns the delay from kernel +
-    // `local` to `done` (a decoupled stage's hot path: no sc_time
-    // conversion on a PE-internal direct route).
-    ps_t transport_ps(Transaction& txn, ps_t kernel, ps_t local);
-    // transport_ps() for a route whose every node answers at once (checked
-    // by the caller: a decoupled PE's DMA, docs/speed.md), walked without
-    // the socket calls: each node's transit(), its route steps and the
-    // last node's accept() in the order nb_transport_fw runs them, the same
-    // delay annotations, so the same times and the same side effects. With
-    // NPUVP_TLM_CHECK set (a checker on every binding) it is transport_ps().
-    ps_t transport_walk_ps(Transaction& txn, ps_t kernel, ps_t local);
+    ps_t transport_ps(Transaction& txn, ps_t kernel, ps_t local = 0);
+    // The same from the kernel's time, as an sc_time (a thread, a test).
+    sc_core::sc_time transport(Transaction& txn) {
+        return sc_core::sc_time::from_value(transport_ps(txn, sc_core::sc_time_stamp().value()));
+    }
 
     // SPEC T4: this node's rank among requesters (modules/common/node_env.h;
     // set by the platform, 0 for a node alone).
     void set_request_rank(std::uint32_t rank) { m_request_rank = rank; }
     std::uint32_t request_rank() const { return m_request_rank; }
-    // From a thread: transport(txn) in T4 order among the requests of this
+    // From a thread: transport_ps(txn) in T4 order among the requests of this
     // round (RequestRound::in_turn): returns a delta later, at the same time,
     // with the delay from now to done. `key.node` is set to this node's rank.
     // A target that answers later is waited for here (then returns zero).
@@ -177,6 +176,9 @@ protected:
     virtual void transport_done(Transaction&) {}
 
 private:
+    // transport_ps()'s two ways along a route that is not direct.
+    ps_t transport_sockets(Transaction& txn, ps_t kernel, ps_t local);
+    ps_t transport_walk(Transaction& txn, ps_t kernel, ps_t local);
     void b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
                                        tlm::tlm_phase& phase, sc_core::sc_time& delay);

@@ -51,13 +51,7 @@ public:
 protected:
     FifoResource* stage_resource(const TileToken&) override { return m_slot.operator->(); }
     bool fixed_resource() const override { return true; }
-    bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        ps_t ps = 0;
-        const bool begun = begin_stage_ps(token, ps);
-        time = sc_core::sc_time::from_value(ps);
-        return begun;
-    }
-    [[gnu::hot]] bool begin_stage_ps(TileToken& token, ps_t& time) override {
+    [[gnu::hot]] bool begin_stage(TileToken& token, ps_t& time) override {
         // A composite's tiles mostly repeat one shape: keep the last shape's
         // time (`cycles` depends on the shape alone).
         const Stage& stage = token.stage();

@@ -74,12 +74,10 @@ std::vector<StageWorker*> Pe::workers() const {
 }
 
 void Pe::decouple(PipelineCalendar& calendar) {
-    // Only the method workers run on the calendar; the thread workers
-    // (IPCQ) stay on the kernel and are given no token (docs/speed.md).
-    for (StageWorker* w : workers()) w->decouple(calendar);
-    for (std::size_t i = 0; i < stage_type_count; ++i)
-        m_inboxes->fifo(static_cast<StageType>(i)).decouple(calendar);
-    m_scheduler->decouple(calendar, *m_inboxes);
+    // The pipeline's one time base: the feed loop, the method workers and
+    // the inboxes all run on it. The thread workers (IPCQ) stay on the
+    // kernel and are given no token (Decoupler::plan()).
+    m_inboxes->clock().decouple(calendar);
     m_decoupled = true;
 }
 

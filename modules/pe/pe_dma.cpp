@@ -127,17 +127,11 @@ protected:
     }
     FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
     bool fixed_resource() const override { return true; }
-    bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        ps_t ps = 0;
-        const bool begun = begin_stage_ps(token, ps);
-        time = sc_core::sc_time::from_value(ps);
-        return begun;
-    }
-    [[gnu::hot]] bool begin_stage_ps(TileToken& token, ps_t& time) override {
+    [[gnu::hot]] bool begin_stage(TileToken& token, ps_t& time) override {
         time = m_dma.begin_pieces(m_channel, type(), m_pieces, pattern(token),
                                   static_cast<std::int64_t>(token.cmd->seq),
                                   static_cast<std::int64_t>(token.plan.tile_id), kernel_ps(),
-                                  local_offset_ps(), calendar() != nullptr);
+                                  local_offset_ps());
         if (m_channel.pending != 0) {
             m_channel.worker = this;
             defer_end();  // PeDma::transport_done() ends it
@@ -335,11 +329,11 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
 
 [[gnu::hot]] ps_t PeDma::begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
                                      const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
-                                     ps_t kernel, ps_t local, bool walk) {
+                                     ps_t kernel, ps_t local) {
     const bool read = type == StageType::dma_read;
     return begin_transfers(ch, read ? "DMA_READ" : "DMA_WRITE", read ? MsgKind::dma_read : MsgKind::dma_write,
                            pieces.data(), pieces.size(), cmd, tile, kernel, local,
-                           pattern.plain() ? nullptr : &pattern, walk);
+                           pattern.plain() ? nullptr : &pattern);
 }
 
 // docs/timing.md "DMA transfer patterns": the channel is busy for what the
@@ -366,7 +360,7 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
 [[gnu::hot]] ps_t PeDma::begin_transfers(Channel& ch, const char* stage, MsgKind kind,
                                         const Piece* pieces, std::size_t count, std::int64_t cmd,
                                         std::int64_t tile, ps_t kernel, ps_t local,
-                                        const DmaPattern* pattern, bool walk) {
+                                        const DmaPattern* pattern) {
     const ps_t now = kernel + local;
     std::uint64_t bytes = 0;
     for (std::size_t i = 0; i < count; ++i) bytes += pieces[i].bytes;
@@ -396,7 +390,7 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
         txn.ext().body = &ch;  // transport_done() finds the channel by it
         txn.prepare(kind, *pieces[i].route, pieces[i].pa, pieces[i].bytes, kernel);
         if (pattern != nullptr) txn.ext().shape = &ch.shape;
-        const ps_t piece_done = walk ? transport_walk_ps(txn, kernel, local) : transport_ps(txn, kernel, local);
+        const ps_t piece_done = transport_ps(txn, kernel, local);
         if (txn.pending()) {
             ++ch.pending;
         } else if (piece_done >= done) {

@@ -123,21 +123,21 @@ private:
     // at the grant (returns the time to done), and at done (before the
     // channel is released). `start` is the grant time, `done` the time now.
     // `kernel` is the kernel's time and `local` how far the worker's local
-    // time is ahead of it (a decoupled PE, docs/speed.md; zero otherwise).
+    // time is ahead of it (its PipelineClock's offset: a decoupled PE's,
+    // docs/architecture.md "The decoupled pipeline"; zero per stage).
     sc_core::sc_time begin_on(Channel& ch, const char* stage, MsgKind kind, const Route& route,
                               std::uint64_t address, std::uint64_t bytes, std::int64_t cmd,
                               std::int64_t tile);
     void end_on(Channel& ch, const char* stage, ps_t start, ps_t done);
     // begin_on() for a DMA stage's pieces (one per target); a patterned
-    // simple command's stage is one piece with its `pattern`.
-    // `walk`: a decoupled PE's stage, whose routes answer at once, walks
-    // them without the socket calls (RoutedNode::transport_walk_ps()).
+    // simple command's stage is one piece with its `pattern`. Each piece
+    // goes by RoutedNode::transport_ps(), whose route decides how.
     ps_t begin_pieces(Channel& ch, StageType type, const std::vector<Piece>& pieces,
                       const DmaPattern& pattern, std::int64_t cmd, std::int64_t tile,
-                      ps_t kernel, ps_t local, bool walk);
+                      ps_t kernel, ps_t local);
     ps_t begin_transfers(Channel& ch, const char* stage, MsgKind kind, const Piece* pieces,
                          std::size_t count, std::int64_t cmd, std::int64_t tile, ps_t kernel,
-                         ps_t local, const DmaPattern* pattern = nullptr, bool walk = false);
+                         ps_t local, const DmaPattern* pattern = nullptr);
     // A patterned transfer's T1 shape on `ch` (docs/timing.md "DMA transfer patterns").
     void shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes);
     void account(Channel& ch, ps_t took);

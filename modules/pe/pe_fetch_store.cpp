@@ -15,13 +15,7 @@ public:
 
 protected:
     bool fixed_resource() const override { return true; }  // none: FETCH and STORE hold no resource
-    bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
-        ps_t ps = 0;
-        const bool begun = begin_stage_ps(token, ps);
-        time = sc_core::sc_time::from_value(ps);
-        return begun;
-    }
-    [[gnu::hot]] bool begin_stage_ps(TileToken& token, ps_t& time) override {
+    [[gnu::hot]] bool begin_stage(TileToken& token, ps_t& time) override {
         const std::uint64_t bytes = token.stage().bytes;
         const bool fetch = type() == StageType::fetch;
         // The route is the same for every stage: asked for once.

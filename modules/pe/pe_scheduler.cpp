@@ -58,26 +58,14 @@ void PeScheduler::serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
     return *token;
 }
 
-void PeScheduler::decouple(PipelineCalendar& calendar, StageInboxes& inboxes) {
-    m_cal = &calendar;
-    m_inbox_channels = &inboxes;
-}
-
-void PeScheduler::feed_wait(FeedWait what, const LazyEvent& event) {
-    if (m_cal)
-        m_feed_wait = what;
-    else
-        sc_core::next_trigger(event.get());
-}
-
-void PeScheduler::feed_wake(FeedWait what, LazyEvent& event) {
-    if (!m_cal) {
-        event.notify(sc_core::SC_ZERO_TIME);
-        return;
+void PeScheduler::end_of_elaboration() {
+    RoutedNode::end_of_elaboration();
+    for (std::size_t i = 0; i < stage_type_count; ++i) {
+        m_inbox[i] = dynamic_cast<StageInbox*>(inboxes[static_cast<int>(i)]);
+        if (m_inbox[i] == nullptr)
+            SC_REPORT_FATAL("npuvp/invariant", (node_id() + ": inboxes not bound to a PE's StageInbox").c_str());
     }
-    if (m_feed_wait != what) return;
-    m_feed_wait = FeedWait::none;
-    m_cal->schedule(m_feed);
+    m_clock = &m_inbox[0]->clock();
 }
 
 void PeScheduler::start_command(InflightCommand& cmd) {
@@ -86,7 +74,7 @@ void PeScheduler::start_command(InflightCommand& cmd) {
     // the dispatch decision (sub_stalled() asks `begun`). A decoupled PE
     // runs no sub-context command: nobody waits for the bank event.
     cmd.begun = true;
-    if (!m_cal) m_bank_event.notify(sc_core::SC_ZERO_TIME);
+    m_clock->signal(m_bank_event);
 }
 
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
@@ -164,7 +152,7 @@ void PeScheduler::receive_step() {
                                               to_string(command.kind), command.id));
         if (composite) {
             m_pending_feeds.push_back(&cmd);
-            feed_wake(FeedWait::ready, m_feed_ready);
+            m_clock->signal(m_feed_ready);
         } else {
             cmd.bank_runs = m_context_scheduler.bank_runs(command);
             m_waiting.push_back(&cmd);
@@ -242,7 +230,7 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     cmd.dispatched = true;
     if (cmd.context() != ExecContext::none)
         m_running[static_cast<std::size_t>(cmd.context())] = static_cast<std::int32_t>(cmd.seq);
-    m_bank_event.notify(sc_core::SC_ZERO_TIME);
+    m_clock->signal(m_bank_event);
     // seed 000 §D3.1: a simple command goes straight to its engine, after
     // the overhead (dispatch_step() goes on then).
     m_dispatching = &cmd;
@@ -300,7 +288,7 @@ void PeScheduler::drain_blocked(std::size_t t) {
     std::deque<TileToken*>& tokens = m_blocked[t]->tokens;
     while (!tokens.empty() && inbox.nb_write(tokens.front())) tokens.pop_front();
     if (tokens.empty()) {
-        m_blocked[t]->drained.notify(sc_core::SC_ZERO_TIME);
+        m_clock->signal(m_blocked[t]->drained);
         return;  // static sensitivity: the next `added`
     }
     sc_core::next_trigger(inbox.data_read_event());
@@ -355,23 +343,13 @@ void PeScheduler::stage_granted(TileToken& token) {
             const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
             // A simple command waiting for this inbox gets the free slots first.
             if (blocked(t)) {
-                sc_core::next_trigger(m_blocked[t]->drained);
+                m_clock->resume_on(m_blocked[t]->drained, m_feed);
                 return;
             }
-            if (m_cal) {
-                // Decoupled: the same inbox the port is bound to, without the
-                // port's virtual call.
-                StageInbox& inbox = m_inbox_channels->fifo(static_cast<StageType>(t));
-                if (!inbox.nb_write(m_feed_token)) {
-                    inbox.wait_writable(m_feed);
-                    return;
-                }
-            } else {
-                TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
-                if (!inbox.nb_write(m_feed_token)) {
-                    sc_core::next_trigger(inbox.data_read_event());
-                    return;
-                }
+            StageInbox& inbox = *m_inbox[t];
+            if (!inbox.nb_write(m_feed_token)) {
+                m_clock->resume_when_writable(inbox, m_feed);
+                return;
             }
             m_feed_token = nullptr;
             m_feed_phase = FeedPhase::next_tile;
@@ -413,7 +391,7 @@ void PeScheduler::stage_granted(TileToken& token) {
             if (!got_in || !take(plan.out_bytes, out)) {
                 if (got_panel && plan.panel_bytes) m_reserved.free(panel);
                 if (got_in && plan.in_bytes) m_reserved.free(in);
-                feed_wait(FeedWait::tcm, m_tcm_freed);
+                m_clock->resume_on(m_tcm_freed, m_feed);
                 return;
             }
             if (plan.panel_bytes) m_panel_buf = panel;
@@ -427,44 +405,38 @@ void PeScheduler::stage_granted(TileToken& token) {
                 m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                                static_cast<std::int64_t>(m_reserved_in_use)));
             m_feed_phase = FeedPhase::overhead;
-            if (m_cal) {
-                const ps_t due = m_cal->time_ps() + m_overhead.value();
-                // Decoupled, and not a command's first tile (whose overhead
-                // starts the command when it ends): when the first inbox is
-                // full now, the feeder waits for its slot at once instead
-                // of waking at the overhead's end only to find it full. The
-                // feeder is the inbox's only writer (Decoupler::plan()), so
-                // a slot freed stays free; the write comes at the same time
-                // and in the same round either way (docs/speed.md, "Fifth
-                // pass"). Not in a recorded run: there the overhead's end
-                // is when the tile is dispatched (sub_command_dispatched),
-                // as per stage.
-                if (!m_feed_first && !m_trace.enabled()) {
-                    StageInbox& first = m_inbox_channels->fifo(plan.stages.front().type);
-                    if (first.num_free() == 0) {
-                        m_feed_due_ps = due;
-                        m_feed_phase = FeedPhase::slot;
-                        first.wait_writable(m_feed);
-                        return;
-                    }
+            // Not a command's first tile (whose overhead starts the command
+            // when it ends): when the first inbox is full now, the feeder
+            // may wait for its slot at once instead of waking at the
+            // overhead's end only to find it full, where the clock allows it
+            // (decoupled: the feeder is the inbox's only writer, so a slot
+            // freed stays free); the write comes at the same time and in
+            // the same round either way (docs/speed.md, "Fifth pass"). Not
+            // in a recorded run: there the overhead's end is when the tile
+            // is dispatched (sub_command_dispatched).
+            if (!m_feed_first && !m_trace.enabled() && m_clock->may_wait_for_slot_early()) {
+                StageInbox& first = *m_inbox[static_cast<std::size_t>(plan.stages.front().type)];
+                if (first.num_free() == 0) {
+                    m_feed_due_ps = m_clock->now_ps() + m_overhead.value();
+                    m_feed_phase = FeedPhase::slot;
+                    m_clock->resume_when_writable(first, m_feed);
+                    return;
                 }
-                m_cal->at(due, m_feed);
-            } else {
-                sc_core::next_trigger(m_overhead);
             }
+            m_clock->resume_after(m_overhead.value(), m_feed);
             return;
         }
         case FeedPhase::slot:
             // The round after a slot was freed; the overhead may still run.
             m_feed_phase = FeedPhase::overhead;
-            if (m_cal->time_ps() < m_feed_due_ps) {
-                m_cal->at(m_feed_due_ps, m_feed);
+            if (m_clock->now_ps() < m_feed_due_ps) {
+                m_clock->resume_at(m_feed_due_ps, m_feed);
                 return;
             }
             break;
         case FeedPhase::next_command: {
             if (m_pending_feeds.empty()) {
-                feed_wait(FeedWait::ready, m_feed_ready);
+                m_clock->resume_on(m_feed_ready, m_feed);
                 return;
             }
             InflightCommand& cmd = *m_pending_feeds.front();
@@ -473,7 +445,7 @@ void PeScheduler::stage_granted(TileToken& token) {
             const WaitInfo hazard = m_context_scheduler.hazard(cmd, m_inflight);
             note_wait(cmd, hazard);
             if (hazard.cause != WaitCause::none) {
-                feed_wait(FeedWait::completed, m_completed);
+                m_clock->resume_on(m_completed, m_feed);
                 return;
             }
             // The loader validated the spec; one planner per command, tiles streamed.
@@ -494,10 +466,7 @@ void PeScheduler::stage_granted(TileToken& token) {
     if (token.plan.panel_last) m_freeing.push_back(token.panel_buf);
     if (token.plan.in_bytes || token.plan.out_bytes || token.plan.panel_last) {
         --m_tiles_in_flight;
-        if (m_cal)
-            m_cal->commit_at_round_end(m_buffer_frees);
-        else
-            m_buffer_frees.request_update();
+        m_clock->commit_at_round_end(m_buffer_frees);
     }
     if (cmd.command->kind == CommandKind::composite && m_trace.enabled())
         m_trace.emit(trace::tile_ready(now().value(), node_id_ref(),
@@ -518,7 +487,7 @@ void PeScheduler::stage_granted(TileToken& token) {
     if (m_trace.enabled())
         m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                        static_cast<std::int64_t>(m_reserved_in_use)));
-    feed_wake(FeedWait::tcm, m_tcm_freed);
+    m_clock->signal(m_tcm_freed);
 }
 
 void PeScheduler::record_completions() {
@@ -551,10 +520,10 @@ void PeScheduler::record_completions() {
                                              to_string(cmd->command->kind), cmd->command->id));
     }
     m_done.clear();
-    m_completed.notify(sc_core::SC_ZERO_TIME);  // PE_CPU waits for it (completion_event())
-    if (m_cal && m_feed_wait == FeedWait::completed) feed_wake(FeedWait::completed, m_completed);
+    m_completed.kernel_event().notify(sc_core::SC_ZERO_TIME);  // PE_CPU waits for it (completion_event())
+    m_clock->signal(m_completed);  // the feed loop (per stage: the same event, notified once)
     m_reschedule.notify(sc_core::SC_ZERO_TIME);
-    if (!m_cal) m_bank_event.notify(sc_core::SC_ZERO_TIME);
+    m_clock->signal(m_bank_event);
 }
 
 }  // namespace npuvp

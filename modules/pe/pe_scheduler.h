@@ -30,7 +30,7 @@
 #include "modules/common/trace.h"
 #include "modules/pe/command.h"
 #include "modules/pe/context_scheduler.h"
-#include "modules/pe/pipeline_calendar.h"
+#include "modules/pe/pipeline_clock.h"
 #include "modules/pe/stage_inboxes.h"
 #include "modules/pe/stage_worker.h"
 #include "modules/pe/tcm_partition.h"
@@ -100,7 +100,7 @@ public:
     // CommandCompletion
     void prepare(const Kernel& kernel) override;
     bool complete(std::uint32_t index) const override { return m_complete.at(index) != 0; }
-    const sc_core::sc_event& completion_event() const override { return m_completed.get(); }
+    const sc_core::sc_event& completion_event() const override { return m_completed.kernel_event(); }
 
     // Read-only views for reports.
     const std::vector<CompletionRecord>& completions() const { return m_completions; }
@@ -112,11 +112,10 @@ public:
     std::uint64_t activations() const { return m_activations; }
     const ReservedTcm& reserved() const { return m_reserved; }
 
-    // Decoupled (docs/speed.md "The decoupled pipeline"): the feed loop and
-    // the freeing of tile buffers run on `calendar`, the feed loop writes
-    // `inboxes` (what its port is bound to). Before the simulation starts.
-    void decouple(PipelineCalendar& calendar, StageInboxes& inboxes);
-    bool decoupled() const { return m_cal != nullptr; }
+    // Its feed loop and the freeing of tile buffers run on the PE's
+    // PipelineClock (the inboxes' it is bound to; docs/architecture.md "The
+    // decoupled pipeline"): decoupled when the clock is.
+    bool decoupled() const { return m_clock->decoupled(); }
 
     // VCD: tiles in flight, reserved-TCM bytes in use, and per context
     // (main / sub / dma) the dispatch sequence number of the running command
@@ -127,9 +126,11 @@ public:
     bool sub_stalled(const InflightCommand& sub) const override {
         return m_context_scheduler.sub_stalled(sub);
     }
-    const sc_core::sc_event& bank_event() const override { return m_bank_event.get(); }
+    const sc_core::sc_event& bank_event() const override { return m_bank_event.kernel_event(); }
 
 protected:
+    // Keeps the inboxes its port is bound to, and their clock.
+    void end_of_elaboration() override;
     // A submission from PE_CPU; it arrives after the link delay.
     void serve(tlm::tlm_generic_payload& payload, NpuExtension& ext,
                sc_core::sc_time& delay) override;
@@ -155,12 +156,7 @@ private:
 
     // The pipeline's time: a decoupled PE's local time while its calendar
     // runs it, else the kernel's.
-    sc_core::sc_time now() const { return m_cal ? m_cal->time() : sc_core::sc_time_stamp(); }
-    // What the feed loop waits for, and the wake-ups of each (the events of
-    // the per-stage mode; decoupled, the feed loop is run in the next round).
-    enum class FeedWait { none, ready, completed, tcm, inbox, time };
-    void feed_wait(FeedWait what, const LazyEvent& event);
-    void feed_wake(FeedWait what, LazyEvent& event);
+    sc_core::sc_time now() const { return m_clock->now(); }
     // seed 000 §D5.1: the buffers of tiles completed in a round are freed at
     // its end (SPEC T4: a freed buffer is a hand-off, which the feeder sees
     // in the next round, whatever the order the round's processes ran in).
@@ -191,9 +187,9 @@ private:
     InflightCommand* m_dispatching = nullptr;  // dispatched, its overhead running
     // The events are made at their first use (LazyEvent), in the simulation.
     LazyEvent m_reschedule;
-    LazyEvent m_bank_event;
+    PipelineSignal m_bank_event;  // (per stage only: nothing stalls decoupled)
     std::list<InflightCommand*> m_pending_feeds;
-    LazyEvent m_feed_ready;
+    PipelineSignal m_feed_ready;  // a composite to feed
     enum class FeedPhase { next_command, next_tile, alloc, slot, overhead, write };
     FeedPhase m_feed_phase = FeedPhase::next_command;
     std::optional<TilePlanner> m_planner;  // of the command being fed
@@ -208,37 +204,37 @@ private:
     struct Blocked {
         std::deque<TileToken*> tokens;
         sc_core::sc_event added;
-        sc_core::sc_event drained;
+        PipelineSignal drained;
     };
     std::array<std::unique_ptr<Blocked>, stage_type_count> m_blocked;
     bool blocked(std::size_t type) const { return m_blocked[type] && !m_blocked[type]->tokens.empty(); }
     void block(std::size_t type, TileToken& token);
     std::vector<InflightCommand*> m_done;
     sc_core::sc_event m_done_event;  // record_completions()'s static sensitivity
-    LazyEvent m_completed;
-    LazyEvent m_tcm_freed;
+    PipelineSignal m_completed;  // commands completed (PE_CPU waits on its kernel event too)
+    PipelineSignal m_tcm_freed;
     sc_core::sc_process_handle m_completion_process;
     // Buffers of the tiles completed this round, freed at its end.
-    struct BufferFrees final : sc_core::sc_prim_channel, RoundCommit {
+    struct BufferFrees final : PipelineCommit {
         explicit BufferFrees(PeScheduler& s)
-            : sc_core::sc_prim_channel(sc_core::sc_gen_unique_name("buffer_frees")), owner(s) {}
-        void update() override { commit(); }
+            : PipelineCommit(sc_core::sc_gen_unique_name("buffer_frees")), owner(s) {}
         void commit() override { owner.free_buffers(); }
         PeScheduler& owner;
     };
     BufferFrees m_buffer_frees{*this};
     std::vector<std::uint64_t> m_freeing;
-    // Decoupled: the calendar, the inboxes, and the feed loop as its activity.
+    // The time base, the inboxes (what `inboxes` is bound to: written
+    // directly, without the port's virtual call), and the feed loop as an
+    // activity of the clock.
     struct FeedActivity final : Activity {
         // Never kernel-visible: a fed tile completes nothing.
         explicit FeedActivity(PeScheduler& s) : owner(s) { set_may_be_kernel_visible(false); }
         void activate() override { owner.feed_step(); }
         PeScheduler& owner;
     };
-    PipelineCalendar* m_cal = nullptr;
-    StageInboxes* m_inbox_channels = nullptr;
+    PipelineClock* m_clock = nullptr;
+    std::array<StageInbox*, stage_type_count> m_inbox{};
     FeedActivity m_feed{*this};
-    FeedWait m_feed_wait = FeedWait::none;
 
     std::vector<std::unique_ptr<TileToken>> m_tokens;  // the pool
     std::vector<TileToken*> m_free_tokens;

@@ -19,7 +19,7 @@
 #include <systemc>
 
 #include "modules/common/trace.h"
-#include "modules/pe/pipeline_calendar.h"
+#include "modules/pe/pipeline_clock.h"
 #include "modules/pe/tile_plan.h"
 #include "modules/pe/tile_token.h"
 
@@ -32,29 +32,28 @@ using TokenFifo = StageInbox;
 using TokenOutIf = sc_core::sc_fifo_out_if<TileToken*>;
 
 // A stage inbox: an sc_fifo of TileToken* with sc_fifo's semantics (a read
-// or write made in a delta cycle is seen by the other side in the next one,
-// through data_read_event / data_written_event), that keeps its fill level
-// in a plain int the VCD can trace (tokens written and not yet read) and can
-// run on a decoupled PE's calendar (modules/pe/pipeline_calendar.h): then
-// its reads and writes take effect at the calendar's end of round, and the
-// one activity waiting on each side is run in the next round instead of an
-// event being notified.
-//
-// Decoupled, nothing is committed at the round's end: the inbox remembers
-// the round its reads and writes were made in (PipelineCalendar::round_serial())
-// and the first access of a later round folds them in (settle()), which is
-// what the round-end commit would have done; the waiter of the other side
-// is put into the next round as soon as it is due (at the read or write, or
-// when it starts waiting in a round that has already read or written),
-// which is where the commit would have put it.
+// or write made in a round is seen by the other side in the next one), that
+// keeps its fill level in a plain int the VCD can trace (tokens written and
+// not yet read). It runs on its PE's PipelineClock (modules/pe/pipeline_clock.h),
+// which says how a round's reads and writes take effect:
+//  - per stage, at the kernel's update phase, which notifies
+//    data_read_event / data_written_event for the waiters of the other side;
+//  - decoupled, nothing is committed at the round's end: the inbox remembers
+//    the round its reads and writes were made in (PipelineClock::round_serial())
+//    and the first access of a later round folds them in (settle()), which
+//    is what the round-end commit would have done; the one activity waiting
+//    on the other side is put into the next round as soon as it is due (at
+//    the read or write, or when it starts waiting in a round that has
+//    already read or written), which is where the commit would have put it.
 class StageInbox final : public sc_core::sc_prim_channel,
                    public sc_core::sc_fifo_in_if<TileToken*>,
                    public sc_core::sc_fifo_out_if<TileToken*> {
 public:
     // `owner` is the PE's id; every change of fill is traced as an
     // inbox_fill event (one branch when tracing is off).
-    StageInbox(const char* name, int depth, std::string owner, TraceSink& trace)
+    StageInbox(const char* name, int depth, std::string owner, TraceSink& trace, PipelineClock& clock)
         : sc_core::sc_prim_channel(name),
+          m_clock(clock),
           m_buf(static_cast<std::size_t>(depth)),
           m_size(depth),
           m_free(depth),
@@ -79,15 +78,7 @@ public:
         if (++m_ri == m_buf.size()) m_ri = 0;
         ++m_free;
         --m_fill;
-        if (m_calendar) {
-            // A writer waiting for a slot sees it in the next round.
-            if (m_writer) {
-                m_calendar->next_round(*m_writer);
-                m_writer = nullptr;
-            }
-        } else {
-            request_update();
-        }
+        m_clock.inbox_changed(*this, m_writer);  // a writer waiting for a slot sees it in the next round
         traced();
         return true;
     }
@@ -109,15 +100,7 @@ public:
         if (++m_wi == m_buf.size()) m_wi = 0;
         --m_free;
         ++m_fill;
-        if (m_calendar) {
-            // The waiting reader sees the token in the next round.
-            if (m_reader) {
-                m_calendar->next_round(*m_reader);
-                m_reader = nullptr;
-            }
-        } else {
-            request_update();
-        }
+        m_clock.inbox_changed(*this, m_reader);  // the waiting reader sees the token in the next round
         traced();
         return true;
     }
@@ -130,31 +113,14 @@ public:
     const char* kind() const override { return "npuvp::StageInbox"; }
     const int& fill() const { return m_fill; }
 
-    // Decoupled: runs on `calendar` from now on (before the simulation starts).
-    void decouple(PipelineCalendar& calendar) { m_calendar = &calendar; }
-    // Decoupled: `a` runs in the round after the one in which a token (a free
-    // slot) becomes visible; the per-stage twin waits on data_written_event()
-    // (data_read_event()). One waiter per side: a decoupled PE has one
-    // reader and one writer per inbox.
-    // (The caller has just found it empty / full, in this round.)
-    void wait_readable(Activity& a) {
-        if (m_num_written > 0)
-            m_calendar->next_round(a);  // written in this round: readable in the next
-        else
-            m_reader = &a;
-    }
-    void wait_writable(Activity& a) {
-        if (m_num_read > 0)
-            m_calendar->next_round(a);  // read in this round: a slot in the next
-        else
-            m_writer = &a;
-    }
+    // The pipeline's time base (shared by the PE's inboxes, workers and feed loop).
+    PipelineClock& clock() const { return m_clock; }
 
 private:
+    friend class PipelineClock;
     void traced() const {
         if (m_trace.enabled())
-            m_trace.emit(trace::inbox_fill(m_calendar ? m_calendar->time_ps() : sc_core::sc_time_stamp().value(),
-                                           m_owner, m_label.c_str(), m_fill));
+            m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), m_fill));
     }
     // sc_fifo::update().
     // An event nobody has asked for has no waiter: it is not notified.
@@ -171,11 +137,13 @@ private:
         if (!slot) slot = std::make_unique<sc_core::sc_event>();
         return *slot;
     }
-    // Decoupled: the reads and writes of an earlier round take effect.
+    // Decoupled: the reads and writes of an earlier round take effect (per
+    // stage the serial stays 0 and update() folds).
     void settle() const {
-        if (m_calendar && m_round != m_calendar->round_serial()) {
+        const std::uint64_t serial = m_clock.round_serial();
+        if (m_round != serial) {
             fold();
-            m_round = m_calendar->round_serial();
+            m_round = serial;
         }
     }
     void fold() const {
@@ -184,6 +152,7 @@ private:
         m_num_written = 0;
     }
 
+    PipelineClock& m_clock;
     std::vector<TileToken*> m_buf;
     std::size_t m_ri = 0, m_wi = 0;
     int m_size;
@@ -196,7 +165,7 @@ private:
     mutable std::uint64_t m_round = 0;  // decoupled: the round of m_num_read / m_num_written
     mutable std::unique_ptr<sc_core::sc_event> m_data_read;  // see event()
     mutable std::unique_ptr<sc_core::sc_event> m_data_written;
-    PipelineCalendar* m_calendar = nullptr;
+    // Decoupled: the one activity waiting on each side.
     Activity* m_reader = nullptr;
     Activity* m_writer = nullptr;
     int m_fill = 0;
@@ -204,6 +173,35 @@ private:
     std::string m_label;
     TraceSink& m_trace;
 };
+
+// PipelineClock's inbox side (modules/pe/pipeline_clock.h).
+inline void PipelineClock::inbox_changed(StageInbox& inbox, Activity*& other) {
+    if (!m_cal) {
+        inbox.request_update();
+    } else if (other != nullptr) {
+        m_cal->next_round(*other);
+        other = nullptr;
+    }
+}
+// (The caller has just found the inbox empty / full, in this round.) One
+// waiter per side when decoupled: a decoupled PE has one reader and one
+// writer per inbox (Decoupler::plan()).
+inline void PipelineClock::resume_when_readable(StageInbox& inbox, Activity& a) {
+    if (!m_cal)
+        sc_core::next_trigger(inbox.data_written_event());
+    else if (inbox.m_num_written > 0)
+        m_cal->next_round(a);  // written in this round: readable in the next
+    else
+        inbox.m_reader = &a;
+}
+inline void PipelineClock::resume_when_writable(StageInbox& inbox, Activity& a) {
+    if (!m_cal)
+        sc_core::next_trigger(inbox.data_read_event());
+    else if (inbox.m_num_read > 0)
+        m_cal->next_round(a);  // read in this round: a slot in the next
+    else
+        inbox.m_writer = &a;
+}
 
 // What an engine block's stage workers reach the PE's inboxes through: the
 // inbox of each StageType. (sc_fifo's own in / out ports allow one reader
@@ -222,23 +220,28 @@ class StageInboxPort : public sc_core::sc_port<StageInboxesIf> {
 public:
     explicit StageInboxPort(const char* name) : sc_core::sc_port<StageInboxesIf>(name) {}
 
-    // The inbox of `type`; valid from the end of elaboration on.
+    // The inbox of `type`, and their PE's time base; valid from the end of
+    // elaboration on.
     TokenFifo& operator[](StageType type) const { return *m_inbox[static_cast<std::size_t>(type)]; }
+    PipelineClock& clock() const { return *m_clock; }
 
 protected:
     void end_of_elaboration() override {
         sc_core::sc_port<StageInboxesIf>::end_of_elaboration();
         for (std::size_t i = 0; i < stage_type_count; ++i)
             m_inbox[i] = &(*this)->inbox(static_cast<StageType>(i));
+        m_clock = &m_inbox[0]->clock();
     }
 
 private:
     std::array<TokenFifo*, stage_type_count> m_inbox{};
+    PipelineClock* m_clock = nullptr;
 };
 
 // The eight inboxes, made under the module being constructed and named
-// after their stage (dma_read_inbox, fetch_inbox, ...). The PE owns one; a
-// bench without a PE owns its own.
+// after their stage (dma_read_inbox, fetch_inbox, ...), and the time base
+// the PE's pipeline runs on (per stage until the Decoupler decouples it).
+// The PE owns one; a bench without a PE owns its own.
 class StageInboxes : public StageInboxesIf {
 public:
     // `owner` is the PE's id (the inbox_fill events' node).
@@ -247,14 +250,16 @@ public:
             std::string name = to_string(static_cast<StageType>(i));
             for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             name += "_inbox";
-            m_fifos[i] = std::make_unique<StageInbox>(name.c_str(), depth, owner, trace);
+            m_fifos[i] = std::make_unique<StageInbox>(name.c_str(), depth, owner, trace, m_clock);
         }
     }
 
     TokenFifo& inbox(StageType type) override { return fifo(type); }
     StageInbox& fifo(StageType type) const { return *m_fifos[static_cast<std::size_t>(type)]; }
+    PipelineClock& clock() { return m_clock; }
 
 private:
+    PipelineClock m_clock;
     std::array<std::unique_ptr<StageInbox>, stage_type_count> m_fifos;
 };
 

@@ -87,25 +87,11 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
             token.cmd->seq, token.plan.tile_id, m_unit};
 }
 
-bool MethodStageWorker::decouple(PipelineCalendar& calendar) {
-    m_cal = &calendar;
-    m_waiter.round = &calendar;
-    set_may_be_kernel_visible(false);  // until a busy last stage (serve_round())
-    return true;
-}
-
 [[gnu::hot]] bool MethodStageWorker::kernel_visible() const {
     if (m_phase != Phase::busy) return false;
     const TileToken& token = *m_token;
     return token.stage_idx + 1 == token.plan.stages.size() &&
            token.cmd->completed_tiles + 1 == token.cmd->total_tiles;
-}
-
-void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
-    if (m_cal)
-        m_cal->at(m_cal->time_ps() + dt.value(), *this);
-    else
-        sc_core::next_trigger(dt);
 }
 
 [[gnu::hot]] void MethodStageWorker::serve_round() {
@@ -138,7 +124,7 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
     m_stage_start = now_ps();
     bool begun = false;
     try {
-        begun = begin_stage_ps(*m_token, m_busy_ps);
+        begun = begin_stage(*m_token, m_busy_ps);
         // The end of the busy time must be a time (checked arithmetic, issue 21).
         if (begun) checked_add(m_stage_start, m_busy_ps, "the stage's end time, in ps");
     } catch (const std::exception& e) {  // a target's error response, an Overflow: no process to unwind here
@@ -154,18 +140,14 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
         m_phase = Phase::deferred;  // end_stage_after() sets the end
         return;
     }
-    if (m_cal) {
-        // A decoupled PE runs only composites, which never stall (the bank
-        // rule stalls a sub-context simple command; docs/speed.md): no
-        // stall_event() to ask. Only the end of a token's last stage can
-        // complete its command.
+    // As a thread's wait(time), also for a zero time (one round). Only the
+    // end of a token's last stage can complete its command (the calendar
+    // runs that one in step with the kernel). A stage that may stall (the
+    // bank rule, seed 002) never runs decoupled (Decoupler::plan()).
+    if (stall_event(*m_token) == nullptr) {
         m_phase = Phase::busy;
         set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
-        m_cal->at(m_cal->time_ps() + m_busy_ps, *this);
-    } else if (stall_event(*m_token) == nullptr) {
-        // As a thread's wait(time), also for a zero time (one delta).
-        m_phase = Phase::busy;
-        m_grant_event.notify(sc_core::sc_time::from_value(m_busy_ps));
+        clock().wake_after(m_busy_ps, *this, m_grant_event);
     } else {
         m_phase = Phase::check;
         m_remaining = sc_core::sc_time::from_value(m_busy_ps);
@@ -205,7 +187,7 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
         case Phase::out: {
             TokenFifo& to = inbox(m_token->stage().type);
             if (!to.nb_write(m_token)) {
-                wait_slot(to);
+                clock().resume_when_writable(to, *this);
                 return;
             }
             m_token = nullptr;
@@ -216,7 +198,7 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
             TokenFifo& in = inbox(type());
             TileToken* token = nullptr;
             if (!in.nb_read(token)) {
-                wait_token(in);
+                clock().resume_when_readable(in, *this);
                 return;
             }
             take(*token);
@@ -228,7 +210,7 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
             const sc_core::sc_time pre = pre_delay(*m_token);
             m_phase = Phase::prepare;
             if (pre != sc_core::SC_ZERO_TIME) {
-                wait_for(pre);
+                clock().resume_after(pre.value(), *this);
                 return;
             }
             [[fallthrough]];
@@ -242,11 +224,9 @@ void MethodStageWorker::wait_for(const sc_core::sc_time& dt) {
             m_phase = Phase::asked;
             m_waiter.event = &m_grant_event;
             m_waiter.key = request_key(*m_token);
-            if (m_cal)
-                m_cal->ask(m_waiter.key, *this);
-            else
-                RequestRound::instance().ask(m_waiter.key, *this);
-            return;  // static sensitivity: m_grant_event (spawn()), or the calendar
+            m_waiter.round = &clock();  // a unit handed over later is taken up in its round too
+            clock().ask(m_waiter.key, *this);
+            return;  // woken by serve_round() through the clock (m_grant_event per stage, spawn())
         case Phase::asked:
         case Phase::queued:
         case Phase::deferred:
@@ -285,7 +265,7 @@ bool MethodStageWorker::step_stalling() {
 void MethodStageWorker::end_stage_after(const sc_core::sc_time& delay) {
     sc_assert(m_phase == Phase::deferred);
     m_phase = Phase::busy;
-    m_grant_event.notify(delay);
+    clock().wake_after(delay.value(), *this, m_grant_event);
 }
 
 void MethodStageWorker::spawn(const char* name) {
@@ -296,6 +276,7 @@ void MethodStageWorker::spawn(const char* name) {
     // of every busy time): statically, which costs the kernel less than a
     // next_trigger(event) per stage.
     options.set_sensitivity(&m_grant_event);
+    set_may_be_kernel_visible(false);  // until a busy last stage (serve_round())
     m_process_name = sc_core::sc_spawn([this] { step(); }, name, &options).name();
 }
 

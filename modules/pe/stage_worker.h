@@ -23,7 +23,7 @@
 #include "modules/common/request_round.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
-#include "modules/pe/pipeline_calendar.h"
+#include "modules/pe/pipeline_clock.h"
 #include "modules/pe/stage_inboxes.h"
 #include "modules/pe/tile_token.h"
 
@@ -93,10 +93,6 @@ public:
     // The key of a request this worker makes for `token` (docs/timing.md T4).
     RequestKey request_key(const TileToken& token) const;
 
-    // Decoupled (docs/speed.md "The decoupled pipeline"): runs on its PE's
-    // calendar from now on (before the simulation starts). Only a method
-    // worker can; a thread worker of a decoupled PE is never given a token.
-    virtual bool decouple(PipelineCalendar&) { return false; }
 
 protected:
     // `inboxes` is its block's port to the PE's stage inboxes: where tokens
@@ -116,16 +112,14 @@ protected:
         ++m_stages;
     }
     void record_busy(const sc_core::sc_time& start) { record_busy(start.value()); }
-    // The pipeline's time: the PE's local time when decoupled (in ps for
-    // the hot paths: no call into the library when decoupled).
-    sc_core::sc_time now() const { return m_cal ? m_cal->time() : sc_core::sc_time_stamp(); }
-    ps_t now_ps() const { return m_cal ? m_cal->time_ps() : sc_core::sc_time_stamp().value(); }
-    // The kernel's time, and how far the pipeline's is ahead of it (a
-    // transport's start).
-    ps_t kernel_ps() const { return m_cal ? m_cal->kernel_ps() : sc_core::sc_time_stamp().value(); }
-    ps_t local_offset_ps() const { return m_cal ? m_cal->offset_ps() : 0; }
-    sc_core::sc_time local_offset() const { return m_cal ? m_cal->offset() : sc_core::SC_ZERO_TIME; }
-    PipelineCalendar* calendar() const { return m_cal; }
+    // The PE's time base (modules/pe/pipeline_clock.h): the pipeline's time
+    // (in ps for the hot paths), the kernel's, and how far the pipeline's
+    // is ahead of it (a transport's start). Valid in the simulation.
+    PipelineClock& clock() const { return m_inboxes.clock(); }
+    sc_core::sc_time now() const { return clock().now(); }
+    ps_t now_ps() const { return clock().now_ps(); }
+    ps_t kernel_ps() const { return clock().kernel_ps(); }
+    ps_t local_offset_ps() const { return clock().offset_ps(); }
     RunStatus& status() { return m_status; }
     const std::string& owner_id() const { return m_owner_id; }
     // Stops the run on an error in `token`'s stage (a target's error
@@ -160,7 +154,6 @@ private:
     [[gnu::cold]] void report_ownership(const char* what) const;
 
     const std::string& m_owner_id;
-    PipelineCalendar* m_cal = nullptr;
     StageType m_type;
     StageInboxPort& m_inboxes;
     TraceSink& m_trace;
@@ -197,7 +190,6 @@ private:
 class MethodStageWorker : public StageWorker, private RoundRequester, private Activity {
 public:
     void spawn(const char* name) override;
-    bool decouple(PipelineCalendar& calendar) override;
     // The process body (public for a test harness that spawns it itself).
     void step();
     // A stage begun with defer_end() (below) ends `delay` from now (any
@@ -218,18 +210,10 @@ protected:
     //    builtin ones: a DMA channel, the accel slot, none) says so, and it
     //    is asked once.
     virtual bool fixed_resource() const { return false; }
-    // 4. at the grant: trace the start, reserve hops; returns the busy time in
-    //    `time` (false: the run has failed);
-    virtual bool begin_stage(TileToken& token, sc_core::sc_time& time) = 0;
-    //    The same in integer ps: what step() calls. An engine may override
-    //    this one instead for its hot path (sc_time::from_value() is a call
-    //    into the library); the builtin engines do, the default converts.
-    virtual bool begin_stage_ps(TileToken& token, ps_t& time) {
-        sc_core::sc_time t;
-        const bool begun = begin_stage(token, t);
-        time = t.value();
-        return begun;
-    }
+    // 4. at the grant: trace the start, reserve hops; returns the busy time
+    //    in ps in `time` (false: the run has failed). (In ps, not sc_time:
+    //    sc_time::from_value() is a call into the library, on the hot path.)
+    virtual bool begin_stage(TileToken& token, ps_t& time) = 0;
     // 5. an event that may stall the stage (its time does not run while
     //    stalled(token)); nullptr: never stalls;
     virtual const sc_core::sc_event* stall_event(const TileToken&) const { return nullptr; }
@@ -255,22 +239,8 @@ private:
     // process, so it ends only in step with the kernel.
     void activate() override { step(); }
     bool kernel_visible() const override;
-    // The waits of step(), in either mode: for `dt`, for the end of the
-    // busy time set by serve_round(), for a token in `inbox`, for a slot.
-    void wait_for(const sc_core::sc_time& dt);
-    void wait_token(TokenFifo& inbox) {
-        if (m_cal)
-            inbox.wait_readable(*this);
-        else
-            sc_core::next_trigger(inbox.data_written_event());
-    }
-    void wait_slot(TokenFifo& inbox) {
-        if (m_cal)
-            inbox.wait_writable(*this);
-        else
-            sc_core::next_trigger(inbox.data_read_event());
-    }
-    // step()'s phases of a stage that may stall (per stage only): false
+    // step()'s phases of a stage that may stall (per stage only; the
+    // Decoupler keeps a PE whose commands may stall per stage): false
     // when it waits, true when the stage goes on (m_phase says where).
     [[gnu::noinline]] bool step_stalling();
 

@@ -72,10 +72,10 @@ private:
             return m_engine.slot.operator->();
         }
         // The trace's `bytes` field carries the stage's ns, to tell stages apart.
-        bool begin_stage(TileToken& token, sc_core::sc_time& time) override {
+        bool begin_stage(TileToken& token, ps_t& time) override {
             const std::uint64_t ns = token.stage().elements;
             trace_engine(true, token, static_cast<std::int64_t>(ns));
-            time = sc_core::sc_time::from_value(ns * 1000);
+            time = ns * 1000;
             return true;
         }
         void end_stage(TileToken& token) override {

@@ -76,7 +76,6 @@ public:
         const Route* route;
         std::uint64_t bytes;
         MsgKind kind;
-        bool walk = false;  // transport_walk_ps() (a decoupled PE's DMA) instead of transport()
     };
     struct Done {
         ps_t start_ps;
@@ -102,9 +101,7 @@ private:
             m_txn.prepare(job.kind, *job.route, 0x1000, job.bytes);
             sc_time delay;
             try {
-                delay = job.walk ? sc_time::from_value(m_initiator.transport_walk_ps(
-                                       m_txn, sc_core::sc_time_stamp().value(), 0))
-                                 : m_initiator.transport(m_txn);
+                delay = m_initiator.transport(m_txn);
             } catch (const std::exception& e) {
                 error = e.what();
                 return;
@@ -350,10 +347,10 @@ BOOST_AUTO_TEST_CASE(direct_route_reserves_as_the_socket_path_does) {
     BOOST_TEST(net.t.arrivals.size() == 1u);  // the socket run's later transfer only
 }
 
-// RoutedNode::transport_walk_ps() (a decoupled PE's DMA: nodes, steps and
-// the target's accept() without the socket calls, docs/speed.md) calls
-// transit() on the nodes that have a transit cost and gives the socket
-// path's times. a -> m (5 ns transit) -> r -> t, on twin nodes and hops:
+// A walked route (RoutedNode::transport_ps() on a Route::walkable route:
+// nodes, steps and the target's accept() without the socket calls,
+// docs/architecture.md "Where TLM payloads flow") calls transit() on the
+// nodes that have a transit cost and gives the socket path's times. a -> m (5 ns transit) -> r -> t, on twin nodes and hops:
 // once through the sockets, once walked. n = 1000 B, t0 = 0:
 //   h0 a->m:  L=10, B=100 -> 10 ns: free=10, t=10
 //   m's transit: t = 15
@@ -379,11 +376,16 @@ BOOST_AUTO_TEST_CASE(walked_route_pays_each_transit_cost) {
     };
     Hop s0("s0", ns(10), 100.0), s1("s1", ns(4), 25.0), s2("s2", ns(2), 50.0), ssvc("ssvc", ns(20), 50.0);
     Hop w0("w0", ns(10), 100.0), w1("w1", ns(4), 25.0), w2("w2", ns(2), 50.0), wsvc("wsvc", ns(20), 50.0);
-    const Route via_sockets = build(a1, m1, r1, t1, s0, s1, s2, ssvc);
+    Route via_sockets = build(a1, m1, r1, t1, s0, s1, s2, ssvc);
     const Route walked = build(a2, m2, r2, t2, w0, w1, w2, wsvc);
+    // The route decides: every node answers at once, so both are walkable;
+    // one made unwalkable (as a route to a target that answers later is)
+    // goes through the sockets.
+    BOOST_TEST(walked.walkable);
+    via_sockets.walkable = false;
     Sender s("s", a1), w("w", a2);
     s.jobs = {{0, &via_sockets, 1000, MsgKind::dma_write}};
-    w.jobs = {{0, &walked, 1000, MsgKind::dma_write, true}};
+    w.jobs = {{0, &walked, 1000, MsgKind::dma_write}};
     run_sim();
     BOOST_TEST(!ProtocolChecker::enabled());
     BOOST_TEST(s.error == "");
