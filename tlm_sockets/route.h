@@ -59,7 +59,8 @@ struct Route {
     bool direct = false;
     // Every node of the path answers at once (RoutedNode::answers_at_once()),
     // and there is more than one: a transport may walk it, node by node,
-    // without the socket calls (RoutedNode::transport_ps()). Set by finalise().
+    // without the socket calls (RoutedNode::transport_ps(); a direct route
+    // is reserved, not walked). Set by finalise().
     bool walkable = false;
 
     // Recomputes min_bw_gbs, min_hop, min_bytes_per_s, latency_ps and

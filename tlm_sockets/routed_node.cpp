@@ -88,25 +88,17 @@ ps_t RoutedNode::tail(NpuExtension& ext, ps_t delay) {
                        "a transfer's time (T1), in ps");
 }
 
-[[gnu::hot]] ps_t RoutedNode::transport_ps(Transaction& txn, ps_t kernel, ps_t local) {
-    auto& ext = txn.ext();
-    const Route& route = *ext.route;
-    if (route.direct) {
-        // T1 as apply_steps() would do it along the path, in one loop.
-        sc_assert(route.path.front().node == this);
-        txn.payload().set_response_status(tlm::TLM_OK_RESPONSE);
-        return route.reserve_direct(kernel + local, ext.bytes);
-    }
-    if (route.walkable && ext.shape == nullptr && !ProtocolChecker::enabled())
-        return transport_walk(txn, kernel, local);
-    return transport_sockets(txn, kernel, local);
-}
-
-ps_t RoutedNode::transport_sockets(Transaction& txn, ps_t kernel, ps_t local) {
+ps_t RoutedNode::transport_other(Transaction& txn, ps_t kernel, ps_t local) {
     auto& ext = txn.ext();
     auto& payload = txn.payload();
     const Route& route = *ext.route;
     sc_assert(!route.path.empty() && route.path.front().node == this);
+    if (route.direct) {
+        // T1 as apply_steps() would do it along the path, in one loop.
+        payload.set_response_status(tlm::TLM_OK_RESPONSE);
+        return route.reserve_direct(kernel + local, ext.bytes);
+    }
+    // Through the sockets.
     ext.path_index = 0;
     ext.step_cursor = 0;
     ext.sender = m_request_rank;
@@ -157,7 +149,7 @@ ps_t RoutedNode::transport_sockets(Transaction& txn, ps_t kernel, ps_t local) {
     const std::uint64_t bytes = ext.bytes;
     ps_t t = kernel + local;
     for (; step != end && step->at == 0; ++step) t = step->hop->reserve(t, bytes);
-    payload.acquire();  // released at the response (§14.5), as transport_sockets() does
+    payload.acquire();  // released at the response (§14.5), as the socket path does
     const std::uint32_t last = static_cast<std::uint32_t>(route.path.size() - 1);
     // Each transit node as forward() runs it: transit() (where it does
     // anything: no sc_time made for the others), then its steps.

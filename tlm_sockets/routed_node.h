@@ -123,7 +123,14 @@ public:
     // When the target answers later, txn.pending() is set and the returned
     // time means nothing: done_event() fires at `done`, after
     // transport_done(txn) has run.
-    ps_t transport_ps(Transaction& txn, ps_t kernel, ps_t local = 0);
+    // (Inline: a DMA stage's hot path goes straight to the walk.)
+    ps_t transport_ps(Transaction& txn, ps_t kernel, ps_t local = 0) {
+        const NpuExtension& ext = txn.ext();
+        const Route& route = *ext.route;
+        if (route.walkable && !route.direct && ext.shape == nullptr && !ProtocolChecker::enabled())
+            return transport_walk(txn, kernel, local);
+        return transport_other(txn, kernel, local);
+    }
     // The same from the kernel's time, as an sc_time (a thread, a test).
     sc_core::sc_time transport(Transaction& txn) {
         return sc_core::sc_time::from_value(transport_ps(txn, sc_core::sc_time_stamp().value()));
@@ -176,9 +183,10 @@ protected:
     virtual void transport_done(Transaction&) {}
 
 private:
-    // transport_ps()'s two ways along a route that is not direct.
-    ps_t transport_sockets(Transaction& txn, ps_t kernel, ps_t local);
+    // transport_ps()'s ways: a walk, and the rest (a direct route's
+    // reservation, else the sockets).
     ps_t transport_walk(Transaction& txn, ps_t kernel, ps_t local);
+    ps_t transport_other(Transaction& txn, ps_t kernel, ps_t local);
     void b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
     tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
                                        tlm::tlm_phase& phase, sc_core::sc_time& delay);

@@ -148,6 +148,11 @@ public:
     // Counts the rounds run (decoupled); per stage 0 (the update phase folds).
     std::uint64_t round_serial() const { return m_cal ? m_cal->round_serial() : 0; }
 
+    // Whether a stage may stall (the bank rule, seed 002; a worker's
+    // stall_event()): per stage it may; a decoupled PE runs no command that
+    // can (Decoupler::plan()), so its workers do not ask.
+    bool stages_may_stall() const { return m_cal == nullptr; }
+
     // Whether an activity may wait for an inbox's slot before its own wait
     // for time is over (the feed loop's shortcut, docs/speed.md "Fifth
     // pass"): only decoupled, where the Decoupler made sure that each inbox

@@ -59,6 +59,7 @@ void StageWorker::fail_stage(const TileToken& token, const std::string& message)
 }
 
 void ThreadStageWorker::run() {
+    keep_clock();
     TokenFifo& in = inbox(type());
     for (;;) {
         TileToken* token = in.read();
@@ -144,7 +145,7 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
     // end of a token's last stage can complete its command (the calendar
     // runs that one in step with the kernel). A stage that may stall (the
     // bank rule, seed 002) never runs decoupled (Decoupler::plan()).
-    if (stall_event(*m_token) == nullptr) {
+    if (!clock().stages_may_stall() || stall_event(*m_token) == nullptr) {
         m_phase = Phase::busy;
         set_may_be_kernel_visible(m_token->stage_idx + 1 == m_token->plan.stages.size());
         clock().wake_after(m_busy_ps, *this, m_grant_event);
@@ -236,6 +237,10 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
         case Phase::check:
         case Phase::stalled_busy:
             if (!step_stalling()) return;
+            break;
+        case Phase::start:  // the first run (the kernel's initialisation)
+            keep_clock();
+            m_phase = Phase::idle;
             break;
         }
     }

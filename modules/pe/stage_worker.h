@@ -115,7 +115,7 @@ protected:
     // The PE's time base (modules/pe/pipeline_clock.h): the pipeline's time
     // (in ps for the hot paths), the kernel's, and how far the pipeline's
     // is ahead of it (a transport's start). Valid in the simulation.
-    PipelineClock& clock() const { return m_inboxes.clock(); }
+    PipelineClock& clock() const { return *m_clock; }
     sc_core::sc_time now() const { return clock().now(); }
     ps_t now_ps() const { return clock().now_ps(); }
     ps_t kernel_ps() const { return clock().kernel_ps(); }
@@ -153,7 +153,12 @@ private:
     }
     [[gnu::cold]] void report_ownership(const char* what) const;
 
+    // Its PE's time base: the inboxes' (kept at the process's first run,
+    // once the port is bound; keep_clock()).
+    void keep_clock() { m_clock = &m_inboxes.clock(); }
+
     const std::string& m_owner_id;
+    PipelineClock* m_clock = nullptr;
     StageType m_type;
     StageInboxPort& m_inboxes;
     TraceSink& m_trace;
@@ -245,8 +250,8 @@ private:
     [[gnu::noinline]] bool step_stalling();
 
     // step()'s state: where the method resumes when next triggered.
-    enum class Phase { idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };
-    Phase m_phase = Phase::idle;
+    enum class Phase { start, idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };
+    Phase m_phase = Phase::start;
     std::string m_process_name;
     TileToken* m_token = nullptr;
     FifoResource* m_resource = nullptr;
