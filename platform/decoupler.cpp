@@ -202,6 +202,38 @@ bool precedes(const std::vector<HostRequest>& host, std::uint32_t first, std::ui
     return false;
 }
 
+// The writer `from` names for the dispatch pass (one_writer_per_inbox()'s
+// writers are stage types and the feed loop, stage_type_count).
+constexpr int dispatch_writer = static_cast<int>(stage_type_count) + 1;
+
+// The stage a simple command's one token runs (PeScheduler::build_simple_plan()).
+StageType command_stage(CommandKind kind) {
+    switch (kind) {
+    case CommandKind::dma_read: return StageType::dma_read;
+    case CommandKind::dma_write: return StageType::dma_write;
+    case CommandKind::gemm: return StageType::gemm;
+    case CommandKind::math: return StageType::math;
+    case CommandKind::fetch: return StageType::fetch;
+    case CommandKind::store: return StageType::store;
+    case CommandKind::ipcq_send: return StageType::ipcq_send;
+    default: return StageType::ipcq_recv;
+    }
+}
+
+// Why a DMA side that reaches `r` keeps its PE per stage (empty: it does
+// not): an address no mapping covers, outside every window, or a target
+// whose route has a node that answers later.
+std::string reach_why(Platform& platform, Pe& pe, const Reach& r, const std::string& what) {
+    if (!r.covered) return what + " reaches an address no mapping covers (an MMU fault stops the run)";
+    if (r.targets.empty()) return what + " reaches outside every memory window";
+    for (RoutedNode* t : r.targets)
+        for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
+            for (const PathNode& node : platform.dma_route(pe, dir, 0, *t).path)
+                if (!node.node->answers_at_once())
+                    return node.node->node_id() + " on its DMA route answers later (a TLM model)";
+    return {};
+}
+
 // Union-find over PE indices (the decoupling groups).
 std::size_t find_root(std::vector<std::size_t>& parent, std::size_t i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -354,9 +386,34 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                     if (c.wait_for.empty()) writers.fill(-1);
                     continue;
                 }
-                if (c.kind != CommandKind::composite) {
+                if (c.kind == CommandKind::ipcq_send || c.kind == CommandKind::ipcq_recv) {
+                    // IPCQ's workers are threads.
                     why = std::string("its kernel '") + k->name + "' has a " + to_string(c.kind) +
                           " command ('" + c.id + "')";
+                } else if ((c.kind == CommandKind::fetch || c.kind == CommandKind::store) &&
+                           c.context == ExecContext::sub && c.access.given) {
+                    // A sub-context FETCH / STORE with a TCM access pattern
+                    // stops while a main command shares its banks (seed 002:
+                    // main starves sub; PeFetchStore's stall_event()).
+                    why = std::string("its kernel '") + k->name + "' has a " + to_string(c.kind) +
+                          " command ('" + c.id + "') whose TCM accesses may stall (main starves sub)";
+                } else if (c.kind != CommandKind::composite) {
+                    // A simple command: the dispatch pass writes its one
+                    // stage's inbox.
+                    int& w = writers[static_cast<std::size_t>(command_stage(c.kind))];
+                    if (w >= 0 && w != dispatch_writer) {
+                        why = std::string("its kernel '") + k->name + "' hands tiles to the " +
+                              to_string(command_stage(c.kind)) + " inbox from a composite and from its " +
+                              to_string(c.kind) + " command ('" + c.id + "') without a wait between";
+                    } else {
+                        w = dispatch_writer;
+                        if (c.kind == CommandKind::dma_read || c.kind == CommandKind::dma_write) {
+                            has_va = has_va || (c.addr.given && c.addr.is_va);
+                            why = reach_why(platform, *pe, reach_of(platform, c.addr, home, c.bytes, maps[i]),
+                                            "its " + std::string(to_string(c.kind)) + " command '" + c.id + "'");
+                        }
+                        if (why.empty()) continue;
+                    }
                 } else if (!one_writer_per_inbox(c.composite, writers, why)) {
                 } else {
                     // Every memory target its DMA reaches answers at once,
@@ -368,17 +425,7 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                         sides.push_back(reach_of(platform, *side.addr, home, side.bytes, maps[i]));
                     sides.push_back(reach_of(platform, c.dst, home, composite_output_bytes(c.composite), maps[i]));
                     for (const Reach& r : sides) {
-                        if (!r.covered) {
-                            why = "its composite '" + c.id + "' reaches an address no mapping covers (an MMU fault stops the run)";
-                        } else if (r.targets.empty()) {
-                            why = "its composite '" + c.id + "' reaches outside every memory window";
-                        } else {
-                            for (RoutedNode* t : r.targets)
-                                for (DmaDirection dir : {DmaDirection::read, DmaDirection::write})
-                                    for (const PathNode& node : platform.dma_route(*pe, dir, 0, *t).path)
-                                        if (why.empty() && !node.node->answers_at_once())
-                                            why = node.node->node_id() + " on its DMA route answers later (a TLM model)";
-                        }
+                        why = reach_why(platform, *pe, r, "its composite '" + c.id + "'");
                         if (!why.empty()) break;
                     }
                     if (why.empty()) continue;

@@ -76,12 +76,27 @@ const std::string& node_of(const TraceEvent& e) {
     return e.node ? *e.node : none;
 }
 
-// The lane of a node an event is on: an engine channel (its stage) or an
-// inbox (its label); "" for the node's other events.
+// The lane of a node an event is on: an engine channel (its stage), an
+// inbox (its label), or, on PE_SCHEDULER, its simple commands' (their
+// dispatch, their waits: the dispatch pass, a process of its own beside
+// the feed loop, whose events may fall on one instant with the feed's;
+// a simple command's wait names its execution context, a composite's
+// "none"); "" for the node's other events.
 const char* lane_of(const TraceEvent& e) {
-    const bool laned = e.kind == TraceKind::engine_start || e.kind == TraceKind::engine_complete ||
-                       e.kind == TraceKind::inbox_fill;
-    return laned && e.stage ? e.stage : "";
+    switch (e.kind) {
+    case TraceKind::engine_start:
+    case TraceKind::engine_complete:
+    case TraceKind::inbox_fill:
+        return e.stage ? e.stage : "";
+    case TraceKind::sub_command_dispatched:
+        return e.detail ? "simple commands" : "";  // (a composite's tile names no command id)
+    case TraceKind::wait_begin:
+    case TraceKind::wait_end:
+    case TraceKind::bank_violation:
+        return e.stage && std::strcmp(e.stage, "none") != 0 ? "simple commands" : "";
+    default:
+        return "";
+    }
 }
 
 // Appends `v` in decimal.

@@ -156,7 +156,7 @@ void PeScheduler::receive_step() {
         } else {
             cmd.bank_runs = m_context_scheduler.bank_runs(command);
             m_waiting.push_back(&cmd);
-            m_reschedule.notify(sc_core::SC_ZERO_TIME);
+            m_clock->signal(m_reschedule);
         }
     }
 }
@@ -206,14 +206,14 @@ void PeScheduler::dispatch_step() {
         before.push_back(cmd);
     }
     if (!chosen) {
-        sc_core::next_trigger(m_reschedule.get());
+        m_clock->resume_on(m_reschedule, m_dispatch);
         return;
     }
     if (config.bank_policy == BankPolicy::detect)
         if (auto violation = m_context_scheduler.violation(*chosen)) {
             // seed 002: on hardware the starved DMA times out the NoC and
             // the device resets; here the run stops and says why.
-            m_trace.emit(trace::bank_violation(sc_core::sc_time_stamp().value(), node_id_ref(),
+            m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(),
                                                static_cast<std::int64_t>(chosen->seq),
                                                to_string(chosen->context()), *violation));
             m_status.fail(node_id(), "TCM bank access limit broken when starting " +
@@ -234,7 +234,7 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     // seed 000 §D3.1: a simple command goes straight to its engine, after
     // the overhead (dispatch_step() goes on then).
     m_dispatching = &cmd;
-    sc_core::next_trigger(m_overhead);
+    m_clock->resume_after(m_overhead.value(), m_dispatch);
 }
 
 void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
@@ -254,13 +254,13 @@ void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
     } else {
         start_command(cmd);
     }
-    m_trace.emit(trace::sub_command_dispatched(sc_core::sc_time_stamp().value(), node_id_ref(),
+    m_trace.emit(trace::sub_command_dispatched(m_clock->now_ps(), node_id_ref(),
                                                static_cast<std::int64_t>(cmd.seq), 0,
                                                to_string(token.stage().type), &cmd.command->id));
     // seed 002: contexts run concurrently; a full inbox holds up only this
     // command, never the dispatch of the others (issue 15 D).
     const auto t = static_cast<std::size_t>(type);
-    if (!blocked(t) && inboxes[static_cast<int>(t)]->nb_write(&token)) return;
+    if (!blocked(t) && m_inbox[t]->nb_write(&token)) return;
     if (!cmd.awaits_engine) {
         note_wait(cmd, {WaitCause::resource, std::string(to_string(type)) + " inbox full", nullptr});
         cmd.awaits_engine = true;
@@ -270,7 +270,7 @@ void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
 
 void PeScheduler::block(std::size_t t, TileToken& token) {
     if (!m_blocked[t]) {
-        m_blocked[t] = std::make_unique<Blocked>();
+        m_blocked[t] = std::make_unique<Blocked>(*this, t);
         sc_core::sc_spawn_options options;
         options.spawn_method();
         options.set_sensitivity(&m_blocked[t]->added);
@@ -280,18 +280,18 @@ void PeScheduler::block(std::size_t t, TileToken& token) {
                           &options);
     }
     m_blocked[t]->tokens.push_back(&token);
-    m_blocked[t]->added.notify(sc_core::SC_ZERO_TIME);
+    m_clock->wake_after(0, m_blocked[t]->drain, m_blocked[t]->added);
 }
 
 void PeScheduler::drain_blocked(std::size_t t) {
-    TokenOutIf& inbox = *inboxes[static_cast<int>(t)];
+    StageInbox& inbox = *m_inbox[t];
     std::deque<TileToken*>& tokens = m_blocked[t]->tokens;
     while (!tokens.empty() && inbox.nb_write(tokens.front())) tokens.pop_front();
     if (tokens.empty()) {
         m_clock->signal(m_blocked[t]->drained);
-        return;  // static sensitivity: the next `added`
+        return;  // woken by the next block() (per stage: `added`)
     }
-    sc_core::next_trigger(inbox.data_read_event());
+    m_clock->resume_when_writable(inbox, m_blocked[t]->drain);
 }
 
 // seed 002 (SPEC §6): a simple command dispatched to an engine that another
@@ -522,7 +522,7 @@ void PeScheduler::record_completions() {
     m_done.clear();
     m_completed.kernel_event().notify(sc_core::SC_ZERO_TIME);  // PE_CPU waits for it (completion_event())
     m_clock->signal(m_completed);  // the feed loop (per stage: the same event, notified once)
-    m_reschedule.notify(sc_core::SC_ZERO_TIME);
+    m_clock->signal(m_reschedule);
     m_clock->signal(m_bank_event);
 }
 

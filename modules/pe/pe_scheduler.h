@@ -186,7 +186,7 @@ private:
     std::vector<InflightCommand*> m_waiting_before;
     InflightCommand* m_dispatching = nullptr;  // dispatched, its overhead running
     // The events are made at their first use (LazyEvent), in the simulation.
-    LazyEvent m_reschedule;
+    PipelineSignal m_reschedule;  // a dispatch pass is due (a command arrived or completed)
     PipelineSignal m_bank_event;  // (per stage only: nothing stalls decoupled)
     std::list<InflightCommand*> m_pending_feeds;
     PipelineSignal m_feed_ready;  // a composite to feed
@@ -202,9 +202,16 @@ private:
     // the method that drains them (drain_blocked()) at a type's first such
     // token: most PEs never have one.
     struct Blocked {
+        Blocked(PeScheduler& s, std::size_t type) : drain(s, type) {}
         std::deque<TileToken*> tokens;
-        sc_core::sc_event added;
+        sc_core::sc_event added;  // per stage: the drain method's static sensitivity
         PipelineSignal drained;
+        struct Drain final : Activity {
+            Drain(PeScheduler& s, std::size_t type) : owner(s), type(type) { set_may_be_kernel_visible(false); }
+            void activate() override { owner.drain_blocked(type); }
+            PeScheduler& owner;
+            std::size_t type;
+        } drain;  // the drain as an activity of the clock
     };
     std::array<std::unique_ptr<Blocked>, stage_type_count> m_blocked;
     bool blocked(std::size_t type) const { return m_blocked[type] && !m_blocked[type]->tokens.empty(); }
@@ -235,6 +242,14 @@ private:
     PipelineClock* m_clock = nullptr;
     std::array<StageInbox*, stage_type_count> m_inbox{};
     FeedActivity m_feed{*this};
+    // The dispatch pass (dispatch_step()) as an activity of the clock.
+    struct DispatchActivity final : Activity {
+        // A dispatch completes nothing: a command's end is its last stage's.
+        explicit DispatchActivity(PeScheduler& s) : owner(s) { set_may_be_kernel_visible(false); }
+        void activate() override { owner.dispatch_step(); }
+        PeScheduler& owner;
+    };
+    DispatchActivity m_dispatch{*this};
 
     std::vector<std::unique_ptr<TileToken>> m_tokens;  // the pool
     std::vector<TileToken*> m_free_tokens;

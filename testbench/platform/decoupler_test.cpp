@@ -136,17 +136,63 @@ BOOST_AUTO_TEST_CASE(per_stage_when_asked) {
     BOOST_CHECK_EQUAL(run.makespan_ps(), 3126668u);
 }
 
-BOOST_AUTO_TEST_CASE(per_stage_when_a_kernel_has_a_simple_command) {
+BOOST_AUTO_TEST_CASE(decoupled_with_simple_commands) {
+    // A mapped network's sum kernel (docs/models.md): a strided read of the
+    // K-split parts, a sum and an epilogue on MATH, a write; each stretch
+    // has one writer per inbox (the dispatch pass): decoupled. Its times
+    // are the per-stage run's (shipped_examples_agree_*, random_*).
     Run r(load_shipped("default"), R"(
 name: simple
 kernels:
   k:
+    - dma_read: { id: parts, bytes: 24576, addr: { pa: 0x200000 }, pattern: strided, chunks: 6, stride: 8192 }
+    - wait: all
+    - math: { id: sum, op: add, elements: 4096, dtype: fp32 }
+    - math: { id: ep0, op: relu, elements: 1024 }
+    - wait: all
+    - dma_write: { id: out, bytes: 4096, addr: { pa: 0x300000 } }
+launch:
+  - { kernel: k, pes: [0] }
+)");
+    r.start();
+    BOOST_CHECK(r.verdict("sip0.cube0.pe0").decoupled);
+}
+
+BOOST_AUTO_TEST_CASE(per_stage_when_a_simple_command_shares_an_inbox_with_a_composite) {
+    // The composite's tiles enter DMA_READ's inbox from the feed loop, the
+    // simple read from the dispatch pass, with no wait between: two writers.
+    Run r(load_shipped("default"), R"(
+name: simple
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 } }
     - dma_read: { id: ld, bytes: 65536, wait: true }
 launch:
   - { kernel: k, pes: [0] }
 )");
     r.start();
-    check_per_stage(r.verdict("sip0.cube0.pe0"), "has a dma_read command ('ld')");
+    check_per_stage(r.verdict("sip0.cube0.pe0"),
+                    "hands tiles to the DMA_READ inbox from a composite and from its dma_read command ('ld')");
+}
+
+BOOST_AUTO_TEST_CASE(per_stage_when_a_fetch_may_stall) {
+    // A sub-context FETCH with a TCM access pattern stops while a main
+    // command shares its banks (seed 002: main starves sub); one without a
+    // pattern cannot stall.
+    Run r(load_shipped("default"), R"(
+name: simple
+kernels:
+  k:
+    - fetch: { id: f, bytes: 4096, access: { base: 0, count: 16, elem_bytes: 32 }, wait: true }
+  plain:
+    - fetch: { id: f, bytes: 4096, wait: true }
+launch:
+  - { kernel: k, pes: [0] }
+  - { kernel: plain, pes: [1] }
+)");
+    r.start();
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "has a fetch command ('f') whose TCM accesses may stall");
+    BOOST_CHECK(r.verdict("sip0.cube0.pe1").decoupled);
 }
 
 BOOST_AUTO_TEST_CASE(decoupled_when_its_events_are_recorded) {
@@ -229,14 +275,15 @@ launch:
 }
 
 BOOST_AUTO_TEST_CASE(per_stage_when_it_shares_a_hop_with_a_per_stage_pe) {
-    // pe0 runs a simple DMA (per stage) on its own slice; pe1 reads from
-    // that slice, so its same-instant requests at hbm_ctrl.pe0 would be
+    // pe0 runs a DMA on its own slice and a FETCH that may stall (per stage); pe1 reads
+    // from that slice, so its same-instant requests at hbm_ctrl.pe0 would be
     // ordered by the kernel: per stage too. pe2 is apart.
     Run r(load_shipped("default"), R"(
 name: shared
 kernels:
   simple:
-    - dma_read: { id: ld, bytes: 65536, wait: true }
+    - dma_read: { id: rd, bytes: 65536, wait: true }
+    - fetch: { id: ld, bytes: 4096, access: { base: 0, count: 16, elem_bytes: 32 }, wait: true }
   theirs:
     - composite: { id: foreign, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, wait: true }
   apart:
@@ -247,7 +294,7 @@ launch:
   - { kernel: apart, pes: [2] }
 )");
     r.start();
-    check_per_stage(r.verdict("sip0.cube0.pe0"), "has a dma_read command");
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "whose TCM accesses may stall");
     check_per_stage(r.verdict("sip0.cube0.pe1"), "with sip0.cube0.pe0, which runs per stage");
     BOOST_CHECK(r.verdict("sip0.cube0.pe2").decoupled);
 }
@@ -469,8 +516,8 @@ struct Example {
 
 // Every shipped example (cli_examples_test checks the list is complete).
 const Example examples[] = {
-    {"double_buffer_pipelined", "", false},
-    {"double_buffer_rolled", "", false},
+    {"double_buffer_pipelined", "", true},
+    {"double_buffer_rolled", "", true},
     {"elementwise_relu", "", true},
     {"gemm_all_pes", "", true},
     {"gemm_bias_relu", "", true},
@@ -481,10 +528,10 @@ const Example examples[] = {
     {"host_watchdog", "--set cube.m_cpu.attrs.response_timeout_ns=100000", false},
     {"ipcq_exchange", "", false},
     {"mmu_fault", "", false},
-    {"mmu_va", "", false},
-    {"mnist_mlp", "", false},
-    {"mnist_mlp_opbyop", "", false},
-    {"simple_commands", "", false},
+    {"mmu_va", "", true},
+    {"mnist_mlp", "", true},
+    {"mnist_mlp_opbyop", "", true},
+    {"simple_commands", "", true},
 };
 
 void check_examples(const std::string& topology) {
@@ -568,6 +615,47 @@ void random_kernel(std::ostringstream& y, std::mt19937& rng, const std::string& 
         else if (foreign)
             y << "        src: { pa: 0x0 }\n";
         if (wait) y << "        wait: true\n";
+    }
+    // Now and then a stretch of simple commands, as a mapped network's
+    // sum and layout kernels have (a plain or strided DMA read, a MATH or
+    // GEMM on TCM, a DMA write): after a `wait: all` they run decoupled,
+    // without one their inbox may also take a composite's tiles (per stage).
+    if (rng() % 3 == 0) {
+        if (rng() % 3 != 0) y << "    - wait: all\n";
+        const int simple = 1 + static_cast<int>(rng() % 3);
+        const std::uint64_t at = va ? va + 0x100000 : 0x200000;  // inside the PE's window
+        const char* addr = va ? "va" : "pa";
+        for (int c = 0; c < simple; ++c) {
+            const bool wait = rng() % 2 == 0;
+            const std::string tail = wait ? ", wait: true }\n" : " }\n";
+            switch (rng() % 5) {
+            case 0:
+                y << "    - dma_read: { id: s" << c << ", bytes: " << 4096 * pick({1, 4, 16})
+                  << ", addr: { " << addr << ": " << at << " }" << tail;
+                break;
+            case 1:  // a strided read (a pattern: physical addresses only)
+                if (va) {
+                    y << "    - math: { id: s" << c << ", op: " << ops[rng() % 5] << ", elements: "
+                      << pick({256, 4096, 31360}) << tail;
+                } else {
+                    y << "    - dma_read: { id: s" << c << ", bytes: 24576, addr: { pa: " << at
+                      << " }, pattern: strided, chunks: 6, stride: 8192" << tail;
+                }
+                break;
+            case 2:
+                y << "    - math: { id: s" << c << ", op: " << ops[rng() % 5] << ", elements: "
+                  << pick({256, 4096, 31360}) << tail;
+                break;
+            case 3:
+                y << "    - gemm: { id: s" << c << ", m: " << pick({64, 128}) << ", k: " << pick({64, 128})
+                  << ", n: " << pick({64, 128}) << tail;
+                break;
+            default:
+                y << "    - dma_write: { id: s" << c << ", bytes: " << 4096 * pick({1, 4, 16})
+                  << ", addr: { " << addr << ": " << at + 0x40000 << " }" << tail;
+                break;
+            }
+        }
     }
     if (rng() % 2 == 0) y << "    - wait: all\n";
 }
