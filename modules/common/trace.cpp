@@ -61,14 +61,6 @@ TraceNames::TraceNames() : m_names(1, Name{nullptr, {}, 0}), m_slots(64) {
     m_names.push_back({&it->first, json_text(it->first), 0});  // key 1, first in order
 }
 
-std::size_t TraceNames::probe(const void* address) const {
-    const std::size_t mask = m_slots.size() - 1;
-    std::size_t i = static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(address) >> 3) *
-                                             0x9E3779B97F4A7C15ull >> 20) & mask;
-    while (m_slots[i].address != nullptr && m_slots[i].address != address) i = (i + 1) & mask;
-    return i;
-}
-
 // A string not seen at `address` (or changed there): its key by content,
 // a new one if the text is new; `address` remembers it.
 std::uint32_t TraceNames::add(const void* address, const char* text, std::size_t size) {
@@ -167,19 +159,21 @@ void append_json_string(std::string& out, const char* s) {
 }  // namespace
 
 void TraceSink::write(const TraceEvent& emitted) {
-    TraceEvent e = emitted;
-    e.node_key = m_nodes.key(e.node);
-    e.stage_key = m_stages.key(e.stage);
     if (m_clock != nullptr) {
         // A calendar running ahead: kept until release_ahead(), as emitted
         // (a calendar's strings live as long as the run).
         if (m_kept_used == m_kept.size()) m_kept.emplace_back();
         Kept& k = m_kept[m_kept_used++];
-        k.event = e;
+        k.event = emitted;
+        k.event.node_key = m_nodes.key(emitted.node);
+        k.event.stage_key = m_stages.key(emitted.stage);
         k.instant = m_clock->trace_instant();
         k.seq = m_kept_seq++;
         return;
     }
+    TraceEvent e = emitted;
+    e.node_key = m_nodes.key(e.node);
+    e.stage_key = m_stages.key(e.stage);
     if (m_log != nullptr) record(*m_log, e);
     if (m_out == nullptr && m_listener == nullptr) return;
     // Outside a running simulation there is no round to sort: straight through.
@@ -248,11 +242,10 @@ void TraceSink::attach(std::ostream* out, TraceFormat format) {
     m_out->write(binary_magic, sizeof binary_magic - 1);
 }
 
-// The name record of `key`, once per binary trace.
-void TraceSink::write_name(int table, const TraceNames& names, std::uint32_t key, std::vector<bool>& named) {
-    if (key < named.size() && named[key]) return;
-    if (named.size() <= key) named.resize(key + 1, false);
-    named[key] = true;
+// The name record of `key`, once per binary trace (write_name).
+void TraceSink::name_record(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named) {
+    if (named.size() <= key) named.resize(key + 1, 0);
+    named[key] = 1;
     const std::string& text = names.text(key);
     m_line += static_cast<char>(name_tag);
     m_line += static_cast<char>(table);
@@ -261,7 +254,22 @@ void TraceSink::write_name(int table, const TraceNames& names, std::uint32_t key
     m_line += text;
 }
 
-// One event as a binary record (the format of the header comment).
+namespace {
+
+char* put_varint(char* p, std::uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = static_cast<char>((v & 0x7F) | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+    return p;
+}
+
+}  // namespace
+
+// One event as a binary record (the format of the header comment), encoded
+// into a buffer on the stack: at most 2 + 9 varints of 10 bytes before the
+// detail.
 void TraceSink::write_record(const TraceEvent& e) {
     const std::uint32_t node = e.node_key != 0 ? e.node_key : m_nodes.key(e.node);
     const std::uint32_t stage = e.stage ? (e.stage_key != 0 ? e.stage_key : m_stages.key(e.stage)) : 0;
@@ -273,21 +281,22 @@ void TraceSink::write_record(const TraceEvent& e) {
     if (peer) write_name(0, m_nodes, peer, m_named_nodes);
     const unsigned flags = (e.stage ? has_stage : 0) | (e.cause ? has_cause : 0) | (e.bytes >= 0 ? has_bytes : 0) |
                            (e.peer ? has_peer : 0) | (e.detail ? has_detail : 0);
-    m_line += static_cast<char>(e.kind);
-    m_line += static_cast<char>(flags);
-    put_varint(m_line, zigzag(static_cast<std::int64_t>(e.t_ps - m_last_t)));
+    char buffer[2 + 10 * 10];
+    char* p = buffer;
+    *p++ = static_cast<char>(e.kind);
+    *p++ = static_cast<char>(flags);
+    p = put_varint(p, zigzag(static_cast<std::int64_t>(e.t_ps - m_last_t)));
     m_last_t = e.t_ps;
-    put_varint(m_line, node);
-    put_varint(m_line, zigzag(e.cmd));
-    put_varint(m_line, zigzag(e.tile));
-    if (stage) put_varint(m_line, stage);
-    if (cause) put_varint(m_line, cause);
-    if (e.bytes >= 0) put_varint(m_line, static_cast<std::uint64_t>(e.bytes));
-    if (peer) put_varint(m_line, peer);
-    if (e.detail) {
-        put_varint(m_line, e.detail->size());
-        m_line += *e.detail;
-    }
+    p = put_varint(p, node);
+    p = put_varint(p, zigzag(e.cmd));
+    p = put_varint(p, zigzag(e.tile));
+    if (stage) p = put_varint(p, stage);
+    if (cause) p = put_varint(p, cause);
+    if (e.bytes >= 0) p = put_varint(p, static_cast<std::uint64_t>(e.bytes));
+    if (peer) p = put_varint(p, peer);
+    if (e.detail) p = put_varint(p, e.detail->size());
+    m_line.append(buffer, p);
+    if (e.detail) m_line += *e.detail;
     ++m_events;
 }
 

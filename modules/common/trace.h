@@ -215,7 +215,19 @@ public:
     std::uint32_t key(const std::string* text) {
         return text ? key_at(text, text->data(), text->size()) : empty_key;
     }
-    std::uint32_t key(const char* text) { return text ? key_at(text, text, std::strlen(text)) : empty_key; }
+    std::uint32_t key(const char* text) {
+        if (text == nullptr) return empty_key;
+        const Slot& slot = m_slots[probe(text)];
+        if (slot.address == text) {
+            // Byte by byte, stopping at the first difference: never past
+            // the end of a shorter text.
+            const std::string& known = *m_names[slot.key].text;
+            std::size_t i = 0;
+            while (i < known.size() && known[i] == text[i]) ++i;
+            if (i == known.size() && text[i] == '\0') return slot.key;
+        }
+        return add(text, text, std::strlen(text));
+    }
     std::uint64_t order(std::uint32_t key) const { return m_names[key].order; }
     const std::string& text(std::uint32_t key) const { return *m_names[key].text; }
     // The text as a JSON string, quotes included.
@@ -228,11 +240,29 @@ private:
         const Slot& slot = m_slots[probe(address)];
         if (slot.address == address) {
             const std::string& known = *m_names[slot.key].text;
-            if (known.size() == size && std::memcmp(known.data(), text, size) == 0) return slot.key;
+            if (known.size() == size && same(known.data(), text, size)) return slot.key;
         }
         return add(address, text, size);
     }
-    std::size_t probe(const void* address) const;
+    // memcmp(a, b, n) == 0 inline, a word at a time: node ids are short.
+    static bool same(const char* a, const char* b, std::size_t n) {
+        for (; n >= 8; a += 8, b += 8, n -= 8) {
+            std::uint64_t x, y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            if (x != y) return false;
+        }
+        for (; n != 0; --n)
+            if (*a++ != *b++) return false;
+        return true;
+    }
+    std::size_t probe(const void* address) const {
+        const std::size_t mask = m_slots.size() - 1;
+        std::size_t i = static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(address) >> 3) *
+                                                 0x9E3779B97F4A7C15ull >> 20) & mask;
+        while (m_slots[i].address != nullptr && m_slots[i].address != address) i = (i + 1) & mask;
+        return i;
+    }
     std::uint32_t add(const void* address, const char* text, std::size_t size);
     void space_out();
 
@@ -335,7 +365,10 @@ private:
     void deliver(const TraceEvent& event);
     void write_line(const TraceEvent& event);
     void write_record(const TraceEvent& event);  // TraceFormat::binary
-    void write_name(int table, const TraceNames& names, std::uint32_t key, std::vector<bool>& named);
+    void write_name(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named) {
+        if (key >= named.size() || !named[key]) name_record(table, names, key, named);
+    }
+    void name_record(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named);
     void write_lines();  // the formatted lines (or records) to the stream
     void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
 
@@ -382,7 +415,7 @@ private:
     const TraceClock* m_clock = nullptr;
     std::string m_line;  // formatted lines (or records) not yet written to the stream
     TraceFormat m_format = TraceFormat::json_lines;
-    std::vector<bool> m_named_nodes, m_named_stages;  // keys a binary trace has named
+    std::vector<std::uint8_t> m_named_nodes, m_named_stages;  // keys a binary trace has named
     std::uint64_t m_last_t = 0;                      // the binary trace's last event's t_ps
     bool m_hold = true;
     void start_flusher();
