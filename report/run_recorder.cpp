@@ -7,12 +7,21 @@ namespace npuvp {
 namespace obs {
 namespace {
 
+// The bin of `t_ps` when bins are first_bin_ps << shift wide: a division by
+// a constant (a multiply) and a shift, where t_ps / bin_ps would be a
+// division per call, several per event (floor(floor(t / a) / b) is
+// floor(t / (a b))).
+std::size_t bin_of(std::uint64_t t_ps, unsigned shift) {
+    return static_cast<std::size_t>((t_ps / first_bin_ps) >> shift);
+}
+
 // Busy time of [start, end) added to the bins it overlaps.
-void add_busy(std::vector<std::uint64_t>& bins, std::uint64_t bin_ps, std::uint64_t start, std::uint64_t end) {
+void add_busy(std::vector<std::uint64_t>& bins, std::uint64_t bin_ps, unsigned shift, std::uint64_t start,
+              std::uint64_t end) {
     if (end <= start) return;
-    const std::size_t last = static_cast<std::size_t>((end - 1) / bin_ps);
+    const std::size_t last = bin_of(end - 1, shift);
     if (bins.size() <= last) bins.resize(last + 1, 0);
-    for (std::size_t b = static_cast<std::size_t>(start / bin_ps); b <= last; ++b) {
+    for (std::size_t b = bin_of(start, shift); b <= last; ++b) {
         const std::uint64_t lo = std::max<std::uint64_t>(start, b * bin_ps);
         const std::uint64_t hi = std::min<std::uint64_t>(end, (b + 1) * bin_ps);
         bins[b] += hi - lo;
@@ -280,13 +289,14 @@ void RunRecorder::cut_at(std::uint64_t t_ps) {
 }
 
 void RunRecorder::cover(std::uint64_t last_ps) {
-    while (last_ps / m_bin_ps >= max_bins) {
+    while (bin_of(last_ps, m_bin_shift) >= max_bins) {
         m_bin_ps *= 2;
+        ++m_bin_shift;
         for (Lane& l : m_lanes) halve(l.busy_bins);
         for (Series& s : m_series) halve(s.bins);
         m_bins_used = (m_bins_used + 1) / 2;
     }
-    m_bins_used = std::max<std::size_t>(m_bins_used, static_cast<std::size_t>(last_ps / m_bin_ps) + 1);
+    m_bins_used = std::max<std::size_t>(m_bins_used, bin_of(last_ps, m_bin_shift) + 1);
 }
 
 void RunRecorder::slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, std::int64_t tile,
@@ -297,7 +307,7 @@ void RunRecorder::slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, s
     Lane& l = m_lanes[lane.lane];
     ++l.slices;
     l.busy_ps += end_ps - start_ps;
-    add_busy(l.busy_bins, m_bin_ps, start_ps, end_ps);
+    add_busy(l.busy_bins, m_bin_ps, m_bin_shift, start_ps, end_ps);
     if (!in_window(start_ps, end_ps)) return;
     // The cap: the window ends where the first interval that does not fit
     // starts. Intervals that started before that and end later are still
@@ -315,7 +325,7 @@ void RunRecorder::sample(std::vector<Sample>& detail, std::uint32_t series, std:
     ++m_samples_total;
     cover(t_ps);
     Series& s = m_series[series];
-    const std::size_t b = static_cast<std::size_t>(t_ps / m_bin_ps);
+    const std::size_t b = bin_of(t_ps, m_bin_shift);
     if (s.bins.size() <= b) s.bins.resize(b + 1);
     Bin& bin = s.bins[b];
     bin.max = bin.seen ? std::max(bin.max, value) : value;

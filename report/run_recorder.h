@@ -215,7 +215,8 @@ private:
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> m_series_index;
     std::unordered_map<std::uint32_t, std::uint32_t> m_fill_name;  // inbox id -> "<inbox> fill" id
     std::uint32_t m_tcm_name, m_tiles_name;
-    std::uint64_t m_bin_ps = first_bin_ps;
+    std::uint64_t m_bin_ps = first_bin_ps;  // first_bin_ps << m_bin_shift
+    unsigned m_bin_shift = 0;
     std::size_t m_bins_used = 0;
 
     std::uint64_t m_events = 0, m_last_ps = 0;
