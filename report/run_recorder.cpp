@@ -7,12 +7,21 @@ namespace npuvp {
 namespace obs {
 namespace {
 
+// The bin of `t_ps` when bins are first_bin_ps << shift wide: a division by
+// a constant (a multiply) and a shift, where t_ps / bin_ps would be a
+// division per call, several per event (floor(floor(t / a) / b) is
+// floor(t / (a b))).
+std::size_t bin_of(std::uint64_t t_ps, unsigned shift) {
+    return static_cast<std::size_t>((t_ps / first_bin_ps) >> shift);
+}
+
 // Busy time of [start, end) added to the bins it overlaps.
-void add_busy(std::vector<std::uint64_t>& bins, std::uint64_t bin_ps, std::uint64_t start, std::uint64_t end) {
+void add_busy(std::vector<std::uint64_t>& bins, std::uint64_t bin_ps, unsigned shift, std::uint64_t start,
+              std::uint64_t end) {
     if (end <= start) return;
-    const std::size_t last = static_cast<std::size_t>((end - 1) / bin_ps);
+    const std::size_t last = bin_of(end - 1, shift);
     if (bins.size() <= last) bins.resize(last + 1, 0);
-    for (std::size_t b = static_cast<std::size_t>(start / bin_ps); b <= last; ++b) {
+    for (std::size_t b = bin_of(start, shift); b <= last; ++b) {
         const std::uint64_t lo = std::max<std::uint64_t>(start, b * bin_ps);
         const std::uint64_t hi = std::min<std::uint64_t>(end, (b + 1) * bin_ps);
         bins[b] += hi - lo;
@@ -68,6 +77,13 @@ RunRecorder::RunRecorder(const DetailOptions& options)
     m_tcm_name = intern("reserved TCM bytes");
     m_tiles_name = intern("tiles in flight");
     if (m_options.max_slices == 0) cut_at(m_options.from_ps);  // no tile detail at all
+    // Room for the tile detail up to its cap (at most a million each):
+    // kept ones are not copied as the vectors grow, and pages not used are
+    // never touched.
+    constexpr std::uint64_t most = std::uint64_t{1} << 20;
+    m_slices.reserve(static_cast<std::size_t>(std::min(m_options.max_slices, most)));
+    m_counter_samples.reserve(static_cast<std::size_t>(std::min(m_sample_cap, most)));
+    m_tile_samples.reserve(static_cast<std::size_t>(std::min(m_sample_cap, most)) / 4);
 }
 
 std::uint32_t RunRecorder::intern(std::string_view text) {
@@ -100,11 +116,60 @@ std::uint32_t RunRecorder::series_id(std::uint32_t group, std::uint32_t name) {
     return it->second;
 }
 
-RunRecorder::Lane& RunRecorder::lane(std::uint32_t group, std::uint32_t lane) {
+std::uint32_t RunRecorder::lane_index(std::uint32_t group, std::uint32_t lane) {
     const std::uint64_t key = static_cast<std::uint64_t>(group) << 32 | lane;
     const auto [it, added] = m_lane_index.try_emplace(key, static_cast<std::uint32_t>(m_lanes.size()));
     if (added) m_lanes.push_back({group, lane, 0, 0, {}});
-    return m_lanes[it->second];
+    return it->second;
+}
+
+RunRecorder::NodeRec& RunRecorder::node_rec_of(std::uint32_t node) {
+    const auto [it, added] = m_node_of_text.try_emplace(node, static_cast<std::uint32_t>(m_nodes.size()));
+    if (added) {
+        const std::uint32_t group = m_group[node];
+        const auto g = m_group_of_text.try_emplace(group, static_cast<std::uint32_t>(m_groups.size())).first;
+        if (g->second == m_groups.size()) m_groups.emplace_back();
+        m_nodes.push_back({node, group, g->second, {}});
+    }
+    return m_nodes[it->second];
+}
+
+// The emitter's record: by the sink's key when the event came through a
+// sink, else by the node id's text.
+RunRecorder::NodeRec& RunRecorder::node_rec(const TraceEvent& e) {
+    if (e.node_key == 0) return node_rec_of(node_id(e.node));
+    if (m_node_of_key.size() <= e.node_key) m_node_of_key.resize(e.node_key + 1, none);
+    std::uint32_t& rec = m_node_of_key[e.node_key];
+    if (rec == none) {
+        const std::uint32_t node = node_id(e.node);
+        node_rec_of(node);
+        rec = m_node_of_text[node];
+    }
+    return m_nodes[rec];
+}
+
+std::uint32_t RunRecorder::stage_of(const TraceEvent& e) {
+    if (e.stage_key == 0) return stage_id(e.stage);
+    if (m_stage_of_key.size() <= e.stage_key) m_stage_of_key.resize(e.stage_key + 1, none);
+    std::uint32_t& id = m_stage_of_key[e.stage_key];
+    if (id == none) id = stage_id(e.stage);
+    return id;
+}
+
+// A node has a few stages (PE_DMA's two channels, a PE's inboxes): a scan.
+RunRecorder::NodeLane& RunRecorder::node_lane(NodeRec& node, std::uint32_t stage) {
+    for (NodeLane& l : node.lanes)
+        if (l.stage == stage) return l;
+    node.lanes.push_back({stage, none, none, {}});
+    return node.lanes.back();
+}
+
+std::map<RunRecorder::OpenKey, std::vector<RunRecorder::OpenStart>> RunRecorder::engines_open() const {
+    std::map<OpenKey, std::vector<OpenStart>> open;
+    for (const NodeRec& n : m_nodes)
+        for (const NodeLane& l : n.lanes)
+            for (const Open& o : l.open) open[{n.node, l.stage, o.cmd, o.tile}].push_back({o.t_ps, o.bytes});
+    return open;
 }
 
 const RunRecorder::CommandName* RunRecorder::command(std::uint32_t group, std::int64_t cmd) const {
@@ -123,14 +188,22 @@ void RunRecorder::on_trace(const TraceEvent& e) {
     case TraceKind::request_complete:
     case TraceKind::fanout_complete: node_complete(e); break;
     case TraceKind::command_submitted: command_submitted(e); break;
-    case TraceKind::tcm_in_use:
-        sample(m_counter_samples, series_id(m_group[node_id(e.node)], m_tcm_name), e.t_ps, e.bytes);
+    case TraceKind::tcm_in_use: {
+        NodeRec& n = node_rec(e);
+        GroupRec& g = m_groups[n.group_rec];
+        if (g.tcm == none) g.tcm = series_id(n.group, m_tcm_name);
+        sample(m_counter_samples, g.tcm, e.t_ps, e.bytes);
         break;
+    }
     case TraceKind::inbox_fill: {
-        const std::uint32_t inbox = stage_id(e.stage);
-        auto it = m_fill_name.find(inbox);
-        if (it == m_fill_name.end()) it = m_fill_name.emplace(inbox, intern(m_text[inbox] + " fill")).first;
-        sample(m_counter_samples, series_id(node_id(e.node), it->second), e.t_ps, e.bytes);
+        NodeRec& n = node_rec(e);
+        NodeLane& l = node_lane(n, stage_of(e));
+        if (l.fill == none) {
+            auto it = m_fill_name.find(l.stage);
+            if (it == m_fill_name.end()) it = m_fill_name.emplace(l.stage, intern(m_text[l.stage] + " fill")).first;
+            l.fill = series_id(n.node, it->second);
+        }
+        sample(m_counter_samples, l.fill, e.t_ps, e.bytes);
         break;
     }
     case TraceKind::sub_command_dispatched:
@@ -140,22 +213,26 @@ void RunRecorder::on_trace(const TraceEvent& e) {
 }
 
 void RunRecorder::command_submitted(const TraceEvent& e) {
-    m_names[{m_group[node_id(e.node)], e.cmd}] = {e.detail ? *e.detail : std::string(), e.stage ? e.stage : ""};
+    const NodeRec& n = node_rec(e);
+    m_names[{n.group, e.cmd}] = {e.detail ? *e.detail : std::string(), e.stage ? e.stage : ""};
+    m_groups[n.group_rec].cmd_known = false;  // the command tile_count looked up may be this one
 }
 
 void RunRecorder::engine_start(const TraceEvent& e) {
-    m_open[{node_id(e.node), stage_id(e.stage), e.cmd, e.tile}].push_back({e.t_ps, e.bytes});
+    NodeRec& n = node_rec(e);
+    node_lane(n, stage_of(e)).open.push_back({e.cmd, e.tile, e.t_ps, e.bytes});
 }
 
 // Pairs with the earliest open start of the same node, stage, command and tile.
 void RunRecorder::engine_complete(const TraceEvent& e) {
-    const std::uint32_t node = node_id(e.node), stage = stage_id(e.stage);
-    const auto it = m_open.find({node, stage, e.cmd, e.tile});
-    if (it == m_open.end()) return;
-    const OpenStart s = it->second.front();
-    it->second.erase(it->second.begin());
-    if (it->second.empty()) m_open.erase(it);
-    slice(node, stage, e.cmd, e.tile, s.bytes >= 0 ? s.bytes : e.bytes, s.t_ps, e.t_ps);
+    NodeRec& n = node_rec(e);
+    NodeLane& l = node_lane(n, stage_of(e));
+    const auto it = std::find_if(l.open.begin(), l.open.end(),
+                                 [&](const Open& o) { return o.cmd == e.cmd && o.tile == e.tile; });
+    if (it == l.open.end()) return;
+    const Open s = *it;
+    l.open.erase(it);
+    slice(n, l, e.cmd, e.tile, s.bytes >= 0 ? s.bytes : e.bytes, s.t_ps, e.t_ps);
 }
 
 void RunRecorder::node_start(const TraceEvent& e) {
@@ -187,12 +264,18 @@ void RunRecorder::node_complete(const TraceEvent& e) {
 
 // A composite's tiles in flight: +1 when a tile is fed, -1 at its tile_ready.
 void RunRecorder::tile_count(const TraceEvent& e) {
-    const std::uint32_t group = m_group[node_id(e.node)];
-    const CommandName* name = command(group, e.cmd);
-    if (name == nullptr || name->kind != "composite") return;
-    std::int64_t& n = m_in_flight[group];
-    n += e.kind == TraceKind::tile_ready ? -1 : 1;
-    sample(m_tile_samples, series_id(group, m_tiles_name), e.t_ps, n);
+    const NodeRec& n = node_rec(e);
+    GroupRec& g = m_groups[n.group_rec];
+    if (!g.cmd_known || g.cmd != e.cmd) {
+        const CommandName* name = command(n.group, e.cmd);
+        g.cmd = e.cmd;
+        g.composite = name != nullptr && name->kind == "composite";
+        g.cmd_known = true;
+    }
+    if (!g.composite) return;
+    g.in_flight += e.kind == TraceKind::tile_ready ? -1 : 1;
+    if (g.tiles == none) g.tiles = series_id(n.group, m_tiles_name);
+    sample(m_tile_samples, g.tiles, e.t_ps, g.in_flight);
 }
 
 bool RunRecorder::in_window(std::uint64_t start_ps, std::uint64_t end_ps) const {
@@ -206,23 +289,25 @@ void RunRecorder::cut_at(std::uint64_t t_ps) {
 }
 
 void RunRecorder::cover(std::uint64_t last_ps) {
-    while (last_ps / m_bin_ps >= max_bins) {
+    while (bin_of(last_ps, m_bin_shift) >= max_bins) {
         m_bin_ps *= 2;
+        ++m_bin_shift;
         for (Lane& l : m_lanes) halve(l.busy_bins);
         for (Series& s : m_series) halve(s.bins);
         m_bins_used = (m_bins_used + 1) / 2;
     }
-    m_bins_used = std::max<std::size_t>(m_bins_used, static_cast<std::size_t>(last_ps / m_bin_ps) + 1);
+    m_bins_used = std::max<std::size_t>(m_bins_used, bin_of(last_ps, m_bin_shift) + 1);
 }
 
-void RunRecorder::slice(std::uint32_t node, std::uint32_t stage, std::int64_t cmd, std::int64_t tile,
+void RunRecorder::slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, std::int64_t tile,
                         std::int64_t bytes, std::uint64_t start_ps, std::uint64_t end_ps) {
-    const std::uint32_t group = m_group[node];
+    const std::uint32_t group = node.group, stage = lane.stage;
     cover(end_ps > start_ps ? end_ps - 1 : start_ps);
-    Lane& l = lane(group, stage);
+    if (lane.lane == none) lane.lane = lane_index(group, stage);
+    Lane& l = m_lanes[lane.lane];
     ++l.slices;
     l.busy_ps += end_ps - start_ps;
-    add_busy(l.busy_bins, m_bin_ps, start_ps, end_ps);
+    add_busy(l.busy_bins, m_bin_ps, m_bin_shift, start_ps, end_ps);
     if (!in_window(start_ps, end_ps)) return;
     // The cap: the window ends where the first interval that does not fit
     // starts. Intervals that started before that and end later are still
@@ -240,7 +325,7 @@ void RunRecorder::sample(std::vector<Sample>& detail, std::uint32_t series, std:
     ++m_samples_total;
     cover(t_ps);
     Series& s = m_series[series];
-    const std::size_t b = static_cast<std::size_t>(t_ps / m_bin_ps);
+    const std::size_t b = bin_of(t_ps, m_bin_shift);
     if (s.bins.size() <= b) s.bins.resize(b + 1);
     Bin& bin = s.bins[b];
     bin.max = bin.seen ? std::max(bin.max, value) : value;

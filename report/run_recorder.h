@@ -122,7 +122,8 @@ public:
     std::size_t bins_used() const { return m_bins_used; }
     const std::vector<NodeDone>& nodes_done() const { return m_nodes_done; }
     const std::map<std::pair<std::string, std::int64_t>, NodeStart>& nodes_open() const { return m_node_open; }
-    const std::map<OpenKey, std::vector<OpenStart>>& engines_open() const { return m_open; }
+    // The engine starts not yet paired with a completion (made on each call).
+    std::map<OpenKey, std::vector<OpenStart>> engines_open() const;
     const CommandName* command(std::uint32_t group, std::int64_t cmd) const;
     bool any_event() const { return m_events > 0; }
     std::uint64_t last_event_ps() const { return m_last_ps; }
@@ -136,7 +137,37 @@ private:
     std::uint32_t node_id(const std::string* node) { return node ? intern_at(node, *node) : intern(""); }
     std::uint32_t stage_id(const char* stage) { return stage ? intern_at(stage, stage) : intern(""); }
     std::uint32_t series_id(std::uint32_t group, std::uint32_t name);
-    Lane& lane(std::uint32_t group, std::uint32_t lane);
+    std::uint32_t lane_index(std::uint32_t group, std::uint32_t lane);
+
+    // What the recorder keeps per emitter, found once per event through
+    // the sink's keys (TraceEvent::node_key, stage_key) and a short scan:
+    // no string is hashed or compared per event.
+    static constexpr std::uint32_t none = ~std::uint32_t{0};
+    struct Open {  // an engine start not yet completed
+        std::int64_t cmd, tile;
+        std::uint64_t t_ps;
+        std::int64_t bytes;
+    };
+    struct NodeLane {  // one stage (engine channel or inbox) of one node
+        std::uint32_t stage;
+        std::uint32_t lane = none;  // m_lanes of (group, stage), from its first interval
+        std::uint32_t fill = none;  // the "<inbox> fill" series, from its first sample
+        std::vector<Open> open;     // in start order
+    };
+    struct GroupRec {  // a PE (or a node outside one)
+        std::uint32_t tcm = none, tiles = none;  // its series, from their first sample
+        std::int64_t in_flight = 0;              // composite tiles in flight
+        std::int64_t cmd = -1;                   // the last command tile_count looked up ...
+        bool composite = false, cmd_known = false;  // ... and whether it is a composite
+    };
+    struct NodeRec {
+        std::uint32_t node, group, group_rec;
+        std::vector<NodeLane> lanes;
+    };
+    NodeRec& node_rec(const TraceEvent& e);
+    NodeRec& node_rec_of(std::uint32_t node);
+    std::uint32_t stage_of(const TraceEvent& e);
+    NodeLane& node_lane(NodeRec& node, std::uint32_t stage);
 
     void engine_start(const TraceEvent& e);
     void engine_complete(const TraceEvent& e);
@@ -145,8 +176,8 @@ private:
     void command_submitted(const TraceEvent& e);
     void tile_count(const TraceEvent& e);
 
-    void slice(std::uint32_t node, std::uint32_t stage, std::int64_t cmd, std::int64_t tile,
-               std::int64_t bytes, std::uint64_t start_ps, std::uint64_t end_ps);
+    void slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, std::int64_t tile, std::int64_t bytes,
+               std::uint64_t start_ps, std::uint64_t end_ps);
     void sample(std::vector<Sample>& detail, std::uint32_t series, std::uint64_t t_ps, std::int64_t value);
     bool in_window(std::uint64_t start_ps, std::uint64_t end_ps) const;
     // Ends the window at `t_ps` (the cap is reached).
@@ -164,11 +195,14 @@ private:
     std::unordered_map<const void*, std::uint32_t> m_by_address;
     std::vector<std::uint32_t> m_group;  // node id -> its group's id ("sip0.cube0.pe3.pe_dma" -> "sip0.cube0.pe3")
 
+    std::vector<NodeRec> m_nodes;
+    std::vector<GroupRec> m_groups;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_node_of_text, m_group_of_text;  // -> m_nodes, m_groups
+    std::vector<std::uint32_t> m_node_of_key, m_stage_of_key;  // sink key -> m_nodes, stage text id
+
     std::map<std::pair<std::uint32_t, std::int64_t>, CommandName> m_names;  // (group, seq) -> name, kind
-    std::map<OpenKey, std::vector<OpenStart>> m_open;  // FIFO per key
     std::map<std::pair<std::string, std::int64_t>, NodeStart> m_node_open;
     std::vector<NodeDone> m_nodes_done;
-    std::unordered_map<std::uint32_t, std::int64_t> m_in_flight;  // group -> composite tiles in flight
 
     std::vector<Slice> m_slices;  // tile detail, in completion order
     std::uint64_t m_slices_kept = 0;
@@ -181,7 +215,8 @@ private:
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> m_series_index;
     std::unordered_map<std::uint32_t, std::uint32_t> m_fill_name;  // inbox id -> "<inbox> fill" id
     std::uint32_t m_tcm_name, m_tiles_name;
-    std::uint64_t m_bin_ps = first_bin_ps;
+    std::uint64_t m_bin_ps = first_bin_ps;  // first_bin_ps << m_bin_shift
+    unsigned m_bin_shift = 0;
     std::size_t m_bins_used = 0;
 
     std::uint64_t m_events = 0, m_last_ps = 0;

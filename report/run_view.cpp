@@ -126,8 +126,9 @@ public:
     // `stop`, in order of node, stage, command and tile (then as they began).
     void close_at(std::uint64_t stop) {
         using Open = std::pair<const RunRecorder::OpenKey*, const RunRecorder::OpenStart*>;
+        const auto engines_open = m_rec.engines_open();
         std::vector<Open> open;
-        for (const auto& [key, starts] : m_rec.engines_open())
+        for (const auto& [key, starts] : engines_open)
             for (const auto& s : starts) open.push_back({&key, &s});
         std::stable_sort(open.begin(), open.end(), [&](const Open& a, const Open& b) {
             return std::tie(text(a.first->node), text(a.first->stage), a.first->cmd, a.first->tile) <

@@ -48,6 +48,7 @@ const char* cli_usage() {
     return "usage: npuvp [options]\n"
            "       npuvp sweep run|collect|point|task ...   (design-space sweeps: npuvp sweep --help)\n"
            "       npuvp map MODEL.onnx --out FILE [--topology T] [--set K=V] [--batch N] [--mapper M]\n"
+           "       npuvp trace-to-json TRACE.bin --out FILE   (a --trace-binary trace as --trace's JSON lines)\n"
            "\n"
            "Runs the npuvp virtual platform on a topology and prints its summary.\n"
            "\n"
@@ -64,6 +65,8 @@ const char* cli_usage() {
            "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
            "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
+           "  --trace-binary FILE   write the same events in a compact binary form to FILE\n"
+           "                        (a tenth of the bytes; npuvp trace-to-json converts it)\n"
            "  --summary FILE        write the run's summary as JSON to FILE\n"
            "  --timeline FILE       with --workload: write a Chrome trace-event timeline\n"
            "                        (open in ui.perfetto.dev or chrome://tracing)\n"
@@ -221,6 +224,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.detail.max_slices = n;
         } else if (arg == "--trace") {
             options.trace = value(i, arg);
+        } else if (arg == "--trace-binary") {
+            options.trace_binary = value(i, arg);
         } else if (arg == "--list") {
             options.list = true;
         } else if (arg == "--per-stage") {
@@ -240,6 +245,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         }
     }
     if (options.model && options.workload) bad("give --workload or --model, not both");
+    if (options.trace && options.trace_binary)
+        bad("give --trace or --trace-binary, not both (npuvp trace-to-json turns the binary into the JSON lines)");
     if (options.model && (!options.compare.empty() || !options.compare_sets.empty()))
         bad("--compare runs workload files: map the model first (npuvp map MODEL --out FILE)");
     if (!options.compare_sets.empty() && !options.workload)

@@ -30,6 +30,7 @@ struct CliOptions {
     std::string mapper = "builtin.greedy_mapper";  // --mapper NAME
     int map_cubes = 1;                    // --map-cubes N (layers pipelined over N cubes)
     std::optional<std::string> trace;     // --trace FILE
+    std::optional<std::string> trace_binary;  // --trace-binary FILE (the same events, binary)
     std::optional<std::string> summary;   // --summary FILE (JSON)
     std::optional<std::string> timeline;  // --timeline FILE (Chrome trace-event JSON)
     std::optional<std::string> svg;       // --svg FILE (schedule picture)

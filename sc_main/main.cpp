@@ -470,6 +470,30 @@ int run_map(int argc, char* argv[]) {
     return exit_ok;
 }
 
+// `npuvp trace-to-json TRACE --out FILE`: a --trace-binary trace as the
+// JSON lines --trace writes for the same run, byte for byte.
+int run_trace_to_json(int argc, char* argv[]) {
+    std::optional<std::string> in, out;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--out" && i + 1 < argc) out = argv[++i];
+        else if (!in && !arg.empty() && arg[0] != '-') in = arg;
+        else in.reset(), out.reset(), i = argc;
+    }
+    const std::string usage = "usage: npuvp trace-to-json TRACE.bin --out FILE";
+    if (!in || !out) throw ConfigError({"command line", 0, 0, ""}, usage);
+    std::ifstream file(*in, std::ios::binary);
+    if (!file) throw ConfigError({"command line", 0, 0, "trace-to-json"}, "cannot read '" + *in + "'");
+    check_output_path("--out", *out);
+    AtomicOutput json("--out", *out);
+    const std::string error = binary_trace_to_json_lines(file, json.stream());
+    if (!error.empty())
+        throw ConfigError({"command line", 0, 0, "trace-to-json"}, "'" + *in + "': " + error);
+    json.commit();
+    std::cout << "npuvp trace-to-json: wrote " << *out << "\n";
+    return exit_ok;
+}
+
 // Ends run() with `code`: the summary records it (a summary that cannot be
 // written turns success into bad input, exit 2).
 int finish(int code, const std::string& error = "") {
@@ -495,9 +519,9 @@ void check_outputs(const CliOptions& options) {
                                                 "which has none"));
     }
     const std::pair<const char*, const std::optional<std::string>*> files[] = {
-        {"--summary", &options.summary}, {"--trace", &options.trace},   {"--timeline", &options.timeline},
-        {"--svg", &options.svg},         {"--report", &options.report}, {"--roofline", &options.roofline},
-        {"--vcd", &options.vcd},         {"--vcd-rtl", &options.vcd_rtl}};
+        {"--summary", &options.summary}, {"--trace", &options.trace},   {"--trace-binary", &options.trace_binary},
+        {"--timeline", &options.timeline}, {"--svg", &options.svg},     {"--report", &options.report},
+        {"--roofline", &options.roofline}, {"--vcd", &options.vcd},     {"--vcd-rtl", &options.vcd_rtl}};
     for (const auto& [flag, path] : files)
         if (*path) check_output_path(flag, **path);
     if (options.vcd) check_output_path("--vcd", gtkw_path(*options.vcd));
@@ -506,6 +530,7 @@ void check_outputs(const CliOptions& options) {
 int run(int argc, char* argv[]) {
     if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "map") return run_map(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "trace-to-json") return run_trace_to_json(argc - 1, argv + 1);
     note_summary_request(argc, argv);
     const CliOptions options =
         parse_cli(argc, argv, std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml");
@@ -555,13 +580,15 @@ int run(int argc, char* argv[]) {
     std::optional<AtomicOutput> trace_file;  // written beside --trace, renamed at the end
     TraceSink trace;
     if (options.trace) trace.attach(&trace_file.emplace("--trace", *options.trace).stream());
+    if (options.trace_binary)
+        trace.attach(&trace_file.emplace("--trace-binary", *options.trace_binary).stream(), TraceFormat::binary);
     // The trace is renamed into place however the run ended (a failed run's
     // trace shows what led to the stop); a write error throws, exit 1.
     auto close_trace = [&] {
         if (!trace_file || trace_file->committed()) return;
         trace.flush();
         trace_file->commit();
-        std::cout << "trace    " << trace.events() << " events -> " << *options.trace << "\n";
+        std::cout << "trace    " << trace.events() << " events -> " << trace_file->path() << "\n";
     };
 
     // --timeline, --svg and --report: the recorder gathers what they draw

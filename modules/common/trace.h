@@ -7,9 +7,26 @@
 //   {"t_ps":1500,"ev":"engine_start","node":"sip0.cube0.pe3.pe_dma","cmd":7,"tile":2,"stage":"DMA_READ"}
 // `cmd` and `tile` are -1 when they do not apply; optional fields (`stage`,
 // `cause`, `bytes`, `peer`, `detail`) are written only when set.
+//
+// Or binary (TraceFormat::binary, --trace-binary FILE): the same events in
+// the same order, about a tenth of the bytes, read back into exactly the
+// JSON lines above by binary_trace_to_json_lines (npuvp --trace-to-json).
+// It starts with the 8 bytes "NPUVPTB1"; then records, each a tag byte:
+//   0xF0 name: table (0 node ids and peers, 1 stage and cause names), key,
+//        length, the text's bytes; before the first event that uses the key;
+//   0..18 (TraceKind) event: a flags byte (1 stage, 2 cause, 4 bytes,
+//        8 peer, 16 detail: which optional fields follow), then t_ps minus
+//        the previous event's (zigzag), node key, cmd and tile (zigzag),
+//        and the fields flagged: stage key, cause key, bytes, peer key,
+//        detail (length and bytes).
+// Integers are LEB128 varints (7 bits a byte, low first); zigzag maps a
+// signed n to 2n or -2n - 1.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <istream>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -57,6 +74,11 @@ struct TraceEvent {
     std::int64_t bytes = -1;
     const std::string* peer = nullptr;  // the other node (a transfer's target, a holder)
     const std::string* detail = nullptr;
+    // Set by the sink as the event goes out (TraceSink::listen): `node`'s
+    // and `stage`'s keys in the sink's name tables (TraceNames), so that a
+    // listener looks a string up once per string, not once per event; 0
+    // when not set (an event that did not come through a sink).
+    std::uint32_t node_key = 0, stage_key = 0;
 };
 
 namespace trace {
@@ -179,6 +201,86 @@ public:
     virtual void on_trace(const TraceEvent& event) = 0;
 };
 
+// The strings events point to (node ids, stage names), each given a key the
+// first time it is seen. Looked up by address and checked by content, so a
+// string is hashed and compared once, not once per event (an emitter's
+// string that changes gets the key of its new text). Keys count from 1 in
+// order of first sight; "" is key 1. Each key also has an order that sorts
+// as its text does (byte-wise, as std::string::compare and strcmp), kept as
+// strings are added: a new one takes the middle of the gap between its
+// neighbours, and all are spaced out again when a gap runs out.
+class TraceNames {
+public:
+    TraceNames();
+    std::uint32_t key(const std::string* text) {
+        return text ? key_at(text, text->data(), text->size()) : empty_key;
+    }
+    std::uint32_t key(const char* text) {
+        if (text == nullptr) return empty_key;
+        const Slot& slot = m_slots[probe(text)];
+        if (slot.address == text) {
+            // Byte by byte, stopping at the first difference: never past
+            // the end of a shorter text.
+            const std::string& known = *m_names[slot.key].text;
+            std::size_t i = 0;
+            while (i < known.size() && known[i] == text[i]) ++i;
+            if (i == known.size() && text[i] == '\0') return slot.key;
+        }
+        return add(text, text, std::strlen(text));
+    }
+    std::uint64_t order(std::uint32_t key) const { return m_names[key].order; }
+    const std::string& text(std::uint32_t key) const { return *m_names[key].text; }
+    // The text as a JSON string, quotes included.
+    const std::string& json(std::uint32_t key) const { return m_names[key].json; }
+
+    static constexpr std::uint32_t empty_key = 1;
+
+private:
+    std::uint32_t key_at(const void* address, const char* text, std::size_t size) {
+        const Slot& slot = m_slots[probe(address)];
+        if (slot.address == address) {
+            const std::string& known = *m_names[slot.key].text;
+            if (known.size() == size && same(known.data(), text, size)) return slot.key;
+        }
+        return add(address, text, size);
+    }
+    // memcmp(a, b, n) == 0 inline, a word at a time: node ids are short.
+    static bool same(const char* a, const char* b, std::size_t n) {
+        for (; n >= 8; a += 8, b += 8, n -= 8) {
+            std::uint64_t x, y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            if (x != y) return false;
+        }
+        for (; n != 0; --n)
+            if (*a++ != *b++) return false;
+        return true;
+    }
+    std::size_t probe(const void* address) const {
+        const std::size_t mask = m_slots.size() - 1;
+        std::size_t i = static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(address) >> 3) *
+                                                 0x9E3779B97F4A7C15ull >> 20) & mask;
+        while (m_slots[i].address != nullptr && m_slots[i].address != address) i = (i + 1) & mask;
+        return i;
+    }
+    std::uint32_t add(const void* address, const char* text, std::size_t size);
+    void space_out();
+
+    struct Name {
+        const std::string* text;  // the key in m_sorted
+        std::string json;
+        std::uint64_t order;
+    };
+    struct Slot {
+        const void* address = nullptr;
+        std::uint32_t key = 0;
+    };
+    std::vector<Name> m_names;  // by key (0 unused)
+    std::map<std::string, std::uint32_t, std::less<>> m_sorted;
+    std::vector<Slot> m_slots;  // open addressing by address, a power of two
+    std::size_t m_used = 0;
+};
+
 // Where a decoupled PE's calendar is while it runs ahead of the kernel
 // (modules/pe/pipeline_calendar.h): its local instant, the place its events
 // take in the trace (TraceSink::run_ahead_of).
@@ -190,20 +292,25 @@ protected:
     ~TraceClock() = default;
 };
 
+enum class TraceFormat : std::uint8_t { json_lines, binary };
+
+// Reads a binary trace from `in` and writes to `out` the JSON lines that
+// --trace writes for the same run, byte for byte. Returns "" or what is
+// wrong with the input (the lines before it are written).
+std::string binary_trace_to_json_lines(std::istream& in, std::ostream& out);
+
 class TraceSink {
 public:
     TraceSink() = default;
 
-    explicit TraceSink(std::ostream* out) : m_out(out), m_on(out != nullptr) {}
+    explicit TraceSink(std::ostream* out, TraceFormat format = TraceFormat::json_lines) { attach(out, format); }
     ~TraceSink() { flush(); }
     TraceSink(const TraceSink&) = delete;
     TraceSink& operator=(const TraceSink&) = delete;
 
-    void attach(std::ostream* out) {
-        flush();
-        m_out = out;
-        update_on();
-    }
+    // Writes the events to `out` (nullptr: stop) in `format`; a binary
+    // trace's first bytes at once.
+    void attach(std::ostream* out, TraceFormat format = TraceFormat::json_lines);
     // Writes the events held back for the last instant (below) to the
     // stream and the listener. The first event of a later instant does it;
     // whoever reads what was written once sc_start() has returned calls it
@@ -229,7 +336,7 @@ public:
         update_on();
     }
     bool enabled() const { return m_on; }
-    std::uint64_t events() const { return m_events; }  // lines written to the stream
+    std::uint64_t events() const { return m_events; }  // events written to the stream
 
     void emit(const TraceEvent& event) {
         if (m_on) write(event);
@@ -257,6 +364,12 @@ private:
     void write(const TraceEvent& event);
     void deliver(const TraceEvent& event);
     void write_line(const TraceEvent& event);
+    void write_record(const TraceEvent& event);  // TraceFormat::binary
+    void write_name(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named) {
+        if (key >= named.size() || !named[key]) name_record(table, names, key, named);
+    }
+    void name_record(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named);
+    void write_lines();  // the formatted lines (or records) to the stream
     void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
 
     // SPEC T4: events of one instant go out sorted by node and lane (stable:
@@ -286,14 +399,24 @@ private:
     std::vector<Kept> m_kept;
     std::size_t m_kept_used = 0;
     std::uint64_t m_kept_seq = 0;
-    struct Out {  // put_out()'s list, reused
-        std::uint64_t instant, order;
-        TraceEvent event;
+    // put_out()'s list, reused: integers only, so that sorting it moves
+    // and compares no strings. `order` is a kept event's seq, or a held
+    // one's index with the top bit set (after every kept one).
+    struct Out {
+        std::uint64_t instant, order, node, lane;  // node and lane: TraceNames orders
+        std::uint32_t index;                       // in m_kept or m_held
     };
-    std::vector<Out> m_out_list;
+    std::vector<Out> m_out_list, m_merged;
+    std::vector<std::size_t> m_runs;
     void put_out(std::uint64_t before, bool with_held);
+    void sort_out();
+    Out out_entry(const TraceEvent& e, std::uint64_t instant, std::uint64_t order, std::uint32_t index) const;
+    TraceNames m_nodes, m_stages;  // node ids and peers; stage and cause names
     const TraceClock* m_clock = nullptr;
-    std::string m_line;
+    std::string m_line;  // formatted lines (or records) not yet written to the stream
+    TraceFormat m_format = TraceFormat::json_lines;
+    std::vector<std::uint8_t> m_named_nodes, m_named_stages;  // keys a binary trace has named
+    std::uint64_t m_last_t = 0;                      // the binary trace's last event's t_ps
     bool m_hold = true;
     void start_flusher();
     void flush_when_over();

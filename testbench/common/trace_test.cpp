@@ -12,6 +12,8 @@
 
 #include "modules/common/trace.h"
 
+#include <systemc>
+
 namespace {
 
 using namespace npuvp;
@@ -95,6 +97,64 @@ BOOST_AUTO_TEST_CASE(recorded_events_keep_their_kind_and_own_their_strings) {
     for (int k = 0; k < kinds; ++k) names.insert(to_string(static_cast<TraceKind>(k)));
     BOOST_CHECK_EQUAL(names.size(), static_cast<std::size_t>(kinds));
     BOOST_CHECK(names.count("") == 0);
+}
+
+// The binary form (TraceFormat::binary) reads back into the very JSON lines
+// the sink writes: every builder, names that need escaping, a string that
+// changes at the same address, times that go back (events written outside a
+// running simulation go out as emitted). A truncated or foreign input is an
+// error naming the record, with the lines before it written.
+BOOST_AUTO_TEST_CASE(binary_trace_reads_back_into_the_same_json_lines) {
+    std::string node = "sip0.cube0.pe3.pe_dma";
+    const std::string peer = "sip0.cube0.hbm_ctrl", id = "c7", detail = "waits \"c6\"\n\t", odd = "n\"o\\de";
+    std::ostringstream json, binary;
+    TraceSink to_json(&json), to_binary(&binary, TraceFormat::binary);
+    const auto emit = [&](const TraceEvent& e) {
+        to_json.emit(e);
+        to_binary.emit(e);
+    };
+    emit(trace::engine_start(1500, node, 7, 2, "DMA_READ", 4096, &peer));
+    emit(trace::engine_complete(2500, node, 7, 2, "GEMM"));
+    emit(trace::inbox_fill(1, node, "dma_read_inbox", 3));
+    emit(trace::command_submitted(2, node, 7, "composite", id));
+    emit(trace::wait_begin(4, node, 7, "main", "dependency", detail));
+    emit(trace::wait_end(5, node, 7, "main", "dependency", id));
+    emit(trace::bank_violation(6, node, 7, "sub", detail));
+    emit(trace::sub_command_dispatched(7, node, 7, 0, "DMA_READ", &id));
+    emit(trace::tile_ready(9, odd, 7, 1));
+    emit(trace::tcm_in_use(10, node, 65536));
+    node = "sip0.cube1.pe0.pe_gemm";  // the same string, another node
+    emit(trace::kernel_start(11, node, id));
+    emit(trace::fanout_start(13, node, 4, "kernel_launch", -1, id));
+    emit(trace::fanout_complete(14, node, "memory_write", true, id));
+    emit(trace::late_response(16, node, 4, peer));
+    emit(trace::request_start(17, node, 0, "memory_read", 256, id));
+    emit(trace::request_complete(18, node, 0, "memory_read", false, id));
+    emit(trace::control_delivered(19, node, 3, peer));
+    emit(trace::command_complete(~std::uint64_t{0} >> 2, node, 7, "gemm", odd));
+    to_json.flush();
+    to_binary.flush();
+    BOOST_CHECK_EQUAL(to_binary.events(), to_json.events());
+    BOOST_CHECK(binary.str().size() * 2 < json.str().size());
+
+    std::istringstream in(binary.str());
+    std::ostringstream lines;
+    BOOST_CHECK_EQUAL(binary_trace_to_json_lines(in, lines), "");
+    BOOST_CHECK_EQUAL(lines.str(), json.str());
+
+    const std::string cut = binary.str().substr(0, binary.str().size() - 3);
+    std::istringstream truncated(cut);
+    std::ostringstream partial;
+    const std::string error = binary_trace_to_json_lines(truncated, partial);
+    BOOST_CHECK(error.find("it ends inside") != std::string::npos);
+    BOOST_CHECK(error.find("(record ") != std::string::npos);
+    BOOST_CHECK(!partial.str().empty());
+    BOOST_CHECK(json.str().rfind(partial.str(), 0) == 0);  // the lines before it
+
+    std::istringstream foreign(json.str());
+    std::ostringstream none;
+    BOOST_CHECK(binary_trace_to_json_lines(foreign, none).find("not a binary npuvp trace") == 0);
+    BOOST_CHECK(none.str().empty());
 }
 
 }  // namespace

@@ -133,3 +133,35 @@ BOOST_AUTO_TEST_CASE(detail_options_are_checked) {
         BOOST_CHECK_MESSAGE(r.code == 0, good << ": " << r.out);
     }
 }
+
+// --trace-binary writes the events of --trace in a compact form; npuvp
+// trace-to-json turns it back into --trace's JSON lines, byte for byte
+// (docs/cli.md "Trace format"). The probe (no workload) and workloads with
+// host requests, waits and composites cover every field.
+BOOST_AUTO_TEST_CASE(binary_trace_converts_to_the_json_lines_byte_for_byte) {
+    for (const char* name : {"", "simple_commands", "gemm_bias_relu", "host_launch"}) {
+        const std::string base = std::string("cli_trace_binary_") + (*name ? name : "probe");
+        const std::string run = *name ? "--workload " + workload(name) : std::string();
+        const RunResult json = run_npuvp(run + " --trace " + base + ".jsonl");
+        const RunResult binary = run_npuvp(run + " --trace-binary " + base + ".bin");
+        BOOST_REQUIRE_MESSAGE(json.code == 0, json.out);
+        BOOST_REQUIRE_MESSAGE(binary.code == 0, binary.out);
+        const std::string events = line_with(json.out, "trace    ");
+        BOOST_CHECK(!events.empty());
+        BOOST_CHECK_EQUAL(events.substr(0, events.find(" -> ")),
+                          line_with(binary.out, "trace    ").substr(0, events.find(" -> ")));
+        const RunResult converted = run_npuvp("trace-to-json " + base + ".bin --out " + base + ".converted.jsonl");
+        BOOST_REQUIRE_MESSAGE(converted.code == 0, converted.out);
+        const std::string lines = slurp(base + ".jsonl");
+        BOOST_CHECK(!lines.empty());
+        BOOST_CHECK(slurp(base + ".converted.jsonl") == lines);
+        BOOST_CHECK(slurp(base + ".bin").size() * 4 < lines.size());
+    }
+    // Not a binary trace: exit 2, naming the file; both formats at once: exit 2.
+    const RunResult bad = run_npuvp("trace-to-json cli_trace_binary_probe.jsonl --out cli_trace_binary_bad.jsonl");
+    BOOST_CHECK_EQUAL(bad.code, 2);
+    BOOST_CHECK(bad.out.find("not a binary npuvp trace") != std::string::npos);
+    const RunResult both = run_npuvp("--trace a.jsonl --trace-binary a.bin");
+    BOOST_CHECK_EQUAL(both.code, 2);
+    BOOST_CHECK(both.out.find("not both") != std::string::npos);
+}
