@@ -15,18 +15,32 @@
 
 namespace npuvp {
 
+namespace {
+
+// Whether `path` is something other than a file or a folder (a device such
+// as /dev/null or /dev/stdout, a FIFO): written in place, never replaced by
+// a renamed file (which would turn /dev/null into a file, run as root), and
+// neither synced nor renamed.
+bool special_target(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path,
                            const std::function<void(std::ostream&)>& body) {
     std::ostringstream text;
     body(text);
     const std::string data = text.str();
-    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    const bool special = special_target(path);
+    const std::string tmp = special ? path : path + ".tmp." + std::to_string(getpid());
     auto fail = [&](const char* what) {
         const std::string reason = std::strerror(errno);
-        std::remove(tmp.c_str());
+        if (!special) std::remove(tmp.c_str());
         throw std::runtime_error("cannot write '" + path + "' (" + what + ": " + reason + ")");
     };
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd = ::open(tmp.c_str(), special ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fail("open");
     std::size_t done = 0;
     while (done < data.size()) {
@@ -37,6 +51,10 @@ void write_file_atomically(const std::string& path,
             fail("write");
         }
         done += static_cast<std::size_t>(n);
+    }
+    if (special) {
+        if (::close(fd) != 0) fail("close");
+        return;
     }
     // Without the sync a crash of the machine (not just of npuvp) could leave
     // a renamed but empty file.
@@ -49,7 +67,10 @@ void write_file_atomically(const std::string& path,
 }
 
 AtomicOutput::AtomicOutput(std::string flag, std::string path)
-    : m_flag(std::move(flag)), m_path(std::move(path)), m_tmp(m_path + ".tmp." + std::to_string(getpid())) {
+    : m_flag(std::move(flag)),
+      m_path(std::move(path)),
+      m_special(special_target(m_path)),
+      m_tmp(m_special ? m_path : m_path + ".tmp." + std::to_string(getpid())) {
     m_file.open(m_tmp, std::ios::binary | std::ios::trunc);
     if (!m_file)
         throw ConfigError({"command line", 0, 0, ""},
@@ -59,7 +80,7 @@ AtomicOutput::AtomicOutput(std::string flag, std::string path)
 AtomicOutput::~AtomicOutput() {
     if (m_done) return;
     m_file.close();
-    std::remove(m_tmp.c_str());
+    if (!m_special) std::remove(m_tmp.c_str());
 }
 
 void AtomicOutput::commit() {
@@ -68,10 +89,14 @@ void AtomicOutput::commit() {
     m_file.close();
     auto fail = [&](const std::string& what) {
         m_done = true;
-        std::remove(m_tmp.c_str());
+        if (!m_special) std::remove(m_tmp.c_str());
         throw std::runtime_error(m_flag + ": writing '" + m_path + "' failed (" + what + ")");
     };
     if (!written || m_file.fail()) fail("write");
+    if (m_special) {  // a device or a FIFO: written in place
+        m_done = true;
+        return;
+    }
     // As write_file_atomically: synced before the rename.
     const int fd = ::open(m_tmp.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0 || ::fsync(fd) != 0) {

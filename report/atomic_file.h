@@ -3,6 +3,9 @@
 // over the target (rename is atomic within one file system). A run killed
 // mid-write leaves the old file, or none, and a stray `.tmp.<pid>` that
 // nothing reads. Used for `--summary` and the sweep's per-point results.
+// A target that is neither a file nor a folder (/dev/null, /dev/stdout, a
+// FIFO) is written in place: renaming a file over it would replace the
+// device.
 #pragma once
 
 #include <fstream>
@@ -36,7 +39,9 @@ public:
     void commit();
 
 private:
-    std::string m_flag, m_path, m_tmp;
+    std::string m_flag, m_path;
+    bool m_special;  // a device or a FIFO (/dev/null): written in place
+    std::string m_tmp;
     std::ofstream m_file;
     bool m_done = false;
 };

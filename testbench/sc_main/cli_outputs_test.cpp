@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 namespace {
@@ -164,4 +165,31 @@ BOOST_AUTO_TEST_CASE(binary_trace_converts_to_the_json_lines_byte_for_byte) {
     const RunResult both = run_npuvp("--trace a.jsonl --trace-binary a.bin");
     BOOST_CHECK_EQUAL(both.code, 2);
     BOOST_CHECK(both.out.find("not both") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_output_to_a_fifo_or_device_is_written_in_place) {
+    // An output path that is neither a file nor a folder (a FIFO here;
+    // /dev/null, /dev/stdout) is written in place: the atomic writer's
+    // temporary file renamed over it would replace the FIFO (or, run as
+    // root, the device) by a plain file.
+    const char* bin = std::getenv("NPUVP_BIN");
+    BOOST_REQUIRE(bin != nullptr);
+    const std::string fifo = "cli_fifo_trace";
+    std::remove(fifo.c_str());
+    BOOST_REQUIRE(std::system(("mkfifo " + fifo).c_str()) == 0);
+    const std::string run = "--workload " + workload("simple_commands");
+    // (The reader gives up after 30 s: a writer that never opens the FIFO
+    // fails the test instead of hanging it.)
+    const std::string command = "timeout 30 cat " + fifo + " > " + fifo + ".out & " + std::string(bin) + " " + run +
+                                " --trace " + fifo + " > /dev/null 2>&1; status=$?; wait; exit $status";
+    const int status = std::system(command.c_str());
+    BOOST_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    struct stat st {};
+    BOOST_REQUIRE(::stat(fifo.c_str(), &st) == 0);
+    BOOST_CHECK(S_ISFIFO(st.st_mode));  // still the FIFO
+    const RunResult file = run_npuvp(run + " --trace " + fifo + ".file");
+    BOOST_REQUIRE_MESSAGE(file.code == 0, file.out);
+    const std::string lines = slurp(fifo + ".file");
+    BOOST_CHECK(!lines.empty());
+    BOOST_CHECK(slurp(fifo + ".out") == lines);  // what went through the FIFO is the trace
 }
