@@ -117,9 +117,10 @@ public:
     // Every stage worker, in a fixed order.
     std::vector<StageWorker*> workers() const;
 
-    // The decoupled pipeline (docs/speed.md): the method stage workers, the
-    // inboxes and the scheduler's feed loop run on `calendar` from now on
-    // (before the simulation starts; the platform's Decoupler decides).
+    // The decoupled pipeline (docs/architecture.md): the PE's PipelineClock
+    // runs on `calendar` from now on, and with it the method stage workers,
+    // the inboxes and the scheduler's feed loop and dispatch pass (before
+    // the simulation starts; the platform's Decoupler decides).
     void decouple(PipelineCalendar& calendar);
     bool decoupled() const { return m_decoupled; }
     // Whether the VCD traces any of its signals (add_traces below).

@@ -1,5 +1,6 @@
 // The decoupled pipeline (SPEC §9; docs/speed.md "The decoupled pipeline";
-// docs/timing.md "T4"): a PE's method stage workers and its feed loop run off
+// docs/timing.md "T4"): a PE's method stage workers and its scheduler's feed
+// loop and dispatch pass (through its PipelineClock, the one seam) run off
 // a calendar of their own instead of the SystemC kernel's event queue, with
 // the loosely-timed TLM-2.0 idea of temporal decoupling: the PE runs ahead of
 // the kernel on a local time, and its transports carry that local time as
@@ -35,7 +36,8 @@
 
 namespace npuvp {
 
-// Something the calendar runs: a method stage worker, the feed loop.
+// Something the calendar runs: a method stage worker, the feed loop, the
+// dispatch pass.
 class Activity {
 public:
     virtual void activate() = 0;
