@@ -450,11 +450,16 @@ char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr;
 void TraceSink::write_line(const TraceEvent& e) {
     static const KindPrefix prefix;
     const std::string& kind = prefix.text[static_cast<int>(e.kind)];
-    const std::string& node = m_nodes.json(e.node_key != 0 ? e.node_key : m_nodes.key(e.node));
-    const std::string* stage =
-        e.stage ? &m_stages.json(e.stage_key != 0 ? e.stage_key : m_stages.key(e.stage)) : nullptr;
-    const std::string* cause = e.cause ? &m_stages.json(m_stages.key(e.cause)) : nullptr;
-    const std::string* peer = e.peer ? &m_nodes.json(m_nodes.key(e.peer)) : nullptr;
+    // Every key first: keying a new name may grow a table, which would move
+    // the texts a reference taken before it points into.
+    const std::uint32_t node_key = e.node_key != 0 ? e.node_key : m_nodes.key(e.node);
+    const std::uint32_t peer_key = e.peer ? m_nodes.key(e.peer) : 0;
+    const std::uint32_t stage_key = e.stage ? (e.stage_key != 0 ? e.stage_key : m_stages.key(e.stage)) : 0;
+    const std::uint32_t cause_key = e.cause ? m_stages.key(e.cause) : 0;
+    const std::string& node = m_nodes.json(node_key);
+    const std::string* stage = e.stage ? &m_stages.json(stage_key) : nullptr;
+    const std::string* cause = e.cause ? &m_stages.json(cause_key) : nullptr;
+    const std::string* peer = e.peer ? &m_nodes.json(peer_key) : nullptr;
     // Numbers, the fixed text and the names: an upper bound of the line.
     std::size_t size = 160 + kind.size() + node.size() + (stage ? stage->size() : 0) + (peer ? peer->size() : 0);
     if (cause) size += cause->size();
