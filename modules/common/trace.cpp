@@ -230,12 +230,17 @@ constexpr char binary_magic[] = "NPUVPTB1";
 constexpr unsigned char name_tag = 0xF0;
 constexpr unsigned has_stage = 1, has_cause = 2, has_bytes = 4, has_peer = 8, has_detail = 16;
 
-void put_varint(std::string& out, std::uint64_t v) {
+char* put_varint(char* p, std::uint64_t v) {
     while (v >= 0x80) {
-        out += static_cast<char>((v & 0x7F) | 0x80);
+        *p++ = static_cast<char>((v & 0x7F) | 0x80);
         v >>= 7;
     }
-    out += static_cast<char>(v);
+    *p++ = static_cast<char>(v);
+    return p;
+}
+void put_varint(std::string& out, std::uint64_t v) {
+    char buffer[10];
+    out.append(buffer, put_varint(buffer, v));
 }
 std::uint64_t zigzag(std::int64_t v) {
     return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v < 0 ? -1 : 0);
@@ -270,27 +275,23 @@ void TraceSink::name_record(int table, const TraceNames& names, std::uint32_t ke
     m_line += text;
 }
 
-namespace {
-
-char* put_varint(char* p, std::uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = static_cast<char>((v & 0x7F) | 0x80);
-        v >>= 7;
-    }
-    *p++ = static_cast<char>(v);
-    return p;
+// Every key first (keying a new name may grow a table, which would move
+// the texts a reference taken before it points into); 0 for a name the
+// event does not have (its node always has one).
+TraceSink::Keys TraceSink::keys_of(const TraceEvent& e) {
+    Keys k;
+    k.node = e.node_key != 0 ? e.node_key : m_nodes.key(e.node);
+    k.stage = e.stage ? (e.stage_key != 0 ? e.stage_key : m_stages.key(e.stage)) : 0;
+    k.cause = e.cause ? m_stages.key(e.cause) : 0;
+    k.peer = e.peer ? m_nodes.key(e.peer) : 0;
+    return k;
 }
-
-}  // namespace
 
 // One event as a binary record (the format of the header comment), encoded
 // into a buffer on the stack: at most 2 + 9 varints of 10 bytes before the
 // detail.
 void TraceSink::write_record(const TraceEvent& e) {
-    const std::uint32_t node = e.node_key != 0 ? e.node_key : m_nodes.key(e.node);
-    const std::uint32_t stage = e.stage ? (e.stage_key != 0 ? e.stage_key : m_stages.key(e.stage)) : 0;
-    const std::uint32_t cause = e.cause ? m_stages.key(e.cause) : 0;
-    const std::uint32_t peer = e.peer ? m_nodes.key(e.peer) : 0;
+    const auto [node, stage, cause, peer] = keys_of(e);
     write_name(0, m_nodes, node, m_named_nodes);
     if (stage) write_name(1, m_stages, stage, m_named_stages);
     if (cause) write_name(1, m_stages, cause, m_named_stages);
@@ -450,12 +451,7 @@ char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr;
 void TraceSink::write_line(const TraceEvent& e) {
     static const KindPrefix prefix;
     const std::string& kind = prefix.text[static_cast<int>(e.kind)];
-    // Every key first: keying a new name may grow a table, which would move
-    // the texts a reference taken before it points into.
-    const std::uint32_t node_key = e.node_key != 0 ? e.node_key : m_nodes.key(e.node);
-    const std::uint32_t peer_key = e.peer ? m_nodes.key(e.peer) : 0;
-    const std::uint32_t stage_key = e.stage ? (e.stage_key != 0 ? e.stage_key : m_stages.key(e.stage)) : 0;
-    const std::uint32_t cause_key = e.cause ? m_stages.key(e.cause) : 0;
+    const auto [node_key, stage_key, cause_key, peer_key] = keys_of(e);
     const std::string& node = m_nodes.json(node_key);
     const std::string* stage = e.stage ? &m_stages.json(stage_key) : nullptr;
     const std::string* cause = e.cause ? &m_stages.json(cause_key) : nullptr;

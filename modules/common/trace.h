@@ -365,6 +365,11 @@ private:
     void deliver(const TraceEvent& event);
     void write_line(const TraceEvent& event);
     void write_record(const TraceEvent& event);  // TraceFormat::binary
+    // An event's names' keys in m_nodes / m_stages (write_line(), write_record()).
+    struct Keys {
+        std::uint32_t node, stage, cause, peer;
+    };
+    Keys keys_of(const TraceEvent& event);
     void write_name(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named) {
         if (key >= named.size() || !named[key]) name_record(table, names, key, named);
     }
