@@ -176,11 +176,14 @@ void append_json_string(std::string& out, const char* s) {
 
 void TraceSink::write(const TraceEvent& emitted) {
     if (m_clock != nullptr) {
-        // A calendar running ahead: kept until release_ahead(), as emitted
-        // (a calendar's strings live as long as the run).
+        // A calendar running ahead: kept until release_ahead(). Its node
+        // ids, stage names and peers live as long as the run; a detail may
+        // not (a wait's is its command's current wait detail, which a later
+        // dispatch pass of the same run ahead rewrites): copied.
         if (m_kept_used == m_kept.size()) m_kept.emplace_back();
         Kept& k = m_kept[m_kept_used++];
         k.event = emitted;
+        if (emitted.detail) k.detail.assign(*emitted.detail);
         k.event.node_key = m_nodes.key(emitted.node);
         k.event.stage_key = m_stages.key(emitted.stage);
         k.instant = m_clock->trace_instant();
@@ -562,7 +565,8 @@ void TraceSink::put_out(std::uint64_t before, bool with_held) {
         if (o.order & held_bit) {
             deliver(m_held[o.index].get());
         } else {
-            const TraceEvent& e = m_kept[o.index].event;
+            TraceEvent e = m_kept[o.index].event;
+            if (e.detail) e.detail = &m_kept[o.index].detail;
             if (m_log != nullptr) record(*m_log, e);  // (held ones were, when emitted)
             deliver(e);
         }
@@ -574,7 +578,7 @@ void TraceSink::put_out(std::uint64_t before, bool with_held) {
         std::size_t to = 0;
         for (std::size_t from = 0; from < m_kept_used; ++from)
             if (!goes_out(m_kept[from])) {
-                if (to != from) m_kept[to] = m_kept[from];
+                if (to != from) std::swap(m_kept[to], m_kept[from]);  // (strings keep their room)
                 ++to;
             }
         m_kept_used = to;

@@ -395,10 +395,13 @@ private:
     std::vector<Held> m_held;
     std::size_t m_held_used = 0;
     std::uint64_t m_held_t = 0;
-    // Kept from calendars' runs ahead (run_ahead_of): borrowed strings, as
-    // a calendar emits only node ids, stage names and command ids.
+    // Kept from calendars' runs ahead (run_ahead_of): node ids, stage names
+    // and peers borrowed (they live as long as the run), the detail copied
+    // (a wait's changes as the run goes; the event's pointer is set to the
+    // copy when it goes out: the slots move as the vector grows).
     struct Kept {
         TraceEvent event;
+        std::string detail;
         std::uint64_t instant = 0, seq = 0;
     };
     std::vector<Kept> m_kept;
