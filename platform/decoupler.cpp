@@ -539,18 +539,9 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
 }
 
 void Decoupler::start_of_simulation() {
-    // A PE whose signals are in the VCD (sampled in the kernel's time) runs
-    // per stage, and so does every PE of its calendar.
-    std::set<std::size_t> demoted;  // groups
-    for (const Verdict& v : m_verdicts)
-        if (v.decoupled && v.pe->traced()) demoted.insert(v.group);
-    for (Verdict& v : m_verdicts) {
-        if (!v.decoupled || !demoted.count(v.group)) continue;
-        v.decoupled = false;
-        v.why = v.pe->traced() ? "its signals are in the VCD"
-                               : "it shares a calendar with a PE whose signals are in the VCD";
-    }
-    // One calendar per group, in launch order of the group's first PE.
+    // One calendar per group, in launch order of the group's first PE. (A
+    // PE whose signals are in the VCD is decoupled too: its values reach the
+    // VCD at the kernel's time of each change, modules/common/vcd_value.h.)
     std::map<std::size_t, PipelineCalendar*> calendar_of;  // group -> calendar
     for (Verdict& v : m_verdicts) {
         if (!v.decoupled) continue;
@@ -583,6 +574,9 @@ std::uint64_t Decoupler::activities_in_step() const {
 [[gnu::hot]] void Decoupler::run() {
     ++m_runs;
     const ps_t now = sc_core::sc_time_stamp().value();
+    // VCD values the calendars changed ahead of the kernel, now due: the
+    // trace file samples them at the end of this instant.
+    for (auto& c : m_calendars) c->show_due(now);
     // In step: each calendar's round of this delta cycle; while the kernel
     // has nothing else to do at this instant, the next rounds in this same
     // delta cycle.
@@ -641,6 +635,8 @@ std::uint64_t Decoupler::activities_in_step() const {
     ps_t next = ~ps_t{0};
     for (auto& c : m_calendars)
         if (!c->empty()) next = std::min(next, c->next_time());
+    ps_t shown = ~ps_t{0};  // the next VCD change the calendars made ahead
+    for (auto& c : m_calendars) shown = std::min(shown, c->next_shown());
     // What calendars ran ahead of the next time anything may happen (the
     // kernel's next activity, a calendar's next round) goes out now; the
     // rest waits for its instant.
@@ -650,6 +646,7 @@ std::uint64_t Decoupler::activities_in_step() const {
             before = std::min<ps_t>(before, now + sc_core::sc_time_to_pending_activity().value());
         m_trace.release_ahead(before);
     }
+    next = std::min(next, shown);
     if (next == ~ps_t{0})
         sc_core::next_trigger(m_wake);
     else

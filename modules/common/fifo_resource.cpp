@@ -16,13 +16,14 @@ void FifoResource::note_owner(const char* owner) {
     const std::string name = owner ? owner : me.valid() ? me.name() : "?";
     auto it = std::find(m_owner_names.begin(), m_owner_names.end(), name);
     if (it == m_owner_names.end()) it = m_owner_names.insert(m_owner_names.end(), name);
-    m_owner_code = static_cast<std::int32_t>(it - m_owner_names.begin()) + 1;
+    m_in_use.set(m_capacity - m_free);
+    m_owner_code.set(static_cast<std::int32_t>(it - m_owner_names.begin()) + 1);
 }
 
-void FifoResource::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+void FifoResource::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix, VcdClock& clock) const {
     m_traced = true;
-    sc_core::sc_trace(tf, m_in_use, prefix + ".in_use");
-    sc_core::sc_trace(tf, m_owner_code, prefix + ".owner");
+    m_in_use.trace(tf, prefix + ".in_use", m_capacity - m_free, clock);
+    m_owner_code.trace(tf, prefix + ".owner", 0, clock);
 }
 
 sc_core::sc_event* FifoResource::take_event() {
@@ -87,8 +88,7 @@ int FifoResource::post() {
     }
     if (m_free == m_capacity) return -1;  // nothing was taken
     ++m_free;
-    m_in_use = m_capacity - m_free;
-    if (m_free == m_capacity) m_owner_code = 0;
+    if (m_traced) note_release();
     return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <systemc>
 
 #include "modules/common/request_round.h"
+#include "modules/common/vcd_value.h"
 
 namespace npuvp {
 
@@ -74,8 +75,7 @@ public:
             return;
         }
         ++m_free;
-        m_in_use = m_capacity - m_free;
-        if (m_free == m_capacity) m_owner_code = 0;
+        if (m_traced) note_release();
     }
 
     // For a thread: takes a unit in T4 order among the requests of this
@@ -146,17 +146,22 @@ public:
     // VCD: units in use, and the holder of the unit granted last (0 when all
     // are free; else 1 + the index of the holding process in owner_names(),
     // in order of first grant).
-    void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+    // Its values reach the file through `clock` (modules/common/vcd_value.h).
+    void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix,
+                    VcdClock& clock = VcdClock::kernel()) const;
     const std::vector<std::string>& owner_names() const { return m_owner_names; }
 
 private:
     sc_core::sc_event* take_event();
     void enqueue(Waiter& waiter);
     void note_grant(const char* owner) {
-        m_in_use = m_capacity - m_free;
         if (m_traced) note_owner(owner);  // the owner's name costs a lookup: only for the VCD
     }
     void note_owner(const char* owner);
+    void note_release() {
+        m_in_use.set(m_capacity - m_free);
+        if (m_free == m_capacity) m_owner_code.set(0);
+    }
 
     // The waiters in request order, a vector read from its head. An idle
     // resource holds no allocation (a std::deque holds ~600 bytes from its
@@ -190,8 +195,8 @@ private:
     sc_core::sc_process_handle m_owner;  // capacity-1 mutex use only
     std::uint64_t m_grants = 0;
     std::uint64_t m_total_wait_ps = 0;
-    std::int32_t m_in_use = 0;
-    std::int32_t m_owner_code = 0;
+    mutable VcdValue<std::int32_t> m_in_use{0};
+    mutable VcdValue<std::int32_t> m_owner_code{0};
     std::vector<std::string> m_owner_names;
     mutable bool m_traced = false;
 };

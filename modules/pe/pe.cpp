@@ -132,26 +132,27 @@ void Pe::add_traces(sc_core::sc_trace_file* tf,
     auto block = [&](const RoutedNode& node, const std::function<void()>& add) {
         if (!wanted(node.node_id_ref())) return;
         add();
-        m_traced = true;
         traced.push_back(node.node_id_ref());
     };
-    block(*m_dma, [&] { m_dma->add_traces(tf); });
+    // Every value changes in the pipeline's time, which may run ahead of
+    // the kernel's: the clock shows each change when the kernel gets there.
+    VcdClock& clock = m_inboxes->clock();
+    block(*m_dma, [&] { m_dma->add_traces(tf, clock); });
     block(*m_fetch_store, [&] {
         const auto w = m_fetch_store->workers();
-        w[0]->add_traces(tf, m_fetch_store->node_id_ref() + ".fetch");
-        w[1]->add_traces(tf, m_fetch_store->node_id_ref() + ".store");
+        w[0]->add_traces(tf, m_fetch_store->node_id_ref() + ".fetch", clock);
+        w[1]->add_traces(tf, m_fetch_store->node_id_ref() + ".store", clock);
     });
-    block(*m_gemm, [&] { m_gemm->worker().add_traces(tf, m_gemm->node_id_ref()); });
-    block(*m_math, [&] { m_math->worker().add_traces(tf, m_math->node_id_ref()); });
-    block(*m_ipcq, [&] { m_ipcq->receiver().add_traces(tf, m_ipcq->node_id_ref() + ".recv"); });
-    block(*m_scheduler, [&] { m_scheduler->add_traces(tf); });
+    block(*m_gemm, [&] { m_gemm->worker().add_traces(tf, m_gemm->node_id_ref(), clock); });
+    block(*m_math, [&] { m_math->worker().add_traces(tf, m_math->node_id_ref(), clock); });
+    block(*m_ipcq, [&] { m_ipcq->receiver().add_traces(tf, m_ipcq->node_id_ref() + ".recv", clock); });
+    block(*m_scheduler, [&] { m_scheduler->add_traces(tf, clock); });
     const std::string id = name();
     if (!wanted(id)) return;
-    m_traced = true;
-    m_accel_slot->add_traces(tf, id + ".accel_slot");
+    m_accel_slot->add_traces(tf, id + ".accel_slot", clock);
     for (std::size_t i = 0; i < stage_type_count; ++i) {
         const StageInbox& inbox = m_inboxes->fifo(static_cast<StageType>(i));
-        sc_core::sc_trace(tf, inbox.fill(), std::string(inbox.name()) + ".fill");
+        inbox.trace_fill(tf, std::string(inbox.name()) + ".fill", clock);
     }
     traced.push_back(id);
 }

@@ -123,8 +123,6 @@ public:
     // the simulation starts; the platform's Decoupler decides).
     void decouple(PipelineCalendar& calendar);
     bool decoupled() const { return m_decoupled; }
-    // Whether the VCD traces any of its signals (add_traces below).
-    bool traced() const { return m_traced; }
     // Every block whose engine is Verilated RTL (docs/rtl.md).
     std::vector<RtlBlock*> rtl_blocks() const;
 
@@ -173,7 +171,6 @@ private:
     std::unique_ptr<StageInboxes> m_inboxes;
     std::array<std::vector<StageWorker*>, stage_type_count> m_workers_of{};  // by stage type
     bool m_decoupled = false;
-    mutable bool m_traced = false;
 };
 
 template <class Factory>

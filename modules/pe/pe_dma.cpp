@@ -44,10 +44,19 @@ struct PeDma::Channel {
     std::uint64_t acct_bytes = 0;
     ps_t acct_engine_ps = 0;
     const Hop* acct_wait_hop = nullptr;
-    // VCD shadow state
-    bool active = false;
+    // The command and tile in flight (-1: idle).
     std::int32_t cmd = -1;
     std::int32_t tile = -1;
+    // The VCD's busy, cmd and tile (set only when traced).
+    VcdValue<bool> vcd_busy{false};
+    VcdValue<std::int32_t> vcd_cmd{-1};
+    VcdValue<std::int32_t> vcd_tile{-1};
+    void show(bool busy) {
+        if (!vcd_busy.traced()) return;
+        vcd_busy.set(busy);
+        vcd_cmd.set(cmd);
+        vcd_tile.set(tile);
+    }
 };
 
 // The IPCQ_SEND worker of the vc_comm channel: a thread, since it may wait
@@ -371,9 +380,9 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
     }
     ch.target = &pieces[0].route->path.back().node->node_id_ref();
     ch.stage_bytes = bytes;
-    ch.active = true;
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
+    ch.show(true);
     if (m_trace.enabled())
         m_trace.emit(trace::engine_start(now, node_id_ref(), cmd, tile,
                                          stage, static_cast<std::int64_t>(bytes), ch.target));
@@ -469,8 +478,8 @@ void PeDma::transport_done(Transaction& txn) {
     account(ch, done - start);
     ch.busy_ps += done - start;
     ch.bytes += ch.stage_bytes;
-    ch.active = false;
     ch.cmd = ch.tile = -1;
+    ch.show(false);
     if (m_trace.enabled())
         m_trace.emit(trace::engine_complete(done, node_id_ref(), cmd, tile, stage,
                                             static_cast<std::int64_t>(ch.stage_bytes), ch.target));
@@ -490,13 +499,13 @@ sc_core::sc_time PeDma::busy_time(DmaDirection dir) const {
 
 std::uint64_t PeDma::comm_bytes() const { return m_comm->bytes; }
 
-void PeDma::add_traces(sc_core::sc_trace_file* tf) const {
-    auto add = [&](const Channel& ch) {
+void PeDma::add_traces(sc_core::sc_trace_file* tf, VcdClock& clock) const {
+    auto add = [&](Channel& ch) {
         const std::string prefix = node_id_ref() + "." + ch.resource.basename();
-        sc_core::sc_trace(tf, ch.active, prefix + ".busy");
-        sc_core::sc_trace(tf, ch.cmd, prefix + ".cmd");
-        sc_core::sc_trace(tf, ch.tile, prefix + ".tile");
-        ch.resource.add_traces(tf, prefix);
+        ch.vcd_busy.trace(tf, prefix + ".busy", false, clock);
+        ch.vcd_cmd.trace(tf, prefix + ".cmd", -1, clock);
+        ch.vcd_tile.trace(tf, prefix + ".tile", -1, clock);
+        ch.resource.add_traces(tf, prefix, clock);
     };
     for (const auto& ch : m_read) add(*ch);
     for (const auto& ch : m_write) add(*ch);

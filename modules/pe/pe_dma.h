@@ -25,6 +25,7 @@
 #include "modules/common/fifo_resource.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/common/vcd_value.h"
 #include "modules/pe/command.h"
 #include "modules/pe/pe_routes.h"
 #include "modules/pe/stage_worker.h"
@@ -81,7 +82,8 @@ public:
     void set_data(PeData* data) { m_data = data; }
 
     // VCD: per channel busy, cmd, tile, and its resource's in_use / owner.
-    void add_traces(sc_core::sc_trace_file* tf) const;
+    // Its values reach the file through `clock` (its PE's PipelineClock).
+    void add_traces(sc_core::sc_trace_file* tf, VcdClock& clock) const;
 
     // Statistics
     std::uint64_t bytes_moved(DmaDirection dir) const;

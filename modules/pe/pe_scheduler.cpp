@@ -29,12 +29,12 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
     m_completion_process = sc_core::sc_get_current_process_handle();
 }
 
-void PeScheduler::add_traces(sc_core::sc_trace_file* tf) const {
-    sc_core::sc_trace(tf, m_tiles_in_flight, node_id_ref() + ".tiles_in_flight");
-    sc_core::sc_trace(tf, m_reserved_in_use, node_id_ref() + ".reserved_tcm_bytes");
+void PeScheduler::add_traces(sc_core::sc_trace_file* tf, VcdClock& clock) const {
+    m_vcd_tiles_in_flight.trace(tf, node_id_ref() + ".tiles_in_flight", m_tiles_in_flight, clock);
+    m_vcd_reserved_in_use.trace(tf, node_id_ref() + ".reserved_tcm_bytes", m_reserved_in_use, clock);
     for (std::size_t c = 0; c < exec_context_count; ++c)
-        sc_core::sc_trace(tf, m_running[c],
-                          node_id_ref() + "." + to_string(static_cast<ExecContext>(c)) + "_cmd");
+        m_vcd_running[c].trace(tf, node_id_ref() + "." + to_string(static_cast<ExecContext>(c)) + "_cmd",
+                               m_running[c], clock);
 }
 
 void PeScheduler::prepare(const Kernel& kernel) {
@@ -228,8 +228,10 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     // completion.
     m_context_scheduler.start(cmd);
     cmd.dispatched = true;
-    if (cmd.context() != ExecContext::none)
+    if (cmd.context() != ExecContext::none) {
         m_running[static_cast<std::size_t>(cmd.context())] = static_cast<std::int32_t>(cmd.seq);
+        show_running(static_cast<std::size_t>(cmd.context()));
+    }
     m_clock->signal(m_bank_event);
     // seed 000 §D3.1: a simple command goes straight to its engine, after
     // the overhead (dispatch_step() goes on then).
@@ -401,6 +403,7 @@ void PeScheduler::stage_granted(TileToken& token) {
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
             m_reserved_in_use = m_reserved.in_use();
             ++m_tiles_in_flight;
+            show_tiles();
             if (m_trace.enabled())
                 m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                                static_cast<std::int64_t>(m_reserved_in_use)));
@@ -466,6 +469,7 @@ void PeScheduler::stage_granted(TileToken& token) {
     if (token.plan.panel_last) m_freeing.push_back(token.panel_buf);
     if (token.plan.in_bytes || token.plan.out_bytes || token.plan.panel_last) {
         --m_tiles_in_flight;
+        show_tiles();
         m_clock->commit_at_round_end(m_buffer_frees);
     }
     if (cmd.command->kind == CommandKind::composite && m_trace.enabled())
@@ -484,6 +488,7 @@ void PeScheduler::stage_granted(TileToken& token) {
     for (std::uint64_t buffer : m_freeing) m_reserved.free(buffer);
     m_freeing.clear();
     m_reserved_in_use = m_reserved.in_use();
+    show_tiles();
     if (m_trace.enabled())
         m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
                                        static_cast<std::int64_t>(m_reserved_in_use)));
@@ -506,8 +511,10 @@ void PeScheduler::record_completions() {
         if (cmd->dispatched) {
             m_context_scheduler.finish(*cmd);
             if (cmd->context() != ExecContext::none &&
-                m_running[static_cast<std::size_t>(cmd->context())] == static_cast<std::int32_t>(cmd->seq))
+                m_running[static_cast<std::size_t>(cmd->context())] == static_cast<std::int32_t>(cmd->seq)) {
                 m_running[static_cast<std::size_t>(cmd->context())] = -1;
+                show_running(static_cast<std::size_t>(cmd->context()));
+            }
         }
         CompletionRecord record{cmd->command, cmd->seq, cmd->total_tiles, cmd->submitted,
                                 cmd->started, cmd->finished, {}, cmd->gated_cause,

@@ -28,6 +28,7 @@
 #include "modules/common/run_status.h"
 #include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
+#include "modules/common/vcd_value.h"
 #include "modules/pe/command.h"
 #include "modules/pe/context_scheduler.h"
 #include "modules/pe/pipeline_clock.h"
@@ -120,7 +121,8 @@ public:
     // VCD: tiles in flight, reserved-TCM bytes in use, and per context
     // (main / sub / dma) the dispatch sequence number of the running command
     // (-1 idle).
-    void add_traces(sc_core::sc_trace_file* tf) const;
+    // (Through `clock`: its PE's PipelineClock, modules/common/vcd_value.h.)
+    void add_traces(sc_core::sc_trace_file* tf, VcdClock& clock) const;
 
     // BankMonitor (seed 002: main starves sub)
     bool sub_stalled(const InflightCommand& sub) const override {
@@ -264,6 +266,17 @@ private:
     std::int32_t m_tiles_in_flight = 0;
     std::uint64_t m_reserved_in_use = 0;
     std::int32_t m_running[exec_context_count] = {-1, -1, -1};
+    // The VCD's copies of the three above (set only when traced).
+    mutable VcdValue<std::int32_t> m_vcd_tiles_in_flight{0};
+    mutable VcdValue<std::uint64_t> m_vcd_reserved_in_use{0};
+    mutable VcdValue<std::int32_t> m_vcd_running[exec_context_count]{
+        VcdValue<std::int32_t>{-1}, VcdValue<std::int32_t>{-1}, VcdValue<std::int32_t>{-1}};
+    void show_tiles() {
+        if (!m_vcd_tiles_in_flight.traced()) return;
+        m_vcd_tiles_in_flight.set(m_tiles_in_flight);
+        m_vcd_reserved_in_use.set(m_reserved_in_use);
+    }
+    void show_running(std::size_t context) { m_vcd_running[context].set(m_running[context]); }
 };
 
 }  // namespace npuvp

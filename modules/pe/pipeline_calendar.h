@@ -32,6 +32,7 @@
 #include "modules/common/append_list.h"
 #include "modules/common/request_round.h"
 #include "modules/common/trace.h"
+#include "modules/common/vcd_value.h"
 #include "tlm_sockets/hop.h"
 
 namespace npuvp {
@@ -165,6 +166,27 @@ public:
     // outside the kernel's instant.
     void run_ahead(ps_t horizon);
 
+    // The VCD (modules/common/vcd_value.h): whether a change made now is
+    // ahead of the kernel's time; keeps one to show when the kernel gets
+    // there; and for the Decoupler, shows those due by the kernel's time
+    // `now` and tells when the next is (~0: none). In the order they were
+    // made, which is time order: the calendar's time only grows.
+    bool ahead() const { return m_running && m_now > m_kernel; }
+    void show_later(void* shown, std::uint64_t bits, unsigned size) {
+        m_shown.push_back({m_now, shown, bits, size});
+    }
+    void show_due(ps_t now) {
+        while (m_shown_head < m_shown.size() && m_shown[m_shown_head].time <= now) {
+            const Shown& s = m_shown[m_shown_head++];
+            VcdClock::apply(s.shown, s.bits, s.size);
+        }
+        if (m_shown_head == m_shown.size()) {
+            m_shown.clear();
+            m_shown_head = 0;
+        }
+    }
+    ps_t next_shown() const { return m_shown_head < m_shown.size() ? m_shown[m_shown_head].time : ~ps_t{0}; }
+
     // Statistics (docs/speed.md): activations run, and of them in step.
     std::uint64_t activations() const { return m_activations; }
     std::uint64_t in_step() const { return m_in_step; }
@@ -189,6 +211,14 @@ private:
         }
         std::uint64_t round;
         Activity* activity;
+    };
+
+    // A VCD value's change made ahead of the kernel (show_later()).
+    struct Shown {
+        ps_t time;
+        void* shown;
+        std::uint64_t bits;
+        unsigned size;
     };
 
     void push_timed(ps_t time, Activity& a);
@@ -248,6 +278,8 @@ private:
     std::size_t m_head = 0;
     AppendList<RoundAsk> m_asks;
     AppendList<RoundCommit*> m_commits;
+    std::vector<Shown> m_shown;  // from m_shown_head on, in time order
+    std::size_t m_shown_head = 0;
     ps_t m_now = 0;                // the local time
     ps_t m_kernel = 0;             // the kernel's time while running
     std::uint64_t m_round = 0;     // the round at m_now being run (or next to run)

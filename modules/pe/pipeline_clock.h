@@ -60,7 +60,7 @@ private:
     void update() override { commit(); }
 };
 
-class PipelineClock final : public RoundService {
+class PipelineClock final : public RoundService, public VcdClock {
 public:
     // Runs on `calendar` from now on (the Decoupler, before the simulation
     // starts); per stage until then.
@@ -131,6 +131,10 @@ public:
         else
             RequestRound::instance().ask(key, requester);
     }
+    // VcdClock: a traced value changed while the calendar runs ahead of the
+    // kernel reaches the VCD when the kernel gets to its time.
+    bool ahead() const override { return m_cal != nullptr && m_cal->ahead(); }
+    void show_later(void* shown, std::uint64_t bits, unsigned size) override { m_cal->show_later(shown, bits, size); }
     // `c` commits at the end of this round (once however often asked).
     void commit_at_round_end(PipelineCommit& c) {
         if (m_cal)

@@ -19,6 +19,7 @@
 #include <systemc>
 
 #include "modules/common/trace.h"
+#include "modules/common/vcd_value.h"
 #include "modules/pe/pipeline_clock.h"
 #include "modules/pe/tile_plan.h"
 #include "modules/pe/tile_token.h"
@@ -77,7 +78,6 @@ public:
         token = m_buf[m_ri];
         if (++m_ri == m_buf.size()) m_ri = 0;
         ++m_free;
-        --m_fill;
         m_clock.inbox_changed(*this, m_writer);  // a writer waiting for a slot sees it in the next round
         traced();
         return true;
@@ -99,7 +99,6 @@ public:
         m_buf[m_wi] = token;
         if (++m_wi == m_buf.size()) m_wi = 0;
         --m_free;
-        ++m_fill;
         m_clock.inbox_changed(*this, m_reader);  // the waiting reader sees the token in the next round
         traced();
         return true;
@@ -111,7 +110,12 @@ public:
     const sc_core::sc_event& data_read_event() const override { return event(m_data_read); }
 
     const char* kind() const override { return "npuvp::StageInbox"; }
-    const int& fill() const { return m_fill; }
+    // Tokens written and not yet read (this round's included).
+    int fill() const { return m_size - m_free; }
+    // Its fill level in the VCD as `name` (through `clock`: the PE's).
+    void trace_fill(sc_core::sc_trace_file* tf, const std::string& name, VcdClock& clock) const {
+        m_fill.trace(tf, name, fill(), clock);
+    }
 
     // The pipeline's time base (shared by the PE's inboxes, workers and feed loop).
     PipelineClock& clock() const { return m_clock; }
@@ -119,8 +123,9 @@ public:
 private:
     friend class PipelineClock;
     void traced() const {
+        if (m_fill.traced()) m_fill.set(fill());
         if (m_trace.enabled())
-            m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), m_fill));
+            m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), fill()));
     }
     // sc_fifo::update().
     // An event nobody has asked for has no waiter: it is not notified.
@@ -168,7 +173,7 @@ private:
     // Decoupled: the one activity waiting on each side.
     Activity* m_reader = nullptr;
     Activity* m_writer = nullptr;
-    int m_fill = 0;
+    mutable VcdValue<std::int32_t> m_fill{0};  // the VCD's fill()
     std::string m_owner;
     std::string m_label;
     TraceSink& m_trace;

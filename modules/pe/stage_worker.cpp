@@ -306,18 +306,18 @@ void ThreadStageWorker::start() {
     sc_core::sc_spawn([this] { run(); }, "thread", &options);
 }
 
-void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+void StageWorker::add_traces(sc_core::sc_trace_file* tf, const std::string& prefix, VcdClock& clock) const {
     m_shadowed = true;
-    sc_core::sc_trace(tf, m_active, prefix + ".busy");
-    sc_core::sc_trace(tf, m_cmd, prefix + ".cmd");
-    sc_core::sc_trace(tf, m_tile, prefix + ".tile");
+    m_active.trace(tf, prefix + ".busy", false, clock);
+    m_cmd.trace(tf, prefix + ".cmd", -1, clock);
+    m_tile.trace(tf, prefix + ".tile", -1, clock);
 }
 
 void StageWorker::emit_engine(bool start, const TileToken& token, std::int64_t bytes,
                               const std::string* peer) const {
-    m_active = start;
-    m_cmd = m_active ? static_cast<std::int32_t>(token.cmd->seq) : -1;
-    m_tile = m_active ? static_cast<std::int32_t>(token.plan.tile_id) : -1;
+    m_active.set(start);
+    m_cmd.set(start ? static_cast<std::int32_t>(token.cmd->seq) : -1);
+    m_tile.set(start ? static_cast<std::int32_t>(token.plan.tile_id) : -1);
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit((start ? trace::engine_start : trace::engine_complete)(
         now_ps(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),

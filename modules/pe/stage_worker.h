@@ -23,6 +23,7 @@
 #include "modules/common/request_round.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/common/vcd_value.h"
 #include "modules/pe/pipeline_clock.h"
 #include "modules/pe/stage_inboxes.h"
 #include "modules/pe/tile_token.h"
@@ -82,7 +83,8 @@ public:
     std::uint64_t activations() const { return m_activations; }
 
     // Shadow state for the VCD: busy, and the command / tile it works on (-1 idle).
-    void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+    // (Through `clock`: its PE's PipelineClock, modules/common/vcd_value.h.)
+    void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix, VcdClock& clock) const;
 
     // SPEC T4: who this worker is among the requesters of a round: its PE's
     // rank in (sip, cube, pe) order (set by the platform, 0 for a block
@@ -174,9 +176,9 @@ private:
     // engine_start / engine_complete keep these in step with the trace,
     // once the VCD traces them (m_shadowed).
     mutable bool m_shadowed = false;
-    mutable bool m_active = false;
-    mutable std::int32_t m_cmd = -1;
-    mutable std::int32_t m_tile = -1;
+    mutable VcdValue<bool> m_active{false};
+    mutable VcdValue<std::int32_t> m_cmd{-1};
+    mutable VcdValue<std::int32_t> m_tile{-1};
 };
 
 // The base of an engine whose stage is "wait a fixed time, take a resource,

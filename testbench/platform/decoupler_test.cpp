@@ -31,6 +31,7 @@
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/run_npuvp.h"
+#include "testbench/harness/vcd_reader.h"
 
 using namespace npuvp;
 using namespace npuvp::test;
@@ -224,6 +225,37 @@ BOOST_AUTO_TEST_CASE(decoupled_when_its_events_are_recorded) {
         BOOST_CHECK_MESSAGE(found != std::string::npos, "no line (in this order) " << line);
         if (found != std::string::npos) at = found;
     }
+}
+
+BOOST_AUTO_TEST_CASE(decoupled_when_its_signals_are_in_the_vcd) {
+    // With its signals in the VCD, the PE still runs decoupled: each value
+    // it changes ahead of the kernel reaches the VCD when the kernel gets to
+    // the change's time (modules/common/vcd_value.h). The edges are the
+    // times derived in decoupled_composite_times_by_hand: GEMM0 983.334 ->
+    // 1239.334, GEMM1 1928.668 -> 2184.668; the read channel busy from
+    // READ0's grant at 3 to READ1's done at 1893.668 (READ1 starts as READ0
+    // ends, at 948.334: one time step, no edge). The file is the per-stage
+    // run's, byte for byte.
+    {
+        std::ofstream out("decoupler_test_vcd.yaml");
+        out << two_tiles_yaml;
+    }
+    const std::string args =
+        "--workload decoupler_test_vcd.yaml --vcd-filter 'sip0.cube0.pe0.*' --vcd decoupler_test_vcd";
+    const RunResult one = run_npuvp(args + ".decoupled.vcd");
+    const RunResult two = run_npuvp(args + ".per_stage.vcd --per-stage");
+    BOOST_REQUIRE_EQUAL(one.code, 0);
+    BOOST_REQUIRE_EQUAL(two.code, 0);
+    BOOST_CHECK_MESSAGE(one.out.find("pipeline 1 of 1 PEs decoupled") != std::string::npos, one.out);
+    const std::string vcd = slurp("decoupler_test_vcd.decoupled.vcd");
+    BOOST_CHECK(vcd == slurp("decoupler_test_vcd.per_stage.vcd"));
+    using Edges = std::vector<std::pair<std::uint64_t, char>>;
+    const Edges gemm = vcd_scalar_changes(vcd, "SystemC.sip0.cube0.pe0.pe_gemm.busy");
+    const Edges gemm_expected = {{0, '0'}, {983334, '1'}, {1239334, '0'}, {1928668, '1'}, {2184668, '0'}};
+    BOOST_CHECK(gemm == gemm_expected);
+    const Edges read = vcd_scalar_changes(vcd, "SystemC.sip0.cube0.pe0.pe_dma.rd0.busy");
+    const Edges read_expected = {{0, '0'}, {3000, '1'}, {1893668, '0'}};
+    BOOST_CHECK(read == read_expected);
 }
 
 BOOST_AUTO_TEST_CASE(one_calendar_when_two_pes_share_a_memory_port) {
@@ -462,12 +494,12 @@ struct Agreement {
 // Runs `args` twice, decoupled and --per-stage, and checks both give the same
 // exit code, output and summary. Returns the decoupled run's PE count.
 // The files a recorded run writes, by suffix.
-const char* const recorded_outputs[] = {"trace.jsonl", "timeline.json", "svg", "report.json"};
+const char* const recorded_outputs[] = {"trace.jsonl", "timeline.json", "svg", "report.json", "vcd"};
 
 std::vector<std::string> run_recorded(const std::string& args, const std::string& prefix) {
     std::string with = args;
     with += " --trace " + prefix + ".trace.jsonl --timeline " + prefix + ".timeline.json --svg " + prefix +
-            ".svg --report " + prefix + ".report.json";
+            ".svg --report " + prefix + ".report.json --vcd " + prefix + ".vcd";
     run_npuvp(with);
     std::vector<std::string> out;
     for (const char* suffix : recorded_outputs) {
@@ -480,7 +512,7 @@ std::vector<std::string> run_recorded(const std::string& args, const std::string
 
 // Runs `args` twice, decoupled and --per-stage, and checks both give the same
 // exit code, output and summary; then twice more with every recorded output
-// (--trace, --timeline, --svg, --report), which must be the same bytes.
+// (--trace, --timeline, --svg, --report, --vcd), which must be the same bytes.
 // Returns the decoupled run's PE count.
 Agreement check_agree(const std::string& args, const std::string& tag) {
     const std::string a = "decoupler_test_" + tag + ".decoupled.json";
