@@ -151,9 +151,18 @@ protected:
         m_dma.end_on(m_channel, m_stage_name, stage_start(), now_ps());
         if (m_dma.m_data != nullptr) [[unlikely]]
             move_data(token);
+        if (token.panel_loaded != nullptr) [[unlikely]]
+            panel_loaded(token);
     }
 
 private:
+    // Its DMA_READ loaded its operand panel's tile: a token that uses it
+    // may fetch it now (tile_token.h).
+    [[gnu::cold, gnu::noinline]] void panel_loaded(TileToken& token) {
+        *token.panel_loaded = 1;
+        token.panel_loaded = nullptr;
+        clock().signal(*token.panel_signal);
+    }
     // Data mode: the stage's bytes move at its modelled end.
     [[gnu::cold, gnu::noinline]] void move_data(const TileToken& token) {
         try {

@@ -70,6 +70,18 @@ private:
     const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns, "pe_fetch_store.attrs.latency_ns");
 };
 
+// FETCH: a fetch from an operand panel waits for its tile's load (with more
+// than one read channel; tile_token.h). STORE keeps the base's hook.
+class PeFetchStore::FetchWorker final : public PeFetchStore::Worker {
+public:
+    using Worker::Worker;
+
+protected:
+    [[gnu::hot]] bool prepare_stage(TileToken& token) override {
+        return token.panel_ready == nullptr || panel_tile_loaded(token);
+    }
+};
+
 PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchStoreConfig& config,
                            TraceSink& trace, RunStatus& status)
     : RoutedNode(name),
@@ -77,7 +89,7 @@ PeFetchStore::PeFetchStore(const sc_core::sc_module_name& name, const PeFetchSto
       routes("routes"),
       banks("banks"),
       inboxes("inboxes"),
-      m_fetch(std::make_unique<Worker>(*this, StageType::fetch, trace, status)),
+      m_fetch(std::make_unique<FetchWorker>(*this, StageType::fetch, trace, status)),
       m_store(std::make_unique<Worker>(*this, StageType::store, trace, status)) {
     m_fetch->spawn("fetch_worker");
     m_store->spawn("store_worker");

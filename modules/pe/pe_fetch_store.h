@@ -51,6 +51,7 @@ public:
 private:
     PeData* m_data = nullptr;
     class Worker;
+    class FetchWorker;
     std::unique_ptr<Worker> m_fetch;
     std::unique_ptr<Worker> m_store;
 };

@@ -16,7 +16,8 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
       m_status(status),
       m_overhead(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "pe_scheduler.attrs.overhead_ns"))),
       m_reserved(tcm),
-      m_context_scheduler(config, tcm, dma) {
+      m_context_scheduler(config, tcm, dma),
+      m_track_panels(dma.rd_engines > 1) {
     SC_HAS_PROCESS(PeScheduler);
     // Methods, not threads: a thread's stack is a memory mapping of its own
     // (two with its guard page), and Linux allows 65,530 a process (issue 38).
@@ -398,6 +399,8 @@ void PeScheduler::stage_granted(TileToken& token) {
             }
             if (plan.panel_bytes) m_panel_buf = panel;
             token.panel_buf = m_panel_buf;
+            if (m_track_panels) [[unlikely]]
+                join_panel(token, *m_pending_feeds.front());
             token.in_buf = in;
             token.out_buf = out;
             m_reserved_peak = std::max(m_reserved_peak, m_reserved.in_use());
@@ -462,14 +465,66 @@ void PeScheduler::stage_granted(TileToken& token) {
     }
 }
 
+// A token fed (m_track_panels): if it is of an operand panel, the panel's
+// first token takes a pooled Panel; a token of the panel's first pass (an A
+// panel's ni = 0, a B panel's mi = 0) loads its tile ki, and its DMA_READ's
+// end marks it; a later one uses it, and its FETCH waits for the mark
+// (tile_token.h).
+void PeScheduler::join_panel(TileToken& token, const InflightCommand& cmd) {
+    const TilePlan& plan = token.plan;
+    const CompositeSpec& spec = cmd.command->composite;
+    if (cmd.command->kind != CommandKind::composite || spec.reuse == OperandReuse::none) return;
+    if (plan.panel_bytes != 0) {
+        if (m_free_panels.empty()) {
+            m_panel_pool.push_back(std::make_unique<Panel>());
+            m_free_panels.push_back(m_panel_pool.back().get());
+        }
+        m_feed_panel = m_free_panels.back();
+        m_free_panels.pop_back();
+        m_feed_panel->buf = token.panel_buf;
+        m_feed_panel->users = 0;
+        m_feed_panel->all_fed = false;
+        m_feed_panel->loaded.assign((spec.k + spec.tk - 1) / spec.tk, 0);
+    }
+    Panel& panel = *m_feed_panel;
+    ++panel.users;
+    if (plan.panel_last) panel.all_fed = true;
+    token.panel = &panel;
+    token.panel_signal = &panel.signal;
+    const bool loads = spec.reuse == OperandReuse::a_panel ? plan.ni == 0 : plan.mi == 0;
+    if (loads)
+        token.panel_loaded = &panel.loaded.at(plan.ki);
+    else
+        token.panel_ready = &panel.loaded.at(plan.ki);
+}
+
+// seed 000 D5.1: the panel lives until the last of its tokens completes,
+// in whatever order they do.
+bool PeScheduler::leave_panel(TileToken& token) {
+    Panel& panel = *static_cast<Panel*>(token.panel);
+    token.panel = nullptr;
+    token.panel_loaded = nullptr;
+    token.panel_ready = nullptr;
+    if (--panel.users != 0 || !panel.all_fed) return false;
+    m_freeing.push_back(panel.buf);
+    m_free_panels.push_back(&panel);
+    return true;
+}
+
 [[gnu::hot]] void PeScheduler::tile_completed(TileToken& token) {
     InflightCommand& cmd = *token.cmd;
     if (token.plan.in_bytes) m_freeing.push_back(token.in_buf);
     if (token.plan.out_bytes) m_freeing.push_back(token.out_buf);
-    if (token.plan.panel_last) m_freeing.push_back(token.panel_buf);
+    bool panel_freed = false;
+    if (token.panel != nullptr) [[unlikely]]
+        panel_freed = leave_panel(token);
+    else if (token.plan.panel_last)
+        m_freeing.push_back(token.panel_buf);
     if (token.plan.in_bytes || token.plan.out_bytes || token.plan.panel_last) {
         --m_tiles_in_flight;
         show_tiles();
+        m_clock->commit_at_round_end(m_buffer_frees);
+    } else if (panel_freed) {
         m_clock->commit_at_round_end(m_buffer_frees);
     }
     if (cmd.command->kind == CommandKind::composite && m_trace.enabled())

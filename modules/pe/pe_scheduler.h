@@ -261,6 +261,24 @@ private:
     std::uint64_t m_tiles_fed = 0;
     std::uint64_t m_activations = 0;
     std::uint64_t m_panel_buf = 0;  // the operand panel of the command being fed
+    // Operand panels followed token by token (tile_token.h), on a PE with
+    // more than one read channel. With one, DMA_READs and FETCHes keep the
+    // feed order: a panel tile is loaded before a token uses it, and the
+    // panel_last token fetches last. Pooled: made once, reused.
+    struct Panel {
+        std::uint64_t buf = 0;
+        std::uint64_t users = 0;  // its tokens fed and not yet completed
+        bool all_fed = false;     // its panel_last token was fed
+        std::vector<std::uint8_t> loaded;  // by ki: its loader's DMA_READ has ended
+        PipelineSignal signal;    // a tile of it was loaded
+    };
+    bool m_track_panels = false;
+    Panel* m_feed_panel = nullptr;  // of the command being fed
+    std::vector<std::unique_ptr<Panel>> m_panel_pool;
+    std::vector<Panel*> m_free_panels;
+    void join_panel(TileToken& token, const InflightCommand& cmd);
+    // At its token's completion: true when that frees the panel's buffer.
+    bool leave_panel(TileToken& token);
     std::uint64_t m_reserved_peak = 0;
     // VCD shadow state
     std::int32_t m_tiles_in_flight = 0;

@@ -217,7 +217,7 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
             [[fallthrough]];
         }
         case Phase::prepare:
-            if (!prepare_stage(*m_token)) return;  // the run is stopping; leave the token be
+            if (!prepare_stage(*m_token)) return;  // it waits (woken, it asks again) or the run is stopping
             m_phase = Phase::acquire;
             [[fallthrough]];
         case Phase::acquire:
@@ -244,6 +244,19 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
             break;
         }
     }
+}
+
+// seed 000 D3.2, D5.1: a token's FETCH from its operand panel begins once
+// the token that loads the panel tile has ended its DMA_READ (tile_token.h;
+// with one read channel it always has). Until then the method waits for the
+// panel's signal and, woken, runs prepare_stage() again.
+bool MethodStageWorker::panel_tile_loaded(TileToken& token) {
+    if (*token.panel_ready != 0) {
+        token.panel_ready = nullptr;
+        return true;
+    }
+    clock().resume_on(*token.panel_signal, *this);
+    return false;
 }
 
 bool MethodStageWorker::step_stalling() {

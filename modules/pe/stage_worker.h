@@ -209,7 +209,9 @@ protected:
     // The hooks, in the order step() calls them for one stage:
     // 1. a fixed time to wait before anything else (e.g. an MMU translation);
     virtual sc_core::sc_time pre_delay(const TileToken&) { return sc_core::SC_ZERO_TIME; }
-    // 2. work after it, before the resource (false: the run has failed);
+    // 2. work after it, before the resource (false: the run has failed, or
+    //    the stage waits and the hook arranged to be woken, e.g. with
+    //    panel_tile_loaded(); then step() runs it again);
     virtual bool prepare_stage(TileToken&) { return true; }
     // 3. the resource to hold for the stage (granted in request order), if any;
     virtual FifoResource* stage_resource(const TileToken&) { return nullptr; }
@@ -228,6 +230,11 @@ protected:
     // 6. at the end of the busy time, before the resource is released:
     //    record_busy(stage_start()) and trace the end.
     virtual void end_stage(TileToken& token) = 0;
+
+    // From prepare_stage(): whether `token`'s operand panel tile is loaded
+    // (token.panel_ready, tile_token.h); if not, the method waits for the
+    // panel's signal.
+    [[gnu::cold, gnu::noinline]] bool panel_tile_loaded(TileToken& token);
 
     // The grant time of the stage step() is running.
     ps_t stage_start() const { return m_stage_start; }
@@ -250,6 +257,7 @@ private:
     // Decoupler keeps a PE whose commands may stall per stage): false
     // when it waits, true when the stage goes on (m_phase says where).
     [[gnu::noinline]] bool step_stalling();
+
 
     // step()'s state: where the method resumes when next triggered.
     enum class Phase { start, idle, pre, prepare, acquire, asked, queued, deferred, busy, check, stalled_busy, end, out };

@@ -22,6 +22,7 @@
 namespace npuvp {
 
 class InflightCommand;
+class PipelineSignal;
 
 // Why a command is not running yet (SPEC §6: every wait has a recorded cause).
 enum class WaitCause : std::uint8_t { none, context, dependency, resource, bank };
@@ -35,6 +36,16 @@ struct TileToken {
     std::uint64_t in_buf = 0;   // reserved-TCM input buffer (valid if plan.in_bytes)
     std::uint64_t out_buf = 0;  // reserved-TCM output buffer (valid if plan.out_bytes)
     std::uint64_t panel_buf = 0;  // the operand panel it uses (freed by the panel_last token)
+    // With more than one read channel a later token's DMA_READ may end
+    // before the one that loads its panel tile (seed 000 D3.2, D5.1;
+    // docs/timing.md "Operand reuse"). PE_SCHEDULER then sets, for a token
+    // of a panel: the panel (freed after its last token completes, whatever
+    // the order), and for a loader the flag its DMA_READ's end sets, for a
+    // user the flag its FETCH waits for, with the signal that wakes it.
+    void* panel = nullptr;
+    std::uint8_t* panel_loaded = nullptr;
+    const std::uint8_t* panel_ready = nullptr;
+    PipelineSignal* panel_signal = nullptr;
     const void* owner = nullptr;  // the stage worker holding it; nullptr in a FIFO
     bool completed = false;
 

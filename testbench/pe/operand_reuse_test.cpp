@@ -1,10 +1,15 @@
 // Operand reuse in composites (docs/timing.md "Operand reuse"; issue 18): the
 // token plan and bytes of each choice, the default rule, a panel that cannot
-// fit, and a makespan derived by hand with an A row panel.
+// fit, and a makespan derived by hand with an A row panel; with several read
+// channels, a panel's tile fetched only once loaded and the panel kept until
+// its last token completes (issue 39).
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config/config_error.h"
 #include "config/workload_loader.h"
@@ -14,6 +19,7 @@
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/run_npuvp.h"
+#include "testbench/harness/trace_reader.h"
 
 using namespace npuvp;
 
@@ -241,4 +247,123 @@ launch:
     }
     BOOST_CHECK_GT(composite_end, 0u);
     BOOST_CHECK_GT(read_start, composite_end);
+}
+
+// --- an A panel with several read channels (issue 39, point 1) ------------
+
+namespace {
+
+// 128 x 128 x 64 int8 in 128 x 128 x 32 tiles with an A panel: token 0
+// loads A (128·128 = 16384 B from pe0's HBM slice) and B tile 0 (4096 B from
+// the shared SRAM); token 1 loads only B tile 1 (4096 B from SRAM) and
+// fetches A from the panel. Data mode: A and B are seeded random values, C
+// is dumped (128 x 64 int32) to `c_file`.
+std::string panel_workload(const std::string& c_file) {
+    return R"(name: panel
+kernels:
+  k:
+    - composite:
+        id: mm
+        gemm: { m: 128, k: 128, n: 64 }
+        tile: { m: 128, k: 128, n: 32 }
+        dtype: { in: int8, out: int32 }
+        reuse: a_panel
+        src: { pa: 0x0 }
+        src_b: { pa: 0x1000000000000 }
+        dst: { pa: 0x100000 }
+        wait: true
+launch:
+  - { kernel: k, cube: sip0.cube0, pes: [0] }
+data:
+  - { hbm: 0x0, dtype: int8, shape: [128, 128], from: { random: { seed: 1, min: -128, max: 127 } } }
+  - { sram: 0x1000000000000, dtype: int8, shape: [128, 64], from: { random: { seed: 2, min: -128, max: 127 } } }
+dump:
+  - { hbm: 0x100000, dtype: int32, shape: [128, 64], file: )" +
+           c_file + " }\n";
+}
+
+// Runs it with `channels` read channels (and `extra` --sets), returns the
+// trace's lines and C's bytes.
+std::pair<std::vector<test::TraceLine>, std::string> run_panel(int channels, const std::string& extra,
+                                                                const std::string& tag) {
+    const std::string yaml = "operand_reuse_test_" + tag + ".yaml";
+    const std::string c_file = "operand_reuse_test_" + tag + ".c.bin";
+    const std::string trace = "operand_reuse_test_" + tag + ".jsonl";
+    {
+        std::ofstream out(yaml);
+        out << panel_workload(c_file);
+    }
+    const test::RunResult r =
+        test::run_npuvp("--workload " + yaml + " --set cube.pe_template.components.pe_dma.attrs.rd_engines=" +
+                        std::to_string(channels) + " " + extra + " --trace " + trace);
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    return {test::parse_trace(test::slurp(trace)), test::slurp(c_file)};
+}
+
+const test::TraceLine& find_line(const std::vector<test::TraceLine>& lines, const std::string& ev,
+                                 const std::string& stage, std::int64_t tile) {
+    for (const test::TraceLine& l : lines)
+        if (l.ev == ev && l.stage == stage && l.tile == tile) return l;
+    BOOST_FAIL("no " << ev << " " << stage << " of tile " << tile);
+    return lines.front();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_panel_tile_is_fetched_only_after_its_load) {
+    // seed 000 D3.2: a token that uses a panel tile fetches it once the
+    // token that loads it has ended its DMA_READ. Token 0's READ on rd0, its
+    // A piece (default.yaml as above; T1 per hop): channel 3 + 500, attach
+    // 1 + 1, HBM 100, TCM write port 2 -> 607; done 607 + ser(16384 B,
+    // 192 GB/s) = 607 + 85.334 = 692.334 (its B piece, from SRAM, is done
+    // before). With one read channel token 1's READ queues behind it; with
+    // two or four it runs on rd1 from 4 ns and, reading 4096 B from SRAM,
+    // ends first: its FETCH must still begin at 692.334, not at its own end.
+    for (int channels : {1, 2, 4}) {
+        BOOST_TEST_CONTEXT(channels << " read channels") {
+            const auto [lines, c] = run_panel(channels, "", "fetch_" + std::to_string(channels));
+            BOOST_CHECK_EQUAL(find_line(lines, "engine_complete", "DMA_READ", 0).t_ps, 692334u);
+            const test::TraceLine& fetch1 = find_line(lines, "engine_start", "FETCH", 1);
+            BOOST_CHECK_GE(fetch1.t_ps, 692334u);
+            if (channels > 1) {
+                BOOST_CHECK_LT(find_line(lines, "engine_complete", "DMA_READ", 1).t_ps, 692334u);
+                BOOST_CHECK_EQUAL(fetch1.t_ps, 692334u);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_panel_computes_the_same_with_any_read_channels) {
+    // Data mode, with HBM slowed to 4 GB/s so that token 0's A takes 4 µs
+    // to load while token 1's B (from SRAM) is in at once: before the fix,
+    // token 1 fetched and multiplied an empty panel and C's second column
+    // tile (bytes 16384 on, tile-major) came out zero with two or more read
+    // channels. C must be the one-channel C (which data_mode tests check
+    // against a reference) with every channel count.
+    const std::string slow = "--set cube.hbm_ctrl.attrs.bw_gbs=4";
+    const std::string one = run_panel(1, slow, "data_1").second;
+    BOOST_REQUIRE_EQUAL(one.size(), 128u * 64u * 4u);
+    BOOST_CHECK(one.substr(16384) != std::string(16384, '\0'));
+    for (int channels : {2, 4})
+        BOOST_CHECK_MESSAGE(run_panel(channels, slow, "data_" + std::to_string(channels)).second == one,
+                            channels << " read channels: C differs from one channel's");
+}
+
+BOOST_AUTO_TEST_CASE(a_panel_lives_until_its_last_token_completes) {
+    // seed 000 D5.1: with two read channels token 1 (the panel's last) runs
+    // ahead of token 0 and completes first. Reserved TCM: token 0 takes the
+    // panel (128·128 = 16384 B), its B tile (128·32 = 4096 B) and its C tile
+    // (128·32·4 = 16384 B): 36864; token 1 its B and C tiles: 20480 more,
+    // 57344. When token 1 completes only its own 20480 B go (36864 left: the
+    // panel stays, token 0 still uses it); the panel goes with token 0 (0).
+    const auto [lines, c] = run_panel(2, "", "free");
+    std::vector<std::int64_t> after;  // tcm_in_use right after each tile_ready
+    std::vector<std::int64_t> ready;
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i)
+        if (lines[i].ev == "tile_ready" && lines[i + 1].ev == "tcm_in_use") {
+            ready.push_back(lines[i].tile);
+            after.push_back(lines[i + 1].bytes);
+        }
+    BOOST_CHECK((ready == std::vector<std::int64_t>{1, 0}));
+    BOOST_CHECK((after == std::vector<std::int64_t>{36864, 0}));
 }
