@@ -2,23 +2,54 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "report/atomic_file.h"
 #include "report/run_view.h"
 
 namespace npuvp {
 
+namespace {
+
+// The kernel's files not yet taken by finish_vcd(): removed at exit.
+struct KernelFiles {
+    std::vector<std::string> paths;
+    ~KernelFiles() {
+        for (const std::string& p : paths) std::remove(p.c_str());
+    }
+    void taken(const std::string& p) { paths.erase(std::remove(paths.begin(), paths.end(), p), paths.end()); }
+};
+KernelFiles& kernel_files() {
+    static KernelFiles files;
+    return files;
+}
+
+}  // namespace
+
 std::string vcd_kernel_path(const std::string& path) {
     const std::string stem = path.size() > 4 ? path.substr(0, path.size() - 4) : path;
-    return stem + ".tmp." + std::to_string(getpid()) + ".vcd";
+    std::string kernel = stem + ".tmp." + std::to_string(getpid()) + ".vcd";
+    KernelFiles& files = kernel_files();
+    if (std::find(files.paths.begin(), files.paths.end(), kernel) == files.paths.end())
+        files.paths.push_back(kernel);
+    return kernel;
 }
 
 void finish_vcd(const std::string& path, const Energy* energy) {
     const std::string from = vcd_kernel_path(path);
+    // Removed however this ends (written, or failed half-way).
+    struct Remove {
+        const std::string& path;
+        ~Remove() {
+            std::remove(path.c_str());
+            kernel_files().taken(path);
+        }
+    } remove_after{from};
     std::ifstream in(from, std::ios::binary);
     if (!in) throw std::runtime_error("--vcd: cannot read the kernel's '" + from + "' back");
     const bool power = energy != nullptr && !energy->power.empty();
@@ -71,8 +102,6 @@ void finish_vcd(const std::string& path, const Energy* energy) {
         if (power && body) steps_before(UINT64_MAX);
     }
     file.commit();
-    in.close();
-    std::remove(from.c_str());
 }
 
 }  // namespace npuvp

@@ -18,11 +18,15 @@ namespace npuvp {
 inline constexpr const char* vcd_power_id = "!pw";
 
 // Where the kernel writes the VCD of `path` (FILE.vcd): FILE.tmp.<pid>.vcd,
-// so a reader of FILE.vcd never sees half a file.
+// so a reader of FILE.vcd never sees half a file. Asking for it also makes
+// sure it goes when the process ends, whatever ends it before finish_vcd()
+// (a run that fails, an output that cannot be written): no partial file is
+// left behind.
 std::string vcd_kernel_path(const std::string& path);
 
-// Reads vcd_kernel_path(path), writes `path`, removes the former. Throws
-// std::runtime_error naming the path when it cannot be read or written.
+// Reads vcd_kernel_path(path), writes `path`, removes the former (also when
+// it fails). Throws std::runtime_error naming the path when it cannot be
+// read or written; `path` is then not written (AtomicOutput).
 void finish_vcd(const std::string& path, const Energy* energy);
 
 }  // namespace npuvp

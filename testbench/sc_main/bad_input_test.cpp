@@ -10,7 +10,10 @@
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -284,6 +287,38 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written) {
         {"", "", "--summary s.json", 2, {"--summary: it describes one --workload or --model run"}},
     });
     BOOST_TEST_MESSAGE(n << " cases");
+}
+
+// Issue 39 point 7: a write that fails (a full disk: /dev/full behind a
+// name each output accepts) fails the run, naming the option and the file,
+// and leaves no partial file (the VCD's kernel file beside it included).
+BOOST_AUTO_TEST_CASE(outputs_on_a_full_device) {
+    const std::string w = "--workload " + source("configs/workloads/gemm_bias_relu.yaml");
+    const std::vector<std::string> names = {"full.jsonl", "full.bin", "full.json", "full.svg", "full.md", "full.vcd"};
+    for (const std::string& name : names) {
+        std::remove(name.c_str());
+        BOOST_REQUIRE_EQUAL(symlink("/dev/full", name.c_str()), 0);
+    }
+    ::mkdir("full_dumps", 0755);
+    std::remove("full_dumps/gemm_bias_relu_data_c.bin");
+    BOOST_REQUIRE_EQUAL(symlink("/dev/full", "full_dumps/gemm_bias_relu_data_c.bin"), 0);
+    const int n = run_cases({
+        {"", "", w + " --trace full.jsonl", 1, {"--trace: writing 'full.jsonl' failed"}},
+        {"", "", w + " --trace-binary full.bin", 1, {"--trace-binary: writing 'full.bin' failed"}},
+        {"", "", w + " --timeline full.json", 1, {"--timeline: writing 'full.json' failed"}},
+        {"", "", w + " --svg full.svg", 1, {"--svg: writing 'full.svg' failed"}},
+        {"", "", w + " --report full.json", 1, {"--report: writing 'full.json' failed"}},
+        {"", "", w + " --report full.md", 1, {"--report: writing 'full.md' failed"}},
+        {"", "", w + " --vcd full.vcd", 1, {"--vcd: writing 'full.vcd' failed"}},
+        {"", "", w + " --summary full.json", 2, {"--summary: cannot write 'full.json'", "No space left on device"}},
+        {"", "", "--workload " + source("configs/workloads/gemm_bias_relu_data.yaml") + " --dump-dir full_dumps", 2,
+         {"gemm_bias_relu_data.yaml:33:5: dump[0]: cannot write full_dumps/gemm_bias_relu_data_c.bin",
+          "No space left on device"}},
+    });
+    BOOST_TEST_MESSAGE(n << " cases");
+    // The kernel's VCD (full.tmp.<pid>.vcd) went with the failed run.
+    for (const auto& f : std::filesystem::directory_iterator("."))
+        BOOST_CHECK_MESSAGE(f.path().filename().string().rfind("full.tmp.", 0) != 0, "left behind: " << f.path());
 }
 
 BOOST_AUTO_TEST_CASE(sweep_files) {
