@@ -34,12 +34,13 @@ const char* lane_colour(const std::string& lane) {
     return "#bab0ac";  // contexts
 }
 
-const char* const causes[] = {"context", "dependency", "resource", "bank"};
+const char* const causes[] = {"context", "dependency", "resource", "bank", "feed"};
 const char* cause_colour(const std::string& cause) {
     if (cause == "context") return "#7f7f7f";
     if (cause == "dependency") return "#e15759";
     if (cause == "resource") return "#f28e2b";
     if (cause == "bank") return "#8c564b";
+    if (cause == "feed") return "#76b7b2";
     return "#cccccc";
 }
 

@@ -31,7 +31,7 @@ struct Variant {
     double makespan_ns = 0.0;
     double busy[3] = {0, 0, 0};  // main, sub, dma, summed over PEs
     double wait[3] = {0, 0, 0};
-    double waits[4] = {0, 0, 0, 0};  // context, dependency, resource, bank
+    double waits[5] = {0, 0, 0, 0, 0};  // context, dependency, resource, bank, feed
     std::vector<std::string> answers;  // summary_answers(): bound, energy, TFLOPS, ...
     // Per engine kind (DMA_READ, GEMM, ...): utilisation summed over the PEs
     // that ran one, and how many did.
@@ -157,8 +157,8 @@ int run_compare(const CliOptions& options, const std::vector<std::vector<std::st
                 v.busy[k] += c["busy_ns"].as<double>();
                 v.wait[k] += c["wait_ns"].as<double>();
             }
-            const char* causes[] = {"context", "dependency", "resource", "bank"};
-            for (int k = 0; k < 4; ++k) v.waits[k] = s["waits_ns"][causes[k]].as<double>();
+            const char* causes[] = {"context", "dependency", "resource", "bank", "feed"};
+            for (int k = 0; k < 5; ++k) v.waits[k] = s["waits_ns"][causes[k]].as<double>();
             if (v.code != 0) v.error = s["error"].as<std::string>();
             v.answers = summary_answers(summary);
             for (const auto& e : s["engines"]) {
@@ -203,7 +203,7 @@ int run_compare(const CliOptions& options, const std::vector<std::vector<std::st
         << std::left << std::setw(w) << "variant" << std::right << std::setw(15) << "makespan ns"
         << std::setw(9) << "ratio" << std::setw(24) << "main busy/wait" << std::setw(24)
         << "sub busy/wait" << std::setw(24) << "dma busy/wait" << std::setw(13) << "dependency"
-        << std::setw(13) << "context" << std::setw(13) << "resource" << std::setw(13) << "bank"
+        << std::setw(13) << "context" << std::setw(13) << "resource" << std::setw(13) << "bank" << std::setw(13) << "feed"
         << std::setw(12) << "energy µJ" << std::setw(9) << "avg W" << std::setw(9) << "TFLOPS" << std::setw(11)
         << "link util" << std::setw(10) << "mem util" << "  bound\n";
     for (const Variant& v : variants) {
@@ -219,7 +219,7 @@ int run_compare(const CliOptions& options, const std::vector<std::vector<std::st
         out << std::right << std::setw(15) << ns(v.makespan_ns) << std::setw(9) << ratio.str();
         for (int k = 0; k < 3; ++k) out << std::setw(24) << ns(v.busy[k]) + "/" + ns(v.wait[k]);
         out << std::setw(13) << ns(v.waits[1]) << std::setw(13) << ns(v.waits[0]) << std::setw(13)
-            << ns(v.waits[2]) << std::setw(13) << ns(v.waits[3]);
+            << ns(v.waits[2]) << std::setw(13) << ns(v.waits[3]) << std::setw(13) << ns(v.waits[4]);
         const std::string pj = answer(v, "energy_pj"), share = answer(v, "bound_share");
         const auto cut = [&](const std::string& column, std::size_t digits) {
             const std::string a = answer(v, column);

@@ -23,7 +23,7 @@ namespace {
 // Result columns taken from each point's summary (docs/sweep.md "Results CSV").
 const char* const kTotals[] = {"dma_read_bytes", "dma_write_bytes", "link_bytes",
                                "memory_bytes",   "dma_read_gbs",    "dma_write_gbs"};
-const char* const kCauses[] = {"context", "dependency", "resource", "bank"};
+const char* const kCauses[] = {"context", "dependency", "resource", "bank", "feed"};
 struct Table {
     std::vector<std::string> columns;
     std::vector<std::vector<std::string>> rows;  // one per point, plan order

@@ -37,6 +37,7 @@ const char* to_string(WaitCause cause) {
     case WaitCause::dependency: return "dependency";
     case WaitCause::resource: return "resource";
     case WaitCause::bank: return "bank";
+    case WaitCause::feed: return "feed";
     }
     return "?";
 }

@@ -152,6 +152,13 @@ void PeScheduler::receive_step() {
                                               static_cast<std::int64_t>(cmd.seq),
                                               to_string(command.kind), command.id));
         if (composite) {
+            // Behind another composite still being fed, it waits for the feed
+            // loop (issue 39: every wait has a cause), naming the one ahead;
+            // its turn's hazard check (feed_step()) ends the wait.
+            if (!m_pending_feeds.empty()) {
+                InflightCommand& ahead = *m_pending_feeds.back();
+                note_wait(cmd, {WaitCause::feed, "feed behind " + ahead.command->id, &ahead});
+            }
             m_pending_feeds.push_back(&cmd);
             m_clock->signal(m_feed_ready);
         } else {

@@ -25,8 +25,10 @@ class InflightCommand;
 class PipelineSignal;
 
 // Why a command is not running yet (SPEC §6: every wait has a recorded cause).
-enum class WaitCause : std::uint8_t { none, context, dependency, resource, bank };
-constexpr std::size_t wait_cause_count = 5;
+// `feed`: a composite queued behind another composite whose tiles the feed
+// loop is still feeding (one command's tiles at a time, seed 000 D3.2).
+enum class WaitCause : std::uint8_t { none, context, dependency, resource, bank, feed };
+constexpr std::size_t wait_cause_count = 6;
 const char* to_string(WaitCause cause);
 
 struct TileToken {

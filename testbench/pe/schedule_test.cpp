@@ -494,3 +494,36 @@ BOOST_AUTO_TEST_CASE(mnist_dma_overlaps_main_and_preload_waits_raw) {
     BOOST_CHECK_EQUAL(begins[0].cause, "dependency");
     BOOST_CHECK_EQUAL(begins[0].detail, "RAW on tcm [0x800000, +0x640) with ld_x");
 }
+
+// ---------------------------------------------------------------- 6. every wait has a cause
+
+BOOST_AUTO_TEST_CASE(a_composite_behind_another_waits_for_the_feed) {
+    // Issue 39 point 6: the feed loop feeds one composite's tiles at a time;
+    // a composite queued behind another records that wait (`feed`, naming
+    // the one ahead). mm1: four bf16 128³ tiles (65536 B read each), mm2
+    // one. mm1 submitted 2; its tiles are fed at 3, 4, 5, 6 (1 ns overhead
+    // each); the DMA_READ inbox holds 2 (inbox_depth) and rd0 took tile 0
+    // at 3, so tiles 1 and 2 fill it and tile 3 waits for a slot: rd0 ends
+    // tile 0 at 3 + 945.334 = 948.334 and takes tile 1, tile 3 goes in, and
+    // mm1's feed is done. mm2, submitted at 4, waits `feed` 4 -> 948.334 =
+    // 944.334 ns, then is fed (started 949.334).
+    auto sim = sim_text(kernel(R"(
+    - composite: { id: mm1, gemm: { m: 512, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, src: { pa: 0x0 }, dst: { pa: 0x100000 } }
+    - composite: { id: mm2, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, src: { pa: 0x200000 }, dst: { pa: 0x300000 } }
+    - wait: all
+)"));
+    sim->start();
+    BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
+    constexpr std::size_t kFeed = static_cast<std::size_t>(WaitCause::feed);
+    const CommandResult mm2 = sim->command("mm2");
+    BOOST_CHECK_EQUAL(mm2.submitted_ps, 4000u);
+    BOOST_CHECK_EQUAL(mm2.waited_ps[kFeed], 944334u);
+    BOOST_CHECK_EQUAL(total_wait(mm2), 944334u);
+    BOOST_CHECK_EQUAL(mm2.started_ps, 949334u);
+    BOOST_CHECK_EQUAL(total_wait(sim->command("mm1")), 0u);
+    const std::vector<WaitLine> begins = sim->wait_begins(1);
+    BOOST_REQUIRE_EQUAL(begins.size(), 1u);
+    BOOST_CHECK_EQUAL(begins[0].cause, "feed");
+    BOOST_CHECK_EQUAL(begins[0].detail, "feed behind mm1");
+    BOOST_CHECK_EQUAL(begins[0].t_ps, 4000u);
+}
