@@ -314,6 +314,13 @@ void PeScheduler::stage_waits(TileToken& token, const char* resource) {
     if (cmd.command->kind == CommandKind::composite) return;
     note_wait(cmd, {WaitCause::resource, std::string(resource) + " held", nullptr});
     cmd.awaits_engine = true;
+    // Its engine has not begun after all (its engine was idle at dispatch,
+    // the slot it shares is not, e.g. a composite's MATH holds accel_slot):
+    // it starves no sub transfer until it has (seed 002, issue 39 point 3).
+    if (cmd.begun) {
+        cmd.begun = false;
+        m_clock->signal(m_bank_event);
+    }
 }
 
 void PeScheduler::stage_granted(TileToken& token) {

@@ -443,6 +443,44 @@ BOOST_AUTO_TEST_CASE(main_starves_sub_on_shared_banks) {
     BOOST_CHECK_EQUAL(total_wait(s), 0u);  // a stall, not a scheduling wait
 }
 
+BOOST_AUTO_TEST_CASE(main_starves_sub_only_once_its_engine_begins) {
+    // Issue 39 point 3: M (main GEMM, bank 0) is dispatched while a
+    // composite's MATH holds accel_slot; S (sub fetch, bank 0) runs while M
+    // waits for the slot, and is not starved: the penalty starts when M's
+    // engine begins (seed 002).
+    // c (composite 128 x 128 x 256 bf16, one tile, relu): READ 98304 B at 3:
+    //   channel 503, attach 505, HBM 605 (port free 505 + 512 = 1017), TCM
+    //   607, done + 512 = 1119; FETCH 1119 + 2 + 48 + 1 = 1170; GEMM
+    //   ceil(256/128)·128 + 128 = 384 -> 1554; MATH relu over 32768
+    //   elements 64 + 8 = 72 -> 1626 (holds accel_slot 1554 -> 1626).
+    // st (dma_write 88896 B, reads tcm [0x900000, +128)): started 5, TCM
+    //   read 7, channel 507, attach 509, HBM port free at 1017: 1117, done
+    //   + 88896/192 = 463 -> 1580.
+    // M writes [0x900000, +64) and S [0x900040, +64): WAR with st, both
+    //   wait to 1580. M dispatched 1580 (+1); GEMM idle, accel_slot held:
+    //   begins at 1626, + 256 = 1882. S dispatched 1581, started 1582, FETCH
+    //   65536 B: 2 + 32 + 1 = 35 -> 1617, before M begins: unstalled (it
+    //   finished 1882 + 35 = 1917 when M counted from its dispatch).
+    auto sim = sim_text(kernel(R"(
+    - composite: { id: c, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 256 }, epilogues: [ { op: relu, scope: per_output_tile } ], reuse: none, src: { pa: 0x0 }, dst: { pa: 0x100000 } }
+    - dma_write: { id: st, bytes: 88896, addr: { pa: 0x200000 }, reads: [ { tcm: 0x900000, bytes: 128 } ] }
+    - gemm: { id: M, m: 128, k: 128, n: 128, writes: [ { tcm: 0x900000, bytes: 64 } ],
+              access: { base: 0x0, stride: 128, count: 10, elem_bytes: 8 } }
+    - fetch: { id: S, bytes: 65536, writes: [ { tcm: 0x900040, bytes: 64 } ],
+               access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
+    - wait: all
+)"));
+    sim->start();
+    BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
+    const CommandResult st = sim->command("st"), m = sim->command("M"), s = sim->command("S");
+    BOOST_CHECK_EQUAL(st.finished_ps, 1580000u);
+    BOOST_CHECK_EQUAL(m.started_ps, 1626000u);
+    BOOST_CHECK_EQUAL(m.finished_ps, 1882000u);
+    BOOST_CHECK_EQUAL(m.waited_ps[kResource], 45000u);  // 1581 -> 1626, for accel_slot
+    BOOST_CHECK_EQUAL(s.started_ps, 1582000u);
+    BOOST_CHECK_EQUAL(s.finished_ps, 1617000u);
+}
+
 BOOST_AUTO_TEST_CASE(disjoint_banks_take_max) {
     // As above with S on bank 1 (base 0x40008): S runs 5 -> 40 ns, overlapping
     // M (3 -> 259). Makespan = M's finish, 259 ns (max(main, sub)).
