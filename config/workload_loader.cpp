@@ -340,7 +340,7 @@ const KeyTable<AccessPattern>& access_keys() {
     static const KeyTable<AccessPattern> table{
         "AccessPattern",
         {
-            A::leaf("base", {"", "int", "bytes", "**required**", "a TCM offset, `<` the pe_tcm size", "the first access"}, "base",
+            A::leaf("base", {"", "int", "bytes", "**required**", "a TCM offset in the allocatable TCM `[pe_tcm reserved_mb · 2^20, size_mb · 2^20)` (the reserved part holds the tile buffers, seed 000 D5.1)", "the first access"}, "base",
                     [](const MapReader& r, AccessPattern& a, const Scope& s) { a.base = s.loader.tcm_offset(r.required("base")); }),
             A::leaf("stride", {"", "int", "bytes", "`elem_bytes` (contiguous)", ">= 0", "from one access to the next (0 = every access at `base`)"}, "stride",
                     [](const MapReader& r, AccessPattern& a, const Scope& s) {
@@ -1305,6 +1305,19 @@ void Loader::check_range(const MapReader& reader, const MemRange& range) const {
 // base + stride · (count - 1), must end inside the TCM.
 void Loader::check_access(const MapReader& reader, AccessPattern& a) const {
     if (!reader.has("stride")) a.stride = a.elem_bytes;
+    // seed 000 D5.1: the allocatable side never sees SchedulerReservedTCM,
+    // where the tile buffers live: a command's accesses lie in the
+    // allocatable TCM, as its ranges do (check_range), and every access
+    // from `base` on is higher, so `base` decides.
+    const TcmRegion reserved = scheduler_reserved_region(m_topo.cube.pe_template.tcm);
+    if (a.base >= reserved.base && a.base < reserved.limit) {
+        const Item base = reader.child("base");
+        throw ConfigError(base.loc, "base " + base.node.Scalar() + " lies in the scheduler's reserved tile buffers [" +
+                                        std::to_string(reserved.base) + ", " + std::to_string(reserved.limit) +
+                                        ") (seed 000 D5.1); an access pattern addresses the allocatable TCM [" +
+                                        std::to_string(reserved.limit) + ", " +
+                                        std::to_string(m_topo.cube.pe_template.tcm.size_bytes) + ")");
+    }
     const std::uint64_t tcm = m_topo.cube.pe_template.tcm.size_bytes;
     const std::uint64_t elem_bytes = a.elem_bytes;
     const std::uint64_t room = tcm - a.base - std::min<std::uint64_t>(elem_bytes, tcm - a.base);

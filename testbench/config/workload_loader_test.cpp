@@ -1077,11 +1077,11 @@ kernels:
         context: sub
         reads: [{ tcm: 0x800000, bytes: 2048 }, { tcm: 0x800800, bytes: 2048 }]
         resources: [vector_engine, trf0]
-        access: { base: 64, stride: 128, count: 32, elem_bytes: 8 }
+        access: { base: 0x800040, stride: 128, count: 32, elem_bytes: 8 }
     - math:
         op: relu
         elements: 1024
-        access: { base: 0, count: 16, elem_bytes: 32 }
+        access: { base: 0x800000, count: 16, elem_bytes: 32 }
         writes: []
         resources: []
     - dma_write:
@@ -1116,7 +1116,7 @@ launch:
     BOOST_TEST(c[1].reads[0].overlaps(c[0].writes[0]));
     BOOST_TEST((c[1].resources == std::vector<std::string>{"vector_engine", "trf0"}));
     BOOST_TEST(c[1].access.given);
-    BOOST_TEST(c[1].access.base == 64u);
+    BOOST_TEST(c[1].access.base == 0x800040u);
     BOOST_TEST(c[1].access.stride == 128u);
     BOOST_TEST(c[1].access.count == 32u);
     BOOST_TEST(c[1].access.elem_bytes == 8u);
@@ -1166,7 +1166,7 @@ BOOST_AUTO_TEST_CASE(error_context) {
 BOOST_AUTO_TEST_CASE(error_resources_and_access_where_not_scheduled) {
     expect_error("composite: { op: relu, bytes: 4096, tile_bytes: 1024, resources: [x] }",
                  "resources", "kernels.k[0].composite.resources", "'resources' is not allowed on composite");
-    expect_error("ipcq_recv: { bytes: 64, access: { base: 0, count: 1, elem_bytes: 8 } }", "access",
+    expect_error("ipcq_recv: { bytes: 64, access: { base: 0x800000, count: 1, elem_bytes: 8 } }", "access",
                  "kernels.k[0].ipcq_recv.access", "'access' is not allowed on ipcq_recv");
     // reads / writes are fine on both.
     const WorkloadConfig w = load(one_command("ipcq_recv: { bytes: 64, writes: [{ tcm: 0x800000, bytes: 64 }] }"));
@@ -1299,19 +1299,27 @@ BOOST_AUTO_TEST_CASE(error_access) {
     const std::string g = "gemm: { m: 8, k: 8, n: 8, access: ";
     expect_error(g + "[0] }", "[0]", k, "expected a map, got a list");
     expect_error(g + "{ count: 4, elem_bytes: 8 } }", "{ count", k + ".base", "missing required key 'base'");
-    expect_error(g + "{ base: 0, elem_bytes: 8 } }", "{ base", k + ".count", "missing required key 'count'");
-    expect_error(g + "{ base: 0, count: 4 } }", "{ base", k + ".elem_bytes",
+    expect_error(g + "{ base: 0x800000, elem_bytes: 8 } }", "{ base", k + ".count", "missing required key 'count'");
+    expect_error(g + "{ base: 0x800000, count: 4 } }", "{ base", k + ".elem_bytes",
                  "missing required key 'elem_bytes'");
     expect_error(g + "{ base: 33554432, count: 4, elem_bytes: 8 } }", "33554432", k + ".base",
                  "base 33554432 is outside the PE's TCM [0, 33554432)");
-    expect_error(g + "{ base: 0, count: 0, elem_bytes: 8 } }", "0, e", k + ".count", "must be > 0");
-    expect_error(g + "{ base: 0, count: 4, elem_bytes: 3 } }", "3 }", k + ".elem_bytes",
+    // Issue 39 point 2 (seed 000 D5.1): SchedulerReservedTCM, [0, 8 MiB) on
+    // default.yaml, holds the tile buffers; an access pattern may not point
+    // there (its ranges may not either).
+    expect_error(g + "{ base: 0x7ffff8, count: 1, elem_bytes: 8 } }", "0x7ffff8", k + ".base",
+                 "base 0x7ffff8 lies in the scheduler's reserved tile buffers [0, 8388608) (seed 000 D5.1); an "
+                 "access pattern addresses the allocatable TCM [8388608, 33554432)");
+    expect_error(g + "{ base: 0, count: 4, elem_bytes: 8 } }", "0, c", k + ".base",
+                 "lies in the scheduler's reserved tile buffers");
+    expect_error(g + "{ base: 0x800000, count: 0, elem_bytes: 8 } }", "0, e", k + ".count", "must be > 0");
+    expect_error(g + "{ base: 0x800000, count: 4, elem_bytes: 3 } }", "3 }", k + ".elem_bytes",
                  "must be one of 1, 2, 4, 8, 16, 32, 64 (got 3)");
-    expect_error(g + "{ base: 0, count: 4, elem_bytes: 128 } }", "128", k + ".elem_bytes",
+    expect_error(g + "{ base: 0x800000, count: 4, elem_bytes: 128 } }", "128", k + ".elem_bytes",
                  "must be one of");
-    expect_error(g + "{ base: 0, stride: -8, count: 4, elem_bytes: 8 } }", "-8", k + ".stride",
+    expect_error(g + "{ base: 0x800000, stride: -8, count: 4, elem_bytes: 8 } }", "-8", k + ".stride",
                  "must be >= 0");
-    expect_error(g + "{ base: 0, stride: 8, count: 4, elem_bytes: 8, step: 1 } }", "step",
+    expect_error(g + "{ base: 0x800000, stride: 8, count: 4, elem_bytes: 8, step: 1 } }", "step",
                  k + ".step", "unknown key 'step' (allowed: base, stride, count, elem_bytes)");
     // The last access, at 33554400 + 8 · 3 = 33554424, ends at 33554432: fits.
     const WorkloadConfig ok =
@@ -1322,7 +1330,7 @@ BOOST_AUTO_TEST_CASE(error_access) {
                  "the accesses run past the end of the PE's TCM");
     // stride 0: every access at base (one bank, the longest run).
     const WorkloadConfig same =
-        load(one_command(g + "{ base: 0, stride: 0, count: 63, elem_bytes: 8 } }"));
+        load(one_command(g + "{ base: 0x800000, stride: 0, count: 63, elem_bytes: 8 } }"));
     BOOST_TEST(same.kernels.at("k").commands[0].access.stride == 0u);
 }
 

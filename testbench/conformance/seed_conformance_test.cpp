@@ -249,8 +249,8 @@ BOOST_AUTO_TEST_CASE(main_starving_sub_costs_main_plus_sub) {
     Run r(R"(
 kernels:
   k:
-    - fetch: { bytes: 65536, access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
-    - gemm: { m: 128, k: 128, n: 128, access: { base: 0, stride: 128, count: 10, elem_bytes: 8 } }
+    - fetch: { bytes: 65536, access: { base: 0x840000, stride: 128, count: 10, elem_bytes: 8 } }
+    - gemm: { m: 128, k: 128, n: 128, access: { base: 0x800000, stride: 128, count: 10, elem_bytes: 8 } }
 launch: [ { kernel: k, pes: [0] } ]
 )");
     r.run_to_end();
@@ -266,8 +266,8 @@ BOOST_AUTO_TEST_CASE(main_starving_sub_with_a_slow_scheduler) {
     Run r(R"(
 kernels:
   k:
-    - fetch: { bytes: 65536, access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
-    - gemm: { m: 128, k: 128, n: 128, access: { base: 0, stride: 128, count: 10, elem_bytes: 8 } }
+    - fetch: { bytes: 65536, access: { base: 0x840000, stride: 128, count: 10, elem_bytes: 8 } }
+    - gemm: { m: 128, k: 128, n: 128, access: { base: 0x800000, stride: 128, count: 10, elem_bytes: 8 } }
 launch: [ { kernel: k, pes: [0] } ]
 )", {"cube.pe_template.components.pe_scheduler.attrs.overhead_ns=10"});
     r.run_to_end();

@@ -329,9 +329,9 @@ namespace {
 std::string bank_kernel(int sub_run) {
     return kernel(R"(
     - gemm: { id: mm, m: 128, k: 128, n: 128,
-              access: { base: 0x0, stride: 128, count: 30, elem_bytes: 8 } }
+              access: { base: 0x800000, stride: 128, count: 30, elem_bytes: 8 } }
     - fetch: { id: f, bytes: 4096,
-               access: { base: 0x40000, stride: 128, count: )" + std::to_string(sub_run) +
+               access: { base: 0x840000, stride: 128, count: )" + std::to_string(sub_run) +
                   R"(, elem_bytes: 8 } }
     - dma_read: { id: ld, bytes: 65536, writes: [{ tcm: 0x880000, bytes: 65536 }] }
 )");
@@ -428,9 +428,9 @@ BOOST_AUTO_TEST_CASE(main_starves_sub_on_shared_banks) {
     // Total from M's start: 291 = main 256 + sub 35. Makespan 294 ns.
     auto sim = sim_text(kernel(R"(
     - gemm: { id: M, m: 128, k: 128, n: 128,
-              access: { base: 0x0, stride: 128, count: 10, elem_bytes: 8 } }
+              access: { base: 0x800000, stride: 128, count: 10, elem_bytes: 8 } }
     - fetch: { id: S, bytes: 65536,
-               access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
+               access: { base: 0x840000, stride: 128, count: 10, elem_bytes: 8 } }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
@@ -465,9 +465,9 @@ BOOST_AUTO_TEST_CASE(main_starves_sub_only_once_its_engine_begins) {
     - composite: { id: c, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 256 }, epilogues: [ { op: relu, scope: per_output_tile } ], reuse: none, src: { pa: 0x0 }, dst: { pa: 0x100000 } }
     - dma_write: { id: st, bytes: 88896, addr: { pa: 0x200000 }, reads: [ { tcm: 0x900000, bytes: 128 } ] }
     - gemm: { id: M, m: 128, k: 128, n: 128, writes: [ { tcm: 0x900000, bytes: 64 } ],
-              access: { base: 0x0, stride: 128, count: 10, elem_bytes: 8 } }
+              access: { base: 0x800000, stride: 128, count: 10, elem_bytes: 8 } }
     - fetch: { id: S, bytes: 65536, writes: [ { tcm: 0x900040, bytes: 64 } ],
-               access: { base: 0x40000, stride: 128, count: 10, elem_bytes: 8 } }
+               access: { base: 0x840000, stride: 128, count: 10, elem_bytes: 8 } }
     - wait: all
 )"));
     sim->start();
@@ -482,13 +482,13 @@ BOOST_AUTO_TEST_CASE(main_starves_sub_only_once_its_engine_begins) {
 }
 
 BOOST_AUTO_TEST_CASE(disjoint_banks_take_max) {
-    // As above with S on bank 1 (base 0x40008): S runs 5 -> 40 ns, overlapping
+    // As above with S on bank 1 (base 0x840008): S runs 5 -> 40 ns, overlapping
     // M (3 -> 259). Makespan = M's finish, 259 ns (max(main, sub)).
     auto sim = sim_text(kernel(R"(
     - gemm: { id: M, m: 128, k: 128, n: 128,
-              access: { base: 0x0, stride: 128, count: 10, elem_bytes: 8 } }
+              access: { base: 0x800000, stride: 128, count: 10, elem_bytes: 8 } }
     - fetch: { id: S, bytes: 65536,
-               access: { base: 0x40008, stride: 128, count: 10, elem_bytes: 8 } }
+               access: { base: 0x840008, stride: 128, count: 10, elem_bytes: 8 } }
 )"));
     sim->start();
     BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());

@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_CASE(per_stage_when_a_fetch_may_stall) {
 name: simple
 kernels:
   k:
-    - fetch: { id: f, bytes: 4096, access: { base: 0, count: 16, elem_bytes: 32 }, wait: true }
+    - fetch: { id: f, bytes: 4096, access: { base: 0x800000, count: 16, elem_bytes: 32 }, wait: true }
   plain:
     - fetch: { id: f, bytes: 4096, wait: true }
 launch:
@@ -315,7 +315,7 @@ name: shared
 kernels:
   simple:
     - dma_read: { id: rd, bytes: 65536, wait: true }
-    - fetch: { id: ld, bytes: 4096, access: { base: 0, count: 16, elem_bytes: 32 }, wait: true }
+    - fetch: { id: ld, bytes: 4096, access: { base: 0x800000, count: 16, elem_bytes: 32 }, wait: true }
   theirs:
     - composite: { id: foreign, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, wait: true }
   apart:
