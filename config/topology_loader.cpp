@@ -341,10 +341,31 @@ const Table<PeMathConfig>& pe_math_attrs() {
     static const Table<PeMathConfig> table{{
         F::choice("shared_resource", &PeMathConfig::shared_resource, dflt::kAccelSlot, kAccelSlotOnly, "the slot GEMM and MATH share (seed 000 D8)"),
         F::integer("lanes", &PeMathConfig::lanes, dflt::kPeMathLanes, 1, "", "vector lanes for 8- and 16-bit elements; with `impl: rtl.pe_math` it must equal the RTL unit's (docs/rtl.md)"),
-        F::integer("lanes_32bit", &PeMathConfig::lanes_32bit, dflt::kPeMathLanes32, 1, "", "vector lanes for 32-bit elements; as `lanes`"),
+        // Derived from `lanes` when left out (issue 39 point 8): a 32-bit
+        // element is twice a 16-bit one, so half as many fit the same lanes
+        // (CALIBRATION: 8 or 4 elements per cycle per lane group).
+        F::leaf("lanes_32bit",
+                {"", "int", "", "`lanes` / 2 (at least 1)", ">= 1, <= `lanes`",
+                 "vector lanes for 32-bit elements; as `lanes`. Left out it follows `lanes` (a 32-bit element takes "
+                 "two 16-bit lanes: 512 → 256); more than `lanes` is an error (it would run wider elements on more "
+                 "lanes)"},
+                [](const MapReader& r, PeMathConfig& m) {
+                    m.lanes_32bit = r.child("lanes_32bit").present
+                                        ? static_cast<int>(r.integer("lanes_32bit", dflt::kPeMathLanes32, 1))
+                                        : std::max(1, m.lanes / 2);
+                },
+                [](YAML::Emitter& out, const PeMathConfig& m) { schema::emit(out, "lanes_32bit", m.lanes_32bit); }),
         F::number("freq_ghz", &PeMathConfig::freq_ghz, dflt::kPeMathFreqGhz, Bound::positive, "GHz", ""),
         F::integer("fill_cycles", &PeMathConfig::fill_cycles, dflt::kPeMathFillCycles, 0, "cycles", "pipeline fill; not used by `rtl.pe_math`, whose timing is the RTL's"),
         op_cost_field(),
+    },
+    [](const MapReader& r, const PeMathConfig& m) {
+        if (m.lanes_32bit > m.lanes)
+            throw ConfigError(r.child("lanes_32bit").loc,
+                              "lanes_32bit " + std::to_string(m.lanes_32bit) + " is more than lanes " +
+                                  std::to_string(m.lanes) +
+                                  ": a 32-bit element is twice as wide as a 16-bit one, so at most as many "
+                                  "fit the same lanes (leave it out: lanes / 2)");
     }};
     return table;
 }

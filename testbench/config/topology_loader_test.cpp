@@ -220,6 +220,28 @@ BOOST_AUTO_TEST_CASE(default_yaml_spells_out_the_named_defaults) {
     BOOST_TEST(npuvp::dump_topology_yaml(minimal) == npuvp::dump_topology_yaml(shipped));
 }
 
+BOOST_AUTO_TEST_CASE(lanes_32bit_follows_lanes) {
+    // Issue 39 point 8: left out, lanes_32bit is lanes / 2 (a 32-bit element
+    // takes two 16-bit lanes; default.yaml: 512 -> 256); given, it may not
+    // exceed lanes. kMinimal gives neither: 512 and 256.
+    BOOST_TEST(load(kMinimal).cube.pe_template.math.lanes_32bit == 256);
+    const TopologyConfig narrow =
+        load(patched("impl: builtin.pe_math }", "impl: builtin.pe_math, attrs: { lanes: 64 } }"));
+    BOOST_TEST(narrow.cube.pe_template.math.lanes == 64);
+    BOOST_TEST(narrow.cube.pe_template.math.lanes_32bit == 32);
+    const TopologyConfig one =
+        load(patched("impl: builtin.pe_math }", "impl: builtin.pe_math, attrs: { lanes: 1 } }"));
+    BOOST_TEST(one.cube.pe_template.math.lanes_32bit == 1);
+    // Equal is allowed (an RTL unit that gives every element one lane).
+    BOOST_TEST(load(patched("impl: builtin.pe_math }",
+                            "impl: builtin.pe_math, attrs: { lanes: 16, lanes_32bit: 16 } }"))
+                   .cube.pe_template.math.lanes_32bit == 16);
+    const ConfigError wider = load_error(
+        patched("impl: builtin.pe_math }", "impl: builtin.pe_math, attrs: { lanes: 64, lanes_32bit: 256 } }"));
+    BOOST_TEST(wider.loc().key_path == "cube.pe_template.components.pe_math.attrs.lanes_32bit");
+    BOOST_TEST(contains(wider.what(), "lanes_32bit 256 is more than lanes 64"), wider.what());
+}
+
 BOOST_AUTO_TEST_CASE(round_trip_dump_loads_back_equal) {
     const TopologyConfig original =
         npuvp::load_topology_file(topology_path("default.yaml"), {}, test_registry());
