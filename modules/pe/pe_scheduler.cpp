@@ -124,6 +124,22 @@ void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
     if (!cmd.write_addr.is_va) cmd.writes.push_back(range(cmd.write_addr, composite_output_bytes(spec)));
 }
 
+// seed 002 (RAW / WAR / WAW on addresses; issue 39 point 5): a simple DMA's
+// memory side is what it reads (dma_read) or writes (dma_write), as a
+// composite's src / dst are: [addr, + bytes), a strided pattern's whole span.
+// Declared `reads` / `writes` add to it. A virtual address is left out, as a
+// composite's is (its pages are only known when translated).
+void PeScheduler::add_dma_range(InflightCommand& cmd) const {
+    const Command& c = *cmd.command;
+    const MemAddress& at = c.kind == CommandKind::dma_read ? cmd.read_addr : cmd.write_addr;
+    if (at.is_va || c.bytes == 0) return;
+    std::uint64_t span = c.bytes;
+    if (c.pattern.kind == DmaPatternKind::strided && c.pattern.chunks > 1)
+        span = (c.pattern.chunks - 1) * c.pattern.stride + c.bytes / c.pattern.chunks;  // the loader bounded it
+    const MemRange range{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, span};
+    (c.kind == CommandKind::dma_read ? cmd.reads : cmd.writes).push_back(range);
+}
+
 void PeScheduler::receive_step() {
     const Command* submitted = nullptr;
     while (m_submissions.pop_ready(submitted)) {
@@ -147,6 +163,8 @@ void PeScheduler::receive_step() {
         cmd.reads = command.reads;
         cmd.writes = command.writes;
         if (composite) add_composite_ranges(cmd);
+        else if (command.kind == CommandKind::dma_read || command.kind == CommandKind::dma_write)
+            add_dma_range(cmd);
         m_inflight.push_back(&cmd);
         m_trace.emit(trace::command_submitted(cmd.submitted.value(), node_id_ref(),
                                               static_cast<std::int64_t>(cmd.seq),

@@ -143,6 +143,7 @@ private:
     void dispatch(InflightCommand& cmd);
     void dispatch_to_engine(InflightCommand& cmd);
     void add_composite_ranges(InflightCommand& cmd) const;
+    void add_dma_range(InflightCommand& cmd) const;
     void note_wait(InflightCommand& cmd, const WaitInfo& wait);
     // The feed loop, as a method (docs/speed.md): one activation per wait of
     // the seed's _feed_loop (next command, TCM space, the per-tile overhead,

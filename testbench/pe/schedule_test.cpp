@@ -565,3 +565,30 @@ BOOST_AUTO_TEST_CASE(a_composite_behind_another_waits_for_the_feed) {
     BOOST_CHECK_EQUAL(begins[0].detail, "feed behind mm1");
     BOOST_CHECK_EQUAL(begins[0].t_ps, 4000u);
 }
+
+BOOST_AUTO_TEST_CASE(a_simple_dmas_own_range_is_a_hazard_range) {
+    // Issue 39 point 5 (seed 002, RAW on addresses): st, a dma_write of
+    // 65536 B to PA 0 that declares no `writes`, writes [0, +65536) of pe0's
+    // slice; mm, a composite after it, reads A and B from PA 0: RAW, so mm
+    // waits for st (before, it read the bytes st had not written yet).
+    // st: submitted 2, started 3; TCM read port 2 -> 5, channel 500 -> 505,
+    // attach 1 + 1 -> 507, HBM 100 -> 607, done + 65536/192 = 341.334 ->
+    // 948.334. mm: submitted 4, waits (dependency) 4 -> 948.334 = 944.334,
+    // its first tile fed 1 ns later: started 949.334.
+    auto sim = sim_text(kernel(R"(
+    - dma_write: { id: st, bytes: 65536, addr: { pa: 0x0 } }
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, src: { pa: 0x0 }, dst: { pa: 0x100000 } }
+    - wait: all
+)"));
+    sim->start();
+    BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
+    const CommandResult st = sim->command("st"), mm = sim->command("mm");
+    BOOST_CHECK_EQUAL(st.finished_ps, 948334u);
+    BOOST_CHECK_EQUAL(mm.waited_ps[kDependency], 944334u);
+    BOOST_CHECK_EQUAL(mm.started_ps, 949334u);
+    const std::vector<WaitLine> begins = sim->wait_begins(1);
+    BOOST_REQUIRE_EQUAL(begins.size(), 1u);
+    BOOST_CHECK_EQUAL(begins[0].cause, "dependency");
+    BOOST_CHECK_MESSAGE(begins[0].detail.find("RAW on hbm [0x0, +0x10000) with st") != std::string::npos,
+                        begins[0].detail);
+}
