@@ -86,7 +86,8 @@ const InflightCommand* ContextScheduler::running_in(ExecContext context) const {
     return nullptr;
 }
 
-std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* extra) const {
+std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* extra,
+                                                        const std::vector<InflightCommand*>& inflight) const {
     std::map<std::uint32_t, std::array<std::uint64_t, exec_context_count>> sums;
     bool dma = false;
     std::vector<const InflightCommand*> set(m_running.begin(), m_running.end());
@@ -97,14 +98,28 @@ std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* e
         for (const auto& [bank, run] : cmd->bank_runs)
             sums[bank][static_cast<std::size_t>(cmd->context())] += run;
     }
+    // Composites with tiles in flight: their DMA stages (issue 39 point 4).
+    std::vector<const InflightCommand*> composites;
+    for (const InflightCommand* cmd : inflight)
+        if (cmd->command->kind == CommandKind::composite && ((cmd->begun && !cmd->done) || cmd == extra))
+            composites.push_back(cmd);
+    for (const InflightCommand* c : composites) {
+        dma = true;
+        for (int b = 0; b < m_dma.banks_per_transfer; ++b)
+            sums[static_cast<std::uint32_t>(b)][static_cast<std::size_t>(ExecContext::dma)] += 1;
+        if (c != extra) set.push_back(c);  // (`extra` is in it already)
+    }
     if (!dma) return std::nullopt;  // only a DMA can starve (seed 002)
     for (const auto& [bank, by] : sums) {
         const std::uint64_t total = by[0] + by[1] + by[2];
         if (by[2] == 0 || total < static_cast<std::uint64_t>(m_scheduler.bank_limit)) continue;
         std::string names;
-        for (const InflightCommand* cmd : set)
-            for (const auto& br : cmd->bank_runs)
-                if (br.first == bank) names += (names.empty() ? "" : ", ") + cmd->command->id;
+        for (const InflightCommand* cmd : set) {
+            const bool composite = cmd->command->kind == CommandKind::composite;
+            bool on_bank = composite && bank < static_cast<std::uint32_t>(m_dma.banks_per_transfer);
+            for (const auto& br : cmd->bank_runs) on_bank = on_bank || br.first == bank;
+            if (on_bank) names += (names.empty() ? "" : ", ") + std::string(composite ? "composite " : "") + cmd->command->id;
+        }
         return "bank " + std::to_string(bank) + ": main " + std::to_string(by[0]) + " + sub " +
                std::to_string(by[1]) + " + DMA " + std::to_string(by[2]) + " = " +
                std::to_string(total) + " >= " + std::to_string(m_scheduler.bank_limit) + " (" +
@@ -150,13 +165,20 @@ WaitInfo ContextScheduler::blocked(const InflightCommand& x,
                 return {WaitCause::resource, res + " held by " + r->command->id, r};
     // 4. The cumulative same-bank access limit.
     if (m_scheduler.bank_policy == BankPolicy::serialize && !x.bank_runs.empty())
-        if (auto over = over_limit(&x)) return {WaitCause::bank, *over};
+        if (auto over = over_limit(&x, inflight)) return {WaitCause::bank, *over};
     return {};
 }
 
-std::optional<std::string> ContextScheduler::violation(const InflightCommand& x) const {
+std::optional<std::string> ContextScheduler::composite_over_limit(
+    const InflightCommand& composite, const std::vector<InflightCommand*>& inflight) const {
+    if (m_running.empty()) return std::nullopt;  // nothing else running: its 1 a bank is within any limit
+    return over_limit(&composite, inflight);
+}
+
+std::optional<std::string> ContextScheduler::violation(const InflightCommand& x,
+                                                       const std::vector<InflightCommand*>& inflight) const {
     if (x.bank_runs.empty()) return std::nullopt;
-    return over_limit(&x);
+    return over_limit(&x, inflight);
 }
 
 bool ContextScheduler::sub_stalled(const InflightCommand& sub) const {

@@ -61,8 +61,16 @@ public:
     // ranges), or cause none: step 1 of blocked(), also asked for a composite.
     WaitInfo hazard(const InflightCommand& x, const std::vector<InflightCommand*>& inflight) const;
 
-    // Under `detect`: the bank violation starting `x` would cause, if any.
-    std::optional<std::string> violation(const InflightCommand& x) const;
+    // Under `detect`: the bank violation starting `x` would cause, if any
+    // (`inflight` as for blocked(): its running composites' DMA counts).
+    std::optional<std::string> violation(const InflightCommand& x,
+                                         const std::vector<InflightCommand*>& inflight) const;
+
+    // A composite about to feed its first tile: the limit its DMA stages
+    // would break beside the running commands, if any (the bank rule counts
+    // every engine running at once).
+    std::optional<std::string> composite_over_limit(const InflightCommand& composite,
+                                                    const std::vector<InflightCommand*>& inflight) const;
 
     void start(InflightCommand& cmd) { m_running.push_back(&cmd); }
     void finish(InflightCommand& cmd);
@@ -74,9 +82,13 @@ public:
     bool sub_stalled(const InflightCommand& sub) const;
 
 private:
-    // Sum per bank over `set` (+ `extra`), split by context, with whether a
-    // DMA is among them; the first bank at or over the limit, if any.
-    std::optional<std::string> over_limit(const InflightCommand* extra) const;
+    // Sum per bank over the running commands (+ `extra`), split by context,
+    // with whether a DMA is among them; the first bank at or over the limit,
+    // if any. A composite of `inflight` whose tiles run (begun, not done)
+    // has its DMA stages running: it counts as a DMA, 1 on each of
+    // banks_per_transfer banks (seed 002: every engine running at once).
+    std::optional<std::string> over_limit(const InflightCommand* extra,
+                                          const std::vector<InflightCommand*>& inflight) const;
 
     const PeSchedulerConfig& m_scheduler;
     const PeTcmConfig& m_tcm;

@@ -236,7 +236,7 @@ void PeScheduler::dispatch_step() {
         return;
     }
     if (config.bank_policy == BankPolicy::detect)
-        if (auto violation = m_context_scheduler.violation(*chosen)) {
+        if (auto violation = m_context_scheduler.violation(*chosen, m_inflight)) {
             // seed 002: on hardware the starved DMA times out the NoC and
             // the device resets; here the run stops and says why.
             m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(),
@@ -485,6 +485,22 @@ void PeScheduler::stage_granted(TileToken& token) {
             if (hazard.cause != WaitCause::none) {
                 m_clock->resume_on(m_completed, m_feed);
                 return;
+            }
+            // seed 002: its DMA stages count in the same-bank sum beside the
+            // commands running (issue 39 point 4): serialize waits for one of
+            // them to complete, detect reports the violation.
+            if (auto over = m_context_scheduler.composite_over_limit(cmd, m_inflight)) [[unlikely]] {
+                if (config.bank_policy == BankPolicy::serialize) {
+                    note_wait(cmd, {WaitCause::bank, *over, nullptr});
+                    m_clock->resume_on(m_completed, m_feed);
+                    return;
+                }
+                note_wait(cmd, {});
+                m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(),
+                                                   static_cast<std::int64_t>(cmd.seq), to_string(cmd.context()),
+                                                   *over));
+                m_status.fail(node_id(), "TCM bank access limit broken when starting " + cmd.command->id + ": " +
+                                             *over);
             }
             // The loader validated the spec; one planner per command, tiles streamed.
             m_planner.emplace(cmd.command->composite);

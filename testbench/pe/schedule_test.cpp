@@ -409,6 +409,67 @@ BOOST_AUTO_TEST_CASE(bank_limit_30_35_1_reported_under_detect) {
     BOOST_CHECK_EQUAL(violations, 1u);
 }
 
+// Issue 39 point 4 (seed 002: the sum counts every engine running at once):
+// a composite whose tiles run counts as a DMA, 1 on each of banks 0..15, as
+// the simple dma_read above. c: 128³ bf16, one tile, apart from the others'
+// ranges.
+const char* const composite_first = R"(
+    - composite: { id: c, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, src: { pa: 0x1000000 }, dst: { pa: 0x2000000 } }
+    - gemm: { id: mm, m: 128, k: 128, n: 128, access: { base: 0x800000, stride: 128, count: 30, elem_bytes: 8 } }
+    - fetch: { id: f, bytes: 4096, access: { base: 0x840000, stride: 128, count: 35, elem_bytes: 8 } }
+)";
+
+BOOST_AUTO_TEST_CASE(a_composites_dma_counts_in_the_bank_sum) {
+    // c submitted 2, its tile fed at 3 (it runs to ~2 µs). mm submitted 4:
+    // bank 0 = main 30 + DMA 1 = 31: started 5, + 256 -> 261. f submitted 6:
+    // 30 + 35 + 1 = 66 >= 64: waits (bank) until mm completes at 261 (then
+    // 35 + 1 = 36), dispatched 261, started 262, FETCH 4096 B 2 + 2 + 1 = 5
+    // -> 267 (before: it started at 7, beside c's DMA, with no wait).
+    auto sim = sim_text(kernel(composite_first));
+    sim->start();
+    BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
+    const CommandResult mm = sim->command("mm"), f = sim->command("f");
+    BOOST_CHECK_EQUAL(mm.finished_ps, 261000u);
+    BOOST_CHECK_EQUAL(f.waited_ps[kBank], 255000u);
+    BOOST_CHECK_EQUAL(f.started_ps, 262000u);
+    BOOST_CHECK_EQUAL(f.finished_ps, 267000u);
+    const auto begins = sim->wait_begins(2);
+    BOOST_REQUIRE_EQUAL(begins.size(), 1u);
+    BOOST_CHECK_EQUAL(begins[0].detail, "bank 0: main 30 + sub 35 + DMA 1 = 66 >= 64 (mm, f, composite c)");
+}
+
+BOOST_AUTO_TEST_CASE(a_composites_dma_in_the_bank_sum_is_reported_under_detect) {
+    // As above under detect: f starts at 6 anyway and the run stops there.
+    auto sim = sim_text(kernel(composite_first),
+                        {"cube.pe_template.components.pe_scheduler.attrs.bank_policy=detect"});
+    sim->start();
+    BOOST_CHECK(sim->platform.status().failed());
+    const std::string error = sim->platform.status().error();
+    BOOST_CHECK_MESSAGE(error.find("when starting f: bank 0: main 30 + sub 35 + DMA 1 = 66 >= 64 (mm, f, composite c)") !=
+                            std::string::npos,
+                        error);
+    BOOST_CHECK_EQUAL(sim->platform.status().time().value(), 6000u);
+}
+
+BOOST_AUTO_TEST_CASE(a_composite_waits_to_start_beside_a_full_bank) {
+    // The other order: mm 2 -> 3 -> 259, f started 5 (starved by mm until
+    // 259, then 5 ns -> 264); c submitted 6 would make bank 0 66: it waits
+    // (bank) until mm completes at 259, its first tile fed 1 ns later
+    // (started 260).
+    const std::string last = kernel(R"(
+    - gemm: { id: mm, m: 128, k: 128, n: 128, access: { base: 0x800000, stride: 128, count: 30, elem_bytes: 8 } }
+    - fetch: { id: f, bytes: 4096, access: { base: 0x840000, stride: 128, count: 35, elem_bytes: 8 } }
+    - composite: { id: c, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, reuse: none, src: { pa: 0x1000000 }, dst: { pa: 0x2000000 } }
+)");
+    auto sim = sim_text(last);
+    sim->start();
+    BOOST_REQUIRE_MESSAGE(sim->run.finished(), sim->run.diagnosis());
+    const CommandResult c = sim->command("c");
+    BOOST_CHECK_EQUAL(sim->command("f").finished_ps, 264000u);
+    BOOST_CHECK_EQUAL(c.waited_ps[kBank], 253000u);
+    BOOST_CHECK_EQUAL(c.started_ps, 260000u);
+}
+
 BOOST_AUTO_TEST_CASE(bank_limit_30_20_1_not_reported_under_detect) {
     // The safe sum under detect: same times as under serialize (ld 7 -> 952.334).
     auto sim = sim_text(bank_kernel(20),
