@@ -597,7 +597,12 @@ std::uint64_t Decoupler::activities_in_step() const {
     // instant is over: its trace events go out first.)
     if (!sc_core::sc_pending_activity_at_current_time()) {
         m_trace.flush();
-        const ps_t horizon = now + sc_core::sc_time_to_pending_activity().value();
+        ps_t horizon = now + sc_core::sc_time_to_pending_activity().value();
+        // VCD values changed ahead wait in their calendars until the kernel
+        // gets there: no further ahead than a window, so that few wait at
+        // once (a run's changes would otherwise all be kept).
+        for (auto& c : m_calendars)
+            if (c->shows() && horizon - now > kRecordedWindowPs) horizon = now + kRecordedWindowPs;
         if (!m_trace.enabled()) {
             for (auto& c : m_calendars)
                 if (!c->empty()) c->run_ahead(horizon);

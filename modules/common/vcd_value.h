@@ -31,6 +31,9 @@ public:
     // `bits` when the kernel reaches the writer's current time.
     virtual void show_later(void* shown, std::uint64_t bits, unsigned size) = 0;
 
+    // A value was put in the VCD through this clock (VcdValue::trace()).
+    virtual void note_traced() {}
+
     // The clock of a block that runs in the kernel's time: never ahead.
     static VcdClock& kernel();
 
@@ -83,6 +86,7 @@ public:
     // file through `clock`.
     void trace(sc_core::sc_trace_file* tf, const std::string& name, T now, VcdClock& clock = VcdClock::kernel()) {
         m_clock = &clock;
+        clock.note_traced();
         m_shown = now;
         sc_core::sc_trace(tf, m_shown, name);
     }

@@ -172,6 +172,10 @@ public:
     // `now` and tells when the next is (~0: none). In the order they were
     // made, which is time order: the calendar's time only grows.
     bool ahead() const { return m_running && m_now > m_kernel; }
+    // Values of its PEs are in the VCD: the Decoupler runs it ahead in
+    // windows, so that few changes wait at once.
+    void note_shows() { m_shows = true; }
+    bool shows() const { return m_shows; }
     void show_later(void* shown, std::uint64_t bits, unsigned size) {
         m_shown.push_back({m_now, shown, bits, size});
     }
@@ -182,6 +186,11 @@ public:
         }
         if (m_shown_head == m_shown.size()) {
             m_shown.clear();
+            m_shown_head = 0;
+        } else if (m_shown_head >= 1024 && 2 * m_shown_head >= m_shown.size()) {
+            // Never drained (the calendar keeps running ahead): the shown
+            // front goes, so that what is kept is what waits.
+            m_shown.erase(m_shown.begin(), m_shown.begin() + static_cast<std::ptrdiff_t>(m_shown_head));
             m_shown_head = 0;
         }
     }
@@ -287,6 +296,7 @@ private:
     std::uint64_t m_serial = 1;
     bool m_running = false;
     bool m_serving_now = false;
+    bool m_shows = false;
     // The kernel's delta cycles at m_sync_instant, as rounds:
     // round = delta - m_sync_base + m_sync_offset.
     ps_t m_sync_instant = ~ps_t{0};

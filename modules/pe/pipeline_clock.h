@@ -64,7 +64,10 @@ class PipelineClock final : public RoundService, public VcdClock {
 public:
     // Runs on `calendar` from now on (the Decoupler, before the simulation
     // starts); per stage until then.
-    void decouple(PipelineCalendar& calendar) { m_cal = &calendar; }
+    void decouple(PipelineCalendar& calendar) {
+        m_cal = &calendar;
+        if (m_traced) calendar.note_shows();
+    }
     // For statistics and checks only (the pipeline line, a test): model
     // code does not ask.
     bool decoupled() const { return m_cal != nullptr; }
@@ -134,6 +137,7 @@ public:
     // VcdClock: a traced value changed while the calendar runs ahead of the
     // kernel reaches the VCD when the kernel gets to its time.
     bool ahead() const override { return m_cal != nullptr && m_cal->ahead(); }
+    void note_traced() override { m_traced = true; }
     void show_later(void* shown, std::uint64_t bits, unsigned size) override { m_cal->show_later(shown, bits, size); }
     // `c` commits at the end of this round (once however often asked).
     void commit_at_round_end(PipelineCommit& c) {
@@ -167,6 +171,7 @@ private:
     static ps_t kernel_now() { return sc_core::sc_time_stamp().value(); }
 
     PipelineCalendar* m_cal = nullptr;
+    bool m_traced = false;  // some value of its PE is in the VCD
 };
 
 }  // namespace npuvp
