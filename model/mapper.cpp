@@ -40,12 +40,16 @@ bool is_view(const std::string& op) {
 }
 bool is_gemm(const std::string& op) { return op == "MatMul" || op == "Gemm" || op == "Conv"; }
 bool is_copy(const std::string& op) {
-    return op == "Transpose" || op == "Concat" || op == "Split" || op == "Slice" || op == "Gather";
+    return op == "Transpose" || op == "Concat" || op == "Split" || op == "Slice" || op == "Gather" ||
+           op == "Expand" || op == "Pad";
 }
 
 // The PE_MATH op an element-wise ONNX op costs as (docs/models.md "Operators").
 std::string math_op(const std::string& op, bool constant_operand) {
-    if (op == "Relu" || op == "LeakyRelu") return "relu";
+    if (op == "Relu" || op == "LeakyRelu" || op == "Clip" || op == "Neg") return "relu";
+    if (op == "HardSigmoid" || op == "HardSwish") return "mul";
+    if (op == "Max" || op == "Min" || op == "Where") return "add";
+    if (op == "ReduceSum" || op == "ReduceMax") return "reduce";
     if (op == "Sigmoid" || op == "Tanh" || op == "Sqrt" || op == "Pow") return "exp";
     if (op == "Gelu" || op == "Erf") return "gelu";
     if (op == "Add" || op == "Sub") return constant_operand ? "bias_add" : "add";
@@ -56,7 +60,8 @@ std::string math_op(const std::string& op, bool constant_operand) {
     return "";
 }
 bool fusable_epilogue(const std::string& op) {
-    return op == "Relu" || op == "LeakyRelu" || op == "Sigmoid" || op == "Tanh" || op == "Gelu" ||
+    return op == "Relu" || op == "LeakyRelu" || op == "Clip" || op == "Neg" || op == "HardSigmoid" || op == "HardSwish" ||
+           op == "Sigmoid" || op == "Tanh" || op == "Gelu" ||
            op == "Erf" || op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
 }
 

@@ -107,7 +107,10 @@ const std::vector<std::string>& supported_ops() {
         "Erf", "Flatten", "Gather", "Gelu", "Gemm", "GlobalAveragePool", "Identity",
         "LayerNormalization", "LeakyRelu", "MatMul", "MaxPool", "Mul", "ReduceMean", "Relu",
         "Reshape", "Sigmoid", "Slice", "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Tanh",
-        "Transpose", "Unsqueeze", "Pow", "Cast", "Shape"};
+        "Transpose", "Unsqueeze", "Pow", "Cast", "Shape",
+        // issue 39 point 9: what MobileNet, EfficientNet and decoder layers add
+        "Clip", "Neg", "HardSigmoid", "HardSwish", "Max", "Min", "Where", "ReduceSum", "ReduceMax", "Expand",
+        "Pad"};
     return ops;
 }
 

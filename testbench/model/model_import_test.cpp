@@ -323,6 +323,49 @@ BOOST_AUTO_TEST_CASE(map_writes_what_model_runs) {
     BOOST_CHECK_EQUAL(schedule(a.out), schedule(b.out));
 }
 
+BOOST_AUTO_TEST_CASE(mobilenet_and_decoder_ops_lower_as_documented) {
+    // Issue 39 point 9 (docs/models.md "Operators"): a 1x1 conv, Clip (ReLU6,
+    // its bounds constants) and HardSwish fused as its relu and mul
+    // epilogues; Neg fused too; a ReduceMax a MATH reduce over its input; an
+    // Expand a DMA copy; Max of two activations a MATH add; Pad a copy.
+    Builder b;
+    b.input("x", {1, 16, 8, 8}).weight("w", {32, 16, 1, 1}).weight("lo", {}).weight("hi", {});
+    b.weight("shape", {4}).output("y", {1, 32, 8, 8}).output("p", {1, 32, 10, 10});
+    auto* conv = b.node("Conv", "conv", {"x", "w"}, {"c"});
+    Builder::ints(conv, "kernel_shape", {1, 1});
+    b.node("Clip", "relu6", {"c", "lo", "hi"}, {"c6"});
+    b.node("HardSwish", "hswish", {"c6"}, {"h"});
+    b.node("Neg", "neg", {"h"}, {"n"});
+    b.node("ReduceMax", "rmax", {"n"}, {"r"});  // keepdims: [1, 1, 1, 1]
+    b.node("Max", "max", {"n", "n2"}, {"y"});
+    b.node("Relu", "relu", {"n"}, {"n2"});
+    b.node("Pad", "pad", {"n", "pads"}, {"p"});
+    auto* pads = b.g->add_initializer();
+    pads->set_name("pads");
+    pads->set_data_type(onnx::TensorProto::INT64);
+    pads->add_dims(8);
+    for (std::int64_t v : {0, 0, 1, 1, 0, 0, 1, 1}) pads->add_int64_data(v);
+    (void)b.g->mutable_output();
+    auto* rout = b.g->add_output();
+    Builder::shape(rout, "r", {1, 1, 1, 1});
+    const Mapping m = greedy_map(import_onnx(b.save("model_mobilenet_ops.onnx")), test::load_shipped("default"),
+                                 MapOptions{});
+    auto layer = [&](const std::string& node) -> const MappedLayer& {
+        for (const MappedLayer& l : m.layers)
+            if (l.node == node) return l;
+        BOOST_FAIL("no layer " << node);
+        return m.layers.front();
+    };
+    BOOST_CHECK_EQUAL(layer("conv").lowering, "gemm");
+    BOOST_CHECK(layer("conv").fused == (std::vector<std::string>{"relu6", "hswish", "neg"}));
+    BOOST_CHECK_EQUAL(layer("rmax").lowering, "math reduce");
+    BOOST_CHECK_EQUAL(layer("max").lowering, "math add");
+    BOOST_CHECK_EQUAL(layer("pad").lowering, "dma copy");
+    const std::string& y = m.workload_yaml;
+    BOOST_CHECK(y.find("- { op: relu, scope: per_output_tile }\n          - { op: mul, scope: per_output_tile }\n"
+                       "          - { op: relu, scope: per_output_tile }") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {
     // An unsupported op.
     {
