@@ -24,12 +24,10 @@ namespace npuvp {
 // Where a traced value's changes reach the VCD.
 class VcdClock {
 public:
-    // Whether a change made now is at a time the kernel has not reached
-    // yet (the writer runs ahead of it).
-    virtual bool ahead() const = 0;
     // Sets `*shown` (`size` bytes: a bool, a 32- or 64-bit integer) to
-    // `bits` when the kernel reaches the writer's current time.
-    virtual void show_later(void* shown, std::uint64_t bits, unsigned size) = 0;
+    // `bits` at the writer's current time: at once, or when the kernel gets
+    // there if the writer runs ahead of it.
+    virtual void show(void* shown, std::uint64_t bits, unsigned size) = 0;
 
     // A value was put in the VCD through this clock (VcdValue::trace()).
     virtual void note_traced() {}
@@ -37,7 +35,7 @@ public:
     // The clock of a block that runs in the kernel's time: never ahead.
     static VcdClock& kernel();
 
-    // Sets `*shown` as show_later() asked.
+    // Sets `*shown` as show() asked.
     static void apply(void* shown, std::uint64_t bits, unsigned size) {
         switch (size) {
         case 1: *static_cast<bool*>(shown) = bits != 0; break;
@@ -52,8 +50,7 @@ protected:
 
 inline VcdClock& VcdClock::kernel() {
     struct Kernel final : VcdClock {
-        bool ahead() const override { return false; }
-        void show_later(void* shown, std::uint64_t bits, unsigned size) override { apply(shown, bits, size); }
+        void show(void* shown, std::uint64_t bits, unsigned size) override { apply(shown, bits, size); }
     };
     static Kernel clock;
     return clock;
@@ -75,11 +72,7 @@ public:
     bool traced() const { return m_clock != nullptr; }
     // The value is `value` from the writer's current time on.
     void set(T value) {
-        if (m_clock == nullptr) return;
-        if (m_clock->ahead())
-            m_clock->show_later(&m_shown, static_cast<std::uint64_t>(value), sizeof(T));
-        else
-            m_shown = value;
+        if (m_clock != nullptr) m_clock->show(&m_shown, static_cast<std::uint64_t>(value), sizeof(T));
     }
 
     // Puts it in `tf` as `name`, with the value `now`; its changes reach the

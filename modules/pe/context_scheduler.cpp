@@ -99,11 +99,8 @@ std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* e
             sums[bank][static_cast<std::size_t>(cmd->context())] += run;
     }
     // Composites with tiles in flight: their DMA stages (issue 39 point 4).
-    std::vector<const InflightCommand*> composites;
-    for (const InflightCommand* cmd : inflight)
-        if (cmd->command->kind == CommandKind::composite && ((cmd->begun && !cmd->done) || cmd == extra))
-            composites.push_back(cmd);
-    for (const InflightCommand* c : composites) {
+    for (const InflightCommand* c : inflight) {
+        if (c->command->kind != CommandKind::composite || !((c->begun && !c->done) || c == extra)) continue;
         dma = true;
         for (int b = 0; b < m_dma.banks_per_transfer; ++b)
             sums[static_cast<std::uint32_t>(b)][static_cast<std::size_t>(ExecContext::dma)] += 1;

@@ -236,17 +236,18 @@ void PeScheduler::dispatch_step() {
         return;
     }
     if (config.bank_policy == BankPolicy::detect)
-        if (auto violation = m_context_scheduler.violation(*chosen, m_inflight)) {
-            // seed 002: on hardware the starved DMA times out the NoC and
-            // the device resets; here the run stops and says why.
-            m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(),
-                                               static_cast<std::int64_t>(chosen->seq),
-                                               to_string(chosen->context()), *violation));
-            m_status.fail(node_id(), "TCM bank access limit broken when starting " +
-                                         chosen->command->id + ": " + *violation);
-        }
+        if (auto violation = m_context_scheduler.violation(*chosen, m_inflight))
+            report_bank_violation(*chosen, *violation);
     m_waiting.erase(std::find(m_waiting.begin(), m_waiting.end(), chosen));
     dispatch(*chosen);
+}
+
+// seed 002, `detect`: on hardware the starved DMA times out the NoC and
+// the device resets; here the run stops and says why.
+void PeScheduler::report_bank_violation(const InflightCommand& cmd, const std::string& violation) {
+    m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                                       to_string(cmd.context()), violation));
+    m_status.fail(node_id(), "TCM bank access limit broken when starting " + cmd.command->id + ": " + violation);
 }
 
 void PeScheduler::dispatch(InflightCommand& cmd) {
@@ -496,11 +497,7 @@ void PeScheduler::stage_granted(TileToken& token) {
                     return;
                 }
                 note_wait(cmd, {});
-                m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(),
-                                                   static_cast<std::int64_t>(cmd.seq), to_string(cmd.context()),
-                                                   *over));
-                m_status.fail(node_id(), "TCM bank access limit broken when starting " + cmd.command->id + ": " +
-                                             *over);
+                report_bank_violation(cmd, *over);
             }
             // The loader validated the spec; one planner per command, tiles streamed.
             m_planner.emplace(cmd.command->composite);

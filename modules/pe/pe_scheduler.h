@@ -141,6 +141,7 @@ private:
     void receive_step();
     void dispatch_step();
     void dispatch(InflightCommand& cmd);
+    void report_bank_violation(const InflightCommand& cmd, const std::string& violation);
     void dispatch_to_engine(InflightCommand& cmd);
     void add_composite_ranges(InflightCommand& cmd) const;
     void add_dma_range(InflightCommand& cmd) const;

@@ -136,9 +136,13 @@ public:
     }
     // VcdClock: a traced value changed while the calendar runs ahead of the
     // kernel reaches the VCD when the kernel gets to its time.
-    bool ahead() const override { return m_cal != nullptr && m_cal->ahead(); }
+    void show(void* shown, std::uint64_t bits, unsigned size) override {
+        if (m_cal != nullptr && m_cal->ahead())
+            m_cal->show_later(shown, bits, size);
+        else
+            apply(shown, bits, size);
+    }
     void note_traced() override { m_traced = true; }
-    void show_later(void* shown, std::uint64_t bits, unsigned size) override { m_cal->show_later(shown, bits, size); }
     // `c` commits at the end of this round (once however often asked).
     void commit_at_round_end(PipelineCommit& c) {
         if (m_cal)
