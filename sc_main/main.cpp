@@ -16,6 +16,7 @@
 #include <systemc>
 
 #include "report/atomic_file.h"
+#include "sc_main/sanitizer_stack.h"
 #include "modules/pe/tile_plan.h"
 #include "modules/common/checked.h"
 #include "config/config_error.h"
@@ -233,6 +234,7 @@ void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Ener
 // stopped. Returns the wall-clock speed.
 SimSpeed simulate(const WorkloadRun* run, const Platform& platform, const CliOptions& options, std::string& stopped) {
     using clock = std::chrono::steady_clock;
+    const MainStackAfterSimulation main_stack;
     SimStopwatch watch;
     watch.start();
     const sc_core::sc_time limit = sc_core::sc_time::from_value(options.max_sim_ps);
