@@ -26,6 +26,9 @@ constexpr std::uint64_t kSramAlign = 4096;
 // default.yaml runs: a host launch and its response ~1.5 µs, one DMA
 // start-up ~0.6 µs): a K split, which adds a sum layer, must save more.
 constexpr double kLayerCostNs = 2000.0;
+// TopK: passes over its input (a radix select over 16-bit keys, 8 bits a
+// pass, then a gather; docs/models.md "Operators").
+constexpr std::uint64_t kTopKPasses = 3;
 // A K-split's sum gives each of its PEs at least this many outputs.
 constexpr std::uint64_t kSumMinShare = 1024;
 // What a size product names when it overflows (checked arithmetic; the CLI
@@ -38,10 +41,14 @@ bool is_view(const std::string& op) {
     return op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" ||
            op == "Identity" || op == "Dropout";
 }
-bool is_gemm(const std::string& op) { return op == "MatMul" || op == "Gemm" || op == "Conv"; }
-bool is_copy(const std::string& op) {
+bool is_gemm(const std::string& op) { return op == "MatMul" || op == "Gemm" || op == "Conv" || op == "ConvTranspose"; }
+// A layout change (a DMA copy). Resize in its default mode, nearest, picks
+// one input element per output element: a copy too; its linear and cubic
+// modes compute (vector_layer).
+bool is_copy(const Node& node) {
+    const std::string& op = node.op;
     return op == "Transpose" || op == "Concat" || op == "Split" || op == "Slice" || op == "Gather" ||
-           op == "Expand" || op == "Pad";
+           op == "Expand" || op == "Pad" || (op == "Resize" && node.text("mode", "nearest") == "nearest");
 }
 
 // The PE_MATH op an element-wise ONNX op costs as (docs/models.md "Operators").
@@ -49,7 +56,8 @@ std::string math_op(const std::string& op, bool constant_operand) {
     if (op == "Relu" || op == "LeakyRelu" || op == "Clip" || op == "Neg") return "relu";
     if (op == "HardSigmoid" || op == "HardSwish") return "mul";
     if (op == "Max" || op == "Min" || op == "Where") return "add";
-    if (op == "ReduceSum" || op == "ReduceMax") return "reduce";
+    if (op == "ReduceSum" || op == "ReduceMax" || op == "TopK") return "reduce";
+    if (op == "Resize") return "mul";  // linear or cubic: a weighted sum of neighbours (vector_layer)
     if (op == "Sigmoid" || op == "Tanh" || op == "Sqrt" || op == "Pow") return "exp";
     if (op == "Gelu" || op == "Erf") return "gelu";
     if (op == "Add" || op == "Sub") return constant_operand ? "bias_add" : "add";
@@ -455,7 +463,7 @@ private:
         l.info.id = "l" + std::to_string(m_layers.size()) + "_" + sanitize(node.name);
         l.info.after = producers(node);
         if (is_gemm(node.op)) gemm_layer(node, l);
-        else if (is_copy(node.op)) copy_layer(node, l);
+        else if (is_copy(node)) copy_layer(node, l);
         else vector_layer(node, l);
         record_inputs(node, l);
         m_layers.push_back(l);
@@ -468,12 +476,12 @@ private:
     // (its first input) and, when a layer wrote it, its B; a MATH layer's
     // first input; every input of a layout change.
     void record_inputs(const Node& node, Layer& l) const {
-        const std::size_t count = is_copy(node.op) ? node.inputs.size() : is_gemm(node.op) ? 2 : 1;
+        const std::size_t count = is_copy(node) ? node.inputs.size() : is_gemm(node.op) ? 2 : 1;
         for (std::size_t i = 0; i < std::min(count, node.inputs.size()); ++i) {
             const std::string& t = node.inputs[i];
             if (constant(t)) continue;
             Input in;
-            in.producers = producers(Node{"", "", {t}, {}, {}, {}});
+            in.producers = producers(Node{"", "", {t}, {}, {}, {}, {}});
             if (in.producers.empty()) continue;  // a graph input: in every slice (docs/models.md)
             in.bytes = checked_mul(m_net.tensor(node, t).elements(), kElem, kSize);
             in.b = is_gemm(node.op) && i == 1;
@@ -533,7 +541,7 @@ private:
         for (std::size_t i = 0; i < node.inputs.size(); ++i)
             if (static_cast<int>(i) != from && !constant(node.inputs[i])) {
                 constant_operand = false;
-                for (const std::string& id : producers(Node{"", "", {node.inputs[i]}, {}, {}, {}}))
+                for (const std::string& id : producers(Node{"", "", {node.inputs[i]}, {}, {}, {}, {}}))
                     if (id != l.info.id && std::find(l.info.after.begin(), l.info.after.end(), id) == l.info.after.end())
                         l.info.after.push_back(id);
             }
@@ -579,6 +587,30 @@ private:
             K = checked_mul(cin / std::max<std::uint64_t>(group, 1), kernel, kSize);
             N = cout / std::max<std::uint64_t>(group, 1);
             l.gemm_count = std::max<std::uint64_t>(group, 1);
+            if (node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
+        } else if (node.op == "ConvTranspose") {
+            // As the convolutions that compute each output phase (the
+            // sub-pixel form): an output pixel gathers, per input channel,
+            // the ceil(k / stride) taps of each axis that land on it, so no
+            // zero is multiplied and nothing is scattered: M = N · output
+            // pixels, K = C_in/group · prod ceil(k_i / s_i), N = C_out/group.
+            const TensorInfo& x = m_net.tensor(node, node.inputs[0]);
+            const TensorInfo& w = m_net.tensor(node, node.inputs[1]);
+            if (x.shape.size() < 3 || w.shape.size() < 3 || out.shape.size() != x.shape.size())
+                throw ModelError(m_net.file, node.name, node.op, "expects N x C x spatial... tensors");
+            const std::uint64_t group = std::max<std::uint64_t>(u(node.attr("group", 1)), 1);
+            const std::vector<std::int64_t> strides = node.attrs("strides", {});
+            std::uint64_t spatial = 1, taps = 1;
+            for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = checked_mul(spatial, u(out.shape[i]), kSize);
+            for (std::size_t i = 2; i < w.shape.size(); ++i) {
+                const std::size_t axis = i - 2;
+                const std::uint64_t stride = axis < strides.size() ? std::max<std::uint64_t>(u(strides[axis]), 1) : 1;
+                taps = checked_mul(taps, ceil_div(u(w.shape[i]), stride), kSize);
+            }
+            M = checked_mul(u(out.shape[0]), spatial, kSize);
+            K = checked_mul(u(x.shape[1]) / group, taps, kSize);
+            N = u(out.shape[1]) / group;
+            l.gemm_count = group;
             if (node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
         } else {
             const TensorInfo& a = m_net.tensor(node, node.inputs[0]);
@@ -645,11 +677,41 @@ private:
         if (op.empty()) throw ModelError(m_net.file, node.name, node.op, "no lowering for this operator");
         // Pools and reductions read every input element; the rest produce one per output element.
         const bool reads_all = op == "reduce";
-        const std::uint64_t elements = reads_all ? m_net.tensor(node, node.inputs[0]).elements() : out_elements(node);
+        std::uint64_t elements = reads_all ? m_net.tensor(node, node.inputs[0]).elements() : out_elements(node);
         l.info.lowering = "math " + op;
+        if (node.op == "TopK") {
+            // A radix select over the bf16 keys: two 8-bit histogram passes
+            // find the k-th largest value, a third gathers the k that pass it
+            // (docs/models.md "Operators"); k does not change the cost.
+            elements = checked_mul(elements, kTopKPasses, kSize);
+            l.info.lowering = "math reduce (top-k, 3 passes)";
+        }
+        if (node.op == "Resize") {
+            // Linear or cubic: each output element a weighted sum of 2 (4)
+            // neighbours along every resized axis.
+            const std::uint64_t taps = resize_taps(node);
+            elements = checked_mul(elements, taps, kSize);
+            l.info.lowering = "math mul (resize " + node.text("mode", "nearest") + ", " + std::to_string(taps) + " taps)";
+        }
         vector_work(l, op, elements);
         l.info.in_bytes = checked_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem, kSize);
         l.out_bytes = checked_mul(out_elements(node), kElem, kSize);
+        if (node.op == "TopK" && node.outputs.size() > 1 && !node.outputs[1].empty())
+            l.out_bytes = checked_mul(l.out_bytes, 2, kSize);  // values and indices
+    }
+
+    // Resize (linear or cubic): taps per output element, 2 (linear) or 4
+    // (cubic) per axis whose size changes.
+    std::uint64_t resize_taps(const Node& node) const {
+        const std::string mode = node.text("mode", "nearest");
+        if (mode != "linear" && mode != "cubic")
+            throw ModelError(m_net.file, node.name, node.op, "mode '" + mode + "' (nearest, linear or cubic)");
+        const TensorInfo& in = m_net.tensor(node, node.inputs[0]);
+        const TensorInfo& out = m_net.tensor(node, node.outputs.front());
+        std::uint64_t taps = 1;
+        for (std::size_t i = 0; i < std::min(in.shape.size(), out.shape.size()); ++i)
+            if (in.shape[i] != out.shape[i]) taps = checked_mul(taps, mode == "linear" ? 2 : 4, kSize);
+        return taps;
     }
 
     void copy_layer(const Node& node, Layer& l) {

@@ -94,6 +94,11 @@ std::vector<std::int64_t> Node::attrs(const std::string& key, std::vector<std::i
     return it == ints.end() ? fallback : it->second;
 }
 
+std::string Node::text(const std::string& key, const std::string& fallback) const {
+    const auto it = strings.find(key);
+    return it == strings.end() ? fallback : it->second;
+}
+
 const TensorInfo& Network::tensor(const Node& node, const std::string& name) const {
     const auto it = tensors.find(name);
     if (it == tensors.end())
@@ -110,7 +115,7 @@ const std::vector<std::string>& supported_ops() {
         "Transpose", "Unsqueeze", "Pow", "Cast", "Shape",
         // issue 39 point 9: what MobileNet, EfficientNet and decoder layers add
         "Clip", "Neg", "HardSigmoid", "HardSwish", "Max", "Min", "Where", "ReduceSum", "ReduceMax", "Expand",
-        "Pad"};
+        "Pad", "Resize", "ConvTranspose", "TopK"};
     return ops;
 }
 
@@ -187,6 +192,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
             if (a.type() == onnx::AttributeProto::INT) node.ints[a.name()] = {a.i()};
             if (a.type() == onnx::AttributeProto::INTS) node.ints[a.name()].assign(a.ints().begin(), a.ints().end());
             if (a.type() == onnx::AttributeProto::FLOAT) node.floats[a.name()] = a.f();
+            if (a.type() == onnx::AttributeProto::STRING) node.strings[a.name()] = a.s();
         }
         const auto& ops = supported_ops();
         if (std::find(ops.begin(), ops.end(), node.op) == ops.end())

@@ -37,8 +37,10 @@ struct Node {
     std::vector<std::string> outputs;
     std::map<std::string, std::vector<std::int64_t>> ints;  // INT and INTS attributes
     std::map<std::string, double> floats;                   // FLOAT attributes
+    std::map<std::string, std::string> strings;             // STRING attributes (Resize's mode, ...)
     std::int64_t attr(const std::string& key, std::int64_t fallback) const;
     std::vector<std::int64_t> attrs(const std::string& key, std::vector<std::int64_t> fallback) const;
+    std::string text(const std::string& key, const std::string& fallback) const;
 };
 
 struct Network {

@@ -366,6 +366,76 @@ BOOST_AUTO_TEST_CASE(mobilenet_and_decoder_ops_lower_as_documented) {
                        "          - { op: relu, scope: per_output_tile }") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(resize_conv_transpose_and_topk_lower_as_documented) {
+    // Issue 39 point 9 (docs/models.md "Operators"), each size derived from
+    // the rule by hand:
+    // - ConvTranspose 2x2 stride 2, 64 -> 32 channels on 16x16 (a U-Net
+    //   up-convolution): output 32x32; each output pixel takes ceil(2/2)^2 = 1
+    //   tap per input channel, so M = 32·32 = 1024, K = 64·1 = 64, N = 32; its
+    //   MACs, 1024·64·32 = 2,097,152, are the layer's true count
+    //   (16·16 input pixels · 64 · 32 · 2·2 kernel taps).
+    // - ConvTranspose 3x3 stride 2, pads 1, output_padding 1, 8 -> 4 channels
+    //   on 8x8: output 16x16; ceil(3/2)^2 = 4 taps, so M = 256, K = 8·4 = 32,
+    //   N = 4.
+    // - Resize linear, 2x on H and W of [1, 8, 16, 16]: 8·32·32 = 8,192 output
+    //   elements, each from 2·2 = 4 neighbours: a MATH mul of 32,768 elements.
+    // - Resize nearest, the same: a DMA copy of the output, 8,192 · 2 bytes.
+    // - TopK k = 5 over [1, 1000]: three passes over 1,000 elements, a MATH
+    //   reduce of 3,000.
+    Builder b;
+    b.input("x", {1, 64, 16, 16}).weight("w", {64, 32, 2, 2}).output("up", {1, 32, 32, 32});
+    auto* up = b.node("ConvTranspose", "up", {"x", "w"}, {"up"});
+    Builder::ints(up, "kernel_shape", {2, 2});
+    Builder::ints(up, "strides", {2, 2});
+    b.input("x2", {1, 8, 8, 8}).weight("w2", {8, 4, 3, 3}).output("up2", {1, 4, 16, 16});
+    auto* up2 = b.node("ConvTranspose", "up2", {"x2", "w2"}, {"up2"});
+    Builder::ints(up2, "kernel_shape", {3, 3});
+    Builder::ints(up2, "strides", {2, 2});
+    Builder::ints(up2, "pads", {1, 1, 1, 1});
+    Builder::ints(up2, "output_padding", {1, 1});
+    auto* scales = b.g->add_initializer();
+    scales->set_name("scales");
+    scales->set_data_type(onnx::TensorProto::FLOAT);
+    scales->add_dims(4);
+    for (float v : {1.0f, 1.0f, 2.0f, 2.0f}) scales->add_float_data(v);
+    b.input("f", {1, 8, 16, 16}).output("lin", {1, 8, 32, 32}).output("near", {1, 8, 32, 32});
+    auto* lin = b.node("Resize", "lin", {"f", "", "scales"}, {"lin"});
+    auto* mode = lin->add_attribute();
+    mode->set_name("mode");
+    mode->set_type(onnx::AttributeProto::STRING);
+    mode->set_s("linear");
+    b.node("Resize", "near", {"f", "", "scales"}, {"near"});
+    auto* k = b.g->add_initializer();
+    k->set_name("k");
+    k->set_data_type(onnx::TensorProto::INT64);
+    k->add_dims(1);
+    k->add_int64_data(5);
+    b.input("logits", {1, 1000}).output("top", {1, 5});  // the indices (int64) are not a graph output
+    b.node("TopK", "topk", {"logits", "k"}, {"top", "idx"});
+    const Mapping m = greedy_map(import_onnx(b.save("model_resize_ops.onnx")), test::load_shipped("default"),
+                                 MapOptions{});
+    auto layer = [&](const std::string& node) -> const MappedLayer& {
+        for (const MappedLayer& l : m.layers)
+            if (l.node == node) return l;
+        BOOST_FAIL("no layer " << node);
+        return m.layers.front();
+    };
+    BOOST_CHECK_EQUAL(layer("up").lowering, "gemm");
+    BOOST_CHECK_EQUAL(layer("up").m, 1024u);
+    BOOST_CHECK_EQUAL(layer("up").k, 64u);
+    BOOST_CHECK_EQUAL(layer("up").n, 32u);
+    BOOST_CHECK_EQUAL(layer("up").flops, 2u * 2'097'152u);
+    BOOST_CHECK_EQUAL(layer("up2").m, 256u);
+    BOOST_CHECK_EQUAL(layer("up2").k, 32u);
+    BOOST_CHECK_EQUAL(layer("up2").n, 4u);
+    BOOST_CHECK_EQUAL(layer("lin").lowering, "math mul (resize linear, 4 taps)");
+    BOOST_CHECK_EQUAL(layer("lin").flops, 32'768u);
+    BOOST_CHECK_EQUAL(layer("near").lowering, "dma copy");
+    BOOST_CHECK_EQUAL(layer("near").in_bytes, 8'192u * 2u);
+    BOOST_CHECK_EQUAL(layer("topk").lowering, "math reduce (top-k, 3 passes)");
+    BOOST_CHECK_EQUAL(layer("topk").flops, 3'000u);
+}
+
 BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {
     // An unsupported op.
     {
