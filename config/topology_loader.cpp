@@ -226,7 +226,19 @@ const Table<SharedSramConfig>& shared_sram_attrs() {
 const Table<MemoryMapConfig>& memory_map_table() {
     using F = Fields<MemoryMapConfig>;
     static const Table<MemoryMapConfig> table{{
-        F::integer("hbm_slices_per_cube", &MemoryMapConfig::hbm_slices_per_cube, dflt::kHbmSlicesPerCube, 1, "", "must equal `pe_layout.rows × cols` (one slice per PE)"),
+        // Derived from the PE layout when left out (issue 39 point 8): one
+        // slice per PE. 0 here until resolve_derived() sets it.
+        F::leaf("hbm_slices_per_cube",
+                {"", "int", "", "`pe_layout.rows × cols`", "> 0, <= 65536",
+                 "must equal `pe_layout.rows × cols` (one slice per PE); left out it follows the layout"},
+                [](const MapReader& r, MemoryMapConfig& m) {
+                    m.hbm_slices_per_cube = r.child("hbm_slices_per_cube").present
+                                                ? static_cast<int>(r.integer("hbm_slices_per_cube", dflt::kHbmSlicesPerCube, 1))
+                                                : 0;
+                },
+                [](YAML::Emitter& out, const MemoryMapConfig& m) {
+                    schema::emit(out, "hbm_slices_per_cube", m.hbm_slices_per_cube);
+                }),
         F::size("hbm_slice_gb", &MemoryMapConfig::hbm_slice_bytes, dflt::kHbmSliceGb, 30, "GiB", ""),
         F::address("sram_base", &MemoryMapConfig::sram_base, dflt::kSramBase, "PA of cube 0's shared SRAM window"),
     }};
@@ -275,9 +287,18 @@ const Table<PeDmaConfig>& pe_dma_attrs() {
         F::integer("wr_engines", &PeDmaConfig::wr_engines, dflt::kPeDmaWrEngines, 1, "", "DMA_WRITE channels"),
         F::number("setup_ns", &PeDmaConfig::setup_ns, dflt::kPeDmaSetupNs, Bound::non_negative, "ns", "per transfer"),
         F::number("bw_gbs", &PeDmaConfig::bw_gbs, dflt::kPeDmaBwGbs, Bound::positive, "GB/s", "per engine"),
-        // <= pe_tcm banks is checked in check_fit (the components come in any order).
-        F::integer("banks_per_transfer", &PeDmaConfig::banks_per_transfer, dflt::kPeDmaBanksPerTransfer, 1, "banks",
-                   "at most `pe_tcm.banks`; TCM banks a DMA transfer occupies at a time (seed 002)"),
+        // <= pe_tcm banks is checked in check_fit (the components come in
+        // any order); left out it is 16 or pe_tcm's banks when fewer
+        // (issue 39 point 8): 0 here until resolve_derived() sets it.
+        F::leaf("banks_per_transfer",
+                {"", "int", "banks", "16, or `pe_tcm.banks` when fewer", "> 0, <= `pe_tcm.banks`",
+                 "TCM banks a DMA transfer occupies at a time (seed 002: 16); left out it follows a TCM of fewer banks"},
+                [](const MapReader& r, PeDmaConfig& d) {
+                    d.banks_per_transfer = r.child("banks_per_transfer").present
+                                               ? static_cast<int>(r.integer("banks_per_transfer", dflt::kPeDmaBanksPerTransfer, 1))
+                                               : 0;
+                },
+                [](YAML::Emitter& out, const PeDmaConfig& d) { schema::emit(out, "banks_per_transfer", d.banks_per_transfer); }),
         F::number("chunk_ns", &PeDmaConfig::chunk_ns, dflt::kPeDmaChunkNs, Bound::non_negative, "ns", "per descriptor after a transfer's first: a strided chunk, a broadcast copy, a gathered piece (docs/timing.md \"DMA transfer patterns\")"),
     }};
     return table;
@@ -705,6 +726,20 @@ void apply_override(YamlReader& yaml, YAML::Node& root, const Override& override
 
 // ---------------------------------------------------------------- checks
 
+// Keys left out whose default follows another key (issue 39 point 8; the
+// schema's default column says which): read as 0, set here once every key is
+// read, before check_fit.
+void resolve_derived(TopologyConfig& config) {
+    CubeConfig& cube = config.cube;
+    if (cube.memory_map.hbm_slices_per_cube == 0) {
+        const long long pes = static_cast<long long>(cube.pe_layout.rows) * cube.pe_layout.cols;
+        cube.memory_map.hbm_slices_per_cube = static_cast<int>(std::min<long long>(pes, dflt::kMaxPesPerCube + 1));
+    }
+    PeTemplateConfig& tmpl = cube.pe_template;
+    if (tmpl.dma.banks_per_transfer == 0)
+        tmpl.dma.banks_per_transfer = std::min(dflt::kPeDmaBanksPerTransfer, tmpl.tcm.banks);
+}
+
 void check_fit(const YamlReader& yaml, const TopologyConfig& config) {
     const SystemConfig& sys = config.system;
     const long long cubes = static_cast<long long>(sys.sips) * sys.cubes_per_sip;
@@ -826,6 +861,7 @@ TopologyConfig load_topology_text(const std::string& text, const std::string& so
         TopologyConfig config;
         config.source = source_name;
         read_map(yaml, yaml.root(root), topology_table(ImplScope{&impls, &config.impl_attrs}), config);
+        resolve_derived(config);
         check_fit(yaml, config);
         check_impls(yaml, impls, config);
         return config;

@@ -242,6 +242,31 @@ BOOST_AUTO_TEST_CASE(lanes_32bit_follows_lanes) {
     BOOST_TEST(contains(wider.what(), "lanes_32bit 256 is more than lanes 64"), wider.what());
 }
 
+BOOST_AUTO_TEST_CASE(slices_and_dma_banks_follow_what_they_derive_from) {
+    // Issue 39 point 8, the other keys of lanes_32bit's kind:
+    // - memory_map.hbm_slices_per_cube must equal rows × cols (one HBM slice
+    //   per PE). kMinimal leaves it out: its 2 × 4 layout gives 8, a 4 × 4
+    //   one 16 (the old fixed default, 8, made every other layout an error
+    //   about a key the file never wrote).
+    BOOST_TEST(load(kMinimal).cube.memory_map.hbm_slices_per_cube == 8);
+    const TopologyConfig square = load(patched("    rows: 2\n    cols: 4", "    rows: 4\n    cols: 4"));
+    BOOST_TEST(square.cube.memory_map.hbm_slices_per_cube == 16);
+    // - pe_dma.banks_per_transfer may not exceed pe_tcm.banks; left out it
+    //   is seed 002's 16, or every bank of a TCM with fewer (8 here).
+    BOOST_TEST(load(kMinimal).cube.pe_template.dma.banks_per_transfer == 16);
+    const TopologyConfig few = load(patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 8 } }"));
+    BOOST_TEST(few.cube.pe_template.dma.banks_per_transfer == 8);
+    const TopologyConfig many = load(patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 32 } }"));
+    BOOST_TEST(many.cube.pe_template.dma.banks_per_transfer == 16);
+    // Given, a contradiction is still an error at the key.
+    const ConfigError wide =
+        load_error(patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 8 } }"),
+                   {Override{"cube.pe_template.components.pe_dma.attrs.banks_per_transfer", "16"}});
+    BOOST_TEST(contains(wide.what(), "must be <= pe_tcm banks = 8 (got 16)"), wide.what());
+    const ConfigError slices = load_error(patched("    rows: 2\n    cols: 4", "    rows: 2\n    cols: 4\n  memory_map: { hbm_slices_per_cube: 16 }"));
+    BOOST_TEST(contains(slices.what(), "must equal pe_layout rows × cols = 8"), slices.what());
+}
+
 BOOST_AUTO_TEST_CASE(round_trip_dump_loads_back_equal) {
     const TopologyConfig original =
         npuvp::load_topology_file(topology_path("default.yaml"), {}, test_registry());
@@ -455,9 +480,9 @@ BOOST_AUTO_TEST_CASE(hbm_slices_must_equal_pe_count) {
     check_loc(e, "test.yaml", 5, 38, "cube.memory_map.hbm_slices_per_cube");
     BOOST_TEST(contains(e.what(), "must equal pe_layout rows × cols = 8"));
 
-    // Growing the layout alone leaves the default 8 slices for 16 PEs.
-    const ConfigError grown = load_error(patched("rows: 2\n", "rows: 4\n"));
-    BOOST_TEST(grown.loc().key_path == "cube.memory_map.hbm_slices_per_cube");
+    // Growing the layout alone: the slices follow it (issue 39 point 8; it
+    // used to leave the default 8 slices for 16 PEs, an error).
+    BOOST_TEST(load(patched("rows: 2\n", "rows: 4\n")).cube.memory_map.hbm_slices_per_cube == 16);
 
     const ConfigError huge = load_error(patched("rows: 2\n", "rows: 100\n"));
     BOOST_TEST(contains(huge.what(), "exceeds 256"));
@@ -565,12 +590,10 @@ BOOST_AUTO_TEST_CASE(bad_bank_keys_are_rejected_with_line_and_key_path) {
               "cube.pe_template.components.pe_dma.attrs.banks_per_transfer");
     BOOST_TEST(contains(over.what(), "must be <= pe_tcm banks = 16 (got 17)"));
 
-    // Fewer TCM banks make a default banks_per_transfer too large; the error is
-    // then at pe_dma's map, with the key path of the defaulted key.
-    const ConfigError fewer = load_error(
-        patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 8 } }"));
-    BOOST_TEST(fewer.loc().key_path == "cube.pe_template.components.pe_dma.attrs.banks_per_transfer");
-    BOOST_TEST(contains(fewer.what(), "must be <= pe_tcm banks = 8 (got 16)"));
+    // Fewer TCM banks and banks_per_transfer left out: it follows them (issue
+    // 39 point 8; it used to be an error about a key the file never wrote).
+    BOOST_TEST(load(patched("impl: builtin.pe_tcm }", "impl: builtin.pe_tcm, attrs: { banks: 8 } }"))
+                   .cube.pe_template.dma.banks_per_transfer == 8);
 
     // --set goes through the same check.
     const ConfigError set = load_error(
