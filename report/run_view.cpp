@@ -1,5 +1,7 @@
 #include "report/run_view.h"
 
+#include <charconv>
+
 #include <algorithm>
 #include <iomanip>
 #include <map>
@@ -307,12 +309,50 @@ void add_unfinished(RunView& view, const PeIndex& index, const std::vector<std::
     }
 }
 
-void sort_view(RunView& view) {
-    std::sort(view.engines.begin(), view.engines.end(), [](const EngineSlice& a, const EngineSlice& b) {
-        const int ra = lane_rank(a.lane), rb = lane_rank(b.lane);
-        return std::tie(a.group, ra, a.lane, a.start_ps, a.end_ps, a.cmd, a.tile) <
-               std::tie(b.group, rb, b.lane, b.start_ps, b.end_ps, b.cmd, b.tile);
+// Engine slices by group, lane (in lane_rank order), start, end, command,
+// tile. The group's and the lane's order are worked out once per distinct
+// name, and the slices sorted through a vector of small keys: comparing the
+// strings in every comparison was most of the time a --timeline took on a
+// run of 100,000 slices.
+void sort_engines(std::vector<EngineSlice>& engines) {
+    std::map<std::string_view, std::uint32_t> groups;
+    std::map<std::pair<int, std::string_view>, std::uint32_t> lanes;
+    for (const EngineSlice& s : engines) {
+        groups.emplace(s.group, 0);
+        lanes.emplace(std::make_pair(0, std::string_view(s.lane)), 0);
+    }
+    std::uint32_t next = 0;
+    for (auto& [name, rank] : groups) rank = next++;
+    std::map<std::pair<int, std::string_view>, std::uint32_t> ranked;
+    for (const auto& [key, unused] : lanes) ranked.emplace(std::make_pair(lane_rank(std::string(key.second)), key.second), 0);
+    std::map<std::string_view, std::uint32_t> lane_order;
+    next = 0;
+    for (const auto& [key, unused] : ranked) lane_order[key.second] = next++;
+    struct Key {
+        std::uint32_t group, lane;
+        std::uint64_t start, end;
+        std::int64_t cmd, tile;
+        std::uint32_t index;
+    };
+    std::vector<Key> keys;
+    keys.reserve(engines.size());
+    for (std::size_t i = 0; i < engines.size(); ++i) {
+        const EngineSlice& s = engines[i];
+        keys.push_back({groups.at(s.group), lane_order.at(s.lane), s.start_ps, s.end_ps, s.cmd, s.tile,
+                        static_cast<std::uint32_t>(i)});
+    }
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        return std::tie(a.group, a.lane, a.start, a.end, a.cmd, a.tile, a.index) <
+               std::tie(b.group, b.lane, b.start, b.end, b.cmd, b.tile, b.index);
     });
+    std::vector<EngineSlice> sorted;
+    sorted.reserve(engines.size());
+    for (const Key& k : keys) sorted.push_back(std::move(engines[k.index]));
+    engines = std::move(sorted);
+}
+
+void sort_view(RunView& view) {
+    sort_engines(view.engines);
     std::stable_sort(view.nodes.begin(), view.nodes.end(), [](const NodeSpan& a, const NodeSpan& b) {
         return std::tie(a.group, a.lane, a.start_ps) < std::tie(b.group, b.lane, b.start_ps);
     });
@@ -370,15 +410,17 @@ std::string fraction_text(std::uint64_t busy_ps, std::uint64_t bin_ps) {
 }
 
 std::string fixed(double v, int digits) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(digits) << v;
-    return s.str();
+    // std::to_chars rounds as printf's %.*f does (exactly), with no stream.
+    char buf[400];  // DBL_MAX in fixed notation is 309 digits, then the fraction
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, std::min(digits, 60));
+    return std::string(buf, r.ptr);
 }
 
 std::string json_string(const std::string& text) {
-    std::ostringstream out;
-    write_json_string(out, text);
-    return out.str();
+    std::string out;
+    out.reserve(text.size() + 2);
+    append_json_string(out, text);
+    return out;
 }
 
 std::string xml_text(const std::string& text) {

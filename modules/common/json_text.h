@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <string_view>
 
 namespace npuvp {
@@ -10,5 +11,7 @@ namespace npuvp {
 // Writes `text` quoted, with '"', '\\', newline, tab and other control
 // characters escaped.
 void write_json_string(std::ostream& out, std::string_view text);
+// The same, appended to `out`.
+void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace npuvp
