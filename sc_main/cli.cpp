@@ -49,6 +49,8 @@ const char* cli_usage() {
            "       npuvp sweep run|collect|point|task ...   (design-space sweeps: npuvp sweep --help)\n"
            "       npuvp map MODEL.onnx --out FILE [--topology T] [--set K=V] [--batch N] [--mapper M]\n"
            "       npuvp trace-to-json TRACE.bin --out FILE   (a --trace-binary trace as --trace's JSON lines)\n"
+           "       npuvp calibrate MEASUREMENTS.csv --fit KEY=LO:HI... --out FILE   (fit keys to measured ns;\n"
+           "                        npuvp calibrate --help)\n"
            "\n"
            "Runs the npuvp virtual platform on a topology and prints its summary.\n"
            "\n"

@@ -7,7 +7,8 @@ packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test
           python3 python3-simpy3  # python3-simpy3: bench/ SimPy baseline
           parallel slurm-wlm munge   # `npuvp sweep` backends (docs/sweep.md) and their tests
           verilator               # rtl/: RTL co-simulation (docs/rtl.md)
-          libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata)  # model/: ONNX import (docs/models.md)
+          libonnx-dev libprotobuf-dev python3-onnx libonnx-testdata  # model/: ONNX import (docs/models.md)
+          libnlopt-dev nlohmann-json3-dev)  # `npuvp calibrate`: the fit and the runs' summaries (docs/validation.md)
 
 missing=()
 for p in "${packages[@]}"; do
