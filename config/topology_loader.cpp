@@ -223,22 +223,28 @@ const Table<SharedSramConfig>& shared_sram_attrs() {
     return table;
 }
 
+// A key whose default follows another key (issue 39 point 8): its value
+// when given (an int >= 1), else 0 until resolve_derived() sets it.
+template <typename Config>
+auto derived_int_reader(int Config::*member, const char* key) {
+    return [member, key](const MapReader& r, Config& c) {
+        c.*member = r.child(key).present ? static_cast<int>(r.integer(key, 1, 1)) : 0;
+    };
+}
+template <typename Config>
+auto int_emitter(int Config::*member, const char* key) {
+    return [member, key](YAML::Emitter& out, const Config& c) { schema::emit(out, key, c.*member); };
+}
+
 const Table<MemoryMapConfig>& memory_map_table() {
     using F = Fields<MemoryMapConfig>;
     static const Table<MemoryMapConfig> table{{
         // Derived from the PE layout when left out (issue 39 point 8): one
         // slice per PE. 0 here until resolve_derived() sets it.
-        F::leaf("hbm_slices_per_cube",
-                {"", "int", "", "`pe_layout.rows × cols`", "> 0, <= 65536",
+        F::leaf("hbm_slices_per_cube", {"", "int", "", "`pe_layout.rows × cols`", "> 0, <= 65536",
                  "must equal `pe_layout.rows × cols` (one slice per PE); left out it follows the layout"},
-                [](const MapReader& r, MemoryMapConfig& m) {
-                    m.hbm_slices_per_cube = r.child("hbm_slices_per_cube").present
-                                                ? static_cast<int>(r.integer("hbm_slices_per_cube", dflt::kHbmSlicesPerCube, 1))
-                                                : 0;
-                },
-                [](YAML::Emitter& out, const MemoryMapConfig& m) {
-                    schema::emit(out, "hbm_slices_per_cube", m.hbm_slices_per_cube);
-                }),
+                derived_int_reader(&MemoryMapConfig::hbm_slices_per_cube, "hbm_slices_per_cube"),
+                int_emitter(&MemoryMapConfig::hbm_slices_per_cube, "hbm_slices_per_cube")),
         F::size("hbm_slice_gb", &MemoryMapConfig::hbm_slice_bytes, dflt::kHbmSliceGb, 30, "GiB", ""),
         F::address("sram_base", &MemoryMapConfig::sram_base, dflt::kSramBase, "PA of cube 0's shared SRAM window"),
     }};
@@ -290,15 +296,10 @@ const Table<PeDmaConfig>& pe_dma_attrs() {
         // <= pe_tcm banks is checked in check_fit (the components come in
         // any order); left out it is 16 or pe_tcm's banks when fewer
         // (issue 39 point 8): 0 here until resolve_derived() sets it.
-        F::leaf("banks_per_transfer",
-                {"", "int", "banks", "16, or `pe_tcm.banks` when fewer", "> 0, <= `pe_tcm.banks`",
+        F::leaf("banks_per_transfer", {"", "int", "banks", "16, or `pe_tcm.banks` when fewer", "> 0, <= `pe_tcm.banks`",
                  "TCM banks a DMA transfer occupies at a time (seed 002: 16); left out it follows a TCM of fewer banks"},
-                [](const MapReader& r, PeDmaConfig& d) {
-                    d.banks_per_transfer = r.child("banks_per_transfer").present
-                                               ? static_cast<int>(r.integer("banks_per_transfer", dflt::kPeDmaBanksPerTransfer, 1))
-                                               : 0;
-                },
-                [](YAML::Emitter& out, const PeDmaConfig& d) { schema::emit(out, "banks_per_transfer", d.banks_per_transfer); }),
+                derived_int_reader(&PeDmaConfig::banks_per_transfer, "banks_per_transfer"),
+                int_emitter(&PeDmaConfig::banks_per_transfer, "banks_per_transfer")),
         F::number("chunk_ns", &PeDmaConfig::chunk_ns, dflt::kPeDmaChunkNs, Bound::non_negative, "ns", "per descriptor after a transfer's first: a strided chunk, a broadcast copy, a gathered piece (docs/timing.md \"DMA transfer patterns\")"),
     }};
     return table;

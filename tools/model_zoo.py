@@ -121,15 +121,7 @@ def mobilenet_v2(path):
     for i, (t, c, n, s) in enumerate(((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
                                       (6, 160, 3, 2), (6, 320, 1, 1))):
         for b in range(n):
-            name, stride, hidden = f"b{i}_{b}", (s if b == 0 else 1), cin * t
-            y = x
-            if t != 1:
-                y = act(g, bn(g, conv(g, y, f"{name}_expand", cin, hidden, 1), f"{name}_expand_bn", hidden),
-                        f"{name}_expand_relu6", "relu6")
-            y = act(g, bn(g, conv(g, y, f"{name}_dw", hidden, hidden, 3, stride, group=hidden), f"{name}_dw_bn", hidden),
-                    f"{name}_dw_relu6", "relu6")
-            y = bn(g, conv(g, y, f"{name}_project", hidden, c, 1), f"{name}_project_bn", c)
-            x = g.node("Add", [y, x], f"{name}_add") if stride == 1 and cin == c else y
+            x = inverted_residual(g, x, f"b{i}_{b}", cin, cin * t, c, 3, s if b == 0 else 1, "relu6")
             cin = c
     x = act(g, bn(g, conv(g, x, "head", cin, 1280, 1), "head_bn", 1280), "head_relu6", "relu6")
     y = classifier(g, x, "fc", 1280)
@@ -147,6 +139,22 @@ def squeeze_excite(g, x, name, c, squeezed, gate):
     s = conv(g, s, f"{name}_expand", squeezed, c, 1, bias=True)
     s = g.node("HardSigmoid", [s], f"{name}_gate") if gate == "hsigmoid" else g.node("Sigmoid", [s], f"{name}_gate")
     return g.node("Mul", [x, s], f"{name}_scale")
+
+
+def inverted_residual(g, x, name, cin, hidden, cout, k, stride, nl, se=None):
+    """MobileNet's and EfficientNet's block: a 1x1 expansion to `hidden` (none when hidden == cin), a k x k
+    depthwise conv, an optional squeeze-excite (its squeezed width and gate), a 1x1 projection, and the
+    residual add when the shape stays."""
+    y = x
+    if hidden != cin:
+        y = act(g, bn(g, conv(g, y, f"{name}_expand", cin, hidden, 1), f"{name}_expand_bn", hidden),
+                f"{name}_expand_act", nl)
+    y = act(g, bn(g, conv(g, y, f"{name}_dw", hidden, hidden, k, stride, group=hidden), f"{name}_dw_bn", hidden),
+            f"{name}_dw_act", nl)
+    if se:
+        y = squeeze_excite(g, y, f"{name}_se", hidden, se[0], se[1])
+    y = bn(g, conv(g, y, f"{name}_project", hidden, cout, 1), f"{name}_project_bn", cout)
+    return g.node("Add", [y, x], f"{name}_add") if stride == 1 and cin == cout else y
 
 
 MOBILENET_V3 = {
@@ -168,16 +176,8 @@ def mobilenet_v3(path, size):
     x = act(g, bn(g, conv(g, "image", "stem", 3, 16, 3, 2), "stem_bn", 16), "stem_hswish", "hswish")
     cin = 16
     for i, (k, hidden, c, se, nl, s) in enumerate(MOBILENET_V3[size]):
-        name, y = f"b{i}", x
-        if hidden != cin:
-            y = act(g, bn(g, conv(g, y, f"{name}_expand", cin, hidden, 1), f"{name}_expand_bn", hidden),
-                    f"{name}_expand_act", nl)
-        y = act(g, bn(g, conv(g, y, f"{name}_dw", hidden, hidden, k, s, group=hidden), f"{name}_dw_bn", hidden),
-                f"{name}_dw_act", nl)
-        if se:
-            y = squeeze_excite(g, y, f"{name}_se", hidden, make_divisible(hidden // 4), "hsigmoid")
-        y = bn(g, conv(g, y, f"{name}_project", hidden, c, 1), f"{name}_project_bn", c)
-        x = g.node("Add", [y, x], f"{name}_add") if s == 1 and cin == c else y
+        x = inverted_residual(g, x, f"b{i}", cin, hidden, c, k, s, nl,
+                              (make_divisible(hidden // 4), "hsigmoid") if se else None)
         cin = c
     last, features = (960, 1280) if size == "large" else (576, 1024)
     x = act(g, bn(g, conv(g, x, "head", cin, last, 1), "head_bn", last), "head_hswish", "hswish")
@@ -197,16 +197,8 @@ def efficientnet(path, variant):
                                          (6, 5, 112, 3, 1), (6, 5, 192, 4, 2), (6, 3, 320, 1, 1))):
         repeats = -(-int(n * depth * 10) // 10)  # ceil(n · depth)
         for b in range(repeats):
-            name, stride, hidden = f"b{i}_{b}", (s if b == 0 else 1), cin * t
-            y = x
-            if t != 1:
-                y = act(g, bn(g, conv(g, y, f"{name}_expand", cin, hidden, 1), f"{name}_expand_bn", hidden),
-                        f"{name}_expand_silu", "silu")
-            y = act(g, bn(g, conv(g, y, f"{name}_dw", hidden, hidden, k, stride, group=hidden), f"{name}_dw_bn", hidden),
-                    f"{name}_dw_silu", "silu")
-            y = squeeze_excite(g, y, f"{name}_se", hidden, max(1, cin // 4), "sigmoid")
-            y = bn(g, conv(g, y, f"{name}_project", hidden, c, 1), f"{name}_project_bn", c)
-            x = g.node("Add", [y, x], f"{name}_add") if stride == 1 and cin == c else y
+            x = inverted_residual(g, x, f"b{i}_{b}", cin, cin * t, c, k, s if b == 0 else 1, "silu",
+                                  (max(1, cin // 4), "sigmoid"))
             cin = c
     x = act(g, bn(g, conv(g, x, "head", cin, 1280, 1), "head_bn", 1280), "head_silu", "silu")
     y = classifier(g, x, "fc", 1280)

@@ -205,6 +205,19 @@ std::string slurp(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The model `b` built, saved as `file`, imported and mapped on default.yaml.
+Mapping map_on_default(const Builder& b, const std::string& file) {
+    return greedy_map(import_onnx(b.save(file)), test::load_shipped("default"), MapOptions{});
+}
+
+// The layer whose head is ONNX node `node` (a test failure when none is).
+const MappedLayer& layer_of(const Mapping& m, const std::string& node) {
+    for (const MappedLayer& l : m.layers)
+        if (l.node == node) return l;
+    BOOST_FAIL("no layer " << node);
+    return m.layers.front();
+}
+
 std::string import_error(const std::string& file, std::int64_t batch = 0) {
     try {
         ImportOptions o;
@@ -348,14 +361,8 @@ BOOST_AUTO_TEST_CASE(mobilenet_and_decoder_ops_lower_as_documented) {
     (void)b.g->mutable_output();
     auto* rout = b.g->add_output();
     Builder::shape(rout, "r", {1, 1, 1, 1});
-    const Mapping m = greedy_map(import_onnx(b.save("model_mobilenet_ops.onnx")), test::load_shipped("default"),
-                                 MapOptions{});
-    auto layer = [&](const std::string& node) -> const MappedLayer& {
-        for (const MappedLayer& l : m.layers)
-            if (l.node == node) return l;
-        BOOST_FAIL("no layer " << node);
-        return m.layers.front();
-    };
+    const Mapping m = map_on_default(b, "model_mobilenet_ops.onnx");
+    auto layer = [&](const std::string& node) -> const MappedLayer& { return layer_of(m, node); };
     BOOST_CHECK_EQUAL(layer("conv").lowering, "gemm");
     BOOST_CHECK(layer("conv").fused == (std::vector<std::string>{"relu6", "hswish", "neg"}));
     BOOST_CHECK_EQUAL(layer("rmax").lowering, "math reduce");
@@ -412,14 +419,8 @@ BOOST_AUTO_TEST_CASE(resize_conv_transpose_and_topk_lower_as_documented) {
     k->add_int64_data(5);
     b.input("logits", {1, 1000}).output("top", {1, 5});  // the indices (int64) are not a graph output
     b.node("TopK", "topk", {"logits", "k"}, {"top", "idx"});
-    const Mapping m = greedy_map(import_onnx(b.save("model_resize_ops.onnx")), test::load_shipped("default"),
-                                 MapOptions{});
-    auto layer = [&](const std::string& node) -> const MappedLayer& {
-        for (const MappedLayer& l : m.layers)
-            if (l.node == node) return l;
-        BOOST_FAIL("no layer " << node);
-        return m.layers.front();
-    };
+    const Mapping m = map_on_default(b, "model_resize_ops.onnx");
+    auto layer = [&](const std::string& node) -> const MappedLayer& { return layer_of(m, node); };
     BOOST_CHECK_EQUAL(layer("up").lowering, "gemm");
     BOOST_CHECK_EQUAL(layer("up").m, 1024u);
     BOOST_CHECK_EQUAL(layer("up").k, 64u);
