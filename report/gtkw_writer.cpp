@@ -27,12 +27,11 @@ struct Signal {
     std::string filter;
 };
 
-// A command number whose idle is z: a block's `cmd`, the scheduler's `<context>_cmd`.
+// A command number (idle_is_z, and not a tile): a block's `cmd`, the
+// scheduler's `<context>_cmd`.
 bool is_cmd(const WaveSignal& s) {
-    const std::size_t dot = s.name.rfind('.');
-    std::string leaf = s.name.substr(dot + 1);
-    leaf = leaf.substr(0, leaf.find('['));
-    return s.idle_is_z && (leaf == "cmd" || (leaf.size() > 4 && leaf.compare(leaf.size() - 4, 4, "_cmd") == 0));
+    const std::string leaf = s.name.substr(s.name.rfind('.') + 1);
+    return s.idle_is_z && leaf.compare(0, 5, "tile[") != 0;
 }
 
 // The PE id of a group (SystemC.sip0.cube0.pe0 -> sip0.cube0.pe0): the group
