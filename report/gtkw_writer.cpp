@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
+#include <cstdio>
+#include <map>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,16 +14,32 @@ namespace npuvp {
 namespace {
 
 // GTKWave trace flags (gtkwave's TR_* bits).
-constexpr unsigned kRightJustify = 0x20, kDecimal = 0x4, kBinary = 0x8, kSigned = 0x400,
-                   kBlank = 0x200, kAnalogStep = 0x8000, kAnalogBlankStretch = 0x20000, kReal = 0x40000,
-                   kGroupBegin = 0x800000, kGroupEnd = 0x1000000;
+constexpr unsigned kHex = 0x2, kRightJustify = 0x20, kDecimal = 0x4, kBinary = 0x8, kSigned = 0x400,
+                   kBlank = 0x200, kFileFilter = 0x2000, kAnalogStep = 0x8000, kAnalogBlankStretch = 0x20000,
+                   kReal = 0x40000, kClosed = 0x400000, kGroupBegin = 0x800000, kGroupEnd = 0x1000000;
 
+// A signal of the save file: `node` is its scope (the node id, after the
+// kernel's top scope), `group` its PE's (group_of), `filter` the filter file
+// its value goes through.
 struct Signal {
-    std::string node;  // the node id: the scope path up to the signal's owner
-    std::string name;  // full name as GTKWave shows it
-    int width;
-    bool real = false;  // a `real` variable (the run's power, report/vcd_finish.h)
+    const WaveSignal* wave;
+    std::string node, group;
+    std::string filter;
 };
+
+// A command number (idle_is_z, and not a tile): a block's `cmd`, the
+// scheduler's `<context>_cmd`.
+bool is_cmd(const WaveSignal& s) {
+    const std::string leaf = s.name.substr(s.name.rfind('.') + 1);
+    return s.idle_is_z && leaf.compare(0, 5, "tile[") != 0;
+}
+
+// The PE id of a group (SystemC.sip0.cube0.pe0 -> sip0.cube0.pe0): the group
+// without the kernel's top scope.
+std::string pe_of(const std::string& group) {
+    const std::size_t dot = group.find('.');
+    return dot == std::string::npos ? group : group.substr(dot + 1);
+}
 
 std::string group_of(const std::string& node) {
     // sip0.cube0.pe3.pe_dma.rd0 -> sip0.cube0.pe3; sip0.cube0.m_cpu -> sip0.cube0
@@ -34,42 +50,6 @@ std::string group_of(const std::string& node) {
     }
     const std::size_t last = node.rfind('.');
     return last == std::string::npos ? node : node.substr(0, last);
-}
-
-// The VCD's signals, from its definitions, and the time of its last change.
-struct VcdHeader {
-    std::vector<Signal> signals;
-    std::uint64_t end_ps = 0;
-};
-
-VcdHeader read_vcd(const std::string& vcd_path) {
-    std::ifstream vcd(vcd_path);
-    if (!vcd) throw std::runtime_error("cannot read '" + vcd_path + "'");
-    VcdHeader header;
-    std::vector<std::string> scope;
-    std::string word;
-    while (vcd >> word) {
-        if (word == "$enddefinitions") break;
-        if (word == "$scope") {
-            std::string kind, name;
-            vcd >> kind >> name;
-            scope.push_back(name);
-        } else if (word == "$upscope") {
-            if (!scope.empty()) scope.pop_back();
-        } else if (word == "$var") {
-            std::string type, id, name, next;
-            int width = 1;
-            vcd >> type >> width >> id >> name >> next;
-            std::string path;
-            for (const std::string& s : scope) path += (path.empty() ? "" : ".") + s;
-            std::string full = path + "." + name;
-            if (next != "$end") full += next;  // the [31:0] range of a vector
-            header.signals.push_back({path, full, width, type == "real"});
-        }
-    }
-    for (std::string line; std::getline(vcd, line);)
-        if (!line.empty() && line[0] == '#') header.end_ps = std::stoull(line.substr(1));
-    return header;
 }
 
 // The order of a PE's signals: its engine blocks first (the busy lanes an
@@ -89,21 +69,6 @@ const std::vector<std::string>& signal_order() {
     return order;
 }
 
-// Signals by signal_order(), stable within a rank.
-void sort_signals(std::vector<Signal>& signals) {
-    auto rank = [](const Signal& sig) {
-        const std::vector<std::string>& order = signal_order();
-        for (std::size_t i = 0; i < order.size(); ++i)
-            if (sig.node.find(order[i]) != std::string::npos) return i;
-        return order.size();
-    };
-    std::stable_sort(signals.begin(), signals.end(), [&](const Signal& a, const Signal& b) {
-        const std::string ga = group_of(a.node), gb = group_of(b.node);
-        if (ga != gb) return false;  // keep the PEs in the VCD's order
-        return rank(a) < rank(b);
-    });
-}
-
 // Zoom so the whole run fits about 1000 pixels. Measured on GTKWave 3.3 with
 // this 1 ps time base: zoom -13 shows about 47 ps per pixel, and each step
 // down doubles it.
@@ -115,61 +80,161 @@ int zoom_to_fit(std::uint64_t end_ps) {
     return zoom;
 }
 
+std::size_t rank(const Signal& sig) {
+    const std::vector<std::string>& order = signal_order();
+    for (std::size_t i = 0; i < order.size(); ++i)
+        if (sig.node.find(order[i]) != std::string::npos) return i;
+    return order.size();
+}
+
+std::string flags(unsigned f) {
+    std::ostringstream s;
+    s << "@" << std::hex << f << "\n";
+    return s.str();
+}
+
 // The signals in collapsible groups: one per PE (or node group), and inside
-// it one per node.
-void write_groups(std::ostream& out, const std::vector<Signal>& signals) {
+// it one per node; `closed` writes every group folded.
+void write_groups(std::ostream& out, const std::vector<Signal>& signals, bool closed) {
+    const unsigned fold = closed ? kClosed : 0;
     std::string open_group, open_node;
     auto close_node = [&] {
         if (open_node.empty()) return;
-        out << "@" << std::hex << (kGroupEnd | kBlank) << std::dec << "\n-" << open_node << "\n";
+        out << flags(kGroupEnd | kBlank | fold) << "-" << open_node << "\n";
         open_node.clear();
     };
     auto close_group = [&] {
         close_node();
         if (open_group.empty()) return;
-        out << "@" << std::hex << (kGroupEnd | kBlank) << std::dec << "\n-" << open_group << "\n";
+        out << flags(kGroupEnd | kBlank | fold) << "-" << open_group << "\n";
         open_group.clear();
     };
     for (const Signal& s : signals) {
-        const std::string group = group_of(s.node);
+        const std::string& group = s.group;
         if (group != open_group) {
             close_group();
-            out << "@" << std::hex << (kGroupBegin | kBlank) << std::dec << "\n-" << group << "\n";
+            out << flags(kGroupBegin | kBlank | fold) << "-" << group << "\n";
             open_group = group;
         }
         if (s.node != open_node && s.node != group) {
             close_node();
-            out << "@" << std::hex << (kGroupBegin | kBlank) << std::dec << "\n-" << s.node << "\n";
+            out << flags(kGroupBegin | kBlank | fold) << "-" << s.node << "\n";
             open_node = s.node;
         }
-        if (s.real) {  // drawn as a step curve, three rows high
-            out << "@" << std::hex << (kRightJustify | kReal | kAnalogStep) << std::dec << "\n" << s.name << "\n";
+        const WaveSignal& w = *s.wave;
+        if (w.real) {  // drawn as a step curve, three rows high
+            out << flags(kRightJustify | kReal | kAnalogStep) << w.name << "\n";
             for (int row = 0; row < 2; ++row)
-                out << "@" << std::hex << (kRightJustify | kReal | kAnalogStep | kAnalogBlankStretch) << std::dec
-                    << "\n-\n";
+                out << flags(kRightJustify | kReal | kAnalogStep | kAnalogBlankStretch) << "-\n";
             continue;
         }
-        const unsigned flags = s.width == 1 ? (kRightJustify | kBinary)
-                                            : (kRightJustify | kDecimal | kSigned);
-        out << "@" << std::hex << flags << std::dec << "\n" << s.name << "\n";
+        if (!s.filter.empty()) {  // hex: the text the filter's lines match
+            out << flags(kRightJustify | kHex | kFileFilter) << "^1 " << s.filter << "\n" << w.name << "\n";
+            continue;
+        }
+        out << flags(w.width == 1 ? (kRightJustify | kBinary) : (kRightJustify | kDecimal | kSigned)) << w.name
+            << "\n";
     }
     close_group();
 }
 
 }  // namespace
 
-void write_gtkw(const std::string& vcd_path, std::ostream& out) {
-    VcdHeader vcd = read_vcd(vcd_path);
-    sort_signals(vcd.signals);
-    out << "[*] GTKWave save file written by npuvp: gtkwave " << vcd_path << " <this file>\n"
-        << "[dumpfile] \"" << vcd_path << "\"\n"
+std::string gtkw_path(const std::string& dump_path) { return dump_path.substr(0, dump_path.size() - 4) + ".gtkw"; }
+
+std::string gtkw_filter_path(const std::string& dump_path, const std::string& pe) {
+    return dump_path.substr(0, dump_path.size() - 4) + "." + pe + ".filter";
+}
+
+std::string gtkw_filter_text(const std::string& pe, const std::map<std::uint64_t, std::string>& labels) {
+    std::ostringstream out;
+    out << "# npuvp: " << pe << "'s commands by dispatch sequence number, as its cmd signals show it (hex)\n";
+    for (const auto& [seq, label] : labels) {
+        char key[24];
+        std::snprintf(key, sizeof key, "%08llx", static_cast<unsigned long long>(seq & 0xffffffffu));
+        std::string text = label;
+        for (char& c : text)
+            if (static_cast<unsigned char>(c) < 0x20) c = '?';  // one line per command
+        out << key << " " << text << "\n";
+    }
+    return out.str();
+}
+
+std::vector<GtkwFile> gtkw_files(const std::string& dump_path, const WaveContents& waves,
+                                 const CommandLabels& labels) {
+    // The power first; then the groups with a busy signal, busiest first (by
+    // the sum of their signals' busy time; ties in the file's order), each
+    // engines first; then every never-busy signal.
+    std::vector<Signal> top, busy, idle;
+    std::map<std::string, std::size_t> place;  // each group's place in the file
+    std::map<std::string, std::uint64_t> group_busy_ps;
+    for (const WaveSignal& w : waves.signals) {
+        Signal s{&w, w.scope, group_of(w.scope), ""};
+        if (w.real) {
+            top.push_back(s);
+            continue;
+        }
+        place.emplace(s.group, place.size());
+        if (w.busy_ps == 0) {
+            idle.push_back(s);
+            continue;
+        }
+        group_busy_ps[s.group] += w.busy_ps;
+        busy.push_back(s);
+    }
+    std::stable_sort(busy.begin(), busy.end(), [&](const Signal& a, const Signal& b) {
+        if (a.group != b.group) {
+            const std::uint64_t ba = group_busy_ps[a.group], bb = group_busy_ps[b.group];
+            return ba != bb ? ba > bb : place[a.group] < place[b.group];
+        }
+        return rank(a) < rank(b);
+    });
+    std::stable_sort(idle.begin(), idle.end(), [&](const Signal& a, const Signal& b) {
+        return a.group != b.group ? place[a.group] < place[b.group] : rank(a) < rank(b);
+    });
+
+    // A filter file for each PE whose busy cmd signals show, busiest first,
+    // as many as GTKWave keeps.
+    std::vector<GtkwFile> files(1);
+    std::map<std::string, std::string> filter_of;  // by group
+    for (Signal& s : busy) {
+        if (!is_cmd(*s.wave)) continue;
+        auto it = filter_of.find(s.group);
+        if (it == filter_of.end()) {
+            const auto pe = labels.find(pe_of(s.group));
+            std::string path;
+            if (pe != labels.end() && !pe->second.empty() && files.size() <= gtkw_max_filters) {
+                path = gtkw_filter_path(dump_path, pe->first);
+                files.push_back({path, gtkw_filter_text(pe->first, pe->second)});
+            }
+            it = filter_of.emplace(s.group, path).first;
+        }
+        s.filter = it->second;
+    }
+
+    std::ostringstream out;
+    const std::string save = gtkw_path(dump_path);
+    out << "[*] GTKWave save file written by npuvp: gtkwave " << dump_path << " " << save << "\n"
+        << "[dumpfile] \"" << dump_path << "\"\n"
+        // Where it was written: GTKWave finds the filter files relative to
+        // it when the files are opened from another folder.
+        << "[savefile] \"" << save << "\"\n"
         << "[timestart] 0\n"
-        << "*" << zoom_to_fit(vcd.end_ps)
+        << "*" << zoom_to_fit(waves.end_ps)
         << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
         << "[size] 1600 1000\n"
         << "[sst_expanded] 1\n"
         << "[signals_width] 360\n";
-    write_groups(out, vcd.signals);
+    write_groups(out, top, false);
+    write_groups(out, busy, false);
+    if (!idle.empty()) {
+        const std::string fold = "never busy (" + std::to_string(idle.size()) + " signals)";
+        out << flags(kGroupBegin | kBlank | kClosed) << "-" << fold << "\n";
+        write_groups(out, idle, true);
+        out << flags(kGroupEnd | kBlank | kClosed) << "-" << fold << "\n";
+    }
+    files[0] = {save, out.str()};
+    return files;
 }
 
 }  // namespace npuvp

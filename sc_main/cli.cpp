@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "config/config_error.h"
+#include "report/fst_writer.h"
 
 namespace npuvp {
 namespace {
@@ -89,8 +90,10 @@ const char* cli_usage() {
            "                        exit 1; default 2^62 ps)\n"
            "  --power-window NS     the window of the peak power the run reports (ns, up to\n"
            "                        three decimals; default 1000)\n"
-           "  --vcd FILE            write waveforms (VCD, ps time base) for GTKWave, and a\n"
-           "                        save file FILE.gtkw beside it\n"
+           "  --vcd FILE            write waveforms (ps time base) for GTKWave: VCD, or FST\n"
+           "                        (compressed, for long runs) for a FILE ending in .fst;\n"
+           "                        and a save file FILE.gtkw beside it, with a filter\n"
+           "                        file per PE naming its commands\n"
            "  --vcd-filter GLOB     trace only nodes whose id matches GLOB (repeatable),\n"
            "                        e.g. 'sip0.cube0.pe0*'\n"
            "  --vcd-rtl FILE        write the RTL blocks' internal signals (impl: rtl.*,\n"
@@ -153,8 +156,12 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.map_cubes = static_cast<int>(n);
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);
-            if (options.vcd->size() < 5 || options.vcd->substr(options.vcd->size() - 4) != ".vcd")
-                bad("--vcd: the file name must end in .vcd, got '" + *options.vcd + "'");
+            const std::string ext = options.vcd->size() < 5 ? "" : options.vcd->substr(options.vcd->size() - 4);
+            if (ext != ".vcd" && ext != ".fst")
+                bad("--vcd: the file name must end in .vcd or .fst, got '" + *options.vcd + "'");
+            if (ext == ".fst" && !fst_built())
+                bad("--vcd: this npuvp was built without FST (install verilator and zlib1g-dev, "
+                    "tools/bootstrap.sh, and configure again), so '" + *options.vcd + "' cannot be written");
         } else if (arg == "--vcd-filter") {
             options.vcd_filter.push_back(value(i, arg));
         } else if (arg == "--vcd-rtl") {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -172,9 +173,6 @@ void print_probe(const Probe& probe, std::ostream& out) {
     out << "\nmakespan " << obs::ps_as_ns(probe.makespan_ps()) << " ns\n";
 }
 
-// The GTKWave save file written beside FILE.vcd: FILE.gtkw.
-std::string gtkw_path(const std::string& vcd) { return vcd.substr(0, vcd.size() - 4) + ".gtkw"; }
-
 // Opens the VCD and registers the platform's shadow signals (before sc_start).
 sc_core::sc_trace_file* open_vcd(const CliOptions& options, const Platform& platform) {
     if (!options.vcd) return nullptr;
@@ -215,15 +213,33 @@ std::uint64_t workload_tiles(const WorkloadConfig& w) {
 // second): npuvp warns and names the limits (docs/limits.md "Long runs").
 constexpr std::uint64_t kLongRunTiles = 100000000;
 
-// `energy`: a finished run's, whose power over time becomes a signal.
-void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Energy* energy = nullptr) {
+// What each PE's command numbers name, for the save file's filters: every
+// command its scheduler completed or still holds.
+CommandLabels command_labels(const Platform& platform) {
+    CommandLabels labels;
+    for (const SipNodes& sip : platform.sips())
+        for (const CubeNodes& cube : sip.cubes)
+            for (const Pe* pe : cube.pes) {
+                std::map<std::uint64_t, std::string>& mine = labels[pe->name()];
+                auto add = [&](std::uint64_t seq, const Command& c) { mine[seq] = c.id + " " + to_string(c.kind); };
+                for (const PeScheduler::CompletionRecord& r : pe->scheduler().completions()) add(r.seq, *r.command);
+                for (const InflightCommand* c : pe->scheduler().inflight()) add(c->seq, *c->command);
+                if (mine.empty()) labels.erase(pe->name());
+            }
+    return labels;
+}
+
+// `energy`: a finished run's, whose power over time becomes a signal. Then
+// the GTKWave save file and its filter files beside it.
+void close_vcd(const CliOptions& options, sc_core::sc_trace_file* tf, const Platform& platform,
+               const Energy* energy = nullptr) {
     if (!tf) return;
     sc_core::sc_close_vcd_trace_file(tf);
-    finish_vcd(*options.vcd, energy);
-    const std::string gtkw = gtkw_path(*options.vcd);
-    write_file_atomically(gtkw, [&](std::ostream& out) { write_gtkw(*options.vcd, out); });
-    std::cout << "vcd      " << *options.vcd << " (open: gtkwave " << *options.vcd << " " << gtkw
-              << ")\n";
+    const WaveContents waves = finish_vcd(*options.vcd, energy);
+    for (const GtkwFile& file : gtkw_files(*options.vcd, waves, command_labels(platform)))
+        write_file_atomically(file.path, [&](std::ostream& out) { out << file.text; });
+    std::cout << "vcd      " << *options.vcd << " (open: gtkwave " << *options.vcd << " "
+              << gtkw_path(*options.vcd) << ")\n";
 }
 
 // Runs the simulation to its end, or to a limit (--max-sim-time, always
@@ -645,7 +661,7 @@ int run(int argc, char* argv[]) {
                                  : options.model        ? *options.model
                                                         : *options.workload;
         if (!stopped.empty() || !run.finished()) {
-            close_vcd(options, vcd);
+            close_vcd(options, vcd, platform);
             print_run(std::cout, run);
             // What ran up to the stop, marked as failed (docs/cli.md "Outputs").
             if (outputs) write_outputs(files, run, platform, recorder, name, false, std::cout);
@@ -678,7 +694,7 @@ int run(int argc, char* argv[]) {
         if (options.model) print_layers(std::cout, layers, run.makespan_ps());
         print_roofline(std::cout, answers.roofline);
         print_energy(std::cout, answers.energy);
-        close_vcd(options, vcd, &answers.energy);
+        close_vcd(options, vcd, platform, &answers.energy);
         print_speed(speed, std::cout);
         write_outputs(files, run, platform, recorder, name, true, std::cout, layers, &view, &answers);
         // Data mode: the workload's `dump` regions (docs/workload.md "Operand data").
@@ -700,7 +716,7 @@ int run(int argc, char* argv[]) {
         sc_core::sc_trace_file* vcd = open_vcd(options, platform);
         std::string stopped;
         simulate(nullptr, platform, options, stopped);
-        close_vcd(options, vcd);
+        close_vcd(options, vcd, platform);
         close_vcd_rtl();
         if (!probe.finished()) {
             std::cerr << "npuvp: run failed: the simulation ran out of events at "

@@ -4,6 +4,8 @@
 set -euo pipefail
 
 packages=(g++ make cmake pkg-config libsystemc-dev libyaml-cpp-dev libboost-test-dev gtkwave
+          zlib1g-dev              # --vcd FILE.fst: the FST writer (Verilator's fstapi.c) needs zlib
+          xvfb xauth              # cli_gtkwave_test: GTKWave opens the waves headless (xvfb-run)
           python3 python3-simpy3  # python3-simpy3: bench/ SimPy baseline
           parallel slurm-wlm munge   # `npuvp sweep` backends (docs/sweep.md) and their tests
           verilator               # rtl/: RTL co-simulation (docs/rtl.md)

@@ -280,7 +280,8 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written) {
     const int n = run_cases({
         {"", "", w + " --trace no_dir/t.jsonl", 2, {"--trace: cannot write 'no_dir/t.jsonl': the folder 'no_dir' does not exist"}},
         {"", "", w + " --vcd no_dir/v.vcd", 2, {"--vcd: cannot write 'no_dir/v.vcd'"}},
-        {"", "", w + " --vcd v.txt", 2, {"--vcd: the file name must end in .vcd"}},
+        {"", "", w + " --vcd no_dir/v.fst", 2, {"--vcd: cannot write 'no_dir/v.fst': the folder 'no_dir' does not exist"}},
+        {"", "", w + " --vcd v.txt", 2, {"--vcd: the file name must end in .vcd or .fst, got 'v.txt'"}},
         {"", "", w + " --report r.html", 2, {"--report: 'r.html' must end in .json or .md"}},
         {"", "", w + " --summary no_dir/s.json", 2, {"--summary: cannot write"}},
         {"", "", w + " --timeline ''", 2, {"--timeline: cannot write '': the path is empty"}},
@@ -294,7 +295,8 @@ BOOST_AUTO_TEST_CASE(outputs_that_cannot_be_written) {
 // and leaves no partial file (the VCD's kernel file beside it included).
 BOOST_AUTO_TEST_CASE(outputs_on_a_full_device) {
     const std::string w = "--workload " + source("configs/workloads/gemm_bias_relu.yaml");
-    const std::vector<std::string> names = {"full.jsonl", "full.bin", "full.json", "full.svg", "full.md", "full.vcd"};
+    const std::vector<std::string> names = {"full.jsonl", "full.bin", "full.json", "full.svg",
+                                            "full.md",    "full.vcd", "full.fst"};
     for (const std::string& name : names) {
         std::remove(name.c_str());
         BOOST_REQUIRE_EQUAL(symlink("/dev/full", name.c_str()), 0);
@@ -310,13 +312,16 @@ BOOST_AUTO_TEST_CASE(outputs_on_a_full_device) {
         {"", "", w + " --report full.json", 1, {"--report: writing 'full.json' failed"}},
         {"", "", w + " --report full.md", 1, {"--report: writing 'full.md' failed"}},
         {"", "", w + " --vcd full.vcd", 1, {"--vcd: writing 'full.vcd' failed"}},
+        // FST: written to a scratch file, read back, then copied into place.
+        {"", "", w + " --vcd full.fst", 1, {"--vcd: writing 'full.fst' failed"}},
         {"", "", w + " --summary full.json", 2, {"--summary: cannot write 'full.json'", "No space left on device"}},
         {"", "", "--workload " + source("configs/workloads/gemm_bias_relu_data.yaml") + " --dump-dir full_dumps", 2,
          {"gemm_bias_relu_data.yaml:33:5: dump[0]: cannot write full_dumps/gemm_bias_relu_data_c.bin",
           "No space left on device"}},
     });
     BOOST_TEST_MESSAGE(n << " cases");
-    // The kernel's VCD (full.tmp.<pid>.vcd) went with the failed run.
+    // The kernel's VCD (full.tmp.<pid>.vcd) and the FST's scratch file
+    // (full.tmp.<pid>.fst) went with the failed run.
     for (const auto& f : std::filesystem::directory_iterator("."))
         BOOST_CHECK_MESSAGE(f.path().filename().string().rfind("full.tmp.", 0) != 0, "left behind: " << f.path());
 }
