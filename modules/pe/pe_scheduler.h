@@ -120,7 +120,7 @@ public:
 
     // VCD: tiles in flight, reserved-TCM bytes in use, and per context
     // (main / sub / dma) the dispatch sequence number of the running command
-    // (-1 idle).
+    // (-1 idle, which the written VCD shows as z: report/vcd_finish.h).
     // (Through `clock`: its PE's PipelineClock, modules/common/vcd_value.h.)
     void add_traces(sc_core::sc_trace_file* tf, VcdClock& clock) const;
 

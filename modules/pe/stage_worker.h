@@ -82,7 +82,8 @@ public:
     // activation; docs/speed.md). A thread-mode worker counts 0.
     std::uint64_t activations() const { return m_activations; }
 
-    // Shadow state for the VCD: busy, and the command / tile it works on (-1 idle).
+    // Shadow state for the VCD: busy, and the command / tile it works on (-1
+    // idle, which the written VCD shows as z: report/vcd_finish.h).
     // (Through `clock`: its PE's PipelineClock, modules/common/vcd_value.h.)
     void add_traces(sc_core::sc_trace_file* tf, const std::string& prefix, VcdClock& clock) const;
 
