@@ -144,6 +144,7 @@ inline constexpr double kPeCpuOverheadNs = 2.0;
 // No kernel start-up unless the topology gives one (the furiosa-opt book's
 // MNIST timeline shows about 2,000 cycles before the first op: docs/mnist.md).
 inline constexpr double kPeCpuKernelStartNs = 0.0;
+inline constexpr double kPeCpuKernelEndNs = 0.0;
 
 // Assumed: 1 cycle per scheduler dispatch.
 inline constexpr double kPeSchedulerOverheadNs = 1.0;

@@ -268,6 +268,7 @@ const Table<PeCpuConfig>& pe_cpu_attrs() {
     static const Table<PeCpuConfig> table{{
         F::number("overhead_ns", &PeCpuConfig::overhead_ns, dflt::kPeCpuOverheadNs, Bound::non_negative, "ns", "per command issued"),
         F::number("kernel_start_ns", &PeCpuConfig::kernel_start_ns, dflt::kPeCpuKernelStartNs, Bound::non_negative, "ns", "from a kernel's start (its launch, or its barrier) to its first command: program load and set-up"),
+        F::number("kernel_end_ns", &PeCpuConfig::kernel_end_ns, dflt::kPeCpuKernelEndNs, Bound::non_negative, "ns", "from the completion of a kernel's last command to the kernel's end (its completion phase: the PE is done, M_CPU is answered, a barrier's next kernel may start); the furiosa-opt book's MNIST timeline shows ~600 cycles on its Core lane (docs/mnist.md)"),
     }};
     return table;
 }

@@ -35,10 +35,40 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
     };
     std::map<std::string, const Pe*> pes;
     for (const Pe* pe : run.launched()) pes[pe->name()] = pe;
+    // A kernel's start-up and end phases (pe_cpu kernel_start_ns and
+    // kernel_end_ns): the part of [from, to) they cover is named as such,
+    // not spread over the engines' work.
+    struct Phases {
+        std::uint64_t start_from = 0, start_to = 0, end_from = 0, end_to = 0;
+    };
+    const auto phases = [](const Pe& pe, const PeCpu::KernelRun& r) {
+        const PeCpuConfig& c = pe.cpu().config;
+        const std::uint64_t start = r.start.value(), finish = r.finish.value();
+        const auto ps = [](double ns) { return static_cast<std::uint64_t>(ns * 1000.0 + 0.5); };
+        return Phases{start, std::min(finish, start + ps(c.kernel_start_ns)),
+                      finish - std::min(finish - start, ps(c.kernel_end_ns)), finish};
+    };
+    const auto overlap = [](std::uint64_t a, std::uint64_t b, std::uint64_t lo, std::uint64_t hi) {
+        return std::min(b, hi) > std::max(a, lo) ? std::min(b, hi) - std::max(a, lo) : 0;
+    };
+    const Pe* last_pe = nullptr;
+    const PeCpu::KernelRun* last_run = nullptr;
+    std::uint64_t last_finish = 0;
     for (const Report::Step& s : critical_path) {
-        const double ps = static_cast<double>(s.finished_ps - s.started_ps + s.gap_ps);
+        std::uint64_t from = s.started_ps - std::min(s.started_ps, s.gap_ps);
         const auto pe = pes.find(s.pe);
         if (pe == pes.end()) {
+            double ps = static_cast<double>(s.finished_ps - from);
+            last_finish = std::max(last_finish, s.finished_ps);
+            // After a PE's step (M_CPU's response): the kernel's end phase
+            // comes first.
+            if (last_run) {
+                const Phases p = phases(*last_pe, *last_run);
+                const std::uint64_t end = overlap(from, s.finished_ps, p.end_from, p.end_to);
+                add("kernel end", last_pe->name(), static_cast<double>(end));
+                ps -= static_cast<double>(end);
+            }
+            last_run = nullptr;
             add("host launch path", "", ps);  // IO_CPU, the io link, M_CPU
             continue;
         }
@@ -46,6 +76,18 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
         const PeCpu::KernelRun* k = nullptr;
         for (const PeCpu::KernelRun& r : pe->second->cpu().runs())
             if (r.start.value() <= s.started_ps && s.finished_ps <= r.finish.value()) k = &r;
+        // A path that starts on a PE (a direct launch) starts at its kernel's
+        // start, before the first command.
+        if (k && &s == &critical_path.front()) from = std::min<std::uint64_t>(from, k->start.value());
+        double ps = static_cast<double>(s.finished_ps - from);
+        last_finish = std::max(last_finish, s.finished_ps);
+        if (k) {
+            const Phases p = phases(*pe->second, *k);
+            const std::uint64_t start = overlap(from, s.finished_ps, p.start_from, p.start_to);
+            add("kernel start-up", s.pe, static_cast<double>(start));
+            ps -= static_cast<double>(start);
+            last_pe = pe->second, last_run = k;
+        }
         const double dma = k ? static_cast<double>(k->dma.startup_ps + k->dma.transfer_ps + k->dma.wait_ps) : 0.0;
         const double busy = k ? dma + static_cast<double>(k->compute_ps) : 0.0;
         if (busy <= 0.0) {
@@ -64,6 +106,12 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
         for (const DmaTimeSplit::PerHop& h : k->dma.hops) credited_t += h.transfer_ps, credited_w += h.wait_ps;
         add("DMA transfer", s.pe, scale * static_cast<double>(k->dma.transfer_ps - std::min(k->dma.transfer_ps, credited_t)));
         add("wait DMA", s.pe, scale * static_cast<double>(k->dma.wait_ps - std::min(k->dma.wait_ps, credited_w)));
+    }
+    // A path that ends on a PE (a direct launch): the kernel's end phase
+    // after its last command closes the makespan.
+    if (last_run) {
+        const Phases p = phases(*last_pe, *last_run);
+        add("kernel end", last_pe->name(), static_cast<double>(overlap(last_finish, makespan_ps, p.end_from, p.end_to)));
     }
     Bottleneck b;
     b.makespan_ps = makespan_ps;

@@ -43,6 +43,7 @@ struct PeCpuConfig {
     std::string impl;
     double overhead_ns = 0.0;  // per command issued (T3)
     double kernel_start_ns = 0.0;  // from a kernel's start to its first command
+    double kernel_end_ns = 0.0;    // from its last command's completion to its end
 };
 
 enum class BankPolicy { serialize, detect };

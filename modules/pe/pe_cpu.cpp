@@ -137,6 +137,9 @@ void PeCpu::run_program(const Kernel& kernel) {
     m_position = static_cast<std::uint32_t>(kernel.commands.size());
     for (const Command& command : kernel.commands)
         if (command.kind != CommandKind::wait) wait_complete(command.index);
+    // Kernel end (pe_cpu kernel_end_ns): the completion phase after the
+    // last command, before the kernel counts as done.
+    if (config.kernel_end_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_end_ns, "pe_cpu.attrs.kernel_end_ns")));
     KernelRun& run = m_runs.back();
     run.finish = sc_core::sc_time_stamp();
     run.done = true;

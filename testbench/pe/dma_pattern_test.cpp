@@ -25,7 +25,10 @@
 #include "config/workload_loader.h"
 #include "platform/platform.h"
 #include "platform/workload_run.h"
+#include "report/bottleneck.h"
 #include "report/report_writer.h"
+#include "report/run_recorder.h"
+#include "report/run_view.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 
@@ -247,6 +250,35 @@ BOOST_AUTO_TEST_CASE(mnist_follows_the_books_lanes) {
     // The contractions are short against the data movement.
     BOOST_CHECK_LT((at("fc1").second - at("fc1").first) + (at("fc2").second - at("fc2").first),
                    r.duration("bc_x") / 8);
+}
+
+BOOST_AUTO_TEST_CASE(the_books_kernel_end_closes_the_kernel) {
+    // Issue 40 point 1: the book's MNIST timeline ends with ~600 cycles on
+    // its Core lane after the logits gather; pe_cpu.kernel_end_ns = 600 is
+    // that phase. Every command runs as in mnist_follows_the_books_lanes
+    // (the phase comes after the last one); the kernel, and so the PE and
+    // the makespan, end 600 ns later: 12739.960 + 600 = 13339.960 ns. What
+    // bound the run names both phases: the start-up 2000 ns of 13339.960
+    // (15 %) and the end 600 ns (4.5 %), each at pe0.
+    std::ifstream file(std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/mnist_mlp.yaml");
+    const std::string yaml((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const Run r(yaml, "rngd_pe",
+                {"cube.pe_template.components.pe_cpu.attrs.kernel_start_ns=2000",
+                 "cube.pe_template.components.pe_cpu.attrs.kernel_end_ns=600"});
+    const CommandResult last = r.command("wr_y");
+    BOOST_CHECK_EQUAL(last.finished_ps, 12739960u);
+    BOOST_CHECK_EQUAL(r.command("ld_w1").started_ps, 2003000u);
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 13339960u);
+    const obs::RunView view = obs::build_view(*r.run, *r.platform, obs::RunRecorder{});
+    const Bottleneck b = find_bottleneck(*r.run, critical_path(view), r.run->makespan_ps());
+    std::uint64_t start = 0, end = 0;
+    for (const Bottleneck::Part& p : b.parts) {
+        if (p.what != "kernel start-up" && p.what != "kernel end") continue;
+        BOOST_CHECK_EQUAL(p.where, "sip0.cube0.pe0");
+        (p.what == "kernel end" ? end : start) = p.ps;
+    }
+    BOOST_CHECK_EQUAL(start, 2000000u);
+    BOOST_CHECK_EQUAL(end, 600000u);
 }
 
 BOOST_AUTO_TEST_CASE(dma_time_splits_into_start_up_transfer_and_waiting) {

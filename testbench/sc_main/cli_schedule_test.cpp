@@ -249,3 +249,29 @@ BOOST_AUTO_TEST_CASE(compare_writes_a_dump_once_when_the_variants_agree) {
     BOOST_CHECK_EQUAL(v2.size(), expected.size());
     BOOST_CHECK(v2 != expected);
 }
+
+BOOST_AUTO_TEST_CASE(a_kernel_end_delays_the_hosts_answer_by_itself) {
+    // pe_cpu.kernel_end_ns (issue 40 point 1): the kernel's completion phase
+    // comes before its PE answers M_CPU, so a host-launched kernel's request
+    // completes exactly kernel_end_ns later (every PE of host_launch.yaml
+    // runs one kernel; the slowest answers last, 600 ns later as well), and
+    // the bound line names it.
+    const std::string base = "--workload " + std::string(NPUVP_SOURCE_DIR) + "/configs/workloads/host_launch.yaml";
+    const auto done_ns = [](const std::string& out) {
+        const auto at = out.find("\ngo ");
+        BOOST_REQUIRE(at != std::string::npos);
+        std::istringstream row(out.substr(at + 1, out.find('\n', at + 1) - at - 1));
+        std::string id, kind;
+        double issued = 0, done = 0;
+        row >> id >> kind >> issued >> done;
+        return done;
+    };
+    const npuvp::test::RunResult a = npuvp::test::run_npuvp(base);
+    const npuvp::test::RunResult b =
+        npuvp::test::run_npuvp(base + " --set cube.pe_template.components.pe_cpu.attrs.kernel_end_ns=600");
+    BOOST_REQUIRE_MESSAGE(a.code == 0, a.out);
+    BOOST_REQUIRE_MESSAGE(b.code == 0, b.out);
+    BOOST_CHECK_CLOSE(done_ns(b.out) - done_ns(a.out), 600.0, 1e-6);
+    BOOST_CHECK(b.out.find("kernel end 4% (sip0.cube0.pe") != std::string::npos);
+    BOOST_CHECK(a.out.find("kernel end") == std::string::npos);
+}
