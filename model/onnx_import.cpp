@@ -1,12 +1,14 @@
 #include "model/onnx_import.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -17,7 +19,9 @@ namespace npuvp::model {
 namespace {
 
 // protobuf refuses messages over 2 GiB; a shape-only model is kilobytes.
-constexpr std::uintmax_t kMaxModelBytes = std::uintmax_t{2} << 30;
+constexpr std::uintmax_t kMaxModelBytes = ImportLimits::file_bytes;
+// Where each bound is explained.
+const std::string kLimitsDoc = " (docs/models.md \"Limits\")";
 
 int elem_bytes(std::int32_t type) {
     switch (type) {
@@ -74,7 +78,287 @@ void fix_batch(onnx::ModelProto& m, const std::string& file, const ImportOptions
     }
 }
 
+// Bytes of one element of a fixed-size ONNX type; 0 for STRING, UNDEFINED
+// and types this libonnx does not know (their data is not checked).
+std::uint64_t fixed_size(std::int32_t type) {
+    switch (type) {
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::BOOL: return 1;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16: return 2;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32: return 4;
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX64: return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    default: return 0;
+    }
+}
+
+// "[1, 3, 224, 224]".
+template <typename Dims>
+std::string dims_text(const Dims& dims) {
+    std::string out = "[";
+    for (const auto d : dims) out += (out.size() > 1 ? ", " : "") + std::to_string(d);
+    return out + "]";
+}
+
+// The import's checks of ImportLimits and of the graph's structure, before
+// ONNX's schema check and shape inference see the model. `file` names it
+// in every error; a node is named by its name, else "<op>_<index>".
+class Checks {
+public:
+    Checks(const onnx::ModelProto& m, const std::string& file) : m_model(m), m_file(file) {}
+
+    void limits() const {
+        const auto& g = m_model.graph();
+        if (g.node_size() > ImportLimits::nodes)
+            fail("", "", "the graph has " + std::to_string(g.node_size()) + " nodes, more than the limit of " +
+                             std::to_string(ImportLimits::nodes));
+        const std::uint64_t values = static_cast<std::uint64_t>(g.initializer_size()) + g.input_size() +
+                                     g.output_size() + g.value_info_size() + g.sparse_initializer_size();
+        if (values > static_cast<std::uint64_t>(ImportLimits::values))
+            fail("", "", "the graph has " + std::to_string(values) +
+                             " initializers, inputs, outputs and value_info entries, more than the limit of " +
+                             std::to_string(ImportLimits::values));
+        name("", "", "the graph's name", g.name());
+        for (const auto& t : g.initializer()) tensor("", "", "initializer '" + ModelError::shown(t.name()) + "'", t);
+        for (const auto& v : g.input()) value(v, "graph input");
+        for (const auto& v : g.output()) value(v, "graph output");
+        for (const auto& v : g.value_info()) value(v, "value_info");
+        for (int i = 0; i < g.node_size(); ++i) node(g.node(i), i);
+    }
+
+    // Each node's op is one npuvp maps, from ONNX's own domain, without a
+    // subgraph, and as ONNX's schema for the model's opset defines it (its
+    // inputs, outputs and attributes: OpSchema::Verify, what ONNX's checker
+    // runs on a node).
+    void operators() const {
+        const auto& g = m_model.graph();
+        const auto& ops = supported_ops();
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            const std::string who = node_name(n, i);
+            if (!n.domain().empty() && n.domain() != "ai.onnx")
+                fail(who, n.op_type(), "an operator of domain '" + ModelError::shown(n.domain()) +
+                                           "': unsupported (npuvp maps ONNX's own operators, docs/models.md lists them)");
+            if (std::find(ops.begin(), ops.end(), n.op_type()) == ops.end())
+                fail(who, n.op_type(), "unsupported operator (docs/models.md lists the supported ones)");
+            for (const auto& a : n.attribute())
+                if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS || a.has_g() ||
+                    a.graphs_size() > 0)
+                    fail(who, n.op_type(), "attribute '" + ModelError::shown(a.name()) +
+                                               "' holds a graph (none of the supported operators takes one)");
+        }
+        if (g.node_size() == 0) return;
+        std::int64_t opset = -1;
+        for (const auto& o : m_model.opset_import())
+            if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+        if (opset < 1 || opset > 1000)
+            fail("", "", opset < 0 ? "it imports no version of the ONNX operator set (no opset_import of domain \"\")"
+                                   : "it imports version " + std::to_string(opset) +
+                                         " of the ONNX operator set (versions are 1 to 1000)");
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset), "");
+            if (!schema) continue;  // not in this libonnx at that opset (Gelu): shapes come from value_info
+            try {
+                schema->Verify(n);
+            } catch (const std::exception& e) {
+                fail(node_name(n, i), n.op_type(), "not a valid " + n.op_type() + " of ONNX opset " +
+                                                       std::to_string(opset) + ": " + ModelError::shown(e.what(), 400));
+            }
+        }
+    }
+
+    // Every tensor has one producer: a graph input or initializer, or one
+    // node's output; every input a node reads (and every graph output) is
+    // one of those.
+    void structure() const {
+        const auto& g = m_model.graph();
+        std::set<std::string> given;
+        for (const auto& v : g.input()) given.insert(v.name());
+        for (const auto& t : g.initializer()) given.insert(t.name());
+        std::map<std::string, int> producer;
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            for (const std::string& out : n.output()) {
+                if (out.empty()) continue;
+                if (given.count(out))
+                    fail(node_name(n, i), n.op_type(), "output '" + ModelError::shown(out) +
+                                                           "' is also a graph input or an initializer (each tensor has one producer)");
+                const auto [it, fresh] = producer.emplace(out, i);
+                if (!fresh)
+                    fail(node_name(n, i), n.op_type(),
+                         "output '" + ModelError::shown(out) + "' is also an output of node '" +
+                             ModelError::shown(node_name(g.node(it->second), it->second)) +
+                             "' (each tensor has one producer)");
+            }
+        }
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            for (const std::string& in : n.input())
+                if (!in.empty() && !given.count(in) && !producer.count(in))
+                    fail(node_name(n, i), n.op_type(), "input '" + ModelError::shown(in) +
+                                                           "' is missing: no node produces it, and it is not a graph "
+                                                           "input or an initializer");
+        }
+        for (const auto& v : g.output())
+            if (!given.count(v.name()) && !producer.count(v.name()))
+                fail("", "", "graph output '" + ModelError::shown(v.name()) +
+                                 "' is missing: no node produces it, and it is not a graph input or an initializer");
+    }
+
+    // A shape found by shape inference (or given): at most ImportLimits::rank
+    // dimensions and ImportLimits::elements elements.
+    static void shape(const std::string& file, const std::string& tensor, const TensorInfo& t) {
+        if (t.shape.size() > static_cast<std::size_t>(ImportLimits::rank))
+            throw ModelError(file, "", "", "tensor '" + ModelError::shown(tensor) + "' has " +
+                                               std::to_string(t.shape.size()) + " dimensions, more than the limit of " +
+                                               std::to_string(ImportLimits::rank) + kLimitsDoc);
+        std::uint64_t n = 1;
+        for (const std::int64_t d : t.shape) n = sat_mul(n, static_cast<std::uint64_t>(d));
+        if (n > ImportLimits::elements)
+            throw ModelError(file, "", "", "tensor '" + ModelError::shown(tensor) + "' of shape " + dims_text(t.shape) +
+                                               " has " + (n == kSaturated ? "2^64 or more" : std::to_string(n)) +
+                                               " elements, more than the limit of 2^40" + kLimitsDoc);
+    }
+
+    static std::string node_name(const onnx::NodeProto& n, int index) {
+        return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& node, const std::string& op, const std::string& what) const {
+        throw ModelError(m_file, node, op, what + (what.find("the limit") != std::string::npos ? kLimitsDoc : ""));
+    }
+
+    void name(const std::string& node, const std::string& op, const std::string& what, const std::string& text) const {
+        if (text.size() > ImportLimits::name_bytes)
+            fail(node, op, what + " '" + ModelError::shown(text) + "' is " + std::to_string(text.size()) +
+                               " bytes long, more than the limit of " + std::to_string(ImportLimits::name_bytes));
+    }
+
+    template <typename Repeated>
+    void count(const std::string& node, const std::string& op, const std::string& what, const Repeated& r) const {
+        if (r.size() > ImportLimits::attribute_values)
+            fail(node, op, what + " has " + std::to_string(r.size()) + " values, more than the limit of " +
+                               std::to_string(ImportLimits::attribute_values));
+    }
+
+    // An initializer or a Constant's tensor: its name, rank, dimensions
+    // (none negative), elements, and data as long as its dimensions say
+    // (raw_data, or one typed value per element; none at all is a shape-only
+    // weight).
+    void tensor(const std::string& node, const std::string& op, const std::string& what,
+                const onnx::TensorProto& t) const {
+        name(node, op, what + ": its name", t.name());
+        if (t.dims_size() > ImportLimits::rank)
+            fail(node, op, what + " has " + std::to_string(t.dims_size()) + " dimensions, more than the limit of " +
+                               std::to_string(ImportLimits::rank));
+        std::uint64_t n = 1;
+        for (const std::int64_t d : t.dims()) {
+            if (d < 0) fail(node, op, what + " has a negative dimension: " + dims_text(t.dims()));
+            n = sat_mul(n, static_cast<std::uint64_t>(d));
+        }
+        if (n > ImportLimits::elements)
+            fail(node, op, what + " of dims " + dims_text(t.dims()) + " has " +
+                               (n == kSaturated ? "2^64 or more" : std::to_string(n)) +
+                               " elements, more than the limit of 2^40");
+        if (t.data_location() == onnx::TensorProto::EXTERNAL) return;
+        const std::uint64_t size = fixed_size(t.data_type());
+        if (size == 0) return;
+        if (!t.raw_data().empty() && t.raw_data().size() != n * size)
+            fail(node, op, what + " has " + std::to_string(t.raw_data().size()) + " bytes of raw data; its dims " +
+                               dims_text(t.dims()) + " of " + std::to_string(size) + "-byte elements need " +
+                               std::to_string(n * size));
+        const bool complex = t.data_type() == onnx::TensorProto::COMPLEX64 || t.data_type() == onnx::TensorProto::COMPLEX128;
+        const std::uint64_t values = static_cast<std::uint64_t>(t.float_data_size()) + t.int32_data_size() +
+                                     t.int64_data_size() + t.double_data_size() + t.uint64_data_size();
+        if (values != 0 && values != n * (complex ? 2 : 1))
+            fail(node, op, what + " has " + std::to_string(values) + " data values; its dims " + dims_text(t.dims()) +
+                               " need " + std::to_string(n * (complex ? 2 : 1)));
+    }
+
+    // A graph input, output or value_info: its name, and a tensor type's
+    // rank, symbolic names and static elements.
+    void value(const onnx::ValueInfoProto& v, const std::string& kind) const {
+        const std::string what = kind + " '" + ModelError::shown(v.name()) + "'";
+        name("", "", what + ": its name", v.name());
+        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+        const auto& shape = v.type().tensor_type().shape();
+        if (shape.dim_size() > ImportLimits::rank)
+            fail("", "", what + " has " + std::to_string(shape.dim_size()) + " dimensions, more than the limit of " +
+                             std::to_string(ImportLimits::rank));
+        std::uint64_t n = 1;
+        std::vector<std::int64_t> dims;
+        for (const auto& d : shape.dim()) {
+            name("", "", what + ": a symbolic dimension", d.dim_param());
+            dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+            if (d.has_dim_value() && d.dim_value() > 0) n = sat_mul(n, static_cast<std::uint64_t>(d.dim_value()));
+        }
+        if (n > ImportLimits::elements)
+            fail("", "", what + " of shape " + dims_text(dims) + " has " +
+                             (n == kSaturated ? "2^64 or more" : std::to_string(n)) +
+                             " elements, more than the limit of 2^40");
+    }
+
+    void node(const onnx::NodeProto& n, int index) const {
+        const std::string who = node_name(n, index);
+        // The node's own strings first: the messages below show them.
+        name("", "", "node " + std::to_string(index) + ": its name", n.name());
+        name("", "", "node " + std::to_string(index) + ": its op type", n.op_type());
+        name(who, n.op_type(), "its domain", n.domain());
+        if (n.input_size() > ImportLimits::node_edges || n.output_size() > ImportLimits::node_edges ||
+            n.attribute_size() > ImportLimits::node_edges)
+            fail(who, n.op_type(), "it has " + std::to_string(n.input_size()) + " inputs, " +
+                                       std::to_string(n.output_size()) + " outputs and " +
+                                       std::to_string(n.attribute_size()) +
+                                       " attributes; each is more than the limit of " +
+                                       std::to_string(ImportLimits::node_edges));
+        for (const std::string& in : n.input()) name(who, n.op_type(), "an input", in);
+        for (const std::string& out : n.output()) name(who, n.op_type(), "an output", out);
+        for (const auto& a : n.attribute()) {
+            const std::string what = "attribute '" + ModelError::shown(a.name()) + "'";
+            name(who, n.op_type(), "an attribute's name", a.name());
+            name(who, n.op_type(), what + ": its string", a.s());
+            count(who, n.op_type(), what, a.ints());
+            count(who, n.op_type(), what, a.floats());
+            count(who, n.op_type(), what, a.strings());
+            count(who, n.op_type(), what, a.tensors());
+            for (const std::string& s : a.strings()) name(who, n.op_type(), what + ": a string", s);
+            if (a.has_t()) tensor(who, n.op_type(), what, a.t());
+            for (const auto& t : a.tensors()) tensor(who, n.op_type(), what, t);
+        }
+    }
+
+    const onnx::ModelProto& m_model;
+    const std::string& m_file;
+};
+
 }  // namespace
+
+std::string ModelError::shown(const std::string& name, std::size_t max) {
+    std::string out;
+    for (std::size_t i = 0; i < name.size() && i < max; ++i) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        if (c >= 0x20 && c != 0x7f) {
+            out += static_cast<char>(c);
+            continue;
+        }
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        out += hex;
+    }
+    if (name.size() > max) out += "... (" + std::to_string(name.size()) + " bytes)";
+    return out;
+}
 
 std::uint64_t TensorInfo::elements() const {
     std::uint64_t n = 1;
@@ -116,28 +400,51 @@ const std::vector<std::string>& supported_ops() {
 
 namespace {
 
-// The model file parsed, or a ModelError naming it: missing, not a regular
-// file, beyond protobuf's 2 GiB, unreadable, or not a ModelProto with a graph.
-onnx::ModelProto read_model(const std::string& path) {
+// The model parsed from its bytes, or a ModelError naming `file`: beyond
+// protobuf's 2 GiB, or not a ModelProto with a graph.
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& file) {
+    if (bytes.size() > kMaxModelBytes)
+        throw ModelError(file, "", "", "larger than 2 GiB, the protobuf limit of an ONNX file");
+    onnx::ModelProto m;
+    if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph() || m.ir_version() <= 0)
+        throw ModelError(file, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph: "
+                                       "truncated, or another format)");
+    return m;
+}
+
+// The model file's bytes, or a ModelError naming it: missing, not a regular
+// file, beyond protobuf's 2 GiB, unreadable.
+std::string read_bytes(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
         throw ModelError(path, "", "", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
     if (std::filesystem::file_size(path, ec) > kMaxModelBytes)
         throw ModelError(path, "", "", "larger than 2 GiB, the protobuf limit of an ONNX file");
     std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in && !in.eof()) throw ModelError(path, "", "", "cannot be read");
-    onnx::ModelProto m;
-    if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph() || m.ir_version() <= 0)
-        throw ModelError(path, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph: "
-                                       "truncated, or another format)");
-    return m;
+    return bytes;
 }
+
+onnx::ModelProto read_model(const std::string& path) { return parse_model(read_bytes(path), path); }
 
 }  // namespace
 
 Network import_onnx(const std::string& path, const ImportOptions& options) {
-    onnx::ModelProto m = read_model(path);  // batch fixed and shapes inferred in place
+    return import_onnx_bytes(read_bytes(path), path, options);
+}
+
+Network import_onnx_bytes(const std::string& bytes, const std::string& path, const ImportOptions& options) {
+    onnx::ModelProto m = parse_model(bytes, path);  // batch fixed and shapes inferred in place
+    // No node of a supported (ONNX-domain) operator calls a model-local
+    // function: shape inference need not read them.
+    m.clear_functions();
+    {
+        const Checks checks(m, path);
+        checks.limits();
+        checks.operators();
+        checks.structure();
+    }
 
     std::set<std::string> initializers;
     for (const auto& init : m.graph().initializer()) initializers.insert(init.name());
@@ -145,7 +452,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
     try {
         onnx::shape_inference::InferShapes(m);
     } catch (const std::exception& e) {
-        throw ModelError(path, "", "", std::string("ONNX shape inference failed: ") + e.what());
+        throw ModelError(path, "", "", std::string("ONNX shape inference failed: ") + ModelError::shown(e.what(), 400));
     }
 
     Network net;
@@ -162,6 +469,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
     auto add = [&](const onnx::ValueInfoProto& v) {
         TensorInfo t;
         if (!static_shape(v, t) || net.tensors.count(v.name())) return;
+        Checks::shape(path, v.name(), t);  // as inferred: a Reshape, Expand or Pad can make it larger
         net.tensors[v.name()] = t;
     };
     for (const auto& v : g.input()) add(v);
@@ -180,7 +488,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
         const auto& n = g.node(i);
         Node& node = nodes[static_cast<std::size_t>(i)];
         node.op = n.op_type();
-        node.name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+        node.name = Checks::node_name(n, i);
         node.inputs.assign(n.input().begin(), n.input().end());
         node.outputs.assign(n.output().begin(), n.output().end());
         for (const auto& a : n.attribute()) {
@@ -188,10 +496,6 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
             if (a.type() == onnx::AttributeProto::INTS) node.ints[a.name()].assign(a.ints().begin(), a.ints().end());
             if (a.type() == onnx::AttributeProto::FLOAT) node.floats[a.name()] = a.f();
         }
-        const auto& ops = supported_ops();
-        if (std::find(ops.begin(), ops.end(), node.op) == ops.end())
-            throw ModelError(path, node.name, node.op,
-                             "unsupported operator (docs/models.md lists the supported ones)");
         for (const std::string& out : node.outputs)
             if (!out.empty()) producer[out] = i;
     }
