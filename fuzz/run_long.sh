@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A long libFuzzer run of one harness (docs/fuzzing.md):
 #   fuzz/run_long.sh BUILD_DIR HARNESS SECONDS [extra libFuzzer flags]
-# HARNESS is topology, workload, sweep or run. The corpus grows in
+# HARNESS is topology, workload, sweep, run or model. The corpus grows in
 # BUILD_DIR/fuzz/corpus/HARNESS (seeded from BUILD_DIR/fuzz/seeds/HARNESS the
 # first time); crashes, timeouts and OOMs go to BUILD_DIR/fuzz/artifacts/HARNESS/,
 # exceptions other than ConfigError to BUILD_DIR/fuzz/unexpected/HARNESS/; the
@@ -19,7 +19,7 @@ fuzz=$build/fuzz
 mkdir -p "$fuzz/corpus/$harness" "$fuzz/artifacts/$harness" "$fuzz/unexpected/$harness"
 if [ -z "$(ls -A "$fuzz/corpus/$harness")" ]; then cp "$fuzz/seeds/$harness"/* "$fuzz/corpus/$harness/"; fi
 max_len=16384
-[ "$harness" = run ] && max_len=32768
+[ "$harness" = run ] || [ "$harness" = model ] && max_len=32768
 cd "$fuzz"
 mode=(-print_funcs=0)
 [ "${NPUVP_FUZZ_FORK:-0}" = 1 ] && mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
