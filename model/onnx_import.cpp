@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <unordered_map>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -109,6 +111,14 @@ std::string dims_text(const Dims& dims) {
     return out + "]";
 }
 
+// The version of ONNX's operator set the model imports, or -1.
+std::int64_t onnx_opset(const onnx::ModelProto& m) {
+    std::int64_t opset = -1;
+    for (const auto& o : m.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+    return opset;
+}
+
 // The import's checks of ImportLimits and of the graph's structure, before
 // ONNX's schema check and shape inference see the model. `file` names it
 // in every error; a node is named by its name, else "<op>_<index>".
@@ -157,9 +167,7 @@ public:
                                                "' holds a graph (none of the supported operators takes one)");
         }
         if (g.node_size() == 0) return;
-        std::int64_t opset = -1;
-        for (const auto& o : m_model.opset_import())
-            if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+        const std::int64_t opset = onnx_opset(m_model);
         if (opset < 1 || opset > 1000)
             fail("", "", opset < 0 ? "it imports no version of the ONNX operator set (no opset_import of domain \"\")"
                                    : "it imports version " + std::to_string(opset) +
@@ -428,6 +436,170 @@ std::string read_bytes(const std::string& path) {
 
 onnx::ModelProto read_model(const std::string& path) { return parse_model(read_bytes(path), path); }
 
+// The nodes' indices in dependency order (Kahn; ties by file order), or a
+// ModelError naming a node on a cycle.
+std::vector<int> dependency_order(const onnx::GraphProto& g, const std::string& path) {
+    const int count = g.node_size();
+    std::map<std::string, int> producer;
+    for (int i = 0; i < count; ++i)
+        for (const std::string& out : g.node(i).output())
+            if (!out.empty()) producer[out] = i;
+    std::vector<int> pending(static_cast<std::size_t>(count), 0);
+    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+        for (const std::string& in : g.node(i).input()) {
+            const auto it = producer.find(in);
+            if (it == producer.end()) continue;
+            ++pending[static_cast<std::size_t>(i)];
+            consumers[static_cast<std::size_t>(it->second)].push_back(i);
+        }
+    std::set<int> ready;
+    for (int i = 0; i < count; ++i)
+        if (pending[static_cast<std::size_t>(i)] == 0) ready.insert(i);
+    std::vector<int> order;
+    while (!ready.empty()) {
+        const int i = *ready.begin();
+        ready.erase(ready.begin());
+        order.push_back(i);
+        for (int c : consumers[static_cast<std::size_t>(i)])
+            if (--pending[static_cast<std::size_t>(c)] == 0) ready.insert(c);
+    }
+    for (int i = 0; i < count && static_cast<int>(order.size()) != count; ++i)
+        if (pending[static_cast<std::size_t>(i)] != 0)
+            throw ModelError(path, Checks::node_name(g.node(i), i), g.node(i).op_type(),
+                             "the graph has a cycle through this node");
+    return order;
+}
+
+// The rank of a typed, shaped input, or -1.
+int rank_of(const onnx::TypeProto* t) {
+    if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
+    return t->tensor_type().shape().dim_size();
+}
+
+// Whether ONNX's inference function of `n` may be run with these input
+// types. libonnx 1.12's functions trust what they are given: a Conv whose X
+// has fewer dimensions than its W read past X's dimensions and crashed
+// (fuzz_model: SEGV in onnx::convPoolShapeInference), and several read an
+// input's type without checking there is one. So: every input is typed,
+// and a convolution's or pool's X, W and spatial attributes agree in rank;
+// else a ModelError naming the node.
+bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx::TypeProto*>& in,
+               const std::string& path) {
+    for (std::size_t i = 0; i < in.size(); ++i)
+        if (!n.input(static_cast<int>(i)).empty() && !in[i]) return false;  // its outputs stay unknown
+    const std::string who = Checks::node_name(n, index);
+    const std::string& op = n.op_type();
+    auto fail = [&](const std::string& what) { throw ModelError(path, who, op, what); };
+    if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
+        const int rank = in.empty() ? -1 : rank_of(in[0]);
+        if (rank < 0) return false;
+        if (rank < 3) fail("input X has " + std::to_string(rank) + " dimensions: it needs N x C x at least one spatial one");
+        if (op == "Conv" && in.size() > 1 && rank_of(in[1]) != rank)
+            fail("weight W has " + std::to_string(rank_of(in[1])) + " dimensions, input X " + std::to_string(rank) +
+                 ": they must agree");
+        for (const auto& a : n.attribute()) {
+            const int want = a.name() == "pads" ? 2 * (rank - 2)
+                             : (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations") ? rank - 2
+                                                                                                                 : -1;
+            if (want >= 0 && a.ints_size() != want)
+                fail("attribute '" + a.name() + "' has " + std::to_string(a.ints_size()) + " values; X's " +
+                     std::to_string(rank - 2) + " spatial dimensions need " + std::to_string(want));
+        }
+    }
+    if (op == "Transpose" && !in.empty() && rank_of(in[0]) >= 0) {
+        const int rank = rank_of(in[0]);
+        for (const auto& a : n.attribute()) {
+            if (a.name() != "perm") continue;
+            std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+            bool ok = a.ints_size() == rank;
+            for (const std::int64_t p : a.ints()) {
+                ok = ok && p >= 0 && p < rank && !seen[static_cast<std::size_t>(p)];
+                if (ok) seen[static_cast<std::size_t>(p)] = true;
+            }
+            if (!ok) fail("attribute 'perm' " + dims_text(a.ints()) + " is not a permutation of X's " + std::to_string(rank) +
+                          " dimensions");
+        }
+    }
+    return true;
+}
+
+// ONNX's shape inference, node by node in dependency order, as
+// onnx::shape_inference::InferShapes does it (a node's inference error
+// leaves its outputs as declared, as InferShapes' default error mode does;
+// a Constant's value is data for the nodes after it), but with npuvp's
+// checks of each node's inputs first (may_infer), which InferShapes cannot
+// be given.
+void infer_shapes(onnx::ModelProto& m, const std::string& path) {
+    onnx::GraphProto& g = *m.mutable_graph();
+    const std::vector<int> order = dependency_order(g, path);
+    const int opset = static_cast<int>(std::max<std::int64_t>(1, onnx_opset(m)));
+    std::unordered_map<std::string, onnx::TypeProto*> types;
+    std::unordered_map<std::string, const onnx::TensorProto*> data;
+    std::deque<onnx::TypeProto> owned;
+    for (auto& v : *g.mutable_input())
+        if (v.has_type()) types[v.name()] = v.mutable_type();
+    for (const auto& t : g.initializer()) {
+        data[t.name()] = &t;
+        if (types.count(t.name())) continue;
+        onnx::TypeProto& type = owned.emplace_back();
+        type.mutable_tensor_type()->set_elem_type(t.data_type());
+        auto* shape = type.mutable_tensor_type()->mutable_shape();
+        for (const std::int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
+        types[t.name()] = &type;
+    }
+    // What the file declares of the other values: inference merges into it.
+    std::unordered_map<std::string, onnx::TypeProto*> declared;
+    for (auto& v : *g.mutable_value_info())
+        if (v.has_type()) declared[v.name()] = v.mutable_type();
+    for (auto& v : *g.mutable_output())
+        if (v.has_type()) declared[v.name()] = v.mutable_type();
+    const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
+    for (const int i : order) {
+        onnx::NodeProto& n = *g.mutable_node(i);
+        std::vector<const onnx::TypeProto*> in;
+        for (const std::string& name : n.input()) {
+            const auto it = types.find(name);
+            in.push_back(it == types.end() ? nullptr : it->second);
+        }
+        const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
+        if (schema && schema->has_type_and_shape_inference_function() && may_infer(n, i, in, path)) {
+            onnx::shape_inference::InferenceContextImpl ctx(n, types, data, no_sparse);
+            bool inferred = true;
+            try {
+                schema->GetTypeAndShapeInferenceFunction()(ctx);
+            } catch (const std::exception&) {
+                inferred = false;
+            }
+            for (int j = 0; inferred && j < n.output_size(); ++j) {
+                const std::string& name = n.output(j);
+                const onnx::TypeProto* type = ctx.getOutputType(static_cast<std::size_t>(j));
+                if (name.empty() || !type || type->value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
+                const auto d = declared.find(name);
+                if (d == declared.end()) {
+                    onnx::ValueInfoProto* v = g.add_value_info();
+                    v->set_name(name);
+                    *v->mutable_type() = *type;
+                    declared[name] = v->mutable_type();
+                    continue;
+                }
+                try {
+                    onnx::shape_inference::mergeShapesAndTypes(*type, d->second);
+                } catch (const std::exception&) {
+                    // As InferShapes: the declared type stands.
+                }
+            }
+        }
+        for (const std::string& name : n.output()) {
+            const auto d = declared.find(name);
+            if (!name.empty() && d != declared.end()) types[name] = d->second;
+        }
+        if (n.op_type() == "Constant" && n.output_size() == 1)
+            for (const auto& a : n.attribute())
+                if (a.name() == "value" && a.has_t()) data[n.output(0)] = &a.t();
+    }
+}
+
 }  // namespace
 
 Network import_onnx(const std::string& path, const ImportOptions& options) {
@@ -449,11 +621,7 @@ Network import_onnx_bytes(const std::string& bytes, const std::string& path, con
     std::set<std::string> initializers;
     for (const auto& init : m.graph().initializer()) initializers.insert(init.name());
     fix_batch(m, path, options, initializers);
-    try {
-        onnx::shape_inference::InferShapes(m);
-    } catch (const std::exception& e) {
-        throw ModelError(path, "", "", std::string("ONNX shape inference failed: ") + ModelError::shown(e.what(), 400));
-    }
+    infer_shapes(m, path);
 
     Network net;
     net.file = path;
