@@ -482,7 +482,8 @@ int rank_of(const onnx::TypeProto* t) {
 // has fewer dimensions than its W read past X's dimensions and crashed
 // (fuzz_model: SEGV in onnx::convPoolShapeInference), and several read an
 // input's type without checking there is one. So: every input is typed,
-// and a convolution's or pool's X, W and spatial attributes agree in rank;
+// a convolution's or pool's X, W and spatial attributes agree in rank, and
+// its kernel, strides and dilations are at least 1 and its pads at least 0;
 // else a ModelError naming the node.
 bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx::TypeProto*>& in,
                const std::string& path) {
@@ -502,9 +503,17 @@ bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx
             const int want = a.name() == "pads" ? 2 * (rank - 2)
                              : (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations") ? rank - 2
                                                                                                                  : -1;
-            if (want >= 0 && a.ints_size() != want)
+            if (want < 0) continue;
+            if (a.ints_size() != want)
                 fail("attribute '" + a.name() + "' has " + std::to_string(a.ints_size()) + " values; X's " +
                      std::to_string(rank - 2) + " spatial dimensions need " + std::to_string(want));
+            // libonnx divides by strides (a stride of 0 was a SIGFPE,
+            // fuzz_model's second finding) and sums the rest in int64.
+            const std::int64_t low = a.name() == "pads" ? 0 : 1;
+            for (const std::int64_t v : a.ints())
+                if (v < low || v > (std::int64_t{1} << 31))
+                    fail("attribute '" + a.name() + "' " + dims_text(a.ints()) + ": each value must be in [" +
+                         std::to_string(low) + ", 2^31]");
         }
     }
     if (op == "Transpose" && !in.empty() && rank_of(in[0]) >= 0) {
