@@ -29,6 +29,9 @@ constexpr double kLayerCostNs = 2000.0;
 // TopK: passes over its input (a radix select over 16-bit keys, 8 bits a
 // pass, then a gather; docs/models.md "Operators").
 constexpr std::uint64_t kTopKPasses = 3;
+// A grouped (not depthwise) convolution is this many GEMMs at most, each
+// written out as a composite of its layer's kernel (ResNeXt has 32).
+constexpr std::uint64_t kMaxGroups = 4096;
 // A K-split's sum gives each of its PEs at least this many outputs.
 constexpr std::uint64_t kSumMinShare = 1024;
 // What a size product names when it overflows (checked arithmetic; the CLI
@@ -73,6 +76,14 @@ bool fusable_epilogue(const std::string& op) {
            op == "Erf" || op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
 }
 
+// A name from the model in a comment of the workload YAML: one line
+// (control bytes would end the comment and break the file).
+std::string comment_text(const std::string& s) {
+    std::string out;
+    for (char c : s) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    return out;
+}
+
 std::string sanitize(const std::string& s) {
     std::string out;
     for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
@@ -111,6 +122,31 @@ struct Layer {
     Place src, src_b, dst;           // shared-SRAM placement (docs/models.md "Placement")
 };
 
+// Which layers precede which through `after`, one bit per pair.
+class Ancestors {
+public:
+    template <typename Layers>
+    Ancestors(const Layers& layers, const std::map<std::string, std::size_t>& index)
+        : m_words((layers.size() + 63) / 64), m_bits(layers.size() * m_words, 0) {
+        for (std::size_t i = 0; i < layers.size(); ++i)
+            for (const std::string& a : layers[i].info.after) {
+                const std::size_t j = index.at(a);
+                set(i, j);
+                for (std::size_t w = 0; w < m_words; ++w) m_bits[i * m_words + w] |= m_bits[j * m_words + w];
+            }
+    }
+    bool has(std::size_t layer, std::size_t ancestor) const {
+        return (m_bits[layer * m_words + ancestor / 64] >> (ancestor % 64)) & 1u;
+    }
+
+private:
+    void set(std::size_t layer, std::size_t ancestor) {
+        m_bits[layer * m_words + ancestor / 64] |= std::uint64_t{1} << (ancestor % 64);
+    }
+    std::size_t m_words;
+    std::vector<std::uint64_t> m_bits;
+};
+
 class Greedy {
 public:
     Greedy(const Network& net, const TopologyConfig& topo, const MapOptions& options)
@@ -130,11 +166,11 @@ public:
         cross_cube_reads();
         Mapping out;
         std::ostringstream y;
-        y << "# Mapped from " << m_net.file << " by builtin.greedy_mapper (docs/models.md).\n"
+        y << "# Mapped from " << comment_text(m_net.file) << " by builtin.greedy_mapper (docs/models.md).\n"
           << "name: " << sanitize(m_net.name) << "\nkernels:\n";
         for (const Layer& l : m_layers) {
             // What the policy chose, for a reader of `npuvp map`'s file.
-            y << "  # node " << l.info.node << " (" << l.info.op << "): " << l.info.lowering;
+            y << "  # node " << comment_text(l.info.node) << " (" << l.info.op << "): " << l.info.lowering;
             if (l.info.m) y << " " << l.info.m << "x" << l.info.k << "x" << l.info.n;
             y << ", on " << l.info.pes << " PE" << (l.info.pes == 1 ? "" : "s") << " of " << l.info.cube;
             if (l.info.split != "-") y << " split by " << l.info.split;
@@ -142,7 +178,7 @@ public:
                 y << "; input from " << l.info.reads_from << ", output to " << l.info.writes_to;
             if (!l.info.fused.empty()) {
                 y << "; fused:";
-                for (const std::string& f : l.info.fused) y << " " << f;
+                for (const std::string& f : l.info.fused) y << " " << comment_text(f);
             }
             y << "\n  " << l.info.id << ":\n";
             emit_body(y, l);
@@ -188,21 +224,35 @@ private:
     // a layer wait for one created after it, so the layers go out in
     // dependency order (ties in creation order).
     void order_layers() {
-        std::vector<Layer> ordered;
-        std::set<std::string> placed;
-        std::vector<bool> done(m_layers.size(), false);
-        while (ordered.size() < m_layers.size()) {
-            for (std::size_t i = 0; i < m_layers.size(); ++i) {
-                if (done[i]) continue;
-                const auto& after = m_layers[i].info.after;
-                if (!std::all_of(after.begin(), after.end(), [&](const std::string& id) { return placed.count(id) > 0; }))
-                    continue;
-                done[i] = true;
-                placed.insert(m_layers[i].info.id);
-                ordered.push_back(m_layers[i]);
-                break;
+        std::map<std::string, std::size_t> index;
+        for (std::size_t i = 0; i < m_layers.size(); ++i) index[m_layers[i].info.id] = i;
+        std::vector<std::size_t> pending(m_layers.size(), 0);
+        std::vector<std::vector<std::size_t>> waiting(m_layers.size());
+        for (std::size_t i = 0; i < m_layers.size(); ++i)
+            for (const std::string& id : m_layers[i].info.after) {
+                ++pending[i];
+                const auto it = index.find(id);
+                if (it != index.end()) waiting[it->second].push_back(i);
             }
+        std::set<std::size_t> ready;
+        for (std::size_t i = 0; i < m_layers.size(); ++i)
+            if (pending[i] == 0) ready.insert(i);
+        std::vector<Layer> ordered;
+        while (!ready.empty()) {
+            const std::size_t i = *ready.begin();
+            ready.erase(ready.begin());
+            ordered.push_back(m_layers[i]);
+            for (const std::size_t c : waiting[i])
+                if (--pending[c] == 0) ready.insert(c);
         }
+        // Only a model ONNX would not accept (a tensor read through two
+        // names of one layer) can make the fused layers wait on each other.
+        if (ordered.size() != m_layers.size())
+            for (std::size_t i = 0; i < m_layers.size(); ++i)
+                if (pending[i] != 0)
+                    throw ModelError(m_net.file, m_layers[i].info.node, m_layers[i].info.op,
+                                     "its layer " + m_layers[i].info.id +
+                                         " and the layers it fuses wait on each other (a cycle after fusion)");
         m_layers = std::move(ordered);
     }
 
@@ -307,14 +357,10 @@ private:
     void place_exchanges() {
         std::map<std::string, std::size_t> index;
         for (std::size_t i = 0; i < m_layers.size(); ++i) index[m_layers[i].info.id] = i;
-        // Ancestors through `after` (the layers are in dependency order).
-        std::vector<std::set<std::size_t>> ancestors(m_layers.size());
-        for (std::size_t i = 0; i < m_layers.size(); ++i)
-            for (const std::string& a : m_layers[i].info.after) {
-                const std::size_t j = index.at(a);
-                ancestors[i].insert(j);
-                ancestors[i].insert(ancestors[j].begin(), ancestors[j].end());
-            }
+        // Ancestors through `after` (the layers are in dependency order): a
+        // bit matrix, layers² / 8 bytes (a set per layer took layers² / 2
+        // tree nodes on a chain: gigabytes at 10 000 layers).
+        const Ancestors ancestors(m_layers, index);
         // Readers of each layer's output: (consumer, input).
         std::vector<std::vector<std::pair<std::size_t, std::size_t>>> readers(m_layers.size());
         for (std::size_t c = 0; c < m_layers.size(); ++c)
@@ -335,9 +381,9 @@ private:
             if (!exchange) continue;
             // First fit among the blocks that may still be live when p starts.
             const auto dead = [&](const Block& b) {
-                if (!ancestors[p].count(b.writer)) return false;
+                if (!ancestors.has(p, b.writer)) return false;
                 for (const auto& [c, k] : readers[b.writer])
-                    if (!ancestors[p].count(c)) return false;
+                    if (!ancestors.has(p, c)) return false;
                 return true;
             };
             std::vector<Block>& blocks = sram[producer.cube];
@@ -566,6 +612,9 @@ private:
     void gemm_layer(const Node& node, Layer& l) {
         std::uint64_t M = 0, K = 0, N = 0;
         const TensorInfo& out = m_net.tensor(node, node.outputs.front());
+        if (node.inputs.size() < 2)
+            throw ModelError(m_net.file, node.name, node.op, "a GEMM needs two inputs (it has " +
+                                                                 std::to_string(node.inputs.size()) + ")");
         if (node.op == "Conv") {
             const TensorInfo& x = m_net.tensor(node, node.inputs[0]);
             const TensorInfo& w = m_net.tensor(node, node.inputs[1]);
@@ -576,6 +625,10 @@ private:
             for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = checked_mul(spatial, u(out.shape[i]), kSize);
             for (std::size_t i = 2; i < w.shape.size(); ++i) kernel = checked_mul(kernel, u(w.shape[i]), kSize);
             const std::uint64_t cin = u(x.shape[1]), cout = u(out.shape[1]);
+            if (group == 0 || cin % group != 0 || cout % group != 0)
+                throw ModelError(m_net.file, node.name, node.op,
+                                 "group " + std::to_string(node.attr("group", 1)) + " does not divide its " +
+                                     std::to_string(cin) + " input and " + std::to_string(cout) + " output channels");
             if (group > 1 && group == cin && group == cout) {
                 // Depthwise: every output element is a kernel-sized dot
                 // product of one channel, a vector op (docs/models.md).
@@ -583,6 +636,13 @@ private:
                 l.out_bytes = checked_mul(out.elements(), kElem, kSize);
                 return vector_work(l, "mul", checked_mul(out.elements(), kernel, kSize));
             }
+            // Each group is a GEMM written out in the workload.
+            if (group > kMaxGroups)
+                throw ModelError(m_net.file, node.name, node.op,
+                                 "group " + std::to_string(group) + ": more than the limit of " +
+                                     std::to_string(kMaxGroups) +
+                                     " GEMMs in one layer (docs/models.md \"Limits\"; a depthwise convolution, group = "
+                                     "input = output channels, is one vector op whatever its groups)");
             M = checked_mul(u(out.shape[0]), spatial, kSize);
             K = checked_mul(cin / std::max<std::uint64_t>(group, 1), kernel, kSize);
             N = cout / std::max<std::uint64_t>(group, 1);
@@ -598,7 +658,15 @@ private:
             const TensorInfo& w = m_net.tensor(node, node.inputs[1]);
             if (x.shape.size() < 3 || w.shape.size() < 3 || out.shape.size() != x.shape.size())
                 throw ModelError(m_net.file, node.name, node.op, "expects N x C x spatial... tensors");
-            const std::uint64_t group = std::max<std::uint64_t>(u(node.attr("group", 1)), 1);
+            const std::uint64_t group = u(node.attr("group", 1));
+            if (group == 0 || u(x.shape[1]) % group != 0 || u(out.shape[1]) % group != 0)
+                throw ModelError(m_net.file, node.name, node.op,
+                                 "group " + std::to_string(node.attr("group", 1)) +
+                                     " does not divide its input and output channels");
+            if (group > kMaxGroups)
+                throw ModelError(m_net.file, node.name, node.op,
+                                 "group " + std::to_string(group) + ": more than the limit of " +
+                                     std::to_string(kMaxGroups) + " GEMMs in one layer (docs/models.md \"Limits\")");
             const std::vector<std::int64_t> strides = node.attrs("strides", {});
             std::uint64_t spatial = 1, taps = 1;
             for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = checked_mul(spatial, u(out.shape[i]), kSize);

@@ -1,12 +1,16 @@
 #include "model/onnx_import.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <unordered_map>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
 
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -17,7 +21,9 @@ namespace npuvp::model {
 namespace {
 
 // protobuf refuses messages over 2 GiB; a shape-only model is kilobytes.
-constexpr std::uintmax_t kMaxModelBytes = std::uintmax_t{2} << 30;
+constexpr std::uintmax_t kMaxModelBytes = ImportLimits::file_bytes;
+// Where each bound is explained.
+const std::string kLimitsDoc = " (docs/models.md \"Limits\")";
 
 int elem_bytes(std::int32_t type) {
     switch (type) {
@@ -74,7 +80,293 @@ void fix_batch(onnx::ModelProto& m, const std::string& file, const ImportOptions
     }
 }
 
+// Bytes of one element of a fixed-size ONNX type; 0 for STRING, UNDEFINED
+// and types this libonnx does not know (their data is not checked).
+std::uint64_t fixed_size(std::int32_t type) {
+    switch (type) {
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::BOOL: return 1;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16: return 2;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32: return 4;
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX64: return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    default: return 0;
+    }
+}
+
+// "[1, 3, 224, 224]".
+template <typename Dims>
+std::string dims_text(const Dims& dims) {
+    std::string out = "[";
+    for (const auto d : dims) out += (out.size() > 1 ? ", " : "") + std::to_string(d);
+    return out + "]";
+}
+
+// The version of ONNX's operator set the model imports, or -1.
+std::int64_t onnx_opset(const onnx::ModelProto& m) {
+    std::int64_t opset = -1;
+    for (const auto& o : m.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+    return opset;
+}
+
+// The import's checks of ImportLimits and of the graph's structure, before
+// ONNX's schema check and shape inference see the model. `file` names it
+// in every error; a node is named by its name, else "<op>_<index>".
+class Checks {
+public:
+    Checks(const onnx::ModelProto& m, const std::string& file) : m_model(m), m_file(file) {}
+
+    void limits() const {
+        const auto& g = m_model.graph();
+        if (g.node_size() > ImportLimits::nodes)
+            fail("", "", "the graph has " + std::to_string(g.node_size()) + " nodes, more than the limit of " +
+                             std::to_string(ImportLimits::nodes));
+        const std::uint64_t values = static_cast<std::uint64_t>(g.initializer_size()) + g.input_size() +
+                                     g.output_size() + g.value_info_size() + g.sparse_initializer_size();
+        if (values > static_cast<std::uint64_t>(ImportLimits::values))
+            fail("", "", "the graph has " + std::to_string(values) +
+                             " initializers, inputs, outputs and value_info entries, more than the limit of " +
+                             std::to_string(ImportLimits::values));
+        name("", "", "the graph's name", g.name());
+        for (const auto& t : g.initializer()) tensor("", "", "initializer '" + ModelError::shown(t.name()) + "'", t);
+        for (const auto& v : g.input()) value(v, "graph input");
+        for (const auto& v : g.output()) value(v, "graph output");
+        for (const auto& v : g.value_info()) value(v, "value_info");
+        for (int i = 0; i < g.node_size(); ++i) node(g.node(i), i);
+    }
+
+    // Each node's op is one npuvp maps, from ONNX's own domain, without a
+    // subgraph, and as ONNX's schema for the model's opset defines it (its
+    // inputs, outputs and attributes: OpSchema::Verify, what ONNX's checker
+    // runs on a node).
+    void operators() const {
+        const auto& g = m_model.graph();
+        const auto& ops = supported_ops();
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            const std::string who = node_name(n, i);
+            if (!n.domain().empty() && n.domain() != "ai.onnx")
+                fail(who, n.op_type(), "an operator of domain '" + ModelError::shown(n.domain()) +
+                                           "': unsupported (npuvp maps ONNX's own operators, docs/models.md lists them)");
+            if (std::find(ops.begin(), ops.end(), n.op_type()) == ops.end())
+                fail(who, n.op_type(), "unsupported operator (docs/models.md lists the supported ones)");
+            for (const auto& a : n.attribute())
+                if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS || a.has_g() ||
+                    a.graphs_size() > 0)
+                    fail(who, n.op_type(), "attribute '" + ModelError::shown(a.name()) +
+                                               "' holds a graph (none of the supported operators takes one)");
+        }
+        if (g.node_size() == 0) return;
+        const std::int64_t opset = onnx_opset(m_model);
+        if (opset < 1 || opset > 1000)
+            fail("", "", opset < 0 ? "it imports no version of the ONNX operator set (no opset_import of domain \"\")"
+                                   : "it imports version " + std::to_string(opset) +
+                                         " of the ONNX operator set (versions are 1 to 1000)");
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(opset), "");
+            if (!schema) continue;  // not in this libonnx at that opset (Gelu): shapes come from value_info
+            try {
+                schema->Verify(n);
+            } catch (const std::exception& e) {
+                fail(node_name(n, i), n.op_type(), "not a valid " + n.op_type() + " of ONNX opset " +
+                                                       std::to_string(opset) + ": " + ModelError::shown(e.what(), 400));
+            }
+        }
+    }
+
+    // Every tensor has one producer: a graph input or initializer, or one
+    // node's output; every input a node reads (and every graph output) is
+    // one of those.
+    void structure() const {
+        const auto& g = m_model.graph();
+        std::set<std::string> given;
+        for (const auto& v : g.input()) given.insert(v.name());
+        for (const auto& t : g.initializer()) given.insert(t.name());
+        std::map<std::string, int> producer;
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            for (const std::string& out : n.output()) {
+                if (out.empty()) continue;
+                if (given.count(out))
+                    fail(node_name(n, i), n.op_type(), "output '" + ModelError::shown(out) +
+                                                           "' is also a graph input or an initializer (each tensor has one producer)");
+                const auto [it, fresh] = producer.emplace(out, i);
+                if (!fresh)
+                    fail(node_name(n, i), n.op_type(),
+                         "output '" + ModelError::shown(out) + "' is also an output of node '" +
+                             ModelError::shown(node_name(g.node(it->second), it->second)) +
+                             "' (each tensor has one producer)");
+            }
+        }
+        for (int i = 0; i < g.node_size(); ++i) {
+            const auto& n = g.node(i);
+            for (const std::string& in : n.input())
+                if (!in.empty() && !given.count(in) && !producer.count(in))
+                    fail(node_name(n, i), n.op_type(), "input '" + ModelError::shown(in) +
+                                                           "' is missing: no node produces it, and it is not a graph "
+                                                           "input or an initializer");
+        }
+        for (const auto& v : g.output())
+            if (!given.count(v.name()) && !producer.count(v.name()))
+                fail("", "", "graph output '" + ModelError::shown(v.name()) +
+                                 "' is missing: no node produces it, and it is not a graph input or an initializer");
+    }
+
+    // A shape found by shape inference (or given): at most ImportLimits::rank
+    // dimensions and ImportLimits::elements elements.
+    static void shape(const std::string& file, const std::string& tensor, const TensorInfo& t) {
+        if (t.shape.size() > static_cast<std::size_t>(ImportLimits::rank))
+            throw ModelError(file, "", "", "tensor '" + ModelError::shown(tensor) + "' has " +
+                                               std::to_string(t.shape.size()) + " dimensions, more than the limit of " +
+                                               std::to_string(ImportLimits::rank) + kLimitsDoc);
+        std::uint64_t n = 1;
+        for (const std::int64_t d : t.shape) n = sat_mul(n, static_cast<std::uint64_t>(d));
+        if (n > ImportLimits::elements)
+            throw ModelError(file, "", "", "tensor '" + ModelError::shown(tensor) + "' of shape " + dims_text(t.shape) +
+                                               " has " + (n == kSaturated ? "2^64 or more" : std::to_string(n)) +
+                                               " elements, more than the limit of 2^40" + kLimitsDoc);
+    }
+
+    static std::string node_name(const onnx::NodeProto& n, int index) {
+        return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& node, const std::string& op, const std::string& what) const {
+        throw ModelError(m_file, node, op, what + (what.find("the limit") != std::string::npos ? kLimitsDoc : ""));
+    }
+
+    void name(const std::string& node, const std::string& op, const std::string& what, const std::string& text) const {
+        if (text.size() > ImportLimits::name_bytes)
+            fail(node, op, what + " '" + ModelError::shown(text) + "' is " + std::to_string(text.size()) +
+                               " bytes long, more than the limit of " + std::to_string(ImportLimits::name_bytes));
+    }
+
+    template <typename Repeated>
+    void count(const std::string& node, const std::string& op, const std::string& what, const Repeated& r) const {
+        if (r.size() > ImportLimits::attribute_values)
+            fail(node, op, what + " has " + std::to_string(r.size()) + " values, more than the limit of " +
+                               std::to_string(ImportLimits::attribute_values));
+    }
+
+    // An initializer or a Constant's tensor: its name, rank, dimensions
+    // (none negative), elements, and data as long as its dimensions say
+    // (raw_data, or one typed value per element; none at all is a shape-only
+    // weight).
+    void tensor(const std::string& node, const std::string& op, const std::string& what,
+                const onnx::TensorProto& t) const {
+        name(node, op, what + ": its name", t.name());
+        if (t.dims_size() > ImportLimits::rank)
+            fail(node, op, what + " has " + std::to_string(t.dims_size()) + " dimensions, more than the limit of " +
+                               std::to_string(ImportLimits::rank));
+        std::uint64_t n = 1;
+        for (const std::int64_t d : t.dims()) {
+            if (d < 0) fail(node, op, what + " has a negative dimension: " + dims_text(t.dims()));
+            n = sat_mul(n, static_cast<std::uint64_t>(d));
+        }
+        if (n > ImportLimits::elements)
+            fail(node, op, what + " of dims " + dims_text(t.dims()) + " has " +
+                               (n == kSaturated ? "2^64 or more" : std::to_string(n)) +
+                               " elements, more than the limit of 2^40");
+        if (t.data_location() == onnx::TensorProto::EXTERNAL) return;
+        const std::uint64_t size = fixed_size(t.data_type());
+        if (size == 0) return;
+        if (!t.raw_data().empty() && t.raw_data().size() != n * size)
+            fail(node, op, what + " has " + std::to_string(t.raw_data().size()) + " bytes of raw data; its dims " +
+                               dims_text(t.dims()) + " of " + std::to_string(size) + "-byte elements need " +
+                               std::to_string(n * size));
+        const bool complex = t.data_type() == onnx::TensorProto::COMPLEX64 || t.data_type() == onnx::TensorProto::COMPLEX128;
+        const std::uint64_t values = static_cast<std::uint64_t>(t.float_data_size()) + t.int32_data_size() +
+                                     t.int64_data_size() + t.double_data_size() + t.uint64_data_size();
+        if (values != 0 && values != n * (complex ? 2 : 1))
+            fail(node, op, what + " has " + std::to_string(values) + " data values; its dims " + dims_text(t.dims()) +
+                               " need " + std::to_string(n * (complex ? 2 : 1)));
+    }
+
+    // A graph input, output or value_info: its name, and a tensor type's
+    // rank, symbolic names and static elements.
+    void value(const onnx::ValueInfoProto& v, const std::string& kind) const {
+        const std::string what = kind + " '" + ModelError::shown(v.name()) + "'";
+        name("", "", what + ": its name", v.name());
+        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+        const auto& shape = v.type().tensor_type().shape();
+        if (shape.dim_size() > ImportLimits::rank)
+            fail("", "", what + " has " + std::to_string(shape.dim_size()) + " dimensions, more than the limit of " +
+                             std::to_string(ImportLimits::rank));
+        std::uint64_t n = 1;
+        std::vector<std::int64_t> dims;
+        for (const auto& d : shape.dim()) {
+            name("", "", what + ": a symbolic dimension", d.dim_param());
+            dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+            if (d.has_dim_value() && d.dim_value() > 0) n = sat_mul(n, static_cast<std::uint64_t>(d.dim_value()));
+        }
+        if (n > ImportLimits::elements)
+            fail("", "", what + " of shape " + dims_text(dims) + " has " +
+                             (n == kSaturated ? "2^64 or more" : std::to_string(n)) +
+                             " elements, more than the limit of 2^40");
+    }
+
+    void node(const onnx::NodeProto& n, int index) const {
+        const std::string who = node_name(n, index);
+        // The node's own strings first: the messages below show them.
+        name("", "", "node " + std::to_string(index) + ": its name", n.name());
+        name("", "", "node " + std::to_string(index) + ": its op type", n.op_type());
+        name(who, n.op_type(), "its domain", n.domain());
+        if (n.input_size() > ImportLimits::node_edges || n.output_size() > ImportLimits::node_edges ||
+            n.attribute_size() > ImportLimits::node_edges)
+            fail(who, n.op_type(), "it has " + std::to_string(n.input_size()) + " inputs, " +
+                                       std::to_string(n.output_size()) + " outputs and " +
+                                       std::to_string(n.attribute_size()) +
+                                       " attributes; each is more than the limit of " +
+                                       std::to_string(ImportLimits::node_edges));
+        for (const std::string& in : n.input()) name(who, n.op_type(), "an input", in);
+        for (const std::string& out : n.output()) name(who, n.op_type(), "an output", out);
+        for (const auto& a : n.attribute()) {
+            const std::string what = "attribute '" + ModelError::shown(a.name()) + "'";
+            name(who, n.op_type(), "an attribute's name", a.name());
+            name(who, n.op_type(), what + ": its string", a.s());
+            count(who, n.op_type(), what, a.ints());
+            count(who, n.op_type(), what, a.floats());
+            count(who, n.op_type(), what, a.strings());
+            count(who, n.op_type(), what, a.tensors());
+            for (const std::string& s : a.strings()) name(who, n.op_type(), what + ": a string", s);
+            if (a.has_t()) tensor(who, n.op_type(), what, a.t());
+            for (const auto& t : a.tensors()) tensor(who, n.op_type(), what, t);
+        }
+    }
+
+    const onnx::ModelProto& m_model;
+    const std::string& m_file;
+};
+
 }  // namespace
+
+std::string ModelError::shown(const std::string& name, std::size_t max) {
+    std::string out;
+    for (std::size_t i = 0; i < name.size() && i < max; ++i) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        if (c >= 0x20 && c != 0x7f) {
+            out += static_cast<char>(c);
+            continue;
+        }
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        out += hex;
+    }
+    if (name.size() > max) out += "... (" + std::to_string(name.size()) + " bytes)";
+    return out;
+}
 
 std::uint64_t TensorInfo::elements() const {
     std::uint64_t n = 1;
@@ -121,37 +413,231 @@ const std::vector<std::string>& supported_ops() {
 
 namespace {
 
-// The model file parsed, or a ModelError naming it: missing, not a regular
-// file, beyond protobuf's 2 GiB, unreadable, or not a ModelProto with a graph.
-onnx::ModelProto read_model(const std::string& path) {
+// The model parsed from its bytes, or a ModelError naming `file`: beyond
+// protobuf's 2 GiB, or not a ModelProto with a graph.
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& file) {
+    if (bytes.size() > kMaxModelBytes)
+        throw ModelError(file, "", "", "larger than 2 GiB, the protobuf limit of an ONNX file");
+    onnx::ModelProto m;
+    if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph() || m.ir_version() <= 0)
+        throw ModelError(file, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph: "
+                                       "truncated, or another format)");
+    return m;
+}
+
+// The model file's bytes, or a ModelError naming it: missing, not a regular
+// file, beyond protobuf's 2 GiB, unreadable.
+std::string read_bytes(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
         throw ModelError(path, "", "", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
     if (std::filesystem::file_size(path, ec) > kMaxModelBytes)
         throw ModelError(path, "", "", "larger than 2 GiB, the protobuf limit of an ONNX file");
     std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in && !in.eof()) throw ModelError(path, "", "", "cannot be read");
-    onnx::ModelProto m;
-    if (bytes.empty() || !m.ParseFromString(bytes) || !m.has_graph() || m.ir_version() <= 0)
-        throw ModelError(path, "", "", "not an ONNX model (it does not parse as a ModelProto with a graph: "
-                                       "truncated, or another format)");
-    return m;
+    return bytes;
+}
+
+onnx::ModelProto read_model(const std::string& path) { return parse_model(read_bytes(path), path); }
+
+// The nodes' indices in dependency order (Kahn; ties by file order), or a
+// ModelError naming a node on a cycle.
+std::vector<int> dependency_order(const onnx::GraphProto& g, const std::string& path) {
+    const int count = g.node_size();
+    std::map<std::string, int> producer;
+    for (int i = 0; i < count; ++i)
+        for (const std::string& out : g.node(i).output())
+            if (!out.empty()) producer[out] = i;
+    std::vector<int> pending(static_cast<std::size_t>(count), 0);
+    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+        for (const std::string& in : g.node(i).input()) {
+            const auto it = producer.find(in);
+            if (it == producer.end()) continue;
+            ++pending[static_cast<std::size_t>(i)];
+            consumers[static_cast<std::size_t>(it->second)].push_back(i);
+        }
+    std::set<int> ready;
+    for (int i = 0; i < count; ++i)
+        if (pending[static_cast<std::size_t>(i)] == 0) ready.insert(i);
+    std::vector<int> order;
+    while (!ready.empty()) {
+        const int i = *ready.begin();
+        ready.erase(ready.begin());
+        order.push_back(i);
+        for (int c : consumers[static_cast<std::size_t>(i)])
+            if (--pending[static_cast<std::size_t>(c)] == 0) ready.insert(c);
+    }
+    for (int i = 0; i < count && static_cast<int>(order.size()) != count; ++i)
+        if (pending[static_cast<std::size_t>(i)] != 0)
+            throw ModelError(path, Checks::node_name(g.node(i), i), g.node(i).op_type(),
+                             "the graph has a cycle through this node");
+    return order;
+}
+
+// The rank of a typed, shaped input, or -1.
+int rank_of(const onnx::TypeProto* t) {
+    if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return -1;
+    return t->tensor_type().shape().dim_size();
+}
+
+// Whether ONNX's inference function of `n` may be run with these input
+// types. libonnx 1.12's functions trust what they are given: a Conv whose X
+// has fewer dimensions than its W read past X's dimensions and crashed
+// (fuzz_model: SEGV in onnx::convPoolShapeInference), and several read an
+// input's type without checking there is one. So: every input is typed,
+// a convolution's or pool's X, W and spatial attributes agree in rank, and
+// its kernel, strides and dilations are at least 1 and its pads at least 0;
+// else a ModelError naming the node.
+bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx::TypeProto*>& in,
+               const std::string& path) {
+    for (std::size_t i = 0; i < in.size(); ++i)
+        if (!n.input(static_cast<int>(i)).empty() && !in[i]) return false;  // its outputs stay unknown
+    const std::string who = Checks::node_name(n, index);
+    const std::string& op = n.op_type();
+    auto fail = [&](const std::string& what) { throw ModelError(path, who, op, what); };
+    if (op == "Conv" || op == "ConvTranspose" || op == "MaxPool" || op == "AveragePool") {
+        const int rank = in.empty() ? -1 : rank_of(in[0]);
+        if (rank < 0) return false;
+        if (rank < 3) fail("input X has " + std::to_string(rank) + " dimensions: it needs N x C x at least one spatial one");
+        if ((op == "Conv" || op == "ConvTranspose") && in.size() > 1 && rank_of(in[1]) != rank)
+            fail("weight W has " + std::to_string(rank_of(in[1])) + " dimensions, input X " + std::to_string(rank) +
+                 ": they must agree");
+        for (const auto& a : n.attribute()) {
+            const int want = a.name() == "pads" ? 2 * (rank - 2)
+                             : (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
+                                a.name() == "output_padding" || a.name() == "output_shape")
+                                 ? rank - 2
+                                 : -1;
+            if (want < 0) continue;
+            if (a.ints_size() != want)
+                fail("attribute '" + a.name() + "' has " + std::to_string(a.ints_size()) + " values; X's " +
+                     std::to_string(rank - 2) + " spatial dimensions need " + std::to_string(want));
+            // libonnx divides by strides (a stride of 0 was a SIGFPE,
+            // fuzz_model's second finding) and sums the rest in int64.
+            const std::int64_t low = a.name() == "pads" || a.name() == "output_padding" ? 0 : 1;
+            for (const std::int64_t v : a.ints())
+                if (v < low || v > (std::int64_t{1} << 31))
+                    fail("attribute '" + a.name() + "' " + dims_text(a.ints()) + ": each value must be in [" +
+                         std::to_string(low) + ", 2^31]");
+        }
+    }
+    if (op == "Transpose" && !in.empty() && rank_of(in[0]) >= 0) {
+        const int rank = rank_of(in[0]);
+        for (const auto& a : n.attribute()) {
+            if (a.name() != "perm") continue;
+            std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+            bool ok = a.ints_size() == rank;
+            for (const std::int64_t p : a.ints()) {
+                ok = ok && p >= 0 && p < rank && !seen[static_cast<std::size_t>(p)];
+                if (ok) seen[static_cast<std::size_t>(p)] = true;
+            }
+            if (!ok) fail("attribute 'perm' " + dims_text(a.ints()) + " is not a permutation of X's " + std::to_string(rank) +
+                          " dimensions");
+        }
+    }
+    return true;
+}
+
+// ONNX's shape inference, node by node in dependency order, as
+// onnx::shape_inference::InferShapes does it (a node's inference error
+// leaves its outputs as declared, as InferShapes' default error mode does;
+// a Constant's value is data for the nodes after it), but with npuvp's
+// checks of each node's inputs first (may_infer), which InferShapes cannot
+// be given.
+void infer_shapes(onnx::ModelProto& m, const std::string& path) {
+    onnx::GraphProto& g = *m.mutable_graph();
+    const std::vector<int> order = dependency_order(g, path);
+    const int opset = static_cast<int>(std::max<std::int64_t>(1, onnx_opset(m)));
+    std::unordered_map<std::string, onnx::TypeProto*> types;
+    std::unordered_map<std::string, const onnx::TensorProto*> data;
+    std::deque<onnx::TypeProto> owned;
+    for (auto& v : *g.mutable_input())
+        if (v.has_type()) types[v.name()] = v.mutable_type();
+    for (const auto& t : g.initializer()) {
+        data[t.name()] = &t;
+        if (types.count(t.name())) continue;
+        onnx::TypeProto& type = owned.emplace_back();
+        type.mutable_tensor_type()->set_elem_type(t.data_type());
+        auto* shape = type.mutable_tensor_type()->mutable_shape();
+        for (const std::int64_t d : t.dims()) shape->add_dim()->set_dim_value(d);
+        types[t.name()] = &type;
+    }
+    // What the file declares of the other values: inference merges into it.
+    std::unordered_map<std::string, onnx::TypeProto*> declared;
+    for (auto& v : *g.mutable_value_info())
+        if (v.has_type()) declared[v.name()] = v.mutable_type();
+    for (auto& v : *g.mutable_output())
+        if (v.has_type()) declared[v.name()] = v.mutable_type();
+    const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
+    for (const int i : order) {
+        onnx::NodeProto& n = *g.mutable_node(i);
+        std::vector<const onnx::TypeProto*> in;
+        for (const std::string& name : n.input()) {
+            const auto it = types.find(name);
+            in.push_back(it == types.end() ? nullptr : it->second);
+        }
+        const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
+        if (schema && schema->has_type_and_shape_inference_function() && may_infer(n, i, in, path)) {
+            onnx::shape_inference::InferenceContextImpl ctx(n, types, data, no_sparse);
+            bool inferred = true;
+            try {
+                schema->GetTypeAndShapeInferenceFunction()(ctx);
+            } catch (const std::exception&) {
+                inferred = false;
+            }
+            for (int j = 0; inferred && j < n.output_size(); ++j) {
+                const std::string& name = n.output(j);
+                const onnx::TypeProto* type = ctx.getOutputType(static_cast<std::size_t>(j));
+                if (name.empty() || !type || type->value_case() == onnx::TypeProto::VALUE_NOT_SET) continue;
+                const auto d = declared.find(name);
+                if (d == declared.end()) {
+                    onnx::ValueInfoProto* v = g.add_value_info();
+                    v->set_name(name);
+                    *v->mutable_type() = *type;
+                    declared[name] = v->mutable_type();
+                    continue;
+                }
+                try {
+                    onnx::shape_inference::mergeShapesAndTypes(*type, d->second);
+                } catch (const std::exception&) {
+                    // As InferShapes: the declared type stands.
+                }
+            }
+        }
+        for (const std::string& name : n.output()) {
+            const auto d = declared.find(name);
+            if (!name.empty() && d != declared.end()) types[name] = d->second;
+        }
+        if (n.op_type() == "Constant" && n.output_size() == 1)
+            for (const auto& a : n.attribute())
+                if (a.name() == "value" && a.has_t()) data[n.output(0)] = &a.t();
+    }
 }
 
 }  // namespace
 
 Network import_onnx(const std::string& path, const ImportOptions& options) {
-    onnx::ModelProto m = read_model(path);  // batch fixed and shapes inferred in place
+    return import_onnx_bytes(read_bytes(path), path, options);
+}
+
+Network import_onnx_bytes(const std::string& bytes, const std::string& path, const ImportOptions& options) {
+    onnx::ModelProto m = parse_model(bytes, path);  // batch fixed and shapes inferred in place
+    // No node of a supported (ONNX-domain) operator calls a model-local
+    // function: shape inference need not read them.
+    m.clear_functions();
+    {
+        const Checks checks(m, path);
+        checks.limits();
+        checks.operators();
+        checks.structure();
+    }
 
     std::set<std::string> initializers;
     for (const auto& init : m.graph().initializer()) initializers.insert(init.name());
     fix_batch(m, path, options, initializers);
-    try {
-        onnx::shape_inference::InferShapes(m);
-    } catch (const std::exception& e) {
-        throw ModelError(path, "", "", std::string("ONNX shape inference failed: ") + e.what());
-    }
+    infer_shapes(m, path);
 
     Network net;
     net.file = path;
@@ -167,6 +653,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
     auto add = [&](const onnx::ValueInfoProto& v) {
         TensorInfo t;
         if (!static_shape(v, t) || net.tensors.count(v.name())) return;
+        Checks::shape(path, v.name(), t);  // as inferred: a Reshape, Expand or Pad can make it larger
         net.tensors[v.name()] = t;
     };
     for (const auto& v : g.input()) add(v);
@@ -185,7 +672,7 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
         const auto& n = g.node(i);
         Node& node = nodes[static_cast<std::size_t>(i)];
         node.op = n.op_type();
-        node.name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+        node.name = Checks::node_name(n, i);
         node.inputs.assign(n.input().begin(), n.input().end());
         node.outputs.assign(n.output().begin(), n.output().end());
         for (const auto& a : n.attribute()) {
@@ -194,10 +681,6 @@ Network import_onnx(const std::string& path, const ImportOptions& options) {
             if (a.type() == onnx::AttributeProto::FLOAT) node.floats[a.name()] = a.f();
             if (a.type() == onnx::AttributeProto::STRING) node.strings[a.name()] = a.s();
         }
-        const auto& ops = supported_ops();
-        if (std::find(ops.begin(), ops.end(), node.op) == ops.end())
-            throw ModelError(path, node.name, node.op,
-                             "unsupported operator (docs/models.md lists the supported ones)");
         for (const std::string& out : node.outputs)
             if (!out.empty()) producer[out] = i;
     }

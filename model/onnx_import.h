@@ -5,6 +5,7 @@
 // weight may be a graph input.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -19,7 +20,11 @@ class ModelError : public std::runtime_error {
 public:
     ModelError(const std::string& file, const std::string& node, const std::string& op,
                const std::string& what)
-        : std::runtime_error(file + (node.empty() ? "" : ": node '" + node + "' (" + op + ")") + ": " + what) {}
+        : std::runtime_error(file + (node.empty() ? "" : ": node '" + shown(node) + "' (" + shown(op) + ")") + ": " +
+                             what) {}
+    // A name from the file as a message shows it: control bytes escaped
+    // (\xNN), at most `max` bytes, then "... (N bytes)".
+    static std::string shown(const std::string& name, std::size_t max = 200);
 };
 
 struct TensorInfo {
@@ -53,6 +58,21 @@ struct Network {
     const TensorInfo& tensor(const Node& node, const std::string& name) const;
 };
 
+// What the importer accepts (docs/models.md "Limits"): an ONNX file is
+// untrusted input, and each bound keeps what npuvp derives from it (and what
+// ONNX's own checks and shape inference are given) small and inside 64 bits.
+// Every one is a ModelError naming the file, the node or tensor, and the bound.
+struct ImportLimits {
+    static constexpr std::uint64_t file_bytes = std::uint64_t{2} << 30;  // protobuf's own limit
+    static constexpr int nodes = 10000;           // nodes in the graph
+    static constexpr int values = 100000;         // initializers + graph inputs + outputs + value_info
+    static constexpr int node_edges = 4096;       // a node's inputs, and its outputs
+    static constexpr int attribute_values = 65536;  // the ints (floats, strings, ...) of one attribute
+    static constexpr std::size_t name_bytes = 4096;  // any name, op type, domain or string attribute
+    static constexpr int rank = 32;               // dimensions of a tensor
+    static constexpr std::uint64_t elements = std::uint64_t{1} << 40;  // elements of a tensor
+};
+
 struct ImportOptions {
     // A symbolic (or unknown) batch dimension becomes this; 0 = a symbolic
     // dimension is an error naming it.
@@ -63,8 +83,14 @@ struct ImportOptions {
 const std::vector<std::string>& supported_ops();
 
 // Reads `path`; throws ModelError for a file that is not ONNX, a truncated
-// one, an unsupported op, a dynamic shape, a cycle.
+// one, an unsupported op, a node ONNX's schema rejects, a missing input, a
+// tensor produced twice, a dynamic shape, a cycle, anything beyond
+// ImportLimits.
 Network import_onnx(const std::string& path, const ImportOptions& options = {});
+
+// The same from the file's bytes; `file` names it in errors (the fuzzer's
+// entry point, fuzz/fuzz_model.cpp).
+Network import_onnx_bytes(const std::string& bytes, const std::string& file, const ImportOptions& options = {});
 
 // Data mode (docs/workload.md "Operand data"): the values of the
 // initializer `name` of the model at `path`, as raw little-endian bytes of

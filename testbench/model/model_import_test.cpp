@@ -22,6 +22,7 @@
 #include "platform/workload_run.h"
 #include "report/layer_table.h"
 #include "report/report_writer.h"
+#include "testbench/harness/onnx_builder.h"
 #include "testbench/harness/platform_fixture.h"
 #include "testbench/harness/report_guard.h"
 #include "testbench/harness/run_npuvp.h"
@@ -33,62 +34,7 @@ using namespace npuvp::model;
 namespace {
 
 // A model built in the test: float tensors, opset 17.
-struct Builder {
-    onnx::ModelProto m;
-    onnx::GraphProto* g;
-    Builder() : g(m.mutable_graph()) {
-        m.set_ir_version(8);
-        auto* op = m.add_opset_import();
-        op->set_domain("");
-        op->set_version(17);
-        g->set_name("t");
-    }
-    static void shape(onnx::ValueInfoProto* v, const std::string& name, const std::vector<std::int64_t>& dims,
-                      const std::string& symbolic = "") {
-        v->set_name(name);
-        auto* t = v->mutable_type()->mutable_tensor_type();
-        t->set_elem_type(onnx::TensorProto::FLOAT);
-        auto* s = t->mutable_shape();
-        if (!symbolic.empty()) s->add_dim()->set_dim_param(symbolic);
-        for (std::int64_t d : dims) s->add_dim()->set_dim_value(d);
-    }
-    Builder& input(const std::string& name, const std::vector<std::int64_t>& dims, const std::string& symbolic = "") {
-        shape(g->add_input(), name, dims, symbolic);
-        return *this;
-    }
-    Builder& output(const std::string& name, const std::vector<std::int64_t>& dims, const std::string& symbolic = "") {
-        shape(g->add_output(), name, dims, symbolic);
-        return *this;
-    }
-    // A weight with its shape and no data.
-    Builder& weight(const std::string& name, const std::vector<std::int64_t>& dims) {
-        auto* w = g->add_initializer();
-        w->set_name(name);
-        w->set_data_type(onnx::TensorProto::FLOAT);
-        for (std::int64_t d : dims) w->add_dims(d);
-        return *this;
-    }
-    onnx::NodeProto* node(const std::string& op, const std::string& name, const std::vector<std::string>& in,
-                          const std::vector<std::string>& out) {
-        auto* n = g->add_node();
-        n->set_op_type(op);
-        n->set_name(name);
-        for (const auto& i : in) n->add_input(i);
-        for (const auto& o : out) n->add_output(o);
-        return n;
-    }
-    static void ints(onnx::NodeProto* n, const std::string& name, const std::vector<std::int64_t>& values) {
-        auto* a = n->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::INTS);
-        for (std::int64_t v : values) a->add_ints(v);
-    }
-    std::string save(const std::string& file) const {
-        std::ofstream out(file, std::ios::binary | std::ios::trunc);
-        BOOST_REQUIRE(m.SerializeToOstream(&out));
-        return file;
-    }
-};
+using Builder = test::OnnxBuilder;
 
 // X [1, 800] · W [800, 256] + b, ReLU: MNIST's fc1.
 std::string fc_relu(const std::string& file) {
@@ -480,6 +426,29 @@ BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {
     const test::RunResult r = test::run_npuvp("--model model_bad_op.onnx");
     BOOST_CHECK_EQUAL(r.code, 2);
     BOOST_CHECK(r.out.find("node 'hm' (Hardmax): unsupported operator") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_graph_at_the_node_limit_maps) {
+    // ImportLimits::nodes (docs/models.md "Limits"): a chain of 10 000 ReLUs
+    // is accepted, mapped (10 000 layers, each after the one before) and its
+    // workload loads; one node more is refused before shape inference. The
+    // mapper's ancestor matrix is 10 000² bits (12.5 MB), and nothing it does
+    // is quadratic in time but that matrix's rows.
+    auto chain = [](int n, const std::string& file) {
+        Builder b;
+        b.input("x", {1, 4}).output("c" + std::to_string(n - 1), {1, 4});
+        for (int i = 0; i < n; ++i)
+            b.node("Relu", "r" + std::to_string(i), {i == 0 ? "x" : "c" + std::to_string(i - 1)}, {"c" + std::to_string(i)});
+        return b.save(file);
+    };
+    const TopologyConfig topo = test::load_shipped("default");
+    const Mapping m = greedy_map(import_onnx(chain(ImportLimits::nodes, "model_limit_chain.onnx")), topo, MapOptions{});
+    BOOST_REQUIRE_EQUAL(m.layers.size(), static_cast<std::size_t>(ImportLimits::nodes));
+    BOOST_CHECK(m.layers.back().after == (std::vector<std::string>{m.layers[m.layers.size() - 2].id}));
+    (void)load_workload_text(m.workload_yaml, "model_limit_chain.onnx", topo);
+    const std::string e = import_error(chain(ImportLimits::nodes + 1, "model_over_limit_chain.onnx"));
+    BOOST_CHECK_MESSAGE(e.find("model_over_limit_chain.onnx: the graph has 10001 nodes, more than the limit of 10000") !=
+                            std::string::npos, e);
 }
 
 BOOST_AUTO_TEST_CASE(every_supported_libonnx_testdata_model_maps_and_runs) {

@@ -18,10 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "testbench/harness/onnx_builder.h"
 #include "testbench/harness/run_npuvp.h"
 
 namespace {
 
+using npuvp::test::OnnxBuilder;
 using npuvp::test::run_npuvp;
 using npuvp::test::RunResult;
 using npuvp::test::slurp;
@@ -415,5 +417,204 @@ BOOST_AUTO_TEST_CASE(data_that_cannot_be_loaded) {
         work("dump_unwritable", one(composite + " }") + "dump:\n  - { hbm: 0, bytes: 16, file: no_dir/c.bin }\n", 2,
              {"bad_dump_unwritable.yaml:8:", "dump[0].file", "the folder 'no_dir' does not exist"}),
     });
+    BOOST_TEST_MESSAGE(n << " cases");
+}
+
+BOOST_AUTO_TEST_CASE(onnx_models_that_are_malformed_or_too_large) {
+    // --model (docs/models.md "Import" and "Limits"; issue 39 point 11): an
+    // ONNX file is untrusted input. Each model is built here with the ONNX
+    // protobuf classes, written as bad_model_<name>.onnx, and run; each must
+    // give exit 2 and a message naming the file, the node or tensor, and
+    // what is wrong (the bound, for a limit).
+    auto model = [](const std::string& name, const OnnxBuilder& b, std::vector<std::string> says) {
+        const std::string file = "bad_model_" + name + ".onnx";
+        says.insert(says.begin(), "npuvp: error: " + file + ": ");
+        return Case{file, b.bytes(), "--model " + file, 2, std::move(says)};
+    };
+    auto bytes_case = [](const std::string& name, const std::string& bytes, std::vector<std::string> says) {
+        const std::string file = "bad_model_" + name + ".onnx";
+        says.insert(says.begin(), "npuvp: error: " + file + ": ");
+        return Case{file, bytes, "--model " + file, 2, std::move(says)};
+    };
+    std::vector<Case> cases;
+    // A cycle: a reads q, which r makes from a's output.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Add", "a", {"x", "q"}, {"p"});
+        b.node("Relu", "r", {"p"}, {"q"});
+        b.node("Relu", "out", {"p"}, {"y"});
+        cases.push_back(model("cycle", b, {"node 'a' (Add): the graph has a cycle through this node"}));
+    }
+    // A node that reads a tensor nothing makes.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Add", "a", {"x", "ghost"}, {"y"});
+        cases.push_back(model("missing_input", b, {"node 'a' (Add): input 'ghost' is missing: no node produces it"}));
+    }
+    // A graph output nothing makes.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {1, 4}).output("z", {1, 4});
+        b.node("Relu", "r", {"x"}, {"y"});
+        cases.push_back(model("missing_output", b, {"graph output 'z' is missing"}));
+    }
+    // Two nodes that make one tensor.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Relu", "a", {"x"}, {"y"});
+        b.node("Sigmoid", "b", {"x"}, {"y"});
+        cases.push_back(model("two_producers", b, {"node 'b' (Sigmoid): output 'y' is also an output of node 'a'"}));
+    }
+    // Huge dimensions: beyond the 2^40 elements of a tensor, and beyond 64 bits.
+    {
+        OnnxBuilder b;
+        b.input("x", {1ll << 31, 1ll << 31}).output("y", {1ll << 31, 1ll << 31});
+        b.node("Relu", "r", {"x"}, {"y"});
+        cases.push_back(model("huge_dims", b, {"graph input 'x' of shape [2147483648, 2147483648] has 4611686018427387904 "
+                                               "elements, more than the limit of 2^40", "docs/models.md \"Limits\""}));
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).weight("w", {1ll << 62, 8, 4}).output("y", {1, 4});
+        b.node("Relu", "r", {"x"}, {"y"});
+        cases.push_back(model("dims_beyond_64_bits", b, {"initializer 'w' of dims [4611686018427387904, 8, 4] has 2^64 or "
+                                                         "more elements, more than the limit of 2^40"}));
+    }
+    // A shape that only shape inference makes huge: Expand to [2^21, 2^21, 4].
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).int64s("shape", {1ll << 21, 1ll << 21, 4}).output("y", {});
+        b.g->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+        b.node("Expand", "big", {"x", "shape"}, {"y"});
+        cases.push_back(model("inferred_huge", b, {"tensor 'y' of shape [2097152, 2097152, 4] has 17592186044416 elements, "
+                                                   "more than the limit of 2^40"}));
+    }
+    // A negative dimension of a weight.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).weight("w", {4, -2}).output("y", {1, 4});
+        b.node("Relu", "r", {"x"}, {"y"});
+        cases.push_back(model("negative_dim", b, {"initializer 'w' has a negative dimension: [4, -2]"}));
+    }
+    // 33 dimensions.
+    {
+        OnnxBuilder b;
+        b.input("x", std::vector<std::int64_t>(33, 1)).output("y", {1});
+        b.node("Relu", "r", {"x"}, {"y"});
+        cases.push_back(model("rank", b, {"graph input 'x' has 33 dimensions, more than the limit of 32"}));
+    }
+    // 10 001 nodes.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("c10000", {1, 4});
+        for (int i = 0; i <= 10000; ++i)
+            b.node("Relu", "r" + std::to_string(i), {i == 0 ? "x" : "c" + std::to_string(i - 1)}, {"c" + std::to_string(i)});
+        cases.push_back(model("too_many_nodes", b, {"the graph has 10001 nodes, more than the limit of 10000"}));
+    }
+    // A 5000-byte node name (the message shows its first 200 bytes).
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Relu", std::string(5000, 'n'), {"x"}, {"y"});
+        cases.push_back(model("long_name", b, {"node 0: its name '" + std::string(200, 'n') + "... (5000 bytes)' is 5000 "
+                                               "bytes long, more than the limit of 4096"}));
+    }
+    // An attribute with 65 537 values.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {4, 1});
+        OnnxBuilder::ints(b.node("Transpose", "t", {"x"}, {"y"}), "perm", std::vector<std::int64_t>(65537, 0));
+        cases.push_back(model("long_attribute", b, {"node 't' (Transpose): attribute 'perm' has 65537 values, more than "
+                                                    "the limit of 65536"}));
+    }
+    // An initializer whose data is not as long as its dims say.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 2}).weight("w", {2}).output("y", {1, 2});
+        b.g->mutable_initializer(0)->set_raw_data("abc");
+        b.node("Add", "a", {"x", "w"}, {"y"});
+        cases.push_back(model("short_data", b, {"initializer 'w' has 3 bytes of raw data; its dims [2] of 4-byte elements need 8"}));
+    }
+    // A node ONNX's schema refuses (a MatMul of one input), one of another
+    // domain, and one with a subgraph.
+    {
+        OnnxBuilder b;
+        b.input("x", {4, 4}).output("y", {4, 4});
+        b.node("MatMul", "mm", {"x"}, {"y"});
+        cases.push_back(model("schema", b, {"node 'mm' (MatMul): not a valid MatMul of ONNX opset 17"}));
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Relu", "r", {"x"}, {"y"})->set_domain("com.example");
+        cases.push_back(model("domain", b, {"node 'r' (Relu): an operator of domain 'com.example': unsupported"}));
+    }
+    // No ONNX opset.
+    {
+        OnnxBuilder b;
+        b.m.clear_opset_import();
+        b.input("x", {1, 4}).output("y", {1, 4});
+        b.node("Relu", "r", {"x"}, {"y"});
+        cases.push_back(model("no_opset", b, {"it imports no version of the ONNX operator set"}));
+    }
+    // A convolution whose group does not divide its channels, and one of
+    // more GEMMs than the limit.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4, 8, 8}).weight("w", {6, 2, 1, 1}).output("y", {1, 6, 8, 8});
+        OnnxBuilder::attr(b.node("Conv", "conv", {"x", "w"}, {"y"}), "group", 3);
+        cases.push_back(model("conv_group", b, {"node 'conv' (Conv): group 3 does not divide its 4 input and 6 output channels"}));
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 16384, 1, 1}).weight("w", {16384, 2, 1, 1}).output("y", {1, 16384, 1, 1});
+        OnnxBuilder::attr(b.node("Conv", "conv", {"x", "w"}, {"y"}), "group", 8192);
+        cases.push_back(model("conv_groups", b, {"node 'conv' (Conv): group 8192: more than the limit of 4096 GEMMs in one layer"}));
+    }
+    // What fuzz_model found (docs/fuzzing.md): a Conv whose X has 2
+    // dimensions and W 3 crashed libonnx's shape inference; now refused
+    // before it runs. And a Transpose whose perm is not a permutation.
+    {
+        OnnxBuilder b;
+        b.m.mutable_opset_import(0)->set_version(11);
+        b.input("x", {32, 8}).input("w", {1, 3, 1});
+        b.g->add_output()->set_name("y");
+        b.node("Conv", "conv", {"x", "w"}, {"y"});
+        cases.push_back(model("conv_rank", b, {"node 'conv' (Conv): input X has 2 dimensions: it needs N x C x at least "
+                                               "one spatial one"}));
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 8, 4, 4}).weight("w", {8, 8, 3}).output("y", {1, 8, 4, 4});
+        b.node("Conv", "conv", {"x", "w"}, {"y"});
+        cases.push_back(model("conv_w_rank", b, {"node 'conv' (Conv): weight W has 3 dimensions, input X 4: they must agree"}));
+    }
+    {
+        // Its second: a stride of 0 made libonnx divide by zero.
+        OnnxBuilder b;
+        b.input("x", {1, 8, 4, 4}).weight("w", {8, 8, 3, 3}).output("y", {1, 8, 4, 4});
+        OnnxBuilder::ints(b.node("Conv", "conv", {"x", "w"}, {"y"}), "strides", {0, 1});
+        cases.push_back(model("conv_stride", b, {"node 'conv' (Conv): attribute 'strides' [0, 1]: each value must be in [1, 2^31]"}));
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 4}).output("y", {4, 1});
+        OnnxBuilder::ints(b.node("Transpose", "t", {"x"}, {"y"}), "perm", {1, 7});
+        cases.push_back(model("perm", b, {"node 't' (Transpose): attribute 'perm' [1, 7] is not a permutation of X's 2 dimensions"}));
+    }
+    // Truncated protobuf bytes: a whole model cut at several places.
+    {
+        OnnxBuilder b;
+        b.input("x", {1, 800}).weight("w", {800, 256}).output("y", {1, 256});
+        b.node("MatMul", "fc", {"x", "w"}, {"y"});
+        const std::string whole = b.bytes();
+        for (const std::size_t keep : {std::size_t{1}, whole.size() / 3, whole.size() / 2, whole.size() - 1})
+            cases.push_back(bytes_case("truncated_" + std::to_string(keep), whole.substr(0, keep),
+                                       {"not an ONNX model (it does not parse as a ModelProto with a graph: truncated"}));
+    }
+    const int n = run_cases(cases);
     BOOST_TEST_MESSAGE(n << " cases");
 }
