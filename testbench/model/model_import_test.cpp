@@ -383,6 +383,44 @@ BOOST_AUTO_TEST_CASE(resize_conv_transpose_and_topk_lower_as_documented) {
     BOOST_CHECK_EQUAL(layer("topk").flops, 3'000u);
 }
 
+BOOST_AUTO_TEST_CASE(a_bad_conv_transpose_is_refused_before_shape_inference) {
+    // ConvTranspose gets the checks Conv has (fuzz_model's findings were a
+    // Conv's ranks and a zero stride): W's rank must be X's, strides at
+    // least 1, output_padding at least 0; and its group must divide both
+    // channel counts.
+    {
+        Builder b;
+        b.input("x", {1, 8, 4, 4}).weight("w", {8, 4, 2}).output("y", {1, 4, 8, 8});
+        Builder::ints(b.node("ConvTranspose", "up", {"x", "w"}, {"y"}), "strides", {2, 2});
+        const std::string e = import_error(b.save("model_bad_convt_rank.onnx"));
+        BOOST_CHECK_MESSAGE(e.find("node 'up' (ConvTranspose): weight W has 3 dimensions, input X 4") != std::string::npos, e);
+    }
+    {
+        Builder b;
+        b.input("x", {1, 8, 4, 4}).weight("w", {8, 4, 2, 2}).output("y", {1, 4, 8, 8});
+        Builder::ints(b.node("ConvTranspose", "up", {"x", "w"}, {"y"}), "strides", {0, 2});
+        const std::string e = import_error(b.save("model_bad_convt_stride.onnx"));
+        BOOST_CHECK_MESSAGE(e.find("attribute 'strides' [0, 2]: each value must be in [1, 2^31]") != std::string::npos, e);
+    }
+    {
+        Builder b;
+        b.input("x", {1, 6, 4, 4}).weight("w", {6, 1, 2, 2}).output("y", {1, 4, 8, 8});
+        auto* n = b.node("ConvTranspose", "up", {"x", "w"}, {"y"});
+        Builder::ints(n, "strides", {2, 2});
+        auto* g = n->add_attribute();
+        g->set_name("group");
+        g->set_type(onnx::AttributeProto::INT);
+        g->set_i(4);
+        std::string e;
+        try {
+            (void)map_on_default(b, "model_bad_convt_group.onnx");
+        } catch (const ModelError& x) {
+            e = x.what();
+        }
+        BOOST_CHECK_MESSAGE(e.find("node 'up' (ConvTranspose)") != std::string::npos && e.find("group 4") != std::string::npos, e);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {
     // An unsupported op.
     {
