@@ -25,7 +25,9 @@ constexpr std::uintmax_t kMaxModelBytes = ImportLimits::file_bytes;
 // Where each bound is explained.
 const std::string kLimitsDoc = " (docs/models.md \"Limits\")";
 
-int elem_bytes(std::int32_t type) {
+// Bytes of one element of a fixed-size ONNX type; 0 for STRING, UNDEFINED
+// and types this libonnx does not know (their data is not checked).
+std::uint64_t fixed_size(std::int32_t type) {
     switch (type) {
     case onnx::TensorProto::UINT8:
     case onnx::TensorProto::INT8:
@@ -37,8 +39,20 @@ int elem_bytes(std::int32_t type) {
     case onnx::TensorProto::FLOAT:
     case onnx::TensorProto::INT32:
     case onnx::TensorProto::UINT32: return 4;
-    default: return 8;  // INT64, DOUBLE, UINT64, complex: 8 (or more; only sizes use it)
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::COMPLEX64: return 8;
+    case onnx::TensorProto::COMPLEX128: return 16;
+    default: return 0;
     }
+}
+
+// The element size a tensor's bytes are counted with: fixed_size(), and 8
+// for the rest (strings, complex128, unknown types: only sizes use it).
+int elem_bytes(std::int32_t type) {
+    const std::uint64_t bytes = fixed_size(type);
+    return bytes == 0 || bytes > 8 ? 8 : static_cast<int>(bytes);
 }
 
 std::string stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
@@ -80,28 +94,6 @@ void fix_batch(onnx::ModelProto& m, const std::string& file, const ImportOptions
     }
 }
 
-// Bytes of one element of a fixed-size ONNX type; 0 for STRING, UNDEFINED
-// and types this libonnx does not know (their data is not checked).
-std::uint64_t fixed_size(std::int32_t type) {
-    switch (type) {
-    case onnx::TensorProto::UINT8:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::BOOL: return 1;
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::UINT16: return 2;
-    case onnx::TensorProto::FLOAT:
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::UINT32: return 4;
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT64:
-    case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::COMPLEX64: return 8;
-    case onnx::TensorProto::COMPLEX128: return 16;
-    default: return 0;
-    }
-}
 
 // "[1, 3, 224, 224]".
 template <typename Dims>
