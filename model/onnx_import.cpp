@@ -538,9 +538,8 @@ bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx
 // a Constant's value is data for the nodes after it), but with npuvp's
 // checks of each node's inputs first (may_infer), which InferShapes cannot
 // be given.
-void infer_shapes(onnx::ModelProto& m, const std::string& path) {
+void infer_shapes(onnx::ModelProto& m, const std::vector<int>& order, const std::string& path) {
     onnx::GraphProto& g = *m.mutable_graph();
-    const std::vector<int> order = dependency_order(g, path);
     const int opset = static_cast<int>(std::max<std::int64_t>(1, onnx_opset(m)));
     std::unordered_map<std::string, onnx::TypeProto*> types;
     std::unordered_map<std::string, const onnx::TensorProto*> data;
@@ -629,7 +628,10 @@ Network import_onnx_bytes(const std::string& bytes, const std::string& path, con
     std::set<std::string> initializers;
     for (const auto& init : m.graph().initializer()) initializers.insert(init.name());
     fix_batch(m, path, options, initializers);
-    infer_shapes(m, path);
+    // Nodes in dependency order (ties by file order, so the order is the
+    // file's whenever that is a valid one): for inference and the Network.
+    const std::vector<int> order = dependency_order(m.graph(), path);
+    infer_shapes(m, order, path);
 
     Network net;
     net.file = path;
@@ -655,14 +657,9 @@ Network import_onnx_bytes(const std::string& bytes, const std::string& path, con
         if (!initializers.count(v.name())) net.inputs.push_back(v.name());
     for (const auto& v : g.output()) net.outputs.push_back(v.name());
 
-    // Nodes in dependency order (Kahn; ties by file order, so the order is the
-    // file's whenever that is a valid one).
-    const int count = g.node_size();
-    std::vector<Node> nodes(static_cast<std::size_t>(count));
-    std::map<std::string, int> producer;
-    for (int i = 0; i < count; ++i) {
+    for (const int i : order) {
         const auto& n = g.node(i);
-        Node& node = nodes[static_cast<std::size_t>(i)];
+        Node& node = net.nodes.emplace_back();
         node.op = n.op_type();
         node.name = Checks::node_name(n, i);
         node.inputs.assign(n.input().begin(), n.input().end());
@@ -673,33 +670,6 @@ Network import_onnx_bytes(const std::string& bytes, const std::string& path, con
             if (a.type() == onnx::AttributeProto::FLOAT) node.floats[a.name()] = a.f();
             if (a.type() == onnx::AttributeProto::STRING) node.strings[a.name()] = a.s();
         }
-        for (const std::string& out : node.outputs)
-            if (!out.empty()) producer[out] = i;
-    }
-    std::vector<int> pending(static_cast<std::size_t>(count), 0);
-    std::vector<std::vector<int>> consumers(static_cast<std::size_t>(count));
-    for (int i = 0; i < count; ++i)
-        for (const std::string& in_name : nodes[static_cast<std::size_t>(i)].inputs) {
-            const auto it = producer.find(in_name);
-            if (it == producer.end()) continue;
-            ++pending[static_cast<std::size_t>(i)];
-            consumers[static_cast<std::size_t>(it->second)].push_back(i);
-        }
-    std::set<int> ready;
-    for (int i = 0; i < count; ++i)
-        if (pending[static_cast<std::size_t>(i)] == 0) ready.insert(i);
-    while (!ready.empty()) {
-        const int i = *ready.begin();
-        ready.erase(ready.begin());
-        net.nodes.push_back(nodes[static_cast<std::size_t>(i)]);
-        for (int c : consumers[static_cast<std::size_t>(i)])
-            if (--pending[static_cast<std::size_t>(c)] == 0) ready.insert(c);
-    }
-    if (static_cast<int>(net.nodes.size()) != count) {
-        for (int i = 0; i < count; ++i)
-            if (pending[static_cast<std::size_t>(i)] != 0)
-                throw ModelError(path, nodes[static_cast<std::size_t>(i)].name, nodes[static_cast<std::size_t>(i)].op,
-                                 "the graph has a cycle through this node");
     }
     // Constants are weights; every other output needs a static shape.
     for (const Node& node : net.nodes) {
