@@ -615,59 +615,21 @@ private:
         if (node.inputs.size() < 2)
             throw ModelError(m_net.file, node.name, node.op, "a GEMM needs two inputs (it has " +
                                                                  std::to_string(node.inputs.size()) + ")");
-        if (node.op == "Conv") {
+        if (node.op == "Conv" || node.op == "ConvTranspose") {
+            // im2col: M = N · output pixels, K = C_in/group · taps, N =
+            // C_out/group. A Conv's taps are its kernel's area. A
+            // ConvTranspose runs as the convolutions that compute each output
+            // phase (the sub-pixel form): an output pixel gathers, per input
+            // channel, the ceil(k / stride) taps of each axis that land on
+            // it, so no zero is multiplied and nothing is scattered.
+            const bool transposed = node.op == "ConvTranspose";
             const TensorInfo& x = m_net.tensor(node, node.inputs[0]);
             const TensorInfo& w = m_net.tensor(node, node.inputs[1]);
-            if (x.shape.size() < 3 || w.shape.size() < 3 || out.shape.size() < 3)
+            if (x.shape.size() < 3 || w.shape.size() < 3 || out.shape.size() < 3 ||
+                (transposed && out.shape.size() != x.shape.size()))
                 throw ModelError(m_net.file, node.name, node.op, "expects N x C x spatial... tensors");
             const std::uint64_t group = u(node.attr("group", 1));
-            std::uint64_t spatial = 1, kernel = 1;
-            for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = checked_mul(spatial, u(out.shape[i]), kSize);
-            for (std::size_t i = 2; i < w.shape.size(); ++i) kernel = checked_mul(kernel, u(w.shape[i]), kSize);
-            const std::uint64_t cin = u(x.shape[1]), cout = u(out.shape[1]);
-            if (group == 0 || cin % group != 0 || cout % group != 0)
-                throw ModelError(m_net.file, node.name, node.op,
-                                 "group " + std::to_string(node.attr("group", 1)) + " does not divide its " +
-                                     std::to_string(cin) + " input and " + std::to_string(cout) + " output channels");
-            if (group > 1 && group == cin && group == cout) {
-                // Depthwise: every output element is a kernel-sized dot
-                // product of one channel, a vector op (docs/models.md).
-                l.info.lowering = "math mul (depthwise)";
-                l.out_bytes = checked_mul(out.elements(), kElem, kSize);
-                return vector_work(l, "mul", checked_mul(out.elements(), kernel, kSize));
-            }
-            // Each group is a GEMM written out in the workload.
-            if (group > kMaxGroups)
-                throw ModelError(m_net.file, node.name, node.op,
-                                 "group " + std::to_string(group) + ": more than the limit of " +
-                                     std::to_string(kMaxGroups) +
-                                     " GEMMs in one layer (docs/models.md \"Limits\"; a depthwise convolution, group = "
-                                     "input = output channels, is one vector op whatever its groups)");
-            M = checked_mul(u(out.shape[0]), spatial, kSize);
-            K = checked_mul(cin / std::max<std::uint64_t>(group, 1), kernel, kSize);
-            N = cout / std::max<std::uint64_t>(group, 1);
-            l.gemm_count = std::max<std::uint64_t>(group, 1);
-            if (node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
-        } else if (node.op == "ConvTranspose") {
-            // As the convolutions that compute each output phase (the
-            // sub-pixel form): an output pixel gathers, per input channel,
-            // the ceil(k / stride) taps of each axis that land on it, so no
-            // zero is multiplied and nothing is scattered: M = N · output
-            // pixels, K = C_in/group · prod ceil(k_i / s_i), N = C_out/group.
-            const TensorInfo& x = m_net.tensor(node, node.inputs[0]);
-            const TensorInfo& w = m_net.tensor(node, node.inputs[1]);
-            if (x.shape.size() < 3 || w.shape.size() < 3 || out.shape.size() != x.shape.size())
-                throw ModelError(m_net.file, node.name, node.op, "expects N x C x spatial... tensors");
-            const std::uint64_t group = u(node.attr("group", 1));
-            if (group == 0 || u(x.shape[1]) % group != 0 || u(out.shape[1]) % group != 0)
-                throw ModelError(m_net.file, node.name, node.op,
-                                 "group " + std::to_string(node.attr("group", 1)) +
-                                     " does not divide its input and output channels");
-            if (group > kMaxGroups)
-                throw ModelError(m_net.file, node.name, node.op,
-                                 "group " + std::to_string(group) + ": more than the limit of " +
-                                     std::to_string(kMaxGroups) + " GEMMs in one layer (docs/models.md \"Limits\")");
-            const std::vector<std::int64_t> strides = node.attrs("strides", {});
+            const std::vector<std::int64_t> strides = transposed ? node.attrs("strides", {}) : std::vector<std::int64_t>{};
             std::uint64_t spatial = 1, taps = 1;
             for (std::size_t i = 2; i < out.shape.size(); ++i) spatial = checked_mul(spatial, u(out.shape[i]), kSize);
             for (std::size_t i = 2; i < w.shape.size(); ++i) {
@@ -675,9 +637,29 @@ private:
                 const std::uint64_t stride = axis < strides.size() ? std::max<std::uint64_t>(u(strides[axis]), 1) : 1;
                 taps = checked_mul(taps, ceil_div(u(w.shape[i]), stride), kSize);
             }
+            const std::uint64_t cin = u(x.shape[1]), cout = u(out.shape[1]);
+            if (group == 0 || cin % group != 0 || cout % group != 0)
+                throw ModelError(m_net.file, node.name, node.op,
+                                 "group " + std::to_string(node.attr("group", 1)) + " does not divide its " +
+                                     std::to_string(cin) + " input and " + std::to_string(cout) + " output channels");
+            if (!transposed && group > 1 && group == cin && group == cout) {
+                // Depthwise: every output element is a kernel-sized dot
+                // product of one channel, a vector op (docs/models.md).
+                l.info.lowering = "math mul (depthwise)";
+                l.out_bytes = checked_mul(out.elements(), kElem, kSize);
+                return vector_work(l, "mul", checked_mul(out.elements(), taps, kSize));
+            }
+            // Each group is a GEMM written out in the workload.
+            if (group > kMaxGroups)
+                throw ModelError(m_net.file, node.name, node.op,
+                                 "group " + std::to_string(group) + ": more than the limit of " +
+                                     std::to_string(kMaxGroups) + " GEMMs in one layer (docs/models.md \"Limits\"" +
+                                     (transposed ? std::string(")")
+                                                 : "; a depthwise convolution, group = input = output channels, is "
+                                                   "one vector op whatever its groups)"));
             M = checked_mul(u(out.shape[0]), spatial, kSize);
-            K = checked_mul(u(x.shape[1]) / group, taps, kSize);
-            N = u(out.shape[1]) / group;
+            K = checked_mul(cin / group, taps, kSize);
+            N = cout / group;
             l.gemm_count = group;
             if (node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
         } else {
