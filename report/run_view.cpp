@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -315,19 +316,15 @@ void add_unfinished(RunView& view, const PeIndex& index, const std::vector<std::
 // strings in every comparison was most of the time a --timeline took on a
 // run of 100,000 slices.
 void sort_engines(std::vector<EngineSlice>& engines) {
-    std::map<std::string_view, std::uint32_t> groups;
-    std::map<std::pair<int, std::string_view>, std::uint32_t> lanes;
-    for (const EngineSlice& s : engines) {
-        groups.emplace(s.group, 0);
-        lanes.emplace(std::make_pair(0, std::string_view(s.lane)), 0);
-    }
+    // Each distinct name's place: groups by name, lanes by (lane_rank, name).
+    std::map<std::string_view, std::uint32_t> groups, lane_order;
+    for (const EngineSlice& s : engines) groups.emplace(s.group, 0), lane_order.emplace(s.lane, 0);
     std::uint32_t next = 0;
     for (auto& [name, rank] : groups) rank = next++;
-    std::map<std::pair<int, std::string_view>, std::uint32_t> ranked;
-    for (const auto& [key, unused] : lanes) ranked.emplace(std::make_pair(lane_rank(std::string(key.second)), key.second), 0);
-    std::map<std::string_view, std::uint32_t> lane_order;
+    std::set<std::pair<int, std::string_view>> ranked;
+    for (const auto& [lane, unused] : lane_order) ranked.emplace(lane_rank(std::string(lane)), lane);
     next = 0;
-    for (const auto& [key, unused] : ranked) lane_order[key.second] = next++;
+    for (const auto& [rank, lane] : ranked) lane_order[lane] = next++;
     struct Key {
         std::uint32_t group, lane;
         std::uint64_t start, end;

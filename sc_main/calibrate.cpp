@@ -25,6 +25,7 @@
 #include "config/topology_loader.h"
 #include "platform/impl_registry.h"
 #include "report/atomic_file.h"
+#include "report/run_view.h"
 #include "sc_main/cli.h"
 #include "sc_main/self_exec.h"
 
@@ -74,11 +75,7 @@ std::string short_text(double v) {
     return s.str();
 }
 
-std::string fixed3(double v) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(3) << v;
-    return s.str();
-}
+std::string fixed3(double v) { return obs::fixed(v, 3); }
 
 std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
@@ -631,7 +628,10 @@ int run_calibrate(int argc, char* argv[]) {
         const double ea = (after[i] - ms[i].measured_ns) / ms[i].measured_ns;
         worst_before = std::max(worst_before, std::abs(eb));
         worst_after = std::max(worst_after, std::abs(ea));
-        auto pct = [](double e) { return (e >= 0 ? "+" : "") + fixed3(100 * e).substr(0, fixed3(100 * e).size() - 1) + "%"; };
+        auto pct = [](double e) {  // to 0.01 %, the third decimal cut
+            const std::string text = fixed3(100 * e);
+            return (e >= 0 ? "+" : "") + text.substr(0, text.size() - 1) + "%";
+        };
         std::cout << std::left << std::setw(static_cast<int>(mwidth)) << names[i] << std::right << std::setw(14)
                   << fixed3(ms[i].measured_ns) << std::setw(14) << fixed3(before[i]) << std::setw(10) << pct(eb)
                   << std::setw(14) << fixed3(after[i]) << std::setw(10) << pct(ea) << "\n";
