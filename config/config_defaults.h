@@ -167,14 +167,24 @@ inline constexpr double kPeDmaSetupNs = 500.0;
 inline constexpr double kPeDmaBwGbs = 256.0;
 // Seed 002 / CALIBRATION: a DMA engine occupies 16 banks at a time.
 inline constexpr int kPeDmaBanksPerTransfer = 16;
-// Assumed: each descriptor after a transfer's first (a strided chunk, a
-// broadcast copy, a gathered piece) costs 45 ns. No public per-descriptor
-// figure; taken as CALIBRATION's HBM row switch (40–50 ns), what a chunk that
-// is not contiguous with the last costs at HBM.
+// Assumed: each descriptor after a transfer's first costs 45 ns. No public
+// per-descriptor figure; taken as CALIBRATION's HBM row switch (40–50 ns),
+// what a chunk that is not contiguous with the last costs at HBM. The same
+// for the three kinds unless a topology tells them apart (rngd_pe.yaml does,
+// from the furiosa-opt book's MNIST timeline: docs/validation.md).
 inline constexpr double kPeDmaChunkNs = 45.0;
+inline constexpr double kPeDmaCopyNs = kPeDmaChunkNs;
+inline constexpr double kPeDmaPieceNs = kPeDmaChunkNs;
 
 // Assumed: 1 cycle to issue a fetch or a store.
 inline constexpr double kPeFetchStoreLatencyNs = 1.0;
+// A command's own fixed cost (issue, set-up, completion) beyond what a
+// composite's tile pays, for fetch / store, gemm and math commands: none
+// unless the topology gives one (rngd_pe.yaml: the furiosa-opt book's MNIST
+// timeline, about 260 cycles per tensor-unit command; docs/validation.md).
+inline constexpr double kPeFetchStoreCommandNs = 0.0;
+inline constexpr int kPeGemmCommandCycles = 0;
+inline constexpr int kPeMathCommandCycles = 0;
 
 // CALIBRATION: 256 TFLOPS BF16 ÷ 8 = 32 TFLOPS per PE = 16,384 MAC/cycle at
 // 1 GHz, a 128 × 128 array equivalent.

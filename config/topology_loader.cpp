@@ -301,7 +301,9 @@ const Table<PeDmaConfig>& pe_dma_attrs() {
                  "TCM banks a DMA transfer occupies at a time (seed 002: 16); left out it follows a TCM of fewer banks"},
                 derived_int_reader(&PeDmaConfig::banks_per_transfer, "banks_per_transfer"),
                 int_emitter(&PeDmaConfig::banks_per_transfer, "banks_per_transfer")),
-        F::number("chunk_ns", &PeDmaConfig::chunk_ns, dflt::kPeDmaChunkNs, Bound::non_negative, "ns", "per descriptor after a transfer's first: a strided chunk, a broadcast copy, a gathered piece (docs/timing.md \"DMA transfer patterns\")"),
+        F::number("chunk_ns", &PeDmaConfig::chunk_ns, dflt::kPeDmaChunkNs, Bound::non_negative, "ns", "per strided chunk after a transfer's first (docs/timing.md \"DMA transfer patterns\")"),
+        F::number("copy_ns", &PeDmaConfig::copy_ns, dflt::kPeDmaCopyNs, Bound::non_negative, "ns", "per broadcast copy after the first, beyond its bytes' time"),
+        F::number("piece_ns", &PeDmaConfig::piece_ns, dflt::kPeDmaPieceNs, Bound::non_negative, "ns", "per gathered piece after the first, beyond its bytes' time"),
     }};
     return table;
 }
@@ -309,7 +311,8 @@ const Table<PeDmaConfig>& pe_dma_attrs() {
 const Table<PeFetchStoreConfig>& pe_fetch_store_attrs() {
     using F = Fields<PeFetchStoreConfig>;
     static const Table<PeFetchStoreConfig> table{{
-        F::number("latency_ns", &PeFetchStoreConfig::latency_ns, dflt::kPeFetchStoreLatencyNs, Bound::non_negative, "ns", "per fetch or store"),
+        F::number("latency_ns", &PeFetchStoreConfig::latency_ns, dflt::kPeFetchStoreLatencyNs, Bound::non_negative, "ns", "per fetch or store: a command's and a composite's tile's"),
+        F::number("command_ns", &PeFetchStoreConfig::command_ns, dflt::kPeFetchStoreCommandNs, Bound::non_negative, "ns", "more per `fetch` or `store` command (its issue, set-up and completion), not paid by a composite's tiles"),
     }};
     return table;
 }
@@ -329,6 +332,7 @@ const Table<PeGemmConfig>& pe_gemm_attrs() {
         F::choice("cost_model", &PeGemmConfig::cost_model, dflt::kPeGemmCostModel, kGemmCostModels, "`dataflow`: max(array cycles with K folded onto idle rows / columns, operand bytes / fetch rate) + fill (+ reducer when folded); `array_pass`: ceil(m/rows)·ceil(n/cols)·k + fill (docs/timing.md T3); not used by `rtl.pe_gemm`"),
         F::integer("fetch_bytes_per_cycle", &PeGemmConfig::fetch_bytes_per_cycle, dflt::kPeGemmFetchBytesPerCycle, 1, "bytes", "operand bytes fetched into the array per cycle (`dataflow`)"),
         F::integer("reducer_cycles", &PeGemmConfig::reducer_cycles, dflt::kPeGemmReducerCycles, 0, "cycles", "reduction of the partial sums of a folded K (`dataflow`)"),
+        F::integer("command_cycles", &PeGemmConfig::command_cycles, dflt::kPeGemmCommandCycles, 0, "cycles", "more per `gemm` command (its issue, set-up and completion), not paid by a composite's tiles; paid by `rtl.pe_gemm` too"),
     }};
     return table;
 }
@@ -380,6 +384,7 @@ const Table<PeMathConfig>& pe_math_attrs() {
                 [](YAML::Emitter& out, const PeMathConfig& m) { schema::emit(out, "lanes_32bit", m.lanes_32bit); }),
         F::number("freq_ghz", &PeMathConfig::freq_ghz, dflt::kPeMathFreqGhz, Bound::positive, "GHz", ""),
         F::integer("fill_cycles", &PeMathConfig::fill_cycles, dflt::kPeMathFillCycles, 0, "cycles", "pipeline fill; not used by `rtl.pe_math`, whose timing is the RTL's"),
+        F::integer("command_cycles", &PeMathConfig::command_cycles, dflt::kPeMathCommandCycles, 0, "cycles", "more per `math` command (its issue, set-up and completion), not paid by a composite's epilogues; paid by `rtl.pe_math` too"),
         op_cost_field(),
     },
     [](const MapReader& r, const PeMathConfig& m) {

@@ -18,9 +18,9 @@ namespace {
 class RtlGemmWorker final : public BlockingComputeWorker {
 public:
     RtlGemmWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
-                  PeData* const& data, GemmRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace,
-                  RunStatus& status)
-        : BlockingComputeWorker(owner_id, StageType::gemm, inboxes, slot, data, trace, status),
+                  PeData* const& data, GemmRtlDriver& driver, std::uint64_t watchdog, sc_core::sc_time command,
+                  TraceSink& trace, RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::gemm, inboxes, slot, data, command, trace, status),
           m_driver(driver),
           m_watchdog(watchdog) {
         m_driver.set_watchdog(watchdog);
@@ -81,8 +81,11 @@ RtlPeGemm::RtlPeGemm(const sc_core::sc_module_name& name, const PeGemmConfig& co
                      std::uint64_t watchdog_cycles, bool zero_skip, TraceSink& trace, RunStatus& status)
     : PeGemm(name, config), m_driver("rtl", clock_period(config.freq_ghz)) {
     m_driver.set_zero_skip(zero_skip);
+    // A simple command's fixed cost (command_cycles) is the C++ model's, at the same clock.
+    const sc_core::sc_time command = sc_core::sc_time::from_value(
+        cycles_to_ps(static_cast<std::uint64_t>(config.command_cycles), config.freq_ghz, "a GEMM command's fixed cost"));
     adopt_worker(std::make_unique<RtlGemmWorker>(node_id_ref(), inboxes, accel_slot, data_slot(), m_driver,
-                                                 watchdog_cycles, trace, status));
+                                                 watchdog_cycles, command, trace, status));
 }
 
 }  // namespace npuvp

@@ -14,9 +14,9 @@ namespace {
 class RtlMathWorker final : public BlockingComputeWorker {
 public:
     RtlMathWorker(const std::string& owner_id, StageInboxPort& inboxes, AccelSlotPort& slot,
-                  PeData* const& data, MathRtlDriver& driver, std::uint64_t watchdog, TraceSink& trace,
-                  RunStatus& status)
-        : BlockingComputeWorker(owner_id, StageType::math, inboxes, slot, data, trace, status),
+                  PeData* const& data, MathRtlDriver& driver, std::uint64_t watchdog, sc_core::sc_time command,
+                  TraceSink& trace, RunStatus& status)
+        : BlockingComputeWorker(owner_id, StageType::math, inboxes, slot, data, command, trace, status),
           m_driver(driver),
           m_watchdog(watchdog) {
         m_driver.set_watchdog(watchdog);
@@ -75,8 +75,11 @@ private:
 RtlPeMath::RtlPeMath(const sc_core::sc_module_name& name, const PeMathConfig& config,
                      std::uint64_t watchdog_cycles, TraceSink& trace, RunStatus& status)
     : PeMath(name, config), m_driver("rtl", RtlPeGemm::clock_period(config.freq_ghz)) {
+    // A simple command's fixed cost (command_cycles) is the C++ model's, at the same clock.
+    const sc_core::sc_time command = sc_core::sc_time::from_value(
+        cycles_to_ps(static_cast<std::uint64_t>(config.command_cycles), config.freq_ghz, "a MATH command's fixed cost"));
     adopt_worker(std::make_unique<RtlMathWorker>(node_id_ref(), inboxes, accel_slot, data_slot(), m_driver,
-                                                 watchdog_cycles, trace, status));
+                                                 watchdog_cycles, command, trace, status));
 }
 
 }  // namespace npuvp

@@ -65,12 +65,15 @@ struct PeDmaConfig {
     double setup_ns = 0.0;   // channel hop latency per transfer (T2)
     double bw_gbs = 0.0;     // channel hop bandwidth (T2)
     int banks_per_transfer = 0;  // TCM banks a DMA occupies at a time (seed 002: 16)
-    double chunk_ns = 0.0;   // per descriptor after a transfer's first (T7 DMA patterns)
+    double chunk_ns = 0.0;   // per strided chunk after a transfer's first (T7 DMA patterns)
+    double copy_ns = 0.0;    // per broadcast copy after the first
+    double piece_ns = 0.0;   // per gathered piece after the first
 };
 
 struct PeFetchStoreConfig {
     std::string impl;
     double latency_ns = 0.0;  // fixed latency of one fetch or store
+    double command_ns = 0.0;  // more per fetch or store command (not a composite's tiles)
 };
 
 // PE_GEMM's cost model (docs/timing.md T3).
@@ -88,6 +91,7 @@ struct PeGemmConfig {
     GemmCostModel cost_model = GemmCostModel::array_pass;
     int fetch_bytes_per_cycle = 0;   // operand streaming rate into the array
     int reducer_cycles = 0;          // partial-sum reduction when K is folded
+    int command_cycles = 0;          // more per gemm command (not a composite's tiles)
 };
 
 struct PeMathConfig {
@@ -97,6 +101,7 @@ struct PeMathConfig {
     int lanes_32bit = 0;          // lanes for 32-bit elements
     double freq_ghz = 0.0;
     int fill_cycles = 0;
+    int command_cycles = 0;       // more per math command (not a composite's tiles)
     std::map<std::string, double> op_cost;  // cycles per element and lane, by op name
 };
 

@@ -86,8 +86,9 @@ struct MemAddress {
 
 // A simple DMA command's transfer pattern (docs/timing.md "DMA transfer
 // patterns", SPEC T7): how its bytes are laid out on either side. The cost of
-// each is the channel's time for its bytes (copies included) plus
-// `pe_dma.chunk_ns` per descriptor after the first.
+// each is the channel's time for its bytes (copies included) plus, per
+// descriptor after the first, `pe_dma.chunk_ns` (strided), `copy_ns`
+// (broadcast) or `piece_ns` (gather).
 enum class DmaPatternKind : std::uint8_t {
     contiguous,  // one descriptor: [addr, + bytes) <-> the TCM range
     strided,     // `chunks` descriptors on the memory side, `stride` apart

@@ -57,7 +57,7 @@ protected:
         const Stage& stage = token.stage();
         if (!m_known || stage.m != m_last.m || stage.k != m_last.k || stage.n != m_last.n ||
             stage.elements != m_last.elements || stage.elem_bytes != m_last.elem_bytes ||
-            stage.op != m_last.op) {
+            stage.op != m_last.op || stage.command != m_last.command) {
             // (known only once timed: an Overflow leaves the shape unknown)
             m_last_ps = cycles_to_ps(m_cycles(stage), m_freq_ghz,
                                      type() == StageType::gemm ? "a GEMM stage's time" : "a MATH stage's time");
@@ -68,6 +68,7 @@ protected:
             m_last.elements = stage.elements;
             m_last.elem_bytes = stage.elem_bytes;
             m_last.op = stage.op;
+            m_last.command = stage.command;
         }
         time = m_last_ps;
         trace_engine(true, token);
@@ -96,7 +97,7 @@ private:
     double m_freq_ghz;
     std::function<std::uint64_t(const Stage&)> m_cycles;
     bool m_known = false;
-    Stage m_last;  // the shape of the last stage timed (its m, k, n, elements, op, elem_bytes)
+    Stage m_last;  // the shape of the last stage timed (its m, k, n, elements, op, elem_bytes, command)
     ps_t m_last_ps = 0;
 };
 
@@ -105,9 +106,12 @@ private:
 // the slot around compute(), with the builtin's trace and busy accounting.
 class BlockingComputeWorker : public ThreadStageWorker {
 public:
+    // `command` is the engine's per-command fixed cost (docs/timing.md T3),
+    // paid after the RTL's cycles by a simple command's stage, holding the slot.
     BlockingComputeWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
-                          AccelSlotPort& slot, PeData* const& data, TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(owner_id, type, inboxes, trace, status), m_slot(slot), m_data(data) {}
+                          AccelSlotPort& slot, PeData* const& data, sc_core::sc_time command,
+                          TraceSink& trace, RunStatus& status)
+        : ThreadStageWorker(owner_id, type, inboxes, trace, status), m_slot(slot), m_data(data), m_command(command) {}
 
 protected:
     void process(TileToken& token) final {
@@ -123,6 +127,7 @@ protected:
                 trace_engine(true, token);
             });
         compute(token);
+        if (token.stage().command && m_command != sc_core::SC_ZERO_TIME) sc_core::wait(m_command);
         record_busy(start);
         trace_engine(false, token);
         m_slot->unlock();
@@ -136,6 +141,7 @@ protected:
 private:
     AccelSlotPort& m_slot;
     PeData* const& m_data;
+    sc_core::sc_time m_command;
 };
 
 // The module of a compute engine (PE_GEMM, PE_MATH): the accel_slot and

@@ -254,7 +254,9 @@ PeDma::PeDma(const sc_core::sc_module_name& name, const PeDmaConfig& config, con
       m_trace(trace),
       m_status(status),
       m_broadcast_per_s(bytes_per_s(std::min(config.bw_gbs, tcm.slice_bw_gbs))),
-      m_chunk_ps(ns_to_ps(config.chunk_ns, "pe_dma.attrs.chunk_ns")) {
+      m_chunk_ps(ns_to_ps(config.chunk_ns, "pe_dma.attrs.chunk_ns")),
+      m_copy_ps(ns_to_ps(config.copy_ns, "pe_dma.attrs.copy_ns")),
+      m_piece_ps(ns_to_ps(config.piece_ns, "pe_dma.attrs.piece_ns")) {
     auto make = [&](std::vector<std::unique_ptr<Channel>>& channels, int count, const char* prefix,
                     StageType type) {
         for (int i = 0; i < count; ++i) {
@@ -356,17 +358,21 @@ sc_core::sc_time PeDma::begin_on(Channel& ch, const char* stage, MsgKind kind, c
 
 // docs/timing.md "DMA transfer patterns": the channel is busy for what the
 // engine writes (a broadcast's every copy, each into one TCM slice at
-// min(engine, slice) rate) plus chunk_ns per descriptor after the first; a
+// min(engine, slice) rate) plus, per descriptor after the first, its kind's
+// cost (chunk_ns a strided chunk, copy_ns a broadcast copy, piece_ns a
+// gathered piece); a
 // broadcast's TCM write port takes every copy; the NoC and the memory target
 // carry the bytes once.
 void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
     const bool broadcast = pattern.kind == DmaPatternKind::broadcast;
+    const ps_t descriptor_ps = broadcast ? m_copy_ps
+                               : pattern.kind == DmaPatternKind::gather ? m_piece_ps : m_chunk_ps;
     const std::uint64_t written = broadcast ? checked_mul(bytes, pattern.chunks, "a broadcast's bytes written") : bytes;
     ch.shape.engine = &ch.hop;
     ch.shape.engine_bytes = written;
     ch.shape.engine_ps = checked_add(serialisation_ps(written, broadcast ? m_broadcast_per_s
                                                                         : ch.hop.bytes_per_second()),
-                                     checked_mul(pattern.chunks - 1, m_chunk_ps, "a DMA's descriptor time"),
+                                     checked_mul(pattern.chunks - 1, descriptor_ps, "a DMA's descriptor time"),
                                      "a patterned DMA's channel time");
     ch.shape.tail_bytes = written;
     ch.shape.drain_ps = 0;

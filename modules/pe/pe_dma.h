@@ -149,7 +149,9 @@ private:
     RunStatus& m_status;
     PeData* m_data = nullptr;
     std::uint64_t m_broadcast_per_s;  // a broadcast copy's rate: min(engine, one TCM slice)
-    ps_t m_chunk_ps;                  // chunk_ns
+    ps_t m_chunk_ps;                  // chunk_ns: per strided chunk after the first
+    ps_t m_copy_ps;                   // copy_ns: per broadcast copy after the first
+    ps_t m_piece_ps;                  // piece_ns: per gathered piece after the first
     std::vector<std::unique_ptr<Channel>> m_read;
     std::vector<std::unique_ptr<Channel>> m_write;
     std::unique_ptr<Channel> m_comm;

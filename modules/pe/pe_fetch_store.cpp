@@ -32,7 +32,9 @@ protected:
             m_txn.prepare(fetch ? MsgKind::dma_read : MsgKind::dma_write, route, 0, bytes);
             t1 = m_unit.transport_ps(m_txn, kernel_ps(), local_offset_ps());
         }
-        time = t1 + m_latency_ps;
+        // A fetch or store command (not a composite's tile) also pays its
+        // fixed cost (issue, set-up, completion: docs/timing.md T3).
+        time = t1 + m_latency_ps + (token.stage().command ? m_command_ps : 0);
         return true;
     }
     // A sub-context transfer with bank runs stops while a main command
@@ -68,6 +70,7 @@ private:
     const Route* m_route = nullptr;  // fetch() or store() of the routes port
     Transaction m_txn;
     const ps_t m_latency_ps = ns_to_ps(m_unit.config.latency_ns, "pe_fetch_store.attrs.latency_ns");
+    const ps_t m_command_ps = ns_to_ps(m_unit.config.command_ns, "pe_fetch_store.attrs.command_ns");
 };
 
 // FETCH: a fetch from an operand panel waits for its tile's load (with more

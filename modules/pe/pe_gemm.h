@@ -11,7 +11,9 @@
 //   fetch  = ceil((m·k + k·n) · e / fetch_bytes_per_cycle)
 //   cycles = max(array, fetch) + fill_cycles + (fold > 1 ? reducer_cycles : 0),
 // which is the array pass for a tile that fills the array (fetch is then
-// never the bound: (rows + cols)·k·e ≤ 2048·k for a 128 × 128 array).
+// never the bound: (rows + cols)·k·e ≤ 2048·k for a 128 × 128 array). A
+// `gemm` command (not a composite's tile) pays command_cycles more: its
+// issue, set-up and completion.
 // time = cycles / freq_ghz, holding the PE's accel_slot (shared with PE_MATH).
 //
 // A composite's tiles fit the TCM, but a `gemm` command's sizes are only
@@ -63,13 +65,18 @@ public:
         : PeGemm(name, config) {
         adopt_worker(std::make_unique<ComputeWorker>(
             node_id_ref(), StageType::gemm, inboxes, accel_slot, data_slot(), config.freq_ghz,
-            [this](const Stage& s) { return cycles(s.m, s.k, s.n, s.elem_bytes); }, trace, status));
+            [this](const Stage& s) { return stage_cycles(s); }, trace, status));
     }
     const char* kind() const override { return "pe_gemm"; }
 
     std::uint64_t cycles(std::uint64_t m, std::uint64_t k, std::uint64_t n,
                          std::uint32_t elem_bytes = 2) const {
         return gemm_cycles(config, m, k, n, elem_bytes);
+    }
+    // A stage's: a simple command's also pays command_cycles.
+    std::uint64_t stage_cycles(const Stage& s) const {
+        const std::uint64_t c = cycles(s.m, s.k, s.n, s.elem_bytes);
+        return s.command ? checked_add(c, static_cast<std::uint64_t>(config.command_cycles), "a GEMM stage's cycle count") : c;
     }
 
 protected:

@@ -2,7 +2,8 @@
 // on the register file. For `elements` of `op`
 //   cycles = ceil(elements · cost(op) / lanes) + fill_cycles,
 // with `lanes` for 8- and 16-bit elements and `lanes_32bit` for 32-bit ones
-// (CALIBRATION: 8 or 4 elements per cycle per lane group),
+// (CALIBRATION: 8 or 4 elements per cycle per lane group); a `math` command
+// (not a composite's epilogue) pays command_cycles more,
 // holding the PE's accel_slot (shared with PE_GEMM). Consecutive MATH stages
 // of one token (an epilogue after an epilogue) run here without re-entering
 // the inbox, each taking the slot in turn.
@@ -42,7 +43,7 @@ public:
         : PeMath(name, config) {
         adopt_worker(std::make_unique<ComputeWorker>(
             node_id_ref(), StageType::math, inboxes, accel_slot, data_slot(), config.freq_ghz,
-            [this](const Stage& s) { return cycles(s.elements, s.op, s.elem_bytes); }, trace, status));
+            [this](const Stage& s) { return stage_cycles(s); }, trace, status));
     }
     const char* kind() const override { return "pe_math"; }
 
@@ -52,6 +53,11 @@ public:
         if (config.op_cost.find(op) == config.op_cost.end())
             throw std::invalid_argument(node_id() + ": no op_cost for '" + op + "'");
         return math_cycles(config, elements, op, elem_bytes);
+    }
+    // A stage's: a simple command's also pays command_cycles.
+    std::uint64_t stage_cycles(const Stage& s) const {
+        const std::uint64_t c = cycles(s.elements, s.op, s.elem_bytes);
+        return s.command ? checked_add(c, static_cast<std::uint64_t>(config.command_cycles), "a MATH stage's cycle count") : c;
     }
 
 protected:

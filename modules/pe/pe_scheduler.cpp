@@ -90,6 +90,7 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     plan.stages.resize(1);
     Stage& s = plan.stages[0];
     s = Stage();
+    s.command = true;
     switch (c.kind) {
     case CommandKind::dma_read: s.type = StageType::dma_read; s.bytes = c.bytes; break;
     case CommandKind::dma_write: s.type = StageType::dma_write; s.bytes = c.bytes; break;

@@ -82,6 +82,10 @@ struct Stage {
     // addresses"). None (a simple command): one run of `bytes` at offset 0.
     MemRun mem[2];
     std::uint8_t mem_runs = 0;
+    // A simple command's one stage (not a composite's tile): it also pays
+    // its engine's per-command fixed cost (`command_cycles` of PE_GEMM and
+    // PE_MATH, `command_ns` of PE_FETCH_STORE; docs/timing.md T3).
+    bool command = false;
 };
 
 struct TilePlan {

@@ -238,7 +238,7 @@ BOOST_AUTO_TEST_CASE(add_an_impl_recipe) {
     BOOST_TEST(topology_error(topology("toy.pe_dma", "{ queue_dept: 4 }"), reg) ==
                "t.yaml:12:18: cube.pe_template.components.pe_dma.attrs.queue_dept: unknown key "
                "'queue_dept' (allowed: rd_engines, wr_engines, setup_ns, bw_gbs, "
-               "banks_per_transfer, chunk_ns, queue_depth, burst_ns)");
+               "banks_per_transfer, chunk_ns, copy_ns, piece_ns, queue_depth, burst_ns)");
     // Checked by the impl's bound.
     BOOST_TEST(topology_error(topology("toy.pe_dma", "{ queue_depth: 0 }"), reg) ==
                "t.yaml:12:31: cube.pe_template.components.pe_dma.attrs.queue_depth: must be >= 1 (got 0)");

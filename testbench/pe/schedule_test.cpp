@@ -564,10 +564,11 @@ BOOST_AUTO_TEST_CASE(disjoint_banks_take_max) {
 // ------------------------------------------------------------------- 7. MNIST
 
 BOOST_AUTO_TEST_CASE(mnist_dma_overlaps_main_and_preload_waits_raw) {
-    // ld_x (seq 0): submitted 2, started 3, DMA_READ 1600 B: 604 + 8.334 ->
-    // finished 615.334 ns. pre_x (seq 5, fetch reading tcm [0x800000, +1600)) is
-    // submitted at 12 ns while ld_x is in flight: RAW with ld_x, waits
-    // 12 -> 615.334 = 603.334 ns (dependency).
+    // rngd_pe.yaml's kernel start-up 2000 ns comes first. ld_x (seq 0):
+    // submitted 2002, started 2003, DMA_READ 1600 B: 604 + 8.334 -> finished
+    // 2615.334 ns. pre_x (seq 5, fetch reading tcm [0x800000, +1600)) is
+    // submitted at 2012 ns while ld_x is in flight: RAW with ld_x, waits
+    // 2012 -> 2615.334 = 603.334 ns (dependency).
     const TopologyConfig topo = test::load_shipped("rngd_pe");
     Sim sim(topo, load_workload_file(std::string(NPUVP_SOURCE_DIR) +
                                          "/configs/workloads/mnist_mlp_opbyop.yaml",
@@ -583,8 +584,8 @@ BOOST_AUTO_TEST_CASE(mnist_dma_overlaps_main_and_preload_waits_raw) {
                 overlap = true;
     BOOST_CHECK(overlap);
     const CommandResult ld_x = sim.command("ld_x"), pre_x = sim.command("pre_x");
-    BOOST_CHECK_EQUAL(ld_x.finished_ps, 615334u);
-    BOOST_CHECK_EQUAL(pre_x.submitted_ps, 12000u);
+    BOOST_CHECK_EQUAL(ld_x.finished_ps, 2615334u);
+    BOOST_CHECK_EQUAL(pre_x.submitted_ps, 2012000u);
     BOOST_CHECK_GT(pre_x.waited_ps[kDependency], 0u);
     BOOST_CHECK_EQUAL(pre_x.waited_ps[kDependency], 603334u);
     BOOST_CHECK_GE(pre_x.started_ps, ld_x.finished_ps);
