@@ -161,3 +161,49 @@ BOOST_AUTO_TEST_CASE(fetch_rate) {
     // CALIBRATION: 32 B/cycle per slice x 64 slices = 2048 B/cycle.
     check_rate("fetch_rate", 65536, 293000, 1048576, 773000, 2048.0, "fetch rate");
 }
+
+// The fixed-cost microbenchmarks (docs/validation.md "Isolating each
+// cost"): each command's time on rngd_pe.yaml is the sum of the keys it
+// isolates, derived by hand; each is within the reading error (±12 cycles)
+// of the furiosa-opt book's MNIST timeline where the book has the same op.
+
+BOOST_AUTO_TEST_CASE(math_one_element_is_fill_and_command) {
+    // relu of 1 bf16 element: ceil(1 / 512) = 1 + fill 8 + command 262 =
+    // 271 ns. The book's fc1 bias transpose (~10-20 cycles of streaming)
+    // takes 268, its fc2 bias add 289.
+    Bench b("math_one_element");
+    BOOST_CHECK_EQUAL(b.duration("op"), 271000u);
+}
+
+BOOST_AUTO_TEST_CASE(gemm_one_element_is_fill_and_command) {
+    // 1 x 1 x 1 bf16: dataflow, fold min(128 · 128, k = 1) = 1 (no
+    // reducer); array 1, fetch ceil(4 / 2048) = 1: 1 + fill 128 + command
+    // 132 = 261 ns. The book's fc2 contraction (16 streaming + 5 reducer)
+    // takes 281: 260 besides its streaming.
+    Bench b("gemm_one_element");
+    BOOST_CHECK_EQUAL(b.duration("mm"), 261000u);
+}
+
+BOOST_AUTO_TEST_CASE(fetch_64b_is_latency_and_command) {
+    // 64 B: TCM port 2 + 64 / 2048 = 0.03125 -> 0.032 ns (whole ps, up) +
+    // latency 1 + command 258 = 261.032 ns. The book's fc2 input -> TRF
+    // (64 cycles streaming at the sub context's 8 B/cycle) takes 323.
+    Bench b("fetch_64b");
+    BOOST_CHECK_EQUAL(b.duration("f"), 261032u);
+}
+
+BOOST_AUTO_TEST_CASE(broadcast_small_is_start_up_copies_and_descriptors) {
+    // 64 B into 64 slices: start-up 604 (dma_startup) + 4096 B at one
+    // slice's 128 B/cycle = 32 + 63 · copy_ns 7 = 441: 1077 ns (the HBM port
+    // reads the 64 B once, 0.334 ns).
+    Bench b("broadcast_small");
+    BOOST_CHECK_EQUAL(b.duration("bc"), 1077000u);
+}
+
+BOOST_AUTO_TEST_CASE(gather_small_is_start_up_and_pieces) {
+    // 16 x 2 B into HBM: start-up 604 + 32 / 256 = 0.125 + 15 · piece_ns
+    // 195 = 2925: 3529.125 ns. The book's logits gather (the same 16 x 2 B)
+    // takes 3,571.
+    Bench b("gather_small");
+    BOOST_CHECK_EQUAL(b.duration("g"), 3529125u);
+}

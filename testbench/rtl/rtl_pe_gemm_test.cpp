@@ -137,6 +137,34 @@ launch:
     BOOST_CHECK_EQUAL(makespan_ps(p.rtl.out), makespan_ps(p.builtin.out) + 2000);
 }
 
+BOOST_AUTO_TEST_CASE(a_gemm_command_pays_command_cycles_on_the_rtl_too) {
+    // Issue 40 point 1: pe_gemm command_cycles 50 is the command's fixed
+    // cost whichever engine computes it (docs/timing.md T3), paid after the
+    // RTL's cycles while it holds the slot. 13x7x11 (as above): RTL 43 + 50
+    // = 93 ns, builtin 44 + 50 = 94 ns; the GEMM intervals are those.
+    write_file("rtl_command.yaml", R"(
+name: rtl_command
+kernels:
+  k:
+    - gemm: { id: g1, m: 13, k: 7, n: 11 }
+launch:
+  - { kernel: k, pes: [0] }
+)");
+    const std::string cost = " --set cube.pe_template.components.pe_gemm.attrs.command_cycles=50";
+    const test::RunResult rtl =
+        test::run_npuvp(on_rtl_topology() + "--workload rtl_command.yaml --trace rtl_command_rtl.jsonl" + cost);
+    const test::RunResult builtin = test::run_npuvp(on_rtl_topology() +
+                                                    "--workload rtl_command.yaml --trace rtl_command_builtin.jsonl" +
+                                                    cost + to_builtin);
+    BOOST_REQUIRE_MESSAGE(rtl.code == 0, rtl.out);
+    BOOST_REQUIRE_MESSAGE(builtin.code == 0, builtin.out);
+    const auto r = gemm_intervals("rtl_command_rtl.jsonl"), b = gemm_intervals("rtl_command_builtin.jsonl");
+    BOOST_REQUIRE_EQUAL(r.size(), 1u);
+    BOOST_REQUIRE_EQUAL(b.size(), 1u);
+    BOOST_CHECK_EQUAL(r[0].end_ps - r[0].start_ps, 93000u);
+    BOOST_CHECK_EQUAL(b[0].end_ps - b[0].start_ps, 94000u);
+}
+
 BOOST_AUTO_TEST_CASE(edge_tile_composite_stays_within_the_bound) {
     // 21x8x16 in 13x4x16 tiles: tokens (mi, ki) = (0,0), (0,1) of 13x4x16
     // and (1,0), (1,1) of 8x4x16 (edge tile in m, K in two steps of 4 < 8).

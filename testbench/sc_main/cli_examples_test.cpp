@@ -47,7 +47,7 @@ const Example examples[] = {
     {"ipcq_exchange", "default", "", false},
     {"mmu_fault", "default", "", true},
     {"mmu_va", "default", "", false},
-    {"mnist_mlp", "rngd_pe", "--set cube.pe_template.components.pe_cpu.attrs.kernel_start_ns=2000", false},
+    {"mnist_mlp", "rngd_pe", "", false},
     {"mnist_mlp_opbyop", "rngd_pe", "", false},
     {"simple_commands", "default", "", false},
 };

@@ -58,7 +58,7 @@ const Soaked soaked[] = {
     {"ipcq_exchange", "default", {}, 0},
     {"mmu_fault", "default", {}, 1},
     {"mmu_va", "default", {}, 0},
-    {"mnist_mlp", "rngd_pe", {"--set", "cube.pe_template.components.pe_cpu.attrs.kernel_start_ns=2000"}, 0},
+    {"mnist_mlp", "rngd_pe", {}, 0},
     {"mnist_mlp_opbyop", "rngd_pe", {}, 0},
     {"simple_commands", "default", {}, 0},
 };
