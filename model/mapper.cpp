@@ -110,7 +110,8 @@ struct Place {
 struct Layer {
     MappedLayer info;
     std::vector<std::string> epilogues;
-    std::uint64_t gemm_count = 1;  // a grouped Conv: this many GEMMs
+    std::uint64_t gemm_count = 1;  // a grouped Conv or a batched B: this many GEMMs
+    std::uint64_t groups_per_pe = 1;  // of them, what each PE runs (split "groups"; else all)
     std::uint64_t tm = kTile, tk = kTile, tn = kTile;
     std::uint64_t share_m = 0, share_n = 0, share_k = 0;
     std::uint64_t out_bytes = 0;     // what it writes, every PE together
@@ -671,7 +672,24 @@ private:
             const std::size_t ar = a.shape.size(), br = b.shape.size();
             K = u(ta && ar >= 2 ? a.shape[ar - 2] : a.shape[ar - 1]);
             N = br >= 2 ? u(tb ? b.shape[br - 2] : b.shape[br - 1]) : 1;
-            M = K == 0 ? 0 : a.elements() / K;  // batch dims fold into M
+            // A B with batch dims of its own (attention's keys and values:
+            // one matrix per batch and head) is that many GEMMs, each with
+            // its own B and its share of A's rows; a B without them is
+            // shared, and A's batch dims fold into M.
+            std::uint64_t groups = 1;
+            for (std::size_t i = 0; i + 2 < br; ++i) groups = checked_mul(groups, u(b.shape[i]), kSize);
+            if (groups > 1) {
+                if (groups > kMaxGroups)
+                    throw ModelError(m_net.file, node.name, node.op,
+                                     std::to_string(groups) + " batched matrices in its second input: more than the limit of " +
+                                         std::to_string(kMaxGroups) + " GEMMs in one layer (docs/models.md \"Limits\")");
+                if (K == 0 || a.elements() % checked_mul(K, groups, kSize) != 0)
+                    throw ModelError(m_net.file, node.name, node.op,
+                                     "its first input's " + std::to_string(a.elements()) + " elements are not " +
+                                         std::to_string(groups) + " batches of rows of " + std::to_string(K));
+                l.gemm_count = groups;
+            }
+            M = K == 0 ? 0 : a.elements() / K / groups;
             if (node.op == "Gemm" && node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
         }
         if (M == 0 || K == 0 || N == 0) throw ModelError(m_net.file, node.name, node.op, "an empty GEMM");
@@ -697,6 +715,14 @@ private:
             l.info.pes = static_cast<int>(ceil_div(K, l.share_k));
             l.info.split = "K";
             l.out_bytes = checked_mul(checked_mul(M, N, kSize), checked_mul(kPartialElem, static_cast<std::uint64_t>(l.info.pes), kSize), kSize);
+        } else if (l.gemm_count > 1 && checked_mul(mt, nt, kSize) < pes) {
+            // Whole groups over the PEs (attention's heads, a grouped Conv's
+            // groups) when one group has fewer tiles than there are PEs:
+            // each PE runs its share of the groups.
+            const std::uint64_t p = std::min<std::uint64_t>(l.gemm_count, pes);
+            l.groups_per_pe = ceil_div(l.gemm_count, p);
+            l.info.pes = static_cast<int>(ceil_div(l.gemm_count, l.groups_per_pe));
+            l.info.split = "groups";
         } else {
             const bool by_m = mt >= pes || (nt < pes && mt >= nt);
             if (by_m) l.share_m = split(M, l.info.pes);
@@ -830,7 +856,8 @@ private:
               << "    - wait: all\n";
             return;
         }
-        for (std::uint64_t g = 0; g < l.gemm_count; ++g) {
+        const std::uint64_t groups = l.info.split == "groups" ? l.groups_per_pe : l.gemm_count;
+        for (std::uint64_t g = 0; g < groups; ++g) {
             y << "    - composite:\n"
               << "        id: " << sanitize(l.info.node) << (l.gemm_count > 1 ? "_g" + std::to_string(g) : "") << "\n"
               << "        gemm: { m: " << l.share_m << ", k: " << l.share_k << ", n: " << l.share_n << " }\n"

@@ -37,7 +37,7 @@ struct MappedLayer {
     std::string lowering;  // "gemm", "math <op>", "dma copy", ...
     std::vector<std::string> fused;  // nodes folded into it (epilogues, BN, views)
     int pes = 1;           // PEs it is split over
-    std::string split;     // "M", "N", "elements", "bytes" or "-"
+    std::string split;     // "M", "N", "K", "groups", "elements", "bytes" or "-"
     std::uint64_t m = 0, k = 0, n = 0;  // GEMM shape (whole layer)
     std::uint64_t flops = 0;            // 2·M·K·N for a GEMM, elements for MATH
     std::vector<std::string> after;     // the layers it waits for
