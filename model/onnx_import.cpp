@@ -1,6 +1,7 @@
 #include "model/onnx_import.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <unordered_map>
@@ -483,12 +484,35 @@ int rank_of(const onnx::TypeProto* t) {
 // its kernel, strides and dilations are at least 1 and its pads at least 0;
 // else a ModelError naming the node.
 bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx::TypeProto*>& in,
-               const std::string& path) {
+               const std::unordered_map<std::string, const onnx::TensorProto*>& data, const std::string& path) {
     for (std::size_t i = 0; i < in.size(); ++i)
         if (!n.input(static_cast<int>(i)).empty() && !in[i]) return false;  // its outputs stay unknown
     const std::string who = Checks::node_name(n, index);
     const std::string& op = n.op_type();
     auto fail = [&](const std::string& what) { throw ModelError(path, who, op, what); };
+    // A shape, axes, sizes, pads or split input that is data: libonnx reads
+    // its values into a shape, one dimension object each (an Expand whose
+    // shape initializer held 29 million values took 2.6 GB: fuzz_model's
+    // third finding). Such an input has at most a value per edge a node may
+    // have (ImportLimits::node_edges), far above any rank.
+    const bool reads_values = op == "Reshape" || op == "Expand" || op == "Resize" || op == "Slice" || op == "Pad" ||
+                              op == "Squeeze" || op == "Unsqueeze" || op == "Split" || op == "ReduceMean" ||
+                              op == "ReduceSum" || op == "ReduceMax" || op == "TopK" || op == "Clip";
+    for (int i = 1; reads_values && i < n.input_size(); ++i) {
+        const auto it = data.find(n.input(i));
+        if (it == data.end()) continue;
+        // Its values by its dims (saturating; a negative dim: the shape
+        // checks reject it elsewhere).
+        std::uint64_t values = 1;
+        for (const std::int64_t d : it->second->dims())
+            if (d < 0 || __builtin_mul_overflow(values, static_cast<std::uint64_t>(d), &values))
+                values = d < 0 ? values : UINT64_MAX;
+        if (values > static_cast<std::uint64_t>(ImportLimits::node_edges))
+            fail("input " + std::to_string(i) + " ('" + ModelError::shown(n.input(i)) + "') holds " +
+                 (values == UINT64_MAX ? std::string("2^64 or more") : std::to_string(values)) +
+                 " values: a shape, axes, sizes, pads or split input holds at most " +
+                 std::to_string(ImportLimits::node_edges) + " (docs/models.md \"Limits\")");
+    }
     if (op == "Conv" || op == "ConvTranspose" || op == "MaxPool" || op == "AveragePool") {
         const int rank = in.empty() ? -1 : rank_of(in[0]);
         if (rank < 0) return false;
@@ -570,7 +594,7 @@ void infer_shapes(onnx::ModelProto& m, const std::vector<int>& order, const std:
             in.push_back(it == types.end() ? nullptr : it->second);
         }
         const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, "");
-        if (schema && schema->has_type_and_shape_inference_function() && may_infer(n, i, in, path)) {
+        if (schema && schema->has_type_and_shape_inference_function() && may_infer(n, i, in, data, path)) {
             onnx::shape_inference::InferenceContextImpl ctx(n, types, data, no_sparse);
             bool inferred = true;
             try {
