@@ -31,6 +31,8 @@ const UnitLimit* unit_limit(const std::string& unit) {
         {"banks", {0.0, 65536.0, "the TCM's bank count's order"}},
         {"bytes", {0.0, 1073741824.0, "1 GiB per cycle or interleave: beyond any datapath"}},
         {"", {0.0, 65536.0, "counts of engines, lanes, banks, slots, rows: each is a block or a table entry in memory"}},
+        {"base", {0.0, 1e15, "a rotary embedding's base: any a model uses (10^4 to 10^7); it changes no time"}},
+        {"elements", {0.0, 16777216.0, "2^24: a language model's width, heads, layers, vocabulary or context (docs/llm.md); its sizes multiply a few of them and stay inside 64 bits"}},
         {"KiB", {0.0, 1048576.0, "1 GiB: a page or an IPCQ slot"}},
         {"MiB", {0.0, 1048576.0, "1 TiB of TCM or shared SRAM"}},
         {"GiB", {0.0, 16384.0, "16 TiB per HBM slice; the HBM window of 64 cubes of 256 slices stays inside 64-bit addresses"}},

@@ -490,23 +490,32 @@ bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx
     const std::string who = Checks::node_name(n, index);
     const std::string& op = n.op_type();
     auto fail = [&](const std::string& what) { throw ModelError(path, who, op, what); };
-    // A shape, axes, sizes, pads or split input that is data: libonnx reads
-    // its values into a shape, one dimension object each (an Expand whose
-    // shape initializer held 29 million values took 2.6 GB: fuzz_model's
-    // third finding). Such an input has at most a value per edge a node may
-    // have (ImportLimits::node_edges), far above any rank.
+    // A shape, axes, sizes, pads or split input: libonnx reads its values
+    // into a shape, one dimension object each, or, when they are not data,
+    // makes a shape of as many unknown dimensions as it has values (an
+    // Expand whose shape input was a graph input of 2^40 values took 2.6 GB:
+    // fuzz_model's third finding). Such an input has at most a value per
+    // edge a node may have (ImportLimits::node_edges), far above any rank,
+    // whether its values are data or only its shape is known.
     const bool reads_values = op == "Reshape" || op == "Expand" || op == "Resize" || op == "Slice" || op == "Pad" ||
                               op == "Squeeze" || op == "Unsqueeze" || op == "Split" || op == "ReduceMean" ||
                               op == "ReduceSum" || op == "ReduceMax" || op == "TopK" || op == "Clip";
     for (int i = 1; reads_values && i < n.input_size(); ++i) {
-        const auto it = data.find(n.input(i));
-        if (it == data.end()) continue;
-        // Its values by its dims (saturating; a negative dim: the shape
-        // checks reject it elsewhere).
+        // Its values by its dims (saturating; a negative or unknown dim
+        // counts for nothing: the shape checks reject those elsewhere).
         std::uint64_t values = 1;
-        for (const std::int64_t d : it->second->dims())
-            if (d < 0 || __builtin_mul_overflow(values, static_cast<std::uint64_t>(d), &values))
-                values = d < 0 ? values : UINT64_MAX;
+        auto times = [&](std::int64_t d) {
+            if (d >= 0 && __builtin_mul_overflow(values, static_cast<std::uint64_t>(d), &values)) values = UINT64_MAX;
+        };
+        const auto it = data.find(n.input(i));
+        if (it != data.end()) {
+            for (const std::int64_t d : it->second->dims()) times(d);
+        } else if (static_cast<std::size_t>(i) < in.size() && rank_of(in[static_cast<std::size_t>(i)]) >= 0) {
+            for (const auto& d : in[static_cast<std::size_t>(i)]->tensor_type().shape().dim())
+                if (d.has_dim_value()) times(d.dim_value());
+        } else {
+            continue;
+        }
         if (values > static_cast<std::uint64_t>(ImportLimits::node_edges))
             fail("input " + std::to_string(i) + " ('" + ModelError::shown(n.input(i)) + "') holds " +
                  (values == UINT64_MAX ? std::string("2^64 or more") : std::to_string(values)) +

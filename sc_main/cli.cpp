@@ -64,7 +64,12 @@ const char* cli_usage() {
            "  --model FILE.onnx     map an ONNX model onto the topology and run it\n"
            "                        (docs/models.md); npuvp map MODEL --out FILE writes\n"
            "                        the mapped workload\n"
-           "  --batch N             a model's symbolic batch dimension\n"
+           "  --batch N             a model's symbolic batch dimension; with --llm, the\n"
+           "                        sequences of the step (default 1)\n"
+           "  --llm FILE.yaml       run one step of a language model (docs/llm.md):\n"
+           "                        --phase decode|prefill (default decode), --context N\n"
+           "                        (decode: tokens already cached; prefill: the prompt;\n"
+           "                        default 128), --llm-layers N (the first N layers only)\n"
            "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
            "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
@@ -123,6 +128,7 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         if (i + 1 >= argc) bad(flag + " needs a value");
         return argv[++i];
     };
+    std::string llm_only;  // an option that means something with --llm only
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -138,6 +144,25 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.workload = value(i, arg);
         } else if (arg == "--model") {
             options.model = value(i, arg);
+        } else if (arg == "--llm") {
+            options.model = value(i, arg);
+            options.llm = true;
+        } else if (arg == "--phase") {
+            llm_only = arg;
+            const std::string text = value(i, arg);
+            if (text != "decode" && text != "prefill") bad("--phase: expected decode or prefill, got '" + text + "'");
+            options.prefill = text == "prefill";
+        } else if (arg == "--context" || arg == "--llm-layers") {
+            llm_only = arg;
+            const std::string text = value(i, arg);
+            char* end = nullptr;
+            const long long n = std::strtoll(text.c_str(), &end, 10);
+            const long long low = arg == "--context" ? 0 : 1, high = arg == "--context" ? (1ll << 24) : 4096;
+            if (text.empty() || *end != '\0' || n < low || n > high)
+                bad(arg + ": expected " + (arg == "--context" ? "tokens" : "layers") + " in [" + std::to_string(low) +
+                    ", " + std::to_string(high) + "], got '" + text + "'");
+            if (arg == "--context") options.context = static_cast<std::uint64_t>(n);
+            else options.llm_layers = static_cast<int>(n);
         } else if (arg == "--batch") {
             const std::string text = value(i, arg);
             char* end = nullptr;
@@ -253,7 +278,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             bad("unknown option '" + arg + "' (see --help)");
         }
     }
-    if (options.model && options.workload) bad("give --workload or --model, not both");
+    if (options.model && options.workload) bad(std::string("give --workload or ") + (options.llm ? "--llm" : "--model") + ", not both");
+    if (!llm_only.empty() && !options.llm) bad(llm_only + " applies to --llm runs only (docs/llm.md)");
     if (options.trace && options.trace_binary)
         bad("give --trace or --trace-binary, not both (npuvp trace-to-json turns the binary into the JSON lines)");
     if (options.model && (!options.compare.empty() || !options.compare_sets.empty()))

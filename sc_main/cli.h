@@ -26,7 +26,13 @@ struct CliOptions {
     std::vector<Override> overrides;      // --set key.path=value (repeatable)
     std::optional<std::string> workload;  // --workload FILE
     std::optional<std::string> model;     // --model FILE.onnx (mapped to a workload, docs/models.md)
-    std::int64_t batch = 0;               // --batch N (a model's symbolic batch dimension)
+    std::int64_t batch = 0;               // --batch N (a model's symbolic batch dimension; --llm: sequences)
+    // --llm FILE.yaml (docs/llm.md): `model` is that file, run as one step
+    // of a language model: --phase decode|prefill, --context N, --llm-layers N.
+    bool llm = false;
+    bool prefill = false;                 // --phase prefill (default decode)
+    std::uint64_t context = 128;          // --context N
+    int llm_layers = 0;                   // --llm-layers N (0: all)
     std::string mapper = "builtin.greedy_mapper";  // --mapper NAME
     int map_cubes = 1;                    // --map-cubes N (layers pipelined over N cubes)
     std::optional<std::string> trace;     // --trace FILE

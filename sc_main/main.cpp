@@ -41,6 +41,7 @@
 #include "report/timeline_writer.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
+#include "model/llm.h"
 #include "model/mapper.h"
 #include "model/onnx_import.h"
 #include "platform/workload_run.h"
@@ -409,6 +410,79 @@ model::Mapping& model_mapping() {
     return mapping;
 }
 
+// --llm (docs/llm.md "How to read the results"): the step, the model's
+// sizes and the machine's HBM, planned before the run and answered after it.
+struct LlmAnswer {
+    bool given = false;
+    model::LlmConfig config;
+    model::LlmStep step;
+    std::uint64_t min_hbm_bytes = 0;  // the step reads at least this (weights once, the KV cache)
+    double hbm_gbs = 0.0;             // the cubes' HBM bandwidth the step runs on
+    int cubes = 1;
+};
+LlmAnswer& llm_answer() {
+    static LlmAnswer answer;
+    return answer;
+}
+
+// The sizes, and whether the model and its KV cache fit the HBM of the
+// cubes the step is mapped on (--map-cubes): a ModelError says by how much
+// they do not.
+LlmAnswer llm_plan(const model::LlmConfig& c, const model::LlmStep& step, const TopologyConfig& topo, int cubes) {
+    LlmAnswer a;
+    a.given = true;
+    a.config = c;
+    a.step = step;
+    a.cubes = cubes;
+    const model::LlmSizes sizes = model::llm_sizes(c);
+    constexpr const char* what = "a language model's memory";
+    const std::uint64_t tokens = step.phase == model::LlmPhase::decode ? checked_add(step.context, 1, what) : step.context;
+    const std::uint64_t kv = checked_mul(checked_mul(step.batch, tokens, what), sizes.kv_bytes_per_token, what);
+    const std::uint64_t need = checked_add(sizes.weight_bytes, kv, what);
+    const std::uint64_t slices = static_cast<std::uint64_t>(topo.cube.memory_map.hbm_slices_per_cube) * static_cast<std::uint64_t>(cubes);
+    const std::uint64_t have = checked_mul(topo.cube.memory_map.hbm_slice_bytes, slices, what);
+    auto gb = [](std::uint64_t b) { return obs::fixed(static_cast<double>(b) / 1e9, 2) + " GB"; };
+    if (need > have)
+        throw model::ModelError(c.file, "", "",
+                                "does not fit: its weights (" + gb(sizes.weight_bytes) + ") and the KV cache of " +
+                                    std::to_string(step.batch) + (step.batch == 1 ? " sequence of " : " sequences of ") + std::to_string(tokens) + " tokens (" +
+                                    gb(kv) + ") need " + gb(need) + ", the HBM of " + std::to_string(cubes) +
+                                    (cubes == 1 ? " cube" : " cubes") + " holds " + gb(have) + ": " + gb(need - have) +
+                                    " short (docs/llm.md \"Sizes\")");
+    a.min_hbm_bytes = model::llm_step_min_hbm_bytes(c, step);
+    a.hbm_gbs = topo.cube.hbm_ctrl.bw_gbs * static_cast<double>(slices);
+    return a;
+}
+
+// The step's answer, after the run (docs/llm.md "How to read the results").
+void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps) {
+    const double ns = static_cast<double>(makespan_ps) / 1000.0;
+    const model::LlmStep& s = a.step;
+    const int layers = s.layers == 0 ? a.config.layers : s.layers;
+    const std::string seqs = std::to_string(s.batch) + (s.batch == 1 ? " sequence" : " sequences");
+    const std::string scope = layers == a.config.layers ? std::to_string(layers) + " layers"
+                                                        : std::to_string(layers) + " of " + std::to_string(a.config.layers) + " layers";
+    out << "llm      " << a.config.name << " ";
+    if (s.phase == model::LlmPhase::decode) {
+        const double per_s = 1e9 / ns;
+        out << "decode step, " << seqs << " at context " << s.context << " (" << scope << "): time per output token "
+            << obs::fixed(ns / 1000.0, 3) << " µs = " << obs::fixed(per_s, 1) << " tokens/s per sequence, "
+            << obs::fixed(per_s * static_cast<double>(s.batch), 1) << " output tokens/s in all\n";
+    } else {
+        out << "prefill, " << seqs << " of " << s.context << " tokens (" << scope << "): time to first token "
+            << obs::fixed(ns / 1000.0, 3) << " µs = "
+            << obs::fixed(1e9 / ns * static_cast<double>(s.batch) * static_cast<double>(s.context), 1)
+            << " prompt tokens/s\n";
+    }
+    // The memory floor: what the step must read from HBM at the cubes' bandwidth.
+    const double floor_ns = static_cast<double>(a.min_hbm_bytes) / a.hbm_gbs;
+    out << "         HBM: the step reads at least " << obs::fixed(static_cast<double>(a.min_hbm_bytes) / 1e9, 3)
+        << " GB (weights once" << (s.phase == model::LlmPhase::decode ? ", the KV cache" : "") << "), "
+        << obs::fixed(floor_ns / 1000.0, 3) << " µs at the " << a.cubes << (a.cubes == 1 ? " cube's " : " cubes' ")
+        << obs::fixed(a.hbm_gbs, 1) << " GB/s: " << obs::fixed(100.0 * floor_ns / ns, 1)
+        << " % of the step (the rest: compute, launches, DMA start-ups, exchanges; the bound line above)\n";
+}
+
 WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo, std::string* yaml) {
     const auto& registry = model::mappers();
     const auto mapper = registry.find(options.mapper);
@@ -423,7 +497,19 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     auto overflow = [&](const Overflow& e) { return model::ModelError(*options.model, "", "", e.what()); };
     model::Network net;
     try {
-        net = model::import_onnx(*options.model, import);
+        if (options.llm) {
+            // One step of a language model (docs/llm.md), built as a Network.
+            const model::LlmConfig llm = model::load_llm_file(*options.model);
+            model::LlmStep step;
+            step.phase = options.prefill ? model::LlmPhase::prefill : model::LlmPhase::decode;
+            step.batch = options.batch > 0 ? static_cast<std::uint64_t>(options.batch) : 1;
+            step.context = options.context;
+            step.layers = options.llm_layers;
+            net = model::llm_step_network(llm, step);
+            llm_answer() = llm_plan(llm, step, topo, options.map_cubes);
+        } else {
+            net = model::import_onnx(*options.model, import);
+        }
     } catch (const Overflow& e) {
         throw overflow(e);
     }
@@ -692,6 +778,7 @@ int run(int argc, char* argv[]) {
         pending_summary().data.layers = layers;
         print_run(std::cout, run, &answers.bound);
         if (options.model) print_layers(std::cout, layers, run.makespan_ps());
+        if (llm_answer().given) print_llm(std::cout, llm_answer(), run.makespan_ps());
         print_roofline(std::cout, answers.roofline);
         print_energy(std::cout, answers.energy);
         close_vcd(options, vcd, platform, &answers.energy);

@@ -422,11 +422,13 @@ BOOST_AUTO_TEST_CASE(a_bad_conv_transpose_is_refused_before_shape_inference) {
 }
 
 BOOST_AUTO_TEST_CASE(a_shape_input_of_millions_of_values_is_refused_before_shape_inference) {
-    // fuzz_model's third finding: an Expand whose shape initializer held 29
-    // million values made libonnx's shape inference build a dimension object
-    // for each (2.6 GB). A shape, axes, sizes, pads or split input that is
-    // data holds at most ImportLimits::node_edges = 4096 values; 4097 is
-    // refused naming the node and the input, 4096 is read.
+    // fuzz_model's third finding: an Expand whose shape input was a graph
+    // input of 2^40 values made libonnx's shape inference build a shape of
+    // 2^40 unknown dimensions (2.6 GB when it ran out of memory); its values
+    // as data make a dimension object each. A shape, axes, sizes, pads or
+    // split input holds at most ImportLimits::node_edges = 4096 values,
+    // whether they are data or only its shape is known: 4097 is refused
+    // naming the node and the input, 4096 is read.
     for (const std::size_t n : {std::size_t{4097}, std::size_t{4096}}) {
         Builder b;
         b.input("x", {1, 4}).int64s("shape", std::vector<std::int64_t>(n, 1)).output("y", {1, 4});
@@ -439,6 +441,11 @@ BOOST_AUTO_TEST_CASE(a_shape_input_of_millions_of_values_is_refused_before_shape
         else
             BOOST_CHECK_MESSAGE(e.find("holds") == std::string::npos, e);
     }
+    Builder b;
+    b.input("x", {1}).input("shape", {std::int64_t{1} << 40}).output("y", {1});
+    b.node("Expand", "grow", {"x", "shape"}, {"y"});
+    const std::string e = import_error(b.save("model_big_shape_graph_input.onnx"));
+    BOOST_CHECK_MESSAGE(e.find("node 'grow' (Expand): input 1 ('shape') holds 1099511627776 values") != std::string::npos, e);
 }
 
 BOOST_AUTO_TEST_CASE(bad_models_name_file_node_and_op) {

@@ -1,0 +1,320 @@
+#include "model/llm.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "config/config_error.h"
+#include "config/schema.h"
+#include "config/yaml_document.h"
+#include "modules/common/checked.h"
+
+namespace npuvp::model {
+
+const char* to_string(LlmDtype dtype) {
+    switch (dtype) {
+    case LlmDtype::bf16: return "bf16";
+    case LlmDtype::fp8_e4m3: return "fp8_e4m3";
+    case LlmDtype::int8: return "int8";
+    }
+    return "?";
+}
+
+int dtype_bytes(LlmDtype dtype) { return dtype == LlmDtype::bf16 ? 2 : 1; }
+
+namespace {
+
+using schema::Table;
+using F = schema::Fields<LlmConfig>;
+
+struct Dtypes {
+    LlmDtype weights = LlmDtype::bf16, activations = LlmDtype::bf16, kv_cache = LlmDtype::bf16;
+};
+
+const std::vector<std::pair<std::string, LlmDtype>> kDtypes = {
+    {"bf16", LlmDtype::bf16}, {"fp8_e4m3", LlmDtype::fp8_e4m3}, {"int8", LlmDtype::int8}};
+
+const Table<Dtypes>& dtype_table() {
+    using D = schema::Fields<Dtypes>;
+    static const Table<Dtypes> table{{
+        D::choice("weights", &Dtypes::weights, "bf16", kDtypes, "the weights' element type"),
+        D::choice("activations", &Dtypes::activations, "bf16", kDtypes, "the activations' element type"),
+        D::choice("kv_cache", &Dtypes::kv_cache, "bf16", kDtypes, "the KV cache's element type"),
+    }};
+    return table;
+}
+
+// The file's one table; `dtype` is read into a Dtypes beside it (below).
+struct File {
+    LlmConfig c;
+    Dtypes dtypes;
+    // 0 = absent: derived (num_key_value_heads = heads, head_dim = hidden / heads).
+    int kv_heads = 0, head_dim = 0;
+};
+
+// A config.json field the timing does not depend on: accepted, any value.
+schema::Field<File> ignored(const std::string& key, const std::string& why = "") {
+    return schema::Fields<File>::leaf(
+        key, {"", "any", "", "", "", "ignored: changes nothing in the timing" + (why.empty() ? "" : " " + why)},
+        [key](const MapReader& r, File&) { r.reader().note(r.child(key).loc); }, nullptr);
+}
+
+const Table<File>& llm_table() {
+    using G = schema::Fields<File>;
+    static const Table<File> table{
+        {
+            G::leaf("name", {"", "string", "", "**required**", "", "the model's name in reports"},
+                    [](const MapReader& r, File& f) { f.c.name = r.reader().to_string(r.required("name")); }, nullptr),
+            G::required_integer("num_hidden_layers", [](auto& f) -> auto& { return f.c.layers; }, 1, "elements", "decoder layers"),
+            G::required_integer("hidden_size", [](auto& f) -> auto& { return f.c.hidden; }, 1, "elements", "the model's width"),
+            G::required_integer("num_attention_heads", [](auto& f) -> auto& { return f.c.heads; }, 1, "elements", "query heads"),
+            G::integer("num_key_value_heads", &File::kv_heads, 0, 0, "elements",
+                       "key / value heads (grouped-query attention); 0 or absent = `num_attention_heads`; must divide it"),
+            G::integer("head_dim", &File::head_dim, 0, 0, "elements", "0 or absent = `hidden_size / num_attention_heads` (then it must divide)"),
+            G::required_integer("intermediate_size", [](auto& f) -> auto& { return f.c.intermediate; }, 1, "elements", "the MLP's width"),
+            G::required_integer("vocab_size", [](auto& f) -> auto& { return f.c.vocab; }, 1, "elements", "tokens"),
+            G::integer("max_position_embeddings", [](auto& f) -> auto& { return f.c.max_positions; }, 131072, 1, "elements",
+                       "the longest context a step may have"),
+            G::number("rope_theta", [](auto& f) -> auto& { return f.c.rope_theta; }, 10000.0, Bound::positive, "base",
+                      "the rotary embedding's base (a rotary embedding costs the same whatever its base)"),
+            G::choice("norm", [](auto& f) -> auto& { return f.c.norm; }, "rms",
+                      std::vector<std::pair<std::string, LlmNorm>>{{"rms", LlmNorm::rms}, {"layer", LlmNorm::layer}},
+                      "`rms` (RMSNorm, Llama) or `layer` (LayerNorm); not a config.json field"),
+            G::choice("hidden_act", [](auto& f) -> auto& { return f.c.activation; }, "silu",
+                      std::vector<std::pair<std::string, LlmActivation>>{{"silu", LlmActivation::silu},
+                                                                         {"gelu", LlmActivation::gelu}},
+                      "`silu`: a gated MLP (gate, up, down projections); `gelu`: up and down only"),
+            G::leaf("tie_word_embeddings", {"", "bool", "", "false", "", "the LM head is the embedding table (no weights of its own)"},
+                    [](const MapReader& r, File& f) {
+                        const Item item = r.child("tie_word_embeddings");
+                        r.reader().note(item.loc);
+                        if (item.present) f.c.tie_embeddings = r.reader().to_bool(item);
+                    },
+                    nullptr),
+            G::section("dtype", &File::dtypes, dtype_table(), false, false, "element types"),
+            // config.json's other fields, so that one can be used as it is:
+            // read, and said to change nothing.
+            ignored("model_type"), ignored("architectures"), ignored("torch_dtype", "(`dtype` sets the element types)"),
+            ignored("rms_norm_eps"), ignored("rope_scaling", "(a long-context scaling of the rotary base: costs nothing more)"),
+            ignored("bos_token_id"), ignored("eos_token_id"), ignored("attention_bias"), ignored("mlp_bias"),
+            ignored("attention_dropout"), ignored("initializer_range"), ignored("pretraining_tp"), ignored("use_cache"),
+            ignored("transformers_version"),
+        },
+        [](const MapReader& r, const File& f) {
+            const int kv = f.kv_heads == 0 ? f.c.heads : f.kv_heads;
+            if (f.c.heads % kv != 0)
+                throw ConfigError(r.child(f.kv_heads == 0 ? "num_attention_heads" : "num_key_value_heads").loc,
+                                  std::to_string(kv) + " key / value heads do not divide " + std::to_string(f.c.heads) +
+                                      " attention heads (each key / value head serves a whole group of them)");
+            if (f.head_dim == 0 && f.c.hidden % f.c.heads != 0)
+                throw ConfigError(r.child("hidden_size").loc,
+                                  "hidden_size " + std::to_string(f.c.hidden) + " is not a multiple of " +
+                                      std::to_string(f.c.heads) + " heads: give head_dim");
+        }};
+    return table;
+}
+
+LlmConfig finish(File f, const std::string& source) {
+    f.c.file = source;
+    f.c.kv_heads = f.kv_heads == 0 ? f.c.heads : f.kv_heads;
+    f.c.head_dim = f.head_dim == 0 ? f.c.hidden / f.c.heads : f.head_dim;
+    f.c.weights = f.dtypes.weights;
+    f.c.activations = f.dtypes.activations;
+    f.c.kv_cache = f.dtypes.kv_cache;
+    return f.c;
+}
+
+constexpr const char* kWhat = "a language model's size";
+
+std::uint64_t u(int v) { return static_cast<std::uint64_t>(v); }
+std::uint64_t mul(std::uint64_t a, std::uint64_t b) { return checked_mul(a, b, kWhat); }
+std::uint64_t add(std::uint64_t a, std::uint64_t b) { return checked_add(a, b, kWhat); }
+
+}  // namespace
+
+LlmConfig load_llm_text(const std::string& text, const std::string& source_name) {
+    YamlReader yaml(source_name, YamlReader::Rules{false, true, false});
+    const Table<File>& table = llm_table();
+    const YAML::Node document = parse_map_document(text, source_name, "model keys (" + join(table.keys()) + ")");
+    File f;
+    schema::read_map(yaml, yaml.root(document), table, f);
+    return finish(std::move(f), source_name);
+}
+
+LlmConfig load_llm_file(const std::string& path) { return load_llm_text(read_input_file(path), path); }
+
+std::string llm_schema_markdown() {
+    schema::Docs docs{{"", {}}};
+    schema::document(llm_table(), "", docs, 0);
+    return schema::markdown(docs);
+}
+
+// Per layer: Q (hidden × heads·head_dim), K and V (hidden × kv_heads·head_dim
+// each), O (heads·head_dim × hidden); the MLP's gate, up and down
+// (hidden × intermediate each; no gate for gelu); two norms' scales (hidden
+// each). Then the embedding, the final norm and the LM head (vocab × hidden,
+// none when tied).
+LlmSizes llm_sizes(const LlmConfig& c) {
+    LlmSizes s;
+    const std::uint64_t h = u(c.hidden), q = mul(u(c.heads), u(c.head_dim)), kv = mul(u(c.kv_heads), u(c.head_dim));
+    const std::uint64_t mlp = mul(c.activation == LlmActivation::silu ? 3 : 2, mul(h, u(c.intermediate)));
+    s.layer_params = add(add(mul(h, q), mul(2, mul(h, kv))), add(add(mul(q, h), mlp), mul(2, h)));
+    s.embedding_params = mul(u(c.vocab), h);
+    s.head_params = c.tie_embeddings ? 0 : s.embedding_params;
+    s.params = add(add(mul(u(c.layers), s.layer_params), add(s.embedding_params, s.head_params)), h);
+    s.weight_bytes = mul(s.params, u(dtype_bytes(c.weights)));
+    s.kv_bytes_per_token = mul(mul(2, u(c.layers)), mul(kv, u(dtype_bytes(c.kv_cache))));
+    // 2 FLOPs per weight a token multiplies: every layer's matrices and the
+    // LM head (the embedding is a lookup; norms are not matrices).
+    const std::uint64_t layer_matrices = s.layer_params - mul(2, h);
+    s.matmul_flops_per_token = mul(2, add(mul(u(c.layers), layer_matrices), s.embedding_params));
+    return s;
+}
+
+std::uint64_t LlmSizes::attention_flops(std::uint64_t context, int layers, int heads, int head_dim) const {
+    // Q·Kᵀ and P·V: 2 · head_dim multiply-adds per head and context token, each 2 FLOPs.
+    return mul(mul(4, u(layers)), mul(mul(u(heads), u(head_dim)), context));
+}
+
+namespace {
+
+// Builds a Network node by node: tensors with their shapes, constants
+// (weights, the KV cache) marked.
+class Builder {
+public:
+    explicit Builder(Network& net) : m_net(net) {}
+    const std::string& tensor(const std::string& name, std::vector<std::int64_t> shape, bool constant = false) {
+        TensorInfo& t = m_net.tensors[name];
+        t.shape = std::move(shape);
+        t.elem_bytes = 2;
+        t.constant = constant;
+        return name;
+    }
+    void node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+              const std::string& output) {
+        Node n;
+        n.name = name;
+        n.op = op;
+        n.inputs = std::move(inputs);
+        n.outputs = {output};
+        m_net.nodes.push_back(std::move(n));
+    }
+
+private:
+    Network& m_net;
+};
+
+std::int64_t i(std::uint64_t v) {
+    if (v > static_cast<std::uint64_t>(INT64_MAX)) throw Overflow(std::string(kWhat) + " beyond 63 bits");
+    return static_cast<std::int64_t>(v);
+}
+
+}  // namespace
+
+Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
+    const bool decode = step.phase == LlmPhase::decode;
+    const std::string what = decode ? "a decode step" : "a prefill";
+    if (c.weights != LlmDtype::bf16 || c.activations != LlmDtype::bf16 || c.kv_cache != LlmDtype::bf16)
+        throw ModelError(c.file, "", "",
+                         what + " runs bf16 tensors only (the mapper moves 2-byte elements, docs/models.md); this model's "
+                                "dtypes are weights " + to_string(c.weights) + ", activations " + to_string(c.activations) +
+                                ", kv_cache " + to_string(c.kv_cache) + " (its sizes are known: docs/llm.md \"Sizes\")");
+    if (step.batch == 0) throw ModelError(c.file, "", "", what + " of batch 0");
+    if (step.context == 0 && !decode) throw ModelError(c.file, "", "", "a prefill of 0 tokens");
+    const std::uint64_t attended = decode ? add(step.context, 1) : step.context;
+    if (attended > u(c.max_positions))
+        throw ModelError(c.file, "", "",
+                         what + " over " + std::to_string(attended) + " tokens: beyond max_position_embeddings " +
+                             std::to_string(c.max_positions) + " by " + std::to_string(attended - u(c.max_positions)));
+    if (step.layers < 0 || step.layers > c.layers)
+        throw ModelError(c.file, "", "",
+                         std::to_string(step.layers) + " layers asked for: the model has " + std::to_string(c.layers));
+    const int layers = step.layers == 0 ? c.layers : step.layers;
+
+    Network net;
+    net.file = c.file;
+    net.name = c.name + (decode ? "_decode" : "_prefill");
+    Builder b(net);
+    // Rows: one token per sequence (decode) or the prompt's (prefill).
+    const std::int64_t B = i(step.batch), rows = i(decode ? step.batch : mul(step.batch, step.context));
+    const std::int64_t H = c.hidden, hd = c.head_dim, nh = c.heads, nkv = c.kv_heads, g = nh / nkv, I = c.intermediate;
+    const std::int64_t ctx = i(attended);
+    // Attention per (sequence, KV head): its g query heads' rows against
+    // that head's cached keys and values.
+    const std::int64_t groups = i(mul(step.batch, u(c.kv_heads)));
+    const std::int64_t q_rows = decode ? g : i(mul(u(g), step.context));
+    std::string x = b.tensor("x", {rows, H});
+    net.inputs.push_back(x);
+    auto norm = [&](const std::string& name, const std::string& in) {
+        const std::string out = b.tensor(name + ".out", {rows, H});
+        b.node(name, "LayerNormalization", {in, b.tensor(name + ".weight", {H}, true)}, out);
+        return out;
+    };
+    auto matmul = [&](const std::string& name, const std::string& in, std::int64_t k, std::int64_t n) {
+        const std::string out = b.tensor(name + ".out", {rows, n});
+        b.node(name, "MatMul", {in, b.tensor(name + ".weight", {k, n}, true)}, out);
+        return out;
+    };
+    auto eltwise = [&](const std::string& name, const std::string& op, std::vector<std::string> in, std::int64_t n) {
+        const std::string out = b.tensor(name + ".out", {rows, n});
+        b.node(name, op, std::move(in), out);
+        return out;
+    };
+    for (int l = 0; l < layers; ++l) {
+        const std::string p = "layers." + std::to_string(l) + ".";
+        const std::string xn = norm(p + "input_norm", x);
+        const std::string q = matmul(p + "q_proj", xn, H, nh * hd);
+        matmul(p + "k_proj", xn, H, nkv * hd);  // written into the KV cache
+        matmul(p + "v_proj", xn, H, nkv * hd);
+        // Rotary embedding on the queries (the keys' is part of the cache's write).
+        const std::string qr = eltwise(p + "rotary_q", "Mul", {q, b.tensor(p + "rotary.cos", {nh * hd}, true)}, nh * hd);
+        const std::string qh = b.tensor(p + "q_heads", {groups, q_rows, hd});
+        b.node(p + "q_heads", "Reshape", {qr}, qh);
+        const std::string scores = b.tensor(p + "scores.out", {groups, q_rows, ctx});
+        b.node(p + "scores", "MatMul", {qh, b.tensor(p + "k_cache", {groups, hd, ctx}, true)}, scores);
+        const std::string probs = b.tensor(p + "softmax.out", {groups, q_rows, ctx});
+        b.node(p + "softmax", "Softmax", {scores}, probs);
+        const std::string context = b.tensor(p + "context.out", {groups, q_rows, hd});
+        b.node(p + "context", "MatMul", {probs, b.tensor(p + "v_cache", {groups, ctx, hd}, true)}, context);
+        const std::string merged = b.tensor(p + "merge_heads", {rows, nh * hd});
+        b.node(p + "merge_heads", "Reshape", {context}, merged);
+        const std::string o = matmul(p + "o_proj", merged, nh * hd, H);
+        const std::string x1 = eltwise(p + "residual_attn", "Add", {x, o}, H);
+        const std::string xn2 = norm(p + "post_attention_norm", x1);
+        std::string h;
+        if (c.activation == LlmActivation::silu) {
+            const std::string gate = matmul(p + "gate_proj", xn2, H, I);
+            const std::string up = matmul(p + "up_proj", xn2, H, I);
+            const std::string sig = eltwise(p + "silu_sigmoid", "Sigmoid", {gate}, I);
+            const std::string silu = eltwise(p + "silu_mul", "Mul", {gate, sig}, I);
+            h = eltwise(p + "gate_mul", "Mul", {silu, up}, I);
+        } else {
+            h = eltwise(p + "gelu", "Gelu", {matmul(p + "up_proj", xn2, H, I)}, I);
+        }
+        const std::string down = matmul(p + "down_proj", h, I, H);
+        x = eltwise(p + "residual_mlp", "Add", {x1, down}, H);
+    }
+    std::string last = norm("final_norm", x);
+    if (!decode) {
+        // The LM head runs on each sequence's last token only.
+        const std::string picked = b.tensor("last_token.out", {B, H});
+        b.node("last_token", "Gather", {last, b.tensor("last_token.index", {B}, true)}, picked);
+        last = picked;
+    }
+    const std::string logits = b.tensor("lm_head.out", {B, c.vocab});
+    b.node("lm_head", "MatMul", {last, b.tensor("lm_head.weight", {H, c.vocab}, true)}, logits);
+    net.outputs.push_back(logits);
+    return net;
+}
+
+std::uint64_t llm_step_min_hbm_bytes(const LlmConfig& c, const LlmStep& step) {
+    const LlmSizes s = llm_sizes(c);
+    const int layers = step.layers == 0 ? c.layers : step.layers;
+    // The layers built and the LM head (the embedding is a lookup of a few rows).
+    const std::uint64_t weights = mul(add(mul(u(layers), s.layer_params), s.embedding_params), u(dtype_bytes(c.weights)));
+    if (step.phase == LlmPhase::prefill) return weights;
+    const std::uint64_t kv_per_token = mul(mul(2, u(layers)), mul(mul(u(c.kv_heads), u(c.head_dim)), u(dtype_bytes(c.kv_cache))));
+    return add(weights, mul(mul(step.batch, step.context), kv_per_token));
+}
+
+}  // namespace npuvp::model

@@ -1,0 +1,66 @@
+// `npuvp --llm` (issue 41; docs/llm.md): a step of a language model run from
+// the command line prints its answer; a model that does not fit says by how
+// much; options that mean something for --llm only are refused elsewhere.
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "testbench/harness/report_guard.h"
+#include "testbench/harness/run_npuvp.h"
+
+namespace {
+
+const std::string kSource = NPUVP_SOURCE_DIR;
+const std::string kLlm = kSource + "/configs/llm/";
+const std::string kRngd = kSource + "/configs/topologies/rngd_pe.yaml";
+
+bool has(const std::string& out, const std::string& text) { return out.find(text) != std::string::npos; }
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_decode_step_prints_time_per_output_token_and_its_memory_floor) {
+    // tiny.yaml, 2 sequences with 127 tokens cached: the step reads at least
+    // 3,145,728 B (llm_test derives it) = 0.003 GB, 2.048 µs at the cube's
+    // 8 x 192 = 1536 GB/s (default.yaml).
+    const npuvp::test::RunResult r =
+        npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml --batch 2 --context 127");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "llm      tiny decode step, 2 sequences at context 127 (2 layers): time per output token "), r.out);
+    BOOST_TEST(has(r.out, "HBM: the step reads at least 0.003 GB (weights once, the KV cache), 2.048 µs at the 1 cube's 1536.0 GB/s"),
+               r.out);
+    // The mapped step's layers are in the per-layer table.
+    BOOST_TEST(has(r.out, "layers_0_scores"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_prefill_prints_time_to_first_token) {
+    const npuvp::test::RunResult r =
+        npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml --phase prefill --context 64 --llm-layers 1");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "llm      tiny prefill, 1 sequence of 64 tokens (1 of 2 layers): time to first token "), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_model_that_does_not_fit_says_by_how_much) {
+    // Llama 3.1 70B: 70,553,706,496 parameters x 2 B = 141,107,412,992 B; a
+    // decode step at context 128 keeps 129 tokens x 327,680 B = 42,270,720 B
+    // of KV cache: 141,149,683,712 B. rngd_pe.yaml's cube: 8 slices x 6 GiB =
+    // 51,539,607,552 B. Short by 89,610,076,160 B = 89.61 GB. Exit 2.
+    const npuvp::test::RunResult r =
+        npuvp::test::run_npuvp("--topology " + kRngd + " --llm " + kLlm + "llama-3.1-70b.yaml");
+    BOOST_TEST(r.code == 2);
+    BOOST_TEST(has(r.out, "llama-3.1-70b.yaml: does not fit: its weights (141.11 GB) and the KV cache of 1 sequence of "
+                          "129 tokens (0.04 GB) need 141.15 GB, the HBM of 1 cube holds 51.54 GB: 89.61 GB short"),
+               r.out);
+}
+
+BOOST_AUTO_TEST_CASE(llm_options_without_llm_are_refused) {
+    for (const std::string& option : {"--phase prefill", "--context 16", "--llm-layers 1"}) {
+        const npuvp::test::RunResult r = npuvp::test::run_npuvp(option);
+        BOOST_TEST(r.code == 2);
+        BOOST_TEST(has(r.out, "applies to --llm runs only"), r.out);
+    }
+    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml --phase train");
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(has(bad.out, "--phase: expected decode or prefill, got 'train'"), bad.out);
+    const npuvp::test::RunResult file = npuvp::test::run_npuvp("--llm " + kLlm + "none.yaml");
+    BOOST_TEST(file.code == 2);
+}
