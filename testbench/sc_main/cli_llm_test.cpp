@@ -3,6 +3,8 @@
 // much; options that mean something for --llm only are refused elsewhere.
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "testbench/harness/report_guard.h"
@@ -63,4 +65,26 @@ BOOST_AUTO_TEST_CASE(llm_options_without_llm_are_refused) {
     BOOST_TEST(has(bad.out, "--phase: expected decode or prefill, got 'train'"), bad.out);
     const npuvp::test::RunResult file = npuvp::test::run_npuvp("--llm " + kLlm + "none.yaml");
     BOOST_TEST(file.code == 2);
+}
+
+BOOST_AUTO_TEST_CASE(the_docs_show_what_the_llama_8b_step_prints) {
+    // docs/llm.md and the README quote the Llama 3.1 8B decode step on
+    // rngd_pe.yaml: the quoted line must be what this build prints, so the
+    // figures cannot go stale.
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("--topology " + kRngd + " --llm " + kLlm + "llama-3.1-8b.yaml");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const auto at = r.out.find("llm      ");
+    BOOST_REQUIRE(at != std::string::npos);
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    const std::string floor_at = r.out.substr(r.out.find("         HBM: the step reads"));
+    const std::string floor = floor_at.substr(0, floor_at.find('\n'));
+    auto slurp = [](const std::string& path) {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    const std::string llm_md = slurp(kSource + "/docs/llm.md"), readme = slurp(kSource + "/README.md");
+    BOOST_TEST(has(llm_md, line), "docs/llm.md does not show: " << line);
+    BOOST_TEST(has(llm_md, floor), "docs/llm.md does not show: " << floor);
+    // The README shows the line's start, up to the tokens per second.
+    BOOST_TEST(has(readme, "# " + line.substr(0, line.find(" per sequence") + 13)), "README does not show: " << line);
 }
