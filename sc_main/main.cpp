@@ -455,7 +455,7 @@ LlmAnswer llm_plan(const model::LlmConfig& c, const model::LlmStep& step, const 
 }
 
 // The step's answer, after the run (docs/llm.md "How to read the results").
-void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps) {
+void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps, const Energy& energy) {
     const double ns = static_cast<double>(makespan_ps) / 1000.0;
     const model::LlmStep& s = a.step;
     const int layers = s.layers == 0 ? a.config.layers : s.layers;
@@ -481,6 +481,12 @@ void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps)
         << obs::fixed(floor_ns / 1000.0, 3) << " µs at the " << a.cubes << (a.cubes == 1 ? " cube's " : " cubes' ")
         << obs::fixed(a.hbm_gbs, 1) << " GB/s: " << obs::fixed(100.0 * floor_ns / ns, 1)
         << " % of the step (the rest: compute, launches, DMA start-ups, exchanges; the bound line above)\n";
+    // The energy model's (docs/outputs.md "Energy"), per token the step made.
+    const double tokens = static_cast<double>(s.phase == model::LlmPhase::decode ? s.batch : s.batch * s.context);
+    const double uj = energy.total_pj / 1e6 / tokens;
+    out << "         energy: " << (uj >= 1000.0 ? obs::fixed(uj / 1000.0, 3) + " mJ" : obs::fixed(uj, 3) + " µJ") << " per "
+        << (s.phase == model::LlmPhase::decode ? "output" : "prompt") << " token, "
+        << obs::fixed(energy.average_w(), 2) << " W on average over the step\n";
 }
 
 WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo, std::string* yaml) {
@@ -778,7 +784,7 @@ int run(int argc, char* argv[]) {
         pending_summary().data.layers = layers;
         print_run(std::cout, run, &answers.bound);
         if (options.model) print_layers(std::cout, layers, run.makespan_ps());
-        if (llm_answer().given) print_llm(std::cout, llm_answer(), run.makespan_ps());
+        if (llm_answer().given) print_llm(std::cout, llm_answer(), run.makespan_ps(), answers.energy);
         print_roofline(std::cout, answers.roofline);
         print_energy(std::cout, answers.energy);
         close_vcd(options, vcd, platform, &answers.energy);

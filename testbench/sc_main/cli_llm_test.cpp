@@ -30,6 +30,7 @@ BOOST_AUTO_TEST_CASE(a_decode_step_prints_time_per_output_token_and_its_memory_f
     BOOST_TEST(has(r.out, "llm      tiny decode step, 2 sequences at context 127 (2 layers): time per output token "), r.out);
     BOOST_TEST(has(r.out, "HBM: the step reads at least 0.003 GB (weights once, the KV cache), 2.048 µs at the 1 cube's 1536.0 GB/s"),
                r.out);
+    BOOST_TEST(has(r.out, " µJ per output token, "), r.out);
     // The mapped step's layers are in the per-layer table.
     BOOST_TEST(has(r.out, "layers_0_scores"), r.out);
 }
@@ -85,6 +86,9 @@ BOOST_AUTO_TEST_CASE(the_docs_show_what_the_llama_8b_step_prints) {
     const std::string llm_md = slurp(kSource + "/docs/llm.md"), readme = slurp(kSource + "/README.md");
     BOOST_TEST(has(llm_md, line), "docs/llm.md does not show: " << line);
     BOOST_TEST(has(llm_md, floor), "docs/llm.md does not show: " << floor);
+    const std::string energy_at = r.out.substr(r.out.find("         energy: "));
+    const std::string energy = energy_at.substr(0, energy_at.find('\n'));
+    BOOST_TEST(has(llm_md, energy), "docs/llm.md does not show: " << energy);
     // The README shows the line's start, up to the tokens per second.
     BOOST_TEST(has(readme, "# " + line.substr(0, line.find(" per sequence") + 13)), "README does not show: " << line);
 }
