@@ -450,7 +450,10 @@ LlmAnswer llm_plan(const model::LlmConfig& c, const model::LlmStep& step, const 
                                     (cubes == 1 ? " cube" : " cubes") + " holds " + gb(have) + ": " + gb(need - have) +
                                     " short (docs/llm.md \"Sizes\")");
     a.min_hbm_bytes = model::llm_step_min_hbm_bytes(c, step);
-    a.hbm_gbs = topo.cube.hbm_ctrl.bw_gbs * static_cast<double>(slices);
+    // One cube's: over several cubes the mapper pipelines the layers (each
+    // cube a stage, docs/models.md "Mapping"), and one step passes through
+    // the stages one after another.
+    a.hbm_gbs = topo.cube.hbm_ctrl.bw_gbs * static_cast<double>(topo.cube.memory_map.hbm_slices_per_cube);
     return a;
 }
 
@@ -478,8 +481,10 @@ void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps,
     const double floor_ns = static_cast<double>(a.min_hbm_bytes) / a.hbm_gbs;
     out << "         HBM: the step reads at least " << obs::fixed(static_cast<double>(a.min_hbm_bytes) / 1e9, 3)
         << " GB (weights once" << (s.phase == model::LlmPhase::decode ? ", the KV cache" : "") << "), "
-        << obs::fixed(floor_ns / 1000.0, 3) << " µs at the " << a.cubes << (a.cubes == 1 ? " cube's " : " cubes' ")
-        << obs::fixed(a.hbm_gbs, 1) << " GB/s: " << obs::fixed(100.0 * floor_ns / ns, 1)
+        << obs::fixed(floor_ns / 1000.0, 3) << " µs at a cube's " << obs::fixed(a.hbm_gbs, 1) << " GB/s"
+        << (a.cubes == 1 ? std::string()
+                         : " (the " + std::to_string(a.cubes) + " cubes are stages of a pipeline the step passes through in turn)")
+        << ": " << obs::fixed(100.0 * floor_ns / ns, 1)
         << " % of the step (the rest: compute, launches, DMA start-ups, exchanges; the bound line above)\n";
     // The energy model's (docs/outputs.md "Energy"), per token the step made.
     const double tokens = static_cast<double>(s.phase == model::LlmPhase::decode ? s.batch : s.batch * s.context);

@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_CASE(a_decode_step_prints_time_per_output_token_and_its_memory_f
         npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml --batch 2 --context 127");
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_TEST(has(r.out, "llm      tiny decode step, 2 sequences at context 127 (2 layers): time per output token "), r.out);
-    BOOST_TEST(has(r.out, "HBM: the step reads at least 0.003 GB (weights once, the KV cache), 2.048 µs at the 1 cube's 1536.0 GB/s"),
+    BOOST_TEST(has(r.out, "HBM: the step reads at least 0.003 GB (weights once, the KV cache), 2.048 µs at a cube's 1536.0 GB/s"),
                r.out);
     BOOST_TEST(has(r.out, " mJ per output token, "), r.out);  // mostly static power over ~70 µs
     // The mapped step's layers are in the per-layer table.
@@ -91,4 +91,24 @@ BOOST_AUTO_TEST_CASE(the_docs_show_what_the_llama_8b_step_prints) {
     BOOST_TEST(has(llm_md, energy), "docs/llm.md does not show: " << energy);
     // The README shows the line's start, up to the tokens per second.
     BOOST_TEST(has(readme, "# " + line.substr(0, line.find(" per sequence") + 13)), "README does not show: " << line);
+}
+
+BOOST_AUTO_TEST_CASE(a_model_over_several_cards_runs_as_a_pipeline_of_them) {
+    // Llama 3.1 70B (141.15 GB with its cache) on rngd_server.yaml's 8 cards
+    // of 8 x 6 GiB: 412.3 GB, it fits; the mapper makes 8 stages, one a
+    // card, and the floor is one card's 1536 GB/s: the layers' and the LM
+    // head's weights, (80 · 855,654,400 + 1,050,673,152) · 2 =
+    // 139,006,050,304 B, and 128 cached tokens · 327,680 B = 41,943,040 B:
+    // 139,047,993,344 B / 1536 GB/s = 90,526,037.3 ns.
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp(
+        "--topology " + kSource + "/configs/topologies/rngd_server.yaml --llm " + kLlm + "llama-3.1-70b.yaml --map-cubes 8");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "by builtin.greedy_mapper over 8 cubes"), r.out);
+    BOOST_TEST(has(r.out, "90526.037 µs at a cube's 1536.0 GB/s (the 8 cubes are stages of a pipeline"), r.out);
+    // The docs quote what it prints.
+    const auto at = r.out.find("llm      ");
+    BOOST_REQUIRE(at != std::string::npos);
+    std::ifstream in(kSource + "/docs/llm.md");
+    const std::string llm_md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    BOOST_TEST(has(llm_md, r.out.substr(at, r.out.find('\n', at) - at)));
 }
