@@ -183,7 +183,7 @@ namespace {
 class Builder {
 public:
     explicit Builder(Network& net) : m_net(net) {}
-    const std::string& tensor(const std::string& name, std::vector<std::int64_t> shape, bool constant = false) {
+    std::string tensor(const std::string& name, std::vector<std::int64_t> shape, bool constant = false) {
         TensorInfo& t = m_net.tensors[name];
         t.shape = std::move(shape);
         t.elem_bytes = 2;
