@@ -302,19 +302,6 @@ double objective(unsigned n, const double* u, double* grad, void* data) {
     }
 }
 
-// A scratch folder for the runs' summaries and logs, removed at the end.
-struct ScratchDir {
-    std::string path;
-    ScratchDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "npuvp-calibrate-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) bad("cannot make a scratch folder in " + std::filesystem::temp_directory_path().string());
-        path = tmpl;
-    }
-    ~ScratchDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-};
 
 Options parse_options(int argc, char* argv[]) {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -501,8 +488,13 @@ int run_calibrate(int argc, char* argv[]) {
     const std::vector<Measurement> ms = read_measurements(o.csv);
     const std::vector<Param> params = params_of(o);
     const std::size_t n = params.size();
-    ScratchDir scratch;
-    Runner runner(o, ms, params, scratch.path);
+    std::optional<ScratchDir> scratch;
+    try {
+        scratch.emplace("npuvp-calibrate");
+    } catch (const std::runtime_error& e) {
+        bad(e.what());
+    }
+    Runner runner(o, ms, params, scratch->path());
 
     // Normalised: each key's [LO, HI] is [0, 1], so one step size suits all.
     std::vector<double> u0(n);

@@ -52,6 +52,8 @@ const char* cli_usage() {
            "       npuvp trace-to-json TRACE.bin --out FILE   (a --trace-binary trace as --trace's JSON lines)\n"
            "       npuvp calibrate MEASUREMENTS.csv --fit KEY=LO:HI... --out FILE   (fit keys to measured ns;\n"
            "                        npuvp calibrate --help)\n"
+           "       npuvp serve SCENARIO.yaml [--topology T] [--exact] [--csv F] [--summary F]   (serve a\n"
+           "                        language model to requests: npuvp serve --help)\n"
            "\n"
            "Runs the npuvp virtual platform on a topology and prints its summary.\n"
            "\n"

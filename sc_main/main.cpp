@@ -18,6 +18,7 @@
 
 #include "report/atomic_file.h"
 #include "sc_main/calibrate.h"
+#include "sc_main/serve.h"
 #include "sc_main/sanitizer_stack.h"
 #include "modules/pe/tile_plan.h"
 #include "modules/common/checked.h"
@@ -647,6 +648,7 @@ int run(int argc, char* argv[]) {
     if (argc > 1 && std::string(argv[1]) == "sweep") return run_sweep(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "map") return run_map(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "calibrate") return run_calibrate(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "serve") return run_serve(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "trace-to-json") return run_trace_to_json(argc - 1, argv + 1);
     note_summary_request(argc, argv);
     const CliOptions options =

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 extern char** environ;
@@ -77,6 +78,18 @@ std::string self_path() {
     if (n <= 0)
         throw std::runtime_error(std::string("cannot read /proc/self/exe: ") + std::strerror(errno));
     return std::string(buffer, static_cast<std::size_t>(n));
+}
+
+ScratchDir::ScratchDir(const std::string& prefix) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!mkdtemp(tmpl.data()))
+        throw std::runtime_error("cannot make a scratch folder in " + std::filesystem::temp_directory_path().string());
+    m_path = tmpl;
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
 }
 
 }  // namespace npuvp

@@ -39,6 +39,21 @@ ChildExit wait_any_child(pid_t* pid);
 // start_self() then wait_child().
 ChildExit run_self(const std::vector<std::string>& args, const std::string& log);
 
+// A scratch folder for child runs' files (summaries, logs), made under the
+// temporary directory from `prefix` and removed with what it holds when it
+// goes. Throws std::runtime_error when it cannot be made.
+class ScratchDir {
+public:
+    explicit ScratchDir(const std::string& prefix);
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+};
+
 // The absolute path of this executable (for scripts that other machines or
 // schedulers run); throws std::runtime_error when it cannot be read.
 std::string self_path();

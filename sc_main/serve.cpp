@@ -1,0 +1,294 @@
+#include "sc_main/serve.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config_error.h"
+#include "config/schema.h"
+#include "config/topology_loader.h"
+#include "config/yaml_document.h"
+#include "model/llm.h"
+#include "model/serving.h"
+#include "modules/common/checked.h"
+#include "platform/impl_registry.h"
+#include "report/atomic_file.h"
+#include "report/run_view.h"
+#include "sc_main/self_exec.h"
+
+namespace npuvp {
+
+namespace {
+
+// One distinct step, run in detail.
+struct StepRun {
+    double ns = 0.0, energy_pj = 0.0;
+    std::vector<std::pair<std::string, double>> bound;  // what, ns
+};
+
+struct Options {
+    std::string scenario, topology, csv, summary;
+    std::vector<std::string> sets;
+    bool exact = false;
+};
+
+[[noreturn]] void bad(const std::string& message) {
+    throw ConfigError(SourceLoc{"command line", 0, 0, ""}, "serve: " + message);
+}
+
+const char* kUsage =
+    "usage: npuvp serve SCENARIO.yaml [--topology FILE] [--set KEY=VALUE]... [--exact]\n"
+    "                   [--csv FILE] [--summary FILE]\n"
+    "\n"
+    "Serves a language model to the scenario's requests (docs/llm.md \"Serving\"): each\n"
+    "distinct step runs once in detail (npuvp --llm) and is reused for every step like it;\n"
+    "prints request and token throughput, TTFT, TPOT, ITL and end-to-end latency (mean,\n"
+    "P50, P90, P99), what bound each phase, the KV cache's occupancy and the energy.\n"
+    "\n"
+    "--topology FILE   the machine (default configs/topologies/default.yaml)\n"
+    "--set KEY=VALUE   a topology override, as for npuvp (repeatable)\n"
+    "--exact           no reuse across contexts: every decode step's context runs in detail\n"
+    "--csv FILE        one row per request (arrival, admission, first token, finish, latencies)\n"
+    "--summary FILE    the answers as JSON\n";
+
+Options parse(int argc, char* argv[]) {
+    Options o;
+    o.topology = std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/default.yaml";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) bad(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            std::cout << kUsage;
+            std::exit(0);
+        } else if (a == "--topology") o.topology = value();
+        else if (a == "--set") o.sets.push_back(value());
+        else if (a == "--exact") o.exact = true;
+        else if (a == "--csv") o.csv = value();
+        else if (a == "--summary") o.summary = value();
+        else if (!a.empty() && a[0] != '-' && o.scenario.empty()) o.scenario = a;
+        else bad("unknown argument '" + a + "' (npuvp serve --help)");
+    }
+    if (o.scenario.empty()) bad("give a scenario file (npuvp serve --help)");
+    return o;
+}
+
+// Runs each distinct step once (a child `npuvp --llm` with --summary) and
+// remembers it.
+class Steps {
+public:
+    Steps(const Options& o, const model::ServeScenario& s, const model::LlmConfig& llm, const std::string& dir)
+        : m_o(o), m_s(s), m_llm(llm), m_dir(dir) {}
+
+    const StepRun& get(model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
+        const auto key = std::make_tuple(phase == model::LlmPhase::prefill, batch, tokens);
+        const auto known = m_runs.find(key);
+        if (known != m_runs.end()) return known->second;
+        const std::string stem = m_dir + "/" + std::to_string(m_runs.size());
+        std::vector<std::string> args = {"--topology", m_o.topology};
+        for (const std::string& s : m_o.sets) args.insert(args.end(), {"--set", s});
+        args.insert(args.end(), {"--llm", m_s.model, "--phase", phase == model::LlmPhase::prefill ? "prefill" : "decode",
+                                 "--batch", std::to_string(batch), "--context", std::to_string(tokens), "--map-cubes",
+                                 std::to_string(m_s.cards), "--summary", stem + ".json"});
+        const ChildExit exit = run_self(args, stem + ".log");
+        if (!exit.started || exit.signal || exit.code != 0)
+            throw std::runtime_error("serve: the " + std::string(phase == model::LlmPhase::prefill ? "prefill" : "decode") +
+                                     " step of batch " + std::to_string(batch) + " at " + std::to_string(tokens) +
+                                     " tokens ended with " + exit.describe() + ": " + last_line(stem + ".log"));
+        std::ifstream in(stem + ".json");
+        nlohmann::json j;
+        in >> j;
+        StepRun run;
+        run.ns = j.at("makespan_ns").get<double>();
+        run.energy_pj = j.at("energy").at("total_pj").get<double>();
+        for (const auto& part : j.at("bound")) run.bound.emplace_back(part.at("what").get<std::string>(), part.at("ns").get<double>());
+        return m_runs.emplace(key, run).first->second;
+    }
+    std::size_t distinct() const { return m_runs.size(); }
+
+private:
+    static std::string last_line(const std::string& path) {
+        std::ifstream in(path);
+        std::string line, last;
+        while (std::getline(in, line))
+            if (!line.empty()) last = line;
+        return last.empty() ? "(no output)" : last;
+    }
+    const Options& m_o;
+    const model::ServeScenario& m_s;
+    const model::LlmConfig& m_llm;
+    std::string m_dir;
+    std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, StepRun> m_runs;
+};
+
+std::string ms(double ns) { return obs::fixed(ns / 1e6, 3) + " ms"; }
+
+std::string dist_text(const model::Distribution& d) {
+    return "mean " + ms(d.mean) + "  P50 " + ms(d.p50) + "  P90 " + ms(d.p90) + "  P99 " + ms(d.p99);
+}
+
+nlohmann::json dist_json(const model::Distribution& d) {
+    return {{"mean_ms", d.mean / 1e6}, {"p50_ms", d.p50 / 1e6}, {"p90_ms", d.p90 / 1e6}, {"p99_ms", d.p99 / 1e6}, {"count", d.count}};
+}
+
+}  // namespace
+
+int run_serve(int argc, char* argv[]) {
+    const Options o = parse(argc, argv);
+    const model::ServeScenario s = model::load_serve_scenario(o.scenario);
+    const model::LlmConfig llm = model::load_llm_file(s.model);
+    if (s.input_tokens + s.output_tokens > static_cast<std::uint64_t>(llm.max_positions))
+        throw ConfigError(s.requests_loc, "input_tokens + output_tokens = " + std::to_string(s.input_tokens + s.output_tokens) +
+                                              ": beyond the model's max_position_embeddings " + std::to_string(llm.max_positions));
+    std::vector<Override> overrides;
+    for (const std::string& text : o.sets) overrides.push_back(parse_override(text));
+    const TopologyConfig topo = load_topology_file(o.topology, overrides, builtin_registry());
+    const int cubes = topo.system.sips * topo.system.cubes_per_sip;
+    if (s.cards > cubes)
+        throw ConfigError(SourceLoc{s.file, 0, 0, "cards"}, std::to_string(s.cards) + " cards: the topology has " + std::to_string(cubes) + " cubes");
+
+    // The KV cache: the HBM of the cards beside the weights, in blocks.
+    const model::LlmSizes sizes = model::llm_sizes(llm);
+    constexpr const char* what = "the KV cache's capacity";
+    const std::uint64_t hbm = checked_mul(checked_mul(topo.cube.memory_map.hbm_slice_bytes,
+                                                      static_cast<std::uint64_t>(topo.cube.memory_map.hbm_slices_per_cube), what),
+                                          static_cast<std::uint64_t>(s.cards), what);
+    if (sizes.weight_bytes >= hbm)
+        throw model::ModelError(llm.file, "", "",
+                                "its weights (" + obs::fixed(static_cast<double>(sizes.weight_bytes) / 1e9, 2) + " GB) leave no room for a KV cache in the HBM of " +
+                                    std::to_string(s.cards) + (s.cards == 1 ? " card" : " cards") + " (" +
+                                    obs::fixed(static_cast<double>(hbm) / 1e9, 2) + " GB)");
+    model::ServingPolicy policy;
+    policy.batching = s.continuous ? model::Batching::continuous : model::Batching::static_batches;
+    policy.max_batch = s.max_batch;
+    policy.kv_block_tokens = s.kv_block_tokens;
+    policy.kv_capacity_blocks = (hbm - sizes.weight_bytes) / checked_mul(sizes.kv_bytes_per_token, s.kv_block_tokens, what);
+    policy.concurrency = s.concurrency;
+    const std::vector<model::ServingRequest> requests =
+        s.concurrency ? model::fixed_requests(s.count, s.input_tokens, s.output_tokens)
+                      : model::poisson_requests(s.count, s.input_tokens, s.output_tokens, s.rate_per_s, s.seed);
+
+    std::optional<ScratchDir> scratch;
+    try {
+        scratch.emplace("npuvp-serve");
+    } catch (const std::runtime_error& e) {
+        bad(e.what());
+    }
+    Steps steps(o, s, llm, scratch->path());
+    const std::uint64_t bucket = o.exact ? 1 : s.context_bucket;
+    // A bucket runs at its top, but never beyond the longest context a
+    // decode step of the scenario has (its last token attends over input +
+    // output - 1 cached tokens and itself).
+    const std::uint64_t longest = std::min<std::uint64_t>(static_cast<std::uint64_t>(llm.max_positions) - 1,
+                                                          s.input_tokens + s.output_tokens - 1);
+    model::ServingResult result;
+    try {
+        result = model::serve(requests, policy, [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
+            if (phase == model::LlmPhase::decode) tokens = std::min(longest, ceil_div(tokens, bucket) * bucket);
+            return steps.get(phase, batch, tokens).ns;
+        });
+    } catch (const std::invalid_argument& e) {
+        throw ConfigError(s.requests_loc, e.what());
+    }
+    const model::ServingMetrics m = model::serving_metrics(result);
+
+    // Per phase: the time, and what bound it, from each step's detailed run.
+    std::map<std::string, double> phase_ns;
+    std::map<std::string, std::map<std::string, double>> bound;
+    double energy_pj = 0.0, kv_block_ns = 0.0;
+    std::size_t prefills = 0;
+    for (const model::ServingStep& st : result.steps) {
+        const bool prefill = st.phase == model::LlmPhase::prefill;
+        prefills += prefill ? 1 : 0;
+        const std::uint64_t tokens = prefill ? st.tokens : std::min(longest, ceil_div(st.tokens, bucket) * bucket);
+        const StepRun& run = steps.get(st.phase, st.batch, tokens);
+        const std::string name = prefill ? "prefill" : "decode";
+        phase_ns[name] += run.ns;
+        for (const auto& [part, ns] : run.bound) bound[name][part] += ns;
+        energy_pj += run.energy_pj;
+        kv_block_ns += static_cast<double>(st.kv_blocks) * (st.end_ns - st.start_ns);
+    }
+    std::uint64_t out_tokens = 0;
+    for (const model::ServedRequest& r : result.requests) out_tokens += r.request.output;
+
+    std::ostream& out = std::cout;
+    out << "serve    " << s.name << ": " << llm.name << " on " << topo.name << " (" << s.cards << (s.cards == 1 ? " card" : " cards")
+        << "), " << s.count << " requests of " << s.input_tokens << " in / " << s.output_tokens << " out, "
+        << (s.concurrency ? "concurrency " + std::to_string(s.concurrency) : "Poisson arrivals at " + obs::fixed(s.rate_per_s, 3) + "/s (seed " + std::to_string(s.seed) + ")")
+        << ", " << (s.continuous ? "continuous" : "static") << " batching (at most " << s.max_batch << ")\n";
+    out << "steps    " << prefills << " prefill, " << result.steps.size() - prefills << " decode; " << steps.distinct()
+        << " distinct steps run in detail" << (o.exact ? " (--exact)" : " (decode contexts in buckets of " + std::to_string(bucket) + " tokens)") << "\n";
+    out << "requests " << result.requests.size() << " in " << obs::fixed(result.makespan_ns / 1e9, 3) << " s: "
+        << obs::fixed(m.request_throughput, 3) << " requests/s, " << obs::fixed(m.output_tokens_per_s, 1) << " output tokens/s, "
+        << obs::fixed(m.total_tokens_per_s, 1) << " total tokens/s\n";
+    out << "TTFT     " << dist_text(m.ttft_ns) << "\n";
+    out << "TPOT     " << dist_text(m.tpot_ns) << "\n";
+    out << "ITL      " << dist_text(m.itl_ns) << "\n";
+    out << "E2E      " << dist_text(m.e2e_ns) << "\n";
+    for (const auto& [phase, parts_map] : bound) {
+        std::vector<std::pair<std::string, double>> parts(parts_map.begin(), parts_map.end());
+        std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        double all = 0.0;
+        for (const auto& p : parts) all += p.second;
+        out << "bound    " << phase << " (" << obs::fixed(100.0 * phase_ns[phase] / std::max(result.makespan_ns, 1.0), 1) << " % of the time): ";
+        for (std::size_t i = 0; i < parts.size() && i < 3; ++i)
+            out << (i ? ", " : "") << parts[i].first << " " << obs::fixed(100.0 * parts[i].second / std::max(all, 1.0), 0) << "%";
+        out << "\n";
+    }
+    out << "KV cache peak " << result.peak_kv_blocks << " of " << policy.kv_capacity_blocks << " blocks of " << s.kv_block_tokens
+        << " tokens (" << obs::fixed(100.0 * static_cast<double>(result.peak_kv_blocks) / static_cast<double>(std::max<std::uint64_t>(policy.kv_capacity_blocks, 1)), 1)
+        << " %), " << obs::fixed(kv_block_ns / std::max(result.makespan_ns, 1.0), 1) << " blocks on average over the time\n";
+    out << "energy   " << obs::fixed(energy_pj / 1e6 / static_cast<double>(std::max<std::uint64_t>(out_tokens, 1)), 3) << " µJ per output token, "
+        << obs::fixed(energy_pj / std::max(result.makespan_ns * 1000.0, 1.0), 2) << " W on average\n";
+
+    if (!o.csv.empty()) {
+        AtomicOutput csv("--csv", o.csv);
+        csv.stream() << "id,input_tokens,output_tokens,arrival_ms,admitted_ms,first_token_ms,finished_ms,ttft_ms,tpot_ms,e2e_ms\n";
+        for (const model::ServedRequest& r : result.requests) {
+            const double tpot = r.request.output > 1 ? (r.finished_ns - r.first_token_ns) / static_cast<double>(r.request.output - 1) : 0.0;
+            csv.stream() << r.request.id << "," << r.request.input << "," << r.request.output << "," << obs::fixed(r.request.arrival_ns / 1e6, 6)
+                         << "," << obs::fixed(r.admitted_ns / 1e6, 6) << "," << obs::fixed(r.first_token_ns / 1e6, 6) << ","
+                         << obs::fixed(r.finished_ns / 1e6, 6) << "," << obs::fixed((r.first_token_ns - r.request.arrival_ns) / 1e6, 6) << ","
+                         << obs::fixed(tpot / 1e6, 6) << "," << obs::fixed((r.finished_ns - r.request.arrival_ns) / 1e6, 6) << "\n";
+        }
+        csv.commit();
+        out << "csv      " << o.csv << "\n";
+    }
+    if (!o.summary.empty()) {
+        nlohmann::json j = {{"scenario", s.name},
+                            {"model", llm.name},
+                            {"requests", result.requests.size()},
+                            {"duration_s", result.makespan_ns / 1e9},
+                            {"request_throughput", m.request_throughput},
+                            {"output_tokens_per_s", m.output_tokens_per_s},
+                            {"total_tokens_per_s", m.total_tokens_per_s},
+                            {"ttft", dist_json(m.ttft_ns)},
+                            {"tpot", dist_json(m.tpot_ns)},
+                            {"itl", dist_json(m.itl_ns)},
+                            {"e2e", dist_json(m.e2e_ns)},
+                            {"prefill_steps", prefills},
+                            {"decode_steps", result.steps.size() - prefills},
+                            {"distinct_steps", steps.distinct()},
+                            {"kv_peak_blocks", result.peak_kv_blocks},
+                            {"kv_capacity_blocks", policy.kv_capacity_blocks},
+                            {"energy_uj_per_output_token", energy_pj / 1e6 / static_cast<double>(std::max<std::uint64_t>(out_tokens, 1))}};
+        AtomicOutput file("--summary", o.summary);
+        file.stream() << j.dump(2) << "\n";
+        file.commit();
+        out << "summary  " << o.summary << "\n";
+    }
+    return 0;
+}
+
+}  // namespace npuvp

@@ -1,0 +1,96 @@
+// `npuvp serve` (issue 41; docs/llm.md "Serving"): the shipped small
+// scenario prints the serving benchmarks' answers; reusing decode steps
+// across a context bucket stays within 1 % of running every context in
+// detail (--exact); bad scenarios name the file, line and key.
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "testbench/harness/report_guard.h"
+#include "testbench/harness/run_npuvp.h"
+
+namespace {
+
+const std::string kSource = NPUVP_SOURCE_DIR;
+const std::string kScenario = kSource + "/configs/serving/tiny_chat.yaml";
+
+bool has(const std::string& out, const std::string& text) { return out.find(text) != std::string::npos; }
+
+nlohmann::json summary(const std::string& args, const std::string& file) {
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve " + kScenario + " " + args + " --summary " + file);
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    std::ifstream in(file);
+    nlohmann::json j;
+    in >> j;
+    return j;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_small_scenario_prints_the_serving_answers) {
+    // tiny_chat: 8 requests of 32 in / 16 out at concurrency 4, at most 4 in
+    // the batch: two waves of 4, each one prefill of 4 and 15 decode steps:
+    // 2 prefills and 30 decode steps. Decode contexts run 33 to 47 tokens:
+    // one bucket of 16 (48), so 2 distinct steps run in detail.
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve " + kScenario + " --csv serve_tiny.csv");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "steps    2 prefill, 30 decode; 2 distinct steps run in detail (decode contexts in buckets of 16 tokens)"), r.out);
+    for (const char* line : {"\nrequests 8 in ", "\nTTFT     mean ", "\nTPOT     mean ", "\nITL      mean ", "\nE2E      mean ",
+                             "\nbound    decode (", "\nbound    prefill (", "\nKV cache peak ", "\nenergy   "})
+        BOOST_TEST(has(r.out, line), line);
+    // The CSV: a header and a row per request.
+    std::ifstream csv("serve_tiny.csv");
+    std::string row;
+    int rows = 0;
+    while (std::getline(csv, row)) ++rows;
+    BOOST_TEST(rows == 9);
+}
+
+BOOST_AUTO_TEST_CASE(reuse_stays_within_one_percent_of_exact) {
+    // --exact runs every decode context (33 to 47: 15 steps and the
+    // prefill); the bucket of 16 runs them at 48. docs/llm.md quotes the
+    // difference (0.04 % on this scenario).
+    const nlohmann::json reused = summary("", "serve_reused.json"), exact = summary("--exact", "serve_exact.json");
+    BOOST_TEST(exact.at("distinct_steps").get<int>() == 16);
+    BOOST_TEST(reused.at("distinct_steps").get<int>() == 2);
+    auto within = [](double a, double b) { return std::abs(a - b) <= 0.01 * std::abs(b); };
+    BOOST_TEST(within(reused.at("output_tokens_per_s").get<double>(), exact.at("output_tokens_per_s").get<double>()));
+    for (const char* metric : {"ttft", "tpot", "itl", "e2e"})
+        for (const char* stat : {"mean_ms", "p50_ms", "p90_ms", "p99_ms"})
+            BOOST_TEST(within(reused.at(metric).at(stat).get<double>(), exact.at(metric).at(stat).get<double>()),
+                       metric << " " << stat);
+}
+
+BOOST_AUTO_TEST_CASE(bad_scenarios_name_file_line_and_key) {
+    struct Case {
+        std::string text, expect;
+    };
+    const std::string model = "model: " + kSource + "/configs/llm/tiny.yaml\n";
+    const std::vector<Case> cases = {
+        {"name: s\n" + model, "s.yaml:1:1: requests: missing required key 'requests'"},
+        {"name: s\nmodel: nowhere.yaml\nrequests: { count: 1, input_tokens: 1, output_tokens: 1, concurrency: 1 }\n",
+         "s.yaml:2:8: model: no model file"},
+        {"name: s\n" + model + "requests: { count: 1, input_tokens: 1, output_tokens: 1 }\n",
+         "s.yaml:3:11: requests: give one of concurrency (a closed loop) and rate_per_s (Poisson arrivals)"},
+        {"name: s\n" + model + "requests: { count: 1, input_tokens: 1, output_tokens: 1, concurrency: 2, rate_per_s: 1 }\n",
+         "give one of concurrency"},
+        {"name: s\n" + model + "requests: { count: 1, input_tokens: 1, output_tokens: 1, concurrency: 1 }\nbatching: eager\n",
+         "s.yaml:4:11: batching: "},
+        {"name: s\n" + model + "requests: { count: 1, input_tokens: 1, output_tokens: 1, concurrency: 1 }\ncards: 2\n",
+         "2 cards: the topology has 1 cubes"},
+        // Longer than tiny.yaml's 4096 positions.
+        {"name: s\n" + model + "requests: { count: 1, input_tokens: 4000, output_tokens: 100, concurrency: 1 }\n",
+         "s.yaml:3:11: requests: input_tokens + output_tokens = 4100: beyond the model's max_position_embeddings 4096"},
+    };
+    for (const Case& c : cases) {
+        std::ofstream("s.yaml") << c.text;
+        const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve s.yaml");
+        BOOST_TEST(r.code == 2, c.text);
+        BOOST_TEST(has(r.out, c.expect), "got: " << r.out << "expected: " << c.expect);
+    }
+}
