@@ -132,10 +132,11 @@ private:
     std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, StepRun> m_runs;
 };
 
-std::string ms(double ns) { return obs::fixed(ns / 1e6, 3) + " ms"; }
-
+// A latency line in ms, or in s when its mean is 10 s or more.
 std::string dist_text(const model::Distribution& d) {
-    return "mean " + ms(d.mean) + "  P50 " + ms(d.p50) + "  P90 " + ms(d.p90) + "  P99 " + ms(d.p99);
+    const bool s = d.mean >= 1e10;
+    auto t = [&](double ns) { return s ? obs::fixed(ns / 1e9, 3) + " s" : obs::fixed(ns / 1e6, 3) + " ms"; };
+    return "mean " + t(d.mean) + "  P50 " + t(d.p50) + "  P90 " + t(d.p90) + "  P99 " + t(d.p99);
 }
 
 nlohmann::json dist_json(const model::Distribution& d) {
@@ -249,7 +250,8 @@ int run_serve(int argc, char* argv[]) {
     out << "KV cache peak " << result.peak_kv_blocks << " of " << policy.kv_capacity_blocks << " blocks of " << s.kv_block_tokens
         << " tokens (" << obs::fixed(100.0 * static_cast<double>(result.peak_kv_blocks) / static_cast<double>(std::max<std::uint64_t>(policy.kv_capacity_blocks, 1)), 1)
         << " %), " << obs::fixed(kv_block_ns / std::max(result.makespan_ns, 1.0), 1) << " blocks on average over the time\n";
-    out << "energy   " << obs::fixed(energy_pj / 1e6 / static_cast<double>(std::max<std::uint64_t>(out_tokens, 1)), 3) << " µJ per output token, "
+    const double uj = energy_pj / 1e6 / static_cast<double>(std::max<std::uint64_t>(out_tokens, 1));
+    out << "energy   " << (uj >= 1000.0 ? obs::fixed(uj / 1000.0, 3) + " mJ" : obs::fixed(uj, 3) + " µJ") << " per output token, "
         << obs::fixed(energy_pj / std::max(result.makespan_ns * 1000.0, 1.0), 2) << " W on average\n";
 
     if (!o.csv.empty()) {
