@@ -1,6 +1,7 @@
 #include "model/llm.h"
 
 #include <cstdint>
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -63,8 +64,13 @@ const Table<File>& llm_table() {
     using G = schema::Fields<File>;
     static const Table<File> table{
         {
-            G::leaf("name", {"", "string", "", "**required**", "", "the model's name in reports"},
-                    [](const MapReader& r, File& f) { f.c.name = r.reader().to_string(r.required("name")); }, nullptr),
+            G::leaf("name", {"", "string", "", "the file's name", "", "the model's name in reports (config.json has none)"},
+                    [](const MapReader& r, File& f) {
+                        const Item item = r.child("name");
+                        r.reader().note(item.loc);
+                        if (item.present) f.c.name = r.reader().to_string(item);
+                    },
+                    nullptr),
             G::required_integer("num_hidden_layers", [](auto& f) -> auto& { return f.c.layers; }, 1, "elements", "decoder layers"),
             G::required_integer("hidden_size", [](auto& f) -> auto& { return f.c.hidden; }, 1, "elements", "the model's width"),
             G::required_integer("num_attention_heads", [](auto& f) -> auto& { return f.c.heads; }, 1, "elements", "query heads"),
@@ -116,6 +122,7 @@ const Table<File>& llm_table() {
 
 LlmConfig finish(File f, const std::string& source) {
     f.c.file = source;
+    if (f.c.name.empty()) f.c.name = std::filesystem::path(source).stem().string();
     f.c.kv_heads = f.kv_heads == 0 ? f.c.heads : f.kv_heads;
     f.c.head_dim = f.head_dim == 0 ? f.c.hidden / f.c.heads : f.head_dim;
     f.c.weights = f.dtypes.weights;

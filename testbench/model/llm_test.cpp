@@ -161,6 +161,7 @@ BOOST_AUTO_TEST_CASE(bad_model_files_name_file_line_and_key) {
     };
     const std::vector<Case> cases = {
         {"name: t\n", "m.yaml:1:1: num_hidden_layers: missing required key 'num_hidden_layers'"},
+        {"hidden_size: 8\n", "missing required key 'num_hidden_layers'"},
         {kTiny + "num_layers: 3\n", "m.yaml:8:1: num_layers: unknown key"},
         {kTiny + "head_dim: -1\n", "m.yaml:8:11: head_dim: must be"},
         {"name: t\nnum_hidden_layers: 2\nhidden_size: 256\nnum_attention_heads: 4\nnum_key_value_heads: 3\n"
@@ -180,7 +181,9 @@ BOOST_AUTO_TEST_CASE(bad_model_files_name_file_line_and_key) {
         BOOST_CHECK_MESSAGE(error.find(c.expect) != std::string::npos,
                             "for\n" << c.text << "got: " << error << "\nexpected: " << c.expect);
     }
-    // config.json's other fields are accepted (and change nothing).
+    // config.json's other fields are accepted (and change nothing), and it
+    // has no name: the file's is taken.
+    BOOST_CHECK_EQUAL(load_llm_text(kTiny.substr(kTiny.find('\n') + 1), "dir/config.json").name, "config");
     BOOST_CHECK_EQUAL(load_error(kTiny + "model_type: llama\nrms_norm_eps: 1e-05\ntorch_dtype: bfloat16\n"
                                          "architectures: [LlamaForCausalLM]\nrope_scaling: { factor: 8.0 }\n"),
                       "");
