@@ -39,6 +39,7 @@ struct Options {
     std::string scenario, topology, csv, summary;
     std::vector<std::string> sets;
     bool exact = false;
+    bool max_throughput = false;
 };
 
 [[noreturn]] void bad(const std::string& message) {
@@ -57,6 +58,9 @@ const char* kUsage =
     "--topology FILE   the machine (default configs/topologies/default.yaml)\n"
     "--set KEY=VALUE   a topology override, as for npuvp (repeatable)\n"
     "--exact           no reuse across contexts: every decode step's context runs in detail\n"
+    "--max-throughput  find the concurrency that gives the most output tokens/s within the\n"
+    "                  KV cache and max_batch (powers of two up to the limit, and the limit),\n"
+    "                  and say what limited it\n"
     "--csv FILE        one row per request (arrival, admission, first token, finish, latencies)\n"
     "--summary FILE    the answers as JSON\n";
 
@@ -75,6 +79,7 @@ Options parse(int argc, char* argv[]) {
         } else if (a == "--topology") o.topology = value();
         else if (a == "--set") o.sets.push_back(value());
         else if (a == "--exact") o.exact = true;
+        else if (a == "--max-throughput") o.max_throughput = true;
         else if (a == "--csv") o.csv = value();
         else if (a == "--summary") o.summary = value();
         else if (!a.empty() && a[0] != '-' && o.scenario.empty()) o.scenario = a;
@@ -179,6 +184,11 @@ int run_serve(int argc, char* argv[]) {
     const std::vector<model::ServingRequest> requests =
         s.concurrency ? model::fixed_requests(s.count, s.input_tokens, s.output_tokens)
                       : model::poisson_requests(s.count, s.input_tokens, s.output_tokens, s.rate_per_s, s.seed);
+    const std::uint64_t request_blocks = ceil_div(s.input_tokens + s.output_tokens, s.kv_block_tokens);
+    if (request_blocks > policy.kv_capacity_blocks)
+        throw ConfigError(s.requests_loc, "a request needs " + std::to_string(request_blocks) + " KV blocks of " +
+                                              std::to_string(s.kv_block_tokens) + " tokens; the HBM beside the weights holds " +
+                                              std::to_string(policy.kv_capacity_blocks));
 
     std::optional<ScratchDir> scratch;
     try {
@@ -193,12 +203,54 @@ int run_serve(int argc, char* argv[]) {
     // output - 1 cached tokens and itself).
     const std::uint64_t longest = std::min<std::uint64_t>(static_cast<std::uint64_t>(llm.max_positions) - 1,
                                                           s.input_tokens + s.output_tokens - 1);
+    auto step_ns = [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
+        if (phase == model::LlmPhase::decode) tokens = std::min(longest, ceil_div(tokens, bucket) * bucket);
+        return steps.get(phase, batch, tokens).ns;
+    };
+    if (o.max_throughput) {
+        // Fixed concurrency c for c = 1, 2, 4, ... below the limit and the
+        // limit itself: the requests the KV cache holds at once, or
+        // max_batch if fewer; max(count, c) requests each.
+        const std::uint64_t kv_limit = policy.kv_capacity_blocks / request_blocks;
+        const std::uint64_t limit = std::min(kv_limit, s.max_batch);
+        std::vector<std::uint64_t> tried;
+        for (std::uint64_t c = 1; c < limit; c *= 2) tried.push_back(c);
+        tried.push_back(limit);
+        std::cout << "max-throughput " << s.name << ": " << llm.name << " on " << topo.name << ", " << s.input_tokens << " in / "
+                  << s.output_tokens << " out; the KV cache holds " << kv_limit << " requests at once, max_batch "
+                  << s.max_batch << "\n";
+        std::cout << "concurrency  output tokens/s  TPOT mean ms  TTFT mean ms\n";
+        std::uint64_t best = 0;
+        double best_rate = -1.0;
+        for (const std::uint64_t c : tried) {
+            model::ServingPolicy p = policy;
+            p.concurrency = c;
+            const model::ServingMetrics m = model::serving_metrics(
+                model::serve(model::fixed_requests(std::max(s.count, c), s.input_tokens, s.output_tokens), p, step_ns));
+            std::cout << std::string(11 - std::min<std::size_t>(11, std::to_string(c).size()), ' ') << c
+                      << "  " << std::string(15 - std::min<std::size_t>(15, obs::fixed(m.output_tokens_per_s, 1).size()), ' ')
+                      << obs::fixed(m.output_tokens_per_s, 1) << "  "
+                      << std::string(12 - std::min<std::size_t>(12, obs::fixed(m.tpot_ns.mean / 1e6, 3).size()), ' ')
+                      << obs::fixed(m.tpot_ns.mean / 1e6, 3) << "  "
+                      << std::string(12 - std::min<std::size_t>(12, obs::fixed(m.ttft_ns.mean / 1e6, 3).size()), ' ')
+                      << obs::fixed(m.ttft_ns.mean / 1e6, 3) << "\n";
+            if (m.output_tokens_per_s > best_rate) best_rate = m.output_tokens_per_s, best = c;
+        }
+        std::cout << "best     concurrency " << best << ": " << obs::fixed(best_rate, 1) << " output tokens/s; limited by ";
+        if (best == limit)
+            std::cout << (kv_limit <= s.max_batch ? "the KV cache (" + std::to_string(kv_limit) + " requests of " +
+                                                        std::to_string(request_blocks) + " blocks fill " +
+                                                        std::to_string(kv_limit * request_blocks) + " of " +
+                                                        std::to_string(policy.kv_capacity_blocks) + ")"
+                                                  : "max_batch (" + std::to_string(s.max_batch) + ")");
+        else
+            std::cout << "the steps: beyond it a step's time grew faster than its batch";
+        std::cout << "\n         (" << steps.distinct() << " distinct steps run in detail)\n";
+        return 0;
+    }
     model::ServingResult result;
     try {
-        result = model::serve(requests, policy, [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
-            if (phase == model::LlmPhase::decode) tokens = std::min(longest, ceil_div(tokens, bucket) * bucket);
-            return steps.get(phase, batch, tokens).ns;
-        });
+        result = model::serve(requests, policy, step_ns);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(s.requests_loc, e.what());
     }

@@ -94,3 +94,26 @@ BOOST_AUTO_TEST_CASE(bad_scenarios_name_file_line_and_key) {
         BOOST_TEST(has(r.out, c.expect), "got: " << r.out << "expected: " << c.expect);
     }
 }
+
+BOOST_AUTO_TEST_CASE(max_throughput_finds_the_concurrency_and_what_limited_it) {
+    // tiny.yaml on default.yaml: 8 slices x 6 GiB = 51,539,607,552 B of HBM,
+    // weights 1,705,216 x 2 = 3,410,432 B; blocks of 1,000,000 tokens at
+    // 1,024 B a token: (51,539,607,552 - 3,410,432) / 1,024,000,000 = 50
+    // blocks, one a request: 50 requests at once, below max_batch 64. The
+    // concurrencies tried: 1, 2, 4, 8, 16, 32 and the limit 50; a decode
+    // step of tiny grows more slowly than its batch, so the limit wins.
+    std::ofstream("kv_limited.yaml") << "name: kvl\nmodel: " << kSource << "/configs/llm/tiny.yaml\n"
+                                     << "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 8 }\n"
+                                     << "max_batch: 64\nkv_block_tokens: 1000000\ncontext_bucket: 16\n";
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve kv_limited.yaml --max-throughput");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "the KV cache holds 50 requests at once, max_batch 64"), r.out);
+    for (const char* row : {"\n          1  ", "\n         16  ", "\n         32  ", "\n         50  "}) BOOST_TEST(has(r.out, row), row);
+    BOOST_TEST(has(r.out, "best     concurrency 50: "), r.out);
+    BOOST_TEST(has(r.out, "limited by the KV cache (50 requests of 1 blocks fill 50 of 50)"), r.out);
+    // tiny_chat's max_batch 4 is below its KV cache's limit: 1, 2, 4.
+    const npuvp::test::RunResult b = npuvp::test::run_npuvp("serve " + kScenario + " --max-throughput");
+    BOOST_REQUIRE_MESSAGE(b.code == 0, b.out);
+    BOOST_TEST(has(b.out, "best     concurrency 4: "), b.out);
+    BOOST_TEST(has(b.out, "limited by max_batch (4)"), b.out);
+}
