@@ -1521,13 +1521,10 @@ void Loader::check_stage_time(const Command& cmd, const std::string& type) const
     const double ghz = gemm ? pe.gemm.freq_ghz : pe.math.freq_ghz;
     ps_t ps = 0;
     try {
-        // A command's stage also pays its engine's command_cycles.
-        ps = gemm ? cycles_to_ps(checked_add(gemm_cycles(pe.gemm, cmd.m, cmd.k, cmd.n, cmd.elem_bytes),
-                                             static_cast<std::uint64_t>(pe.gemm.command_cycles), "a GEMM stage's cycle count"),
-                                 ghz, "a GEMM stage's time")
-                  : cycles_to_ps(checked_add(math_cycles(pe.math, cmd.elements, cmd.op, cmd.elem_bytes),
-                                             static_cast<std::uint64_t>(pe.math.command_cycles), "a MATH stage's cycle count"),
-                                 ghz, "a MATH stage's time");
+        ps = gemm ? cycles_to_ps(gemm_stage_cycles(pe.gemm, cmd.m, cmd.k, cmd.n, cmd.elem_bytes, true), ghz,
+                                 "a GEMM stage's time")
+                  : cycles_to_ps(math_stage_cycles(pe.math, cmd.elements, cmd.op, cmd.elem_bytes, true), ghz,
+                                 "a MATH stage's time");
     } catch (const Overflow& e) {
         throw ConfigError(cmd.loc, type + " '" + cmd.id + "': " + e.what() + on + " at " + std::to_string(ghz) + " GHz");
     }

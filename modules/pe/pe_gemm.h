@@ -54,6 +54,16 @@ inline std::uint64_t gemm_cycles(const PeGemmConfig& c, std::uint64_t m, std::ui
                        fold > 1 ? static_cast<std::uint64_t>(c.reducer_cycles) : 0, what);
 }
 
+// A stage's cycles: the formula above, and command_cycles more for a
+// `gemm` command's stage (not a composite's tile). The workload loader
+// checks a command's time with it; the engine times every stage with it.
+inline std::uint64_t gemm_stage_cycles(const PeGemmConfig& c, std::uint64_t m, std::uint64_t k, std::uint64_t n,
+                                       std::uint32_t elem_bytes, bool command) {
+    const std::uint64_t cycles = gemm_cycles(c, m, k, n, elem_bytes);
+    return command ? checked_add(cycles, static_cast<std::uint64_t>(c.command_cycles), "a GEMM stage's cycle count")
+                   : cycles;
+}
+
 class PeGemm : public ComputeEngine {
 public:
     // Parameters
@@ -73,10 +83,8 @@ public:
                          std::uint32_t elem_bytes = 2) const {
         return gemm_cycles(config, m, k, n, elem_bytes);
     }
-    // A stage's: a simple command's also pays command_cycles.
     std::uint64_t stage_cycles(const Stage& s) const {
-        const std::uint64_t c = cycles(s.m, s.k, s.n, s.elem_bytes);
-        return s.command ? checked_add(c, static_cast<std::uint64_t>(config.command_cycles), "a GEMM stage's cycle count") : c;
+        return gemm_stage_cycles(config, s.m, s.k, s.n, s.elem_bytes, s.command);
     }
 
 protected:

@@ -32,6 +32,16 @@ inline std::uint64_t math_cycles(const PeMathConfig& c, std::uint64_t elements, 
                        static_cast<std::uint64_t>(c.fill_cycles), what);
 }
 
+// A stage's cycles: the formula above, and command_cycles more for a
+// `math` command's stage (not a composite's epilogue). The workload loader
+// checks a command's time with it; the engine times every stage with it.
+inline std::uint64_t math_stage_cycles(const PeMathConfig& c, std::uint64_t elements, const std::string& op,
+                                       std::uint32_t elem_bytes, bool command) {
+    const std::uint64_t cycles = math_cycles(c, elements, op, elem_bytes);
+    return command ? checked_add(cycles, static_cast<std::uint64_t>(c.command_cycles), "a MATH stage's cycle count")
+                   : cycles;
+}
+
 class PeMath : public ComputeEngine {
 public:
     // Parameters
@@ -50,14 +60,18 @@ public:
     // The workload loader has checked every op against op_cost.
     std::uint64_t cycles(std::uint64_t elements, const std::string& op,
                          std::uint32_t elem_bytes = 2) const {
-        if (config.op_cost.find(op) == config.op_cost.end())
-            throw std::invalid_argument(node_id() + ": no op_cost for '" + op + "'");
+        check_op(op);
         return math_cycles(config, elements, op, elem_bytes);
     }
-    // A stage's: a simple command's also pays command_cycles.
     std::uint64_t stage_cycles(const Stage& s) const {
-        const std::uint64_t c = cycles(s.elements, s.op, s.elem_bytes);
-        return s.command ? checked_add(c, static_cast<std::uint64_t>(config.command_cycles), "a MATH stage's cycle count") : c;
+        check_op(s.op);
+        return math_stage_cycles(config, s.elements, s.op, s.elem_bytes, s.command);
+    }
+
+private:
+    void check_op(const std::string& op) const {
+        if (config.op_cost.find(op) == config.op_cost.end())
+            throw std::invalid_argument(node_id() + ": no op_cost for '" + op + "'");
     }
 
 protected:
