@@ -314,6 +314,13 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
     return net;
 }
 
+std::uint64_t hbm_bytes(const TopologyConfig& topo, int cubes) {
+    constexpr const char* what = "the HBM of the cubes a step is mapped over";
+    return checked_mul(checked_mul(topo.cube.memory_map.hbm_slice_bytes,
+                                   static_cast<std::uint64_t>(topo.cube.memory_map.hbm_slices_per_cube), what),
+                       static_cast<std::uint64_t>(cubes), what);
+}
+
 std::uint64_t llm_step_min_hbm_bytes(const LlmConfig& c, const LlmStep& step) {
     const LlmSizes s = llm_sizes(c);
     const int layers = step.layers == 0 ? c.layers : step.layers;

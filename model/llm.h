@@ -14,6 +14,7 @@
 #include <string>
 
 #include "model/onnx_import.h"
+#include "modules/common/config.h"
 
 namespace npuvp::model {
 
@@ -75,6 +76,10 @@ struct LlmStep {
     std::uint64_t context = 128;
     int layers = 0;             // decoder layers to build; 0 = all of them
 };
+
+// The HBM of `cubes` cubes of `topo` (the cubes a step is mapped over,
+// --map-cubes), in bytes; beyond 64 bits an Overflow.
+std::uint64_t hbm_bytes(const TopologyConfig& topo, int cubes);
 
 // One step as a Network (docs/llm.md "A step on the machine"); its
 // tensors are bf16 (2 bytes: the mapper's element, docs/models.md).

@@ -22,11 +22,11 @@ struct Running {
     bool finished = false;   // static batching keeps a finished sequence's slot until the batch ends
 };
 
-std::uint64_t blocks_of(const ServingRequest& r, std::uint64_t block_tokens) {
+}  // namespace
+
+std::uint64_t kv_blocks(const ServingRequest& r, std::uint64_t block_tokens) {
     return ceil_div(checked_add(r.input, r.output, "a request's tokens"), block_tokens);
 }
-
-}  // namespace
 
 // docs/llm.md "Serving": each iteration either prefills the requests just
 // admitted (continuous batching admits at every step boundary, static
@@ -44,7 +44,7 @@ ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& p
     ServingResult out;
     for (const ServingRequest& r : requests) {
         if (r.output == 0) throw std::invalid_argument("serving: request " + std::to_string(r.id) + " asks for no output token");
-        const std::uint64_t need = blocks_of(r, policy.kv_block_tokens);
+        const std::uint64_t need = kv_blocks(r, policy.kv_block_tokens);
         if (need > policy.kv_capacity_blocks)
             throw std::invalid_argument("serving: request " + std::to_string(r.id) + " needs " + std::to_string(need) +
                                         " KV blocks of " + std::to_string(policy.kv_block_tokens) + " tokens (" +
@@ -80,7 +80,7 @@ ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& p
         const bool batch_open = policy.batching == Batching::continuous || running.empty();
         while (batch_open && !waiting.empty() && running.size() + admitted.size() < policy.max_batch) {
             const std::size_t i = waiting.front();
-            const std::uint64_t need = blocks_of(out.requests[i].request, policy.kv_block_tokens);
+            const std::uint64_t need = kv_blocks(out.requests[i].request, policy.kv_block_tokens);
             if (used + need > policy.kv_capacity_blocks) break;
             used += need;
             waiting.pop_front();

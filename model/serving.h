@@ -59,6 +59,10 @@ struct ServingResult {
     std::uint64_t peak_kv_blocks = 0;
 };
 
+// The KV blocks a request holds from its admission: its input and output
+// tokens in blocks of `block_tokens`.
+std::uint64_t kv_blocks(const ServingRequest& r, std::uint64_t block_tokens);
+
 // Runs the loop (docs/llm.md "Serving"). Throws std::invalid_argument for a
 // request that can never be admitted (its blocks exceed the capacity, or it
 // asks for no output).

@@ -440,8 +440,7 @@ LlmAnswer llm_plan(const model::LlmConfig& c, const model::LlmStep& step, const 
     const std::uint64_t tokens = step.phase == model::LlmPhase::decode ? checked_add(step.context, 1, what) : step.context;
     const std::uint64_t kv = checked_mul(checked_mul(step.batch, tokens, what), sizes.kv_bytes_per_token, what);
     const std::uint64_t need = checked_add(sizes.weight_bytes, kv, what);
-    const std::uint64_t slices = static_cast<std::uint64_t>(topo.cube.memory_map.hbm_slices_per_cube) * static_cast<std::uint64_t>(cubes);
-    const std::uint64_t have = checked_mul(topo.cube.memory_map.hbm_slice_bytes, slices, what);
+    const std::uint64_t have = model::hbm_bytes(topo, cubes);
     auto gb = [](std::uint64_t b) { return obs::fixed(static_cast<double>(b) / 1e9, 2) + " GB"; };
     if (need > have)
         throw model::ModelError(c.file, "", "",

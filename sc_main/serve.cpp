@@ -167,9 +167,7 @@ int run_serve(int argc, char* argv[]) {
     // The KV cache: the HBM of the cards beside the weights, in blocks.
     const model::LlmSizes sizes = model::llm_sizes(llm);
     constexpr const char* what = "the KV cache's capacity";
-    const std::uint64_t hbm = checked_mul(checked_mul(topo.cube.memory_map.hbm_slice_bytes,
-                                                      static_cast<std::uint64_t>(topo.cube.memory_map.hbm_slices_per_cube), what),
-                                          static_cast<std::uint64_t>(s.cards), what);
+    const std::uint64_t hbm = model::hbm_bytes(topo, s.cards);
     if (sizes.weight_bytes >= hbm)
         throw model::ModelError(llm.file, "", "",
                                 "its weights (" + obs::fixed(static_cast<double>(sizes.weight_bytes) / 1e9, 2) + " GB) leave no room for a KV cache in the HBM of " +
@@ -184,7 +182,7 @@ int run_serve(int argc, char* argv[]) {
     const std::vector<model::ServingRequest> requests =
         s.concurrency ? model::fixed_requests(s.count, s.input_tokens, s.output_tokens)
                       : model::poisson_requests(s.count, s.input_tokens, s.output_tokens, s.rate_per_s, s.seed);
-    const std::uint64_t request_blocks = ceil_div(s.input_tokens + s.output_tokens, s.kv_block_tokens);
+    const std::uint64_t request_blocks = model::kv_blocks(model::ServingRequest{0, 0.0, s.input_tokens, s.output_tokens}, s.kv_block_tokens);
     if (request_blocks > policy.kv_capacity_blocks)
         throw ConfigError(s.requests_loc, "a request needs " + std::to_string(request_blocks) + " KV blocks of " +
                                               std::to_string(s.kv_block_tokens) + " tokens; the HBM beside the weights holds " +
@@ -203,9 +201,13 @@ int run_serve(int argc, char* argv[]) {
     // output - 1 cached tokens and itself).
     const std::uint64_t longest = std::min<std::uint64_t>(static_cast<std::uint64_t>(llm.max_positions) - 1,
                                                           s.input_tokens + s.output_tokens - 1);
-    auto step_ns = [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
+    // The detailed run that stands for a step.
+    auto run_of = [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) -> const StepRun& {
         if (phase == model::LlmPhase::decode) tokens = std::min(longest, ceil_div(tokens, bucket) * bucket);
-        return steps.get(phase, batch, tokens).ns;
+        return steps.get(phase, batch, tokens);
+    };
+    auto step_ns = [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
+        return run_of(phase, batch, tokens).ns;
     };
     if (o.max_throughput) {
         // Fixed concurrency c for c = 1, 2, 4, ... below the limit and the
@@ -264,8 +266,7 @@ int run_serve(int argc, char* argv[]) {
     for (const model::ServingStep& st : result.steps) {
         const bool prefill = st.phase == model::LlmPhase::prefill;
         prefills += prefill ? 1 : 0;
-        const std::uint64_t tokens = prefill ? st.tokens : std::min(longest, ceil_div(st.tokens, bucket) * bucket);
-        const StepRun& run = steps.get(st.phase, st.batch, tokens);
+        const StepRun& run = run_of(st.phase, st.batch, st.tokens);
         const std::string name = prefill ? "prefill" : "decode";
         phase_ns[name] += run.ns;
         for (const auto& [part, ns] : run.bound) bound[name][part] += ns;
