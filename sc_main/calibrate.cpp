@@ -302,7 +302,6 @@ double objective(unsigned n, const double* u, double* grad, void* data) {
     }
 }
 
-
 Options parse_options(int argc, char* argv[]) {
     std::vector<std::string> args(argv + 1, argv + argc);
     Options o;

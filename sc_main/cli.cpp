@@ -130,6 +130,15 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         if (i + 1 >= argc) bad(flag + " needs a value");
         return argv[++i];
     };
+    // A signed integer option's value in [low, high]; else "FLAG: expected
+    // WHAT, got 'TEXT'" (WHAT says the range).
+    auto integer = [&](int& i, const std::string& flag, long long low, long long high, const std::string& what) {
+        const std::string text = value(i, flag);
+        char* end = nullptr;
+        const long long n = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || n < low || n > high) bad(flag + ": expected " + what + ", got '" + text + "'");
+        return n;
+    };
     std::string llm_only;  // an option that means something with --llm only
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -154,33 +163,18 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             const std::string text = value(i, arg);
             if (text != "decode" && text != "prefill") bad("--phase: expected decode or prefill, got '" + text + "'");
             options.prefill = text == "prefill";
-        } else if (arg == "--context" || arg == "--llm-layers") {
+        } else if (arg == "--context") {
             llm_only = arg;
-            const std::string text = value(i, arg);
-            char* end = nullptr;
-            const long long n = std::strtoll(text.c_str(), &end, 10);
-            const long long low = arg == "--context" ? 0 : 1, high = arg == "--context" ? (1ll << 24) : 4096;
-            if (text.empty() || *end != '\0' || n < low || n > high)
-                bad(arg + ": expected " + (arg == "--context" ? "tokens" : "layers") + " in [" + std::to_string(low) +
-                    ", " + std::to_string(high) + "], got '" + text + "'");
-            if (arg == "--context") options.context = static_cast<std::uint64_t>(n);
-            else options.llm_layers = static_cast<int>(n);
+            options.context = static_cast<std::uint64_t>(integer(i, arg, 0, 1ll << 24, "tokens in [0, 16777216]"));
+        } else if (arg == "--llm-layers") {
+            llm_only = arg;
+            options.llm_layers = static_cast<int>(integer(i, arg, 1, 4096, "layers in [1, 4096]"));
         } else if (arg == "--batch") {
-            const std::string text = value(i, arg);
-            char* end = nullptr;
-            const long long n = std::strtoll(text.c_str(), &end, 10);
-            if (text.empty() || *end != '\0' || n < 1 || n > (1ll << 20))
-                bad("--batch: expected a batch size in [1, 2^20], got '" + text + "'");
-            options.batch = n;
+            options.batch = integer(i, arg, 1, 1ll << 20, "a batch size in [1, 2^20]");
         } else if (arg == "--mapper") {
             options.mapper = value(i, arg);
         } else if (arg == "--map-cubes") {
-            const std::string text = value(i, arg);
-            char* end = nullptr;
-            const long n = std::strtol(text.c_str(), &end, 10);
-            if (text.empty() || *end != '\0' || n < 1 || n > 4096)
-                bad("--map-cubes: expected a cube count in [1, 4096], got '" + text + "'");
-            options.map_cubes = static_cast<int>(n);
+            options.map_cubes = static_cast<int>(integer(i, arg, 1, 4096, "a cube count in [1, 4096]"));
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);
             const std::string ext = options.vcd->size() < 5 ? "" : options.vcd->substr(options.vcd->size() - 4);
