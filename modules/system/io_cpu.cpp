@@ -25,6 +25,16 @@ IoCpu::IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,
 void IoCpu::host(const WorkloadConfig& workload) {
     m_workload = &workload;
     for (const HostRequest& r : workload.host) m_requests.emplace_back().request = &r;
+    for (RequestRecord& record : m_requests) {
+        const HostRequest& r = *record.request;
+        std::vector<std::uint32_t> before;
+        if (r.explicit_after) before.assign(r.after.begin(), r.after.end());
+        else if (r.index > 0) before.push_back(static_cast<std::uint32_t>(r.index - 1));
+        std::sort(before.begin(), before.end());
+        before.erase(std::unique(before.begin(), before.end()), before.end());
+        for (const std::uint32_t b : before) m_requests.at(b).dependants.push_back(static_cast<std::uint32_t>(r.index));
+        record.pending = static_cast<std::uint32_t>(before.size());
+    }
 }
 
 bool IoCpu::all_done() const {
@@ -46,20 +56,12 @@ void IoCpu::transit(NpuExtension&, sc_core::sc_time& delay) {
     delay = m_processor.reserve(now + delay) - now;
 }
 
-bool IoCpu::ready(const RequestRecord& record) const {
-    const HostRequest& r = *record.request;
-    if (r.explicit_after)
-        return std::all_of(r.after.begin(), r.after.end(),
-                           [&](std::uint32_t i) { return m_requests[i].done; });
-    return r.index == 0 || m_requests[r.index - 1].done;
-}
-
 void IoCpu::start_requests() {
     // Each request is a process of its own that starts when its
     // dependencies are done, so independent requests run concurrently.
     for (RequestRecord& record : m_requests)
         sc_core::sc_spawn([this, &record] {
-            while (!ready(record)) sc_core::wait(m_request_done);
+            while (record.pending != 0) sc_core::wait(record.changed.get());
             run_request(record);
         });
 }
@@ -138,7 +140,7 @@ void IoCpu::run_request(RequestRecord& record) {
         txn.prepare(kinds[static_cast<int>(r.kind)], m_fabric->route(*this, m_cpu), 0, 0);
         transport_in_turn(txn, control_key(r.index, ++part_index, 1));
     }
-    while (!record.done) sc_core::wait(m_request_done);
+    while (!record.done) sc_core::wait(record.changed.get());
 }
 
 void IoCpu::worker() {
@@ -157,7 +159,9 @@ void IoCpu::worker() {
                                              static_cast<std::int64_t>(record.request->index),
                                              to_string(record.request->kind), !record.success,
                                              record.request->id));
-        m_request_done.notify(sc_core::SC_ZERO_TIME);
+        record.changed.notify(sc_core::SC_ZERO_TIME);
+        for (const std::uint32_t d : record.dependants)
+            if (--m_requests[d].pending == 0) m_requests[d].changed.notify(sc_core::SC_ZERO_TIME);
     }
 }
 

@@ -19,6 +19,7 @@
 
 #include "modules/common/config.h"
 #include "modules/common/fabric.h"
+#include "modules/common/lazy_event.h"
 #include "modules/common/run_status.h"
 #include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
@@ -48,6 +49,14 @@ public:
         int received = 0;
         std::deque<CubeRequestMsg> parts;   // one per cube
         Transaction txn;  // owned here: the request's process may never return
+        // Its place among the others (host()): the requests that wait for
+        // it, and how many of those it waits for are not done yet. Its
+        // process waits on `changed` until `pending` is 0, then until it is
+        // done: a completion wakes only what it concerns (one event for every
+        // request woke each of them per completion, quadratic in requests).
+        std::vector<std::uint32_t> dependants;
+        std::uint32_t pending = 0;
+        LazyEvent changed;
     };
 
     IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,
@@ -71,7 +80,6 @@ private:
     void start_requests();
     void run_request(RequestRecord& record);
     void worker();
-    bool ready(const RequestRecord& record) const;
 
     const MCpuConfig& m_m_cpu;
     const SystemConfig& m_system;
@@ -84,7 +92,6 @@ private:
     TimedInbox<const CubeResponseMsg*> m_inbox;
     SerialProcessor m_processor;
     std::uint64_t m_worker_turns = 0;  // the worker's T4 requests, numbered
-    sc_core::sc_event m_request_done;
 };
 
 }  // namespace npuvp
