@@ -100,48 +100,93 @@ std::vector<std::size_t> request_chain(const std::vector<obs::RunView::Request>&
     std::size_t cur = reqs.size();
     for (std::size_t i = 0; i < reqs.size(); ++i)
         if (reqs[i].done && (cur == reqs.size() || reqs[i].completed_ps >= reqs[cur].completed_ps)) cur = i;
+    // Request ids are unique: an index (a scan of every request per link of
+    // the chain was quadratic in requests).
+    std::unordered_map<std::string_view, std::size_t> by_id;
+    for (std::size_t i = 0; i < reqs.size(); ++i) by_id.emplace(reqs[i].id, i);
     std::vector<std::size_t> chain;
     for (std::set<std::size_t> seen; cur < reqs.size() && seen.insert(cur).second;) {
         chain.push_back(cur);
         std::size_t pred = reqs.size();
-        for (const std::string& id : reqs[cur].after)
-            for (std::size_t i = 0; i < reqs.size(); ++i)
-                if (reqs[i].id == id && reqs[i].done &&
-                    (pred == reqs.size() || reqs[i].completed_ps > reqs[pred].completed_ps))
-                    pred = i;
+        for (const std::string& id : reqs[cur].after) {
+            const auto it = by_id.find(id);
+            if (it == by_id.end()) continue;
+            const std::size_t i = it->second;
+            if (reqs[i].done && (pred == reqs.size() || reqs[i].completed_ps > reqs[pred].completed_ps)) pred = i;
+        }
         cur = pred;
     }
     return chain;
 }
 
-// The fan-out of request `r` that completed last (a launch may span cubes).
-const obs::RunView::Fanout* last_fanout(const obs::RunView& view, const obs::RunView::Request& r) {
-    const obs::RunView::Fanout* fan = nullptr;
-    for (const auto& f : view.fanouts)
-        if (f.id == r.id && f.start_ps >= r.issued_ps && f.end_ps <= r.completed_ps &&
-            (!fan || f.end_ps > fan->end_ps))
-            fan = &f;
-    return fan;
-}
-
-// On the fan-out's cube, the commands (within the fan-out) of the PE whose
-// last command in it finished last.
-std::vector<const obs::CommandSpan*> launch_commands(const obs::RunView& view,
-                                                     const obs::RunView::Fanout& fan) {
-    const std::string cube = fan.node.substr(0, fan.node.rfind('.') + 1);  // "sip0.cube0."
-    std::string pe;
-    std::uint64_t last = 0;
-    for (const auto& c : view.commands)
-        if (c.pe.compare(0, cube.size(), cube) == 0 && c.submitted_ps >= fan.start_ps &&
-            c.finished_ps <= fan.end_ps && (pe.empty() || c.finished_ps > last)) {
-            pe = c.pe;
-            last = c.finished_ps;
+// The view's fan-outs, commands and kernel starts indexed once for the
+// request chain (each lookup scanned all of them: quadratic in launches).
+class HostIndex {
+public:
+    explicit HostIndex(const obs::RunView& view) : m_view(view) {
+        for (const auto& f : view.fanouts) m_fanouts[f.id].push_back(&f);
+        for (std::size_t i = 0; i < view.commands.size(); ++i) {
+            const std::string& pe = view.commands[i].pe;
+            m_by_cube[pe.substr(0, pe.rfind('.') + 1)].push_back(i);
         }
-    std::vector<const obs::CommandSpan*> cmds;
-    for (const auto& c : view.commands)
-        if (c.pe == pe && c.submitted_ps >= fan.start_ps && c.finished_ps <= fan.end_ps) cmds.push_back(&c);
-    return cmds;
-}
+        for (auto& [cube, list] : m_by_cube)
+            std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+                return view.commands[a].submitted_ps < view.commands[b].submitted_ps;
+            });
+        for (const auto& k : view.kernel_starts) m_starts[k.pe].push_back(k.t_ps);
+    }
+
+    // The fan-out of request `r` that completed last (a launch may span cubes).
+    const obs::RunView::Fanout* last_fanout(const obs::RunView::Request& r) const {
+        const obs::RunView::Fanout* fan = nullptr;
+        const auto it = m_fanouts.find(r.id);
+        if (it == m_fanouts.end()) return nullptr;
+        for (const obs::RunView::Fanout* f : it->second)
+            if (f->start_ps >= r.issued_ps && f->end_ps <= r.completed_ps && (!fan || f->end_ps > fan->end_ps)) fan = f;
+        return fan;
+    }
+
+    // On the fan-out's cube, the commands (within the fan-out) of the PE
+    // whose last command in it finished last (the first such in the view's
+    // order), in the view's order.
+    std::vector<const obs::CommandSpan*> launch_commands(const obs::RunView::Fanout& fan) const {
+        const auto it = m_by_cube.find(fan.node.substr(0, fan.node.rfind('.') + 1));  // "sip0.cube0."
+        if (it == m_by_cube.end()) return {};
+        const std::vector<std::size_t>& list = it->second;
+        const auto& cmds = m_view.commands;
+        // Commands within the fan-out were submitted in [start, end].
+        auto from = std::lower_bound(list.begin(), list.end(), fan.start_ps,
+                                     [&](std::size_t i, std::uint64_t t) { return cmds[i].submitted_ps < t; });
+        std::vector<std::size_t> within;
+        for (auto i = from; i != list.end() && cmds[*i].submitted_ps <= fan.end_ps; ++i)
+            if (cmds[*i].finished_ps <= fan.end_ps) within.push_back(*i);
+        std::sort(within.begin(), within.end());
+        const obs::CommandSpan* last = nullptr;
+        for (const std::size_t i : within)
+            if (!last || cmds[i].finished_ps > last->finished_ps) last = &cmds[i];
+        std::vector<const obs::CommandSpan*> out;
+        if (last)
+            for (const std::size_t i : within)
+                if (cmds[i].pe == last->pe) out.push_back(&cmds[i]);
+        return out;
+    }
+
+    // When the kernel started on `pe` within [from, by] (its first such start
+    // in run order), else `by`.
+    std::uint64_t kernel_start(const std::string& pe, std::uint64_t from, std::uint64_t by) const {
+        const auto it = m_starts.find(pe);
+        if (it != m_starts.end())
+            for (const std::uint64_t t : it->second)
+                if (t >= from && t <= by) return t;
+        return by;
+    }
+
+private:
+    const obs::RunView& m_view;
+    std::unordered_map<std::string_view, std::vector<const obs::RunView::Fanout*>> m_fanouts;
+    std::map<std::string, std::vector<std::size_t>> m_by_cube;
+    std::unordered_map<std::string_view, std::vector<std::uint64_t>> m_starts;
+};
 
 // Host workloads: the request chain, in issue order. A kernel launch on the
 // chain opens into its segments: IO_CPU until M_CPU starts the fan-out, M_CPU
@@ -152,26 +197,21 @@ std::vector<Report::Step> host_path(const obs::RunView& view) {
     std::vector<Report::Step> out;
     const auto& reqs = view.requests;
     const std::vector<std::size_t> chain = request_chain(reqs);
+    const HostIndex index(view);
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
         const obs::RunView::Request& r = reqs[*it];
         const std::string via = out.empty() ? "" : "issue";
         auto io_step = [&](const std::string& how, std::uint64_t from, std::uint64_t to) {
             out.push_back({r.node, r.id, r.kind, "request", how, r.issued_ps, from, to, 0});
         };
-        const obs::RunView::Fanout* fan = last_fanout(view, r);
+        const obs::RunView::Fanout* fan = index.last_fanout(r);
         std::vector<const obs::CommandSpan*> cmds;
-        if (fan && r.kind == "kernel_launch") cmds = launch_commands(view, *fan);
+        if (fan && r.kind == "kernel_launch") cmds = index.launch_commands(*fan);
         if (cmds.empty()) {
             io_step(via, r.issued_ps, r.completed_ps);
             continue;
         }
-        const std::string& pe = cmds.front()->pe;
-        std::uint64_t kernel = cmds.front()->submitted_ps;
-        for (const auto& k : view.kernel_starts)
-            if (k.pe == pe && k.t_ps >= fan->start_ps && k.t_ps <= kernel) {
-                kernel = k.t_ps;
-                break;
-            }
+        const std::uint64_t kernel = index.kernel_start(cmds.front()->pe, fan->start_ps, cmds.front()->submitted_ps);
         io_step(via, r.issued_ps, fan->start_ps);
         out.push_back({fan->node, r.id, r.kind, "fan-out", "request", fan->start_ps, fan->start_ps, kernel, 0});
         const auto steps = pe_chain(cmds);

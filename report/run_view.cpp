@@ -265,12 +265,11 @@ void add_requests(RunView& view, const IoCpu& host) {
         r.issued_ps = q.started ? q.issued.value() : 0;
         r.completed_ps = q.done ? q.completed.value() : 0;
         r.done = q.done;
-        // IoCpu::ready: the listed requests, or else the previous one.
+        // What it waits for (IoCpu::host): the listed requests, or else the
+        // previous one; a request's index is its place in requests().
         std::vector<std::uint32_t> after = q.request->after;
         if (!q.request->explicit_after && q.request->index > 0) after = {q.request->index - 1};
-        for (std::uint32_t i : after)
-            for (const auto& other : host.requests())
-                if (other.request->index == i) r.after.push_back(other.request->id);
+        for (std::uint32_t i : after) r.after.push_back(host.requests().at(i).request->id);
         view.requests.push_back(r);
     }
 }
