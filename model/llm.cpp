@@ -237,18 +237,32 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
         throw ModelError(c.file, "", "",
                          std::to_string(step.layers) + " layers asked for: the model has " + std::to_string(c.layers));
     const int layers = step.layers == 0 ? c.layers : step.layers;
+    const int tp = step.tensor_parallel;
+    if (tp < 1) throw ModelError(c.file, "", "", "tensor parallelism over " + std::to_string(tp) + " cards");
+    // Megatron's split: each card a whole number of heads, KV heads and MLP
+    // columns; the vocabulary rounds up (the last card's rows are padding).
+    for (const auto& [key, value] : {std::pair<const char*, int>{"num_attention_heads", c.heads},
+                                     {"num_key_value_heads", c.kv_heads},
+                                     {"intermediate_size", c.intermediate}})
+        if (value % tp != 0)
+            throw ModelError(c.file, "", "",
+                             "tensor parallelism over " + std::to_string(tp) + " cards: " + key + " (" +
+                                 std::to_string(value) + ") does not divide by " + std::to_string(tp) +
+                                 " (each card takes a whole number of them)");
 
     Network net;
     net.file = c.file;
-    net.name = c.name + (decode ? "_decode" : "_prefill");
+    net.name = c.name + (decode ? "_decode" : "_prefill") + (tp > 1 ? "_tp" + std::to_string(tp) : "");
     Builder b(net);
     // Rows: one token per sequence (decode) or the prompt's (prefill).
     const std::int64_t B = i(step.batch), rows = i(decode ? step.batch : mul(step.batch, step.context));
-    const std::int64_t H = c.hidden, hd = c.head_dim, nh = c.heads, nkv = c.kv_heads, g = nh / nkv, I = c.intermediate;
+    // One card's shard (tp = 1: the whole model).
+    const std::int64_t H = c.hidden, hd = c.head_dim, nh = c.heads / tp, nkv = c.kv_heads / tp, g = nh / nkv,
+                       I = c.intermediate / tp, V = static_cast<std::int64_t>(ceil_div(u(c.vocab), u(tp)));
     const std::int64_t ctx = i(attended);
     // Attention per (sequence, KV head): its g query heads' rows against
     // that head's cached keys and values.
-    const std::int64_t groups = i(mul(step.batch, u(c.kv_heads)));
+    const std::int64_t groups = i(mul(step.batch, u(nkv)));
     const std::int64_t q_rows = decode ? g : i(mul(u(g), step.context));
     std::string x = b.tensor("x", {rows, H});
     net.inputs.push_back(x);
@@ -260,6 +274,14 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
     auto matmul = [&](const std::string& name, const std::string& in, std::int64_t k, std::int64_t n) {
         const std::string out = b.tensor(name + ".out", {rows, n});
         b.node(name, "MatMul", {in, b.tensor(name + ".weight", {k, n}, true)}, out);
+        return out;
+    };
+    // The partial sums of a row-parallel projection, added over the cards
+    // (the mapper lowers it as transfers between them, docs/models.md).
+    auto all_reduce = [&](const std::string& name, const std::string& in) {
+        if (tp == 1) return in;
+        const std::string out = b.tensor(name + ".out", {rows, H});
+        b.node(name, "AllReduce", {in}, out);
         return out;
     };
     auto eltwise = [&](const std::string& name, const std::string& op, std::vector<std::string> in, std::int64_t n) {
@@ -285,7 +307,7 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
         b.node(p + "context", "MatMul", {probs, b.tensor(p + "v_cache", {groups, ctx, hd}, true)}, context);
         const std::string merged = b.tensor(p + "merge_heads", {rows, nh * hd});
         b.node(p + "merge_heads", "Reshape", {context}, merged);
-        const std::string o = matmul(p + "o_proj", merged, nh * hd, H);
+        const std::string o = all_reduce(p + "attn_all_reduce", matmul(p + "o_proj", merged, nh * hd, H));
         const std::string x1 = eltwise(p + "residual_attn", "Add", {x, o}, H);
         const std::string xn2 = norm(p + "post_attention_norm", x1);
         std::string h;
@@ -298,7 +320,7 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
         } else {
             h = eltwise(p + "gelu", "Gelu", {matmul(p + "up_proj", xn2, H, I)}, I);
         }
-        const std::string down = matmul(p + "down_proj", h, I, H);
+        const std::string down = all_reduce(p + "mlp_all_reduce", matmul(p + "down_proj", h, I, H));
         x = eltwise(p + "residual_mlp", "Add", {x1, down}, H);
     }
     std::string last = norm("final_norm", x);
@@ -308,8 +330,10 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
         b.node("last_token", "Gather", {last, b.tensor("last_token.index", {B}, true)}, picked);
         last = picked;
     }
-    const std::string logits = b.tensor("lm_head.out", {B, c.vocab});
-    b.node("lm_head", "MatMul", {last, b.tensor("lm_head.weight", {H, c.vocab}, true)}, logits);
+    // Split by vocabulary over the cards: each card its logits' columns
+    // (the host picks the token from the cards' top candidates).
+    const std::string logits = b.tensor("lm_head.out", {B, V});
+    b.node("lm_head", "MatMul", {last, b.tensor("lm_head.weight", {H, V}, true)}, logits);
     net.outputs.push_back(logits);
     return net;
 }

@@ -75,14 +75,19 @@ struct LlmStep {
     // attends over context + 1); prefill: the prompt's length.
     std::uint64_t context = 128;
     int layers = 0;             // decoder layers to build; 0 = all of them
+    // Cards the weights are split over (tensor parallelism, docs/llm.md
+    // "Several cards"): the network is one card's shard — heads, KV heads,
+    // the MLP's intermediate and the vocabulary divided by it — with an
+    // AllReduce of the hidden state after o_proj and after down_proj.
+    int tensor_parallel = 1;
 };
 
 // The HBM of `cubes` cubes of `topo` (the cubes a step is mapped over,
 // --map-cubes), in bytes; beyond 64 bits an Overflow.
 std::uint64_t hbm_bytes(const TopologyConfig& topo, int cubes);
 
-// One step as a Network (docs/llm.md "A step on the machine"); its
-// tensors are bf16 (2 bytes: the mapper's element, docs/models.md).
+// One step as a Network (docs/llm.md "A step on the machine"), or with
+// LlmStep::tensor_parallel > 1 one card's shard of it; its tensors are bf16 (2 bytes: the mapper's element, docs/models.md).
 // Throws ModelError for a step that cannot be built (a non-bf16 dtype, a
 // context beyond max_position_embeddings, sizes beyond 64 bits).
 Network llm_step_network(const LlmConfig& c, const LlmStep& step);

@@ -1,6 +1,7 @@
 #include "model/mapper.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -121,6 +122,11 @@ struct Layer {
     std::uint64_t partial_bytes = 0; // a K-split's sum: its share of one GEMM PE's fp32 partial
     std::uint64_t sum_stride = 0;    // a K-split's sum: one GEMM PE's whole partial (M·N fp32)
     Place src, src_b, dst;           // shared-SRAM placement (docs/models.md "Placement")
+    // A step of an all-reduce between cards (tensor parallelism): PE 0 reads
+    // `xfer_bytes` from another card at `xfer_from`, adds them to its own
+    // (a reduce step) and writes the result at `xfer_to`.
+    std::uint64_t xfer_bytes = 0, xfer_from = 0, xfer_to = 0;
+    bool xfer_add = false;
 };
 
 // Which layers precede which through `after`, one bit per pair.
@@ -165,6 +171,7 @@ public:
         assign_cubes();
         place_exchanges();
         cross_cube_reads();
+        if (m_options.tensor_parallel > 1) cards();
         Mapping out;
         std::ostringstream y;
         y << "# Mapped from " << comment_text(m_net.file) << " by builtin.greedy_mapper (docs/models.md).\n"
@@ -186,10 +193,15 @@ public:
         }
         for (const Transfer& t : m_transfers) {
             y << "  " << t.id << ":\n";
-            for (std::size_t j = 0; j < t.reads.size(); ++j)
-                y << "    - dma_read: { id: xin" << (t.reads.size() > 1 ? std::to_string(j) : "") << ", bytes: "
-                  << t.reads[j].second << ", addr: { pa: " << t.reads[j].first << " } }\n";
-            if (t.write_bytes) y << "    - wait: all\n    - dma_write: { id: xout, bytes: " << t.write_bytes << " }\n";
+            for (std::size_t j = 0; j < t.reads.size(); ++j) {
+                std::string id = "xin" + (t.reads.size() > 1 ? std::to_string(j) : "");
+                if (t.reads.size() > 1 && t.reads[j].second > dma_piece()) id += "_";
+                emit_dma(y, "dma_read", id, t.reads[j].second, t.reads[j].first);
+            }
+            if (t.write_bytes) {
+                y << "    - wait: all\n";
+                emit_dma(y, "dma_write", "xout", t.write_bytes, std::nullopt);
+            }
             y << "    - wait: all\n";
         }
         if (m_layers.empty()) {
@@ -285,7 +297,9 @@ private:
     // goes to the stage its FLOP midpoint falls in), stage s on the s-th cube
     // in (sip, cube) order. A K-split's sum stays on its GEMM's cube.
     void assign_cubes() {
-        const int cubes = std::max(1, std::min(m_options.cubes, m_topo.system.sips * m_topo.system.cubes_per_sip));
+        const int cubes = m_options.tensor_parallel > 1
+                              ? 1  // every layer on every card: cards() places the copies
+                              : std::max(1, std::min(m_options.cubes, m_topo.system.sips * m_topo.system.cubes_per_sip));
         std::uint64_t total = 0;
         for (const Layer& l : m_layers) total = checked_add(total, l.info.flops, kSize);
         std::uint64_t before = 0;
@@ -458,6 +472,147 @@ private:
         after.insert(after.end(), waits.begin(), waits.end());
     }
 
+    // Tensor parallelism (docs/models.md "Tensor parallelism"): the layers,
+    // placed on cube 0, run on each of the first tensor_parallel cubes —
+    // card c's copy of layer L is L_c<c>, at card c's addresses, waiting
+    // for card c's copies of what L waited for — and each all-reduce becomes
+    // its steps between the cards, each a kernel on PE 0 of the receiving
+    // card after the two cards' previous steps:
+    //   ring: 2 (n - 1) steps; in step s card i reads chunk (i - 1 - s) mod n
+    //     (bytes / n, rounded up) from card i - 1, adds it to its own in the
+    //     first n - 1 steps (reduce-scatter) and keeps it in the rest
+    //     (all-gather);
+    //   tree: for d = 1, 2, 4, … below n, card i (a multiple of 2d) reads
+    //     all the bytes from card i + d and adds them; then, d descending,
+    //     card i + d reads the sum from card i.
+    // A dependant on card c waits for card c's last step.
+    void cards() {
+        const int n = m_options.tensor_parallel;
+        std::vector<Layer> out;
+        std::vector<Transfer> transfers;
+        std::map<std::string, std::vector<std::string>> done;  // id -> what card c's dependants wait for
+        const auto waits_for = [&](const std::string& id, int c) {
+            const auto it = done.find(id);
+            return it == done.end() ? id + "_c" + std::to_string(c) : it->second[static_cast<std::size_t>(c)];
+        };
+        for (const Layer& l : m_layers) {
+            std::vector<std::string> ids;
+            if (l.info.lowering == "all-reduce") {
+                all_reduce(l, n, out, done, waits_for);
+                continue;
+            }
+            for (int c = 0; c < n; ++c) {
+                for (const Transfer& t : m_transfers) {
+                    if (t.consumer != l.info.id) continue;
+                    Transfer k = t;
+                    k.id = t.id + "_c" + std::to_string(c);
+                    k.consumer = t.consumer + "_c" + std::to_string(c);
+                    k.after = waits_for(t.after, c);
+                    for (auto& r : k.reads) r.first = on_card(r.first, c);
+                    transfers.push_back(k);
+                }
+                Layer k = l;
+                k.cube = c;
+                k.info.cube = cube_name(c);
+                k.info.id = l.info.id + "_c" + std::to_string(c);
+                for (std::string& a : k.info.after) a = waits_for(a, c);
+                for (Place* p : {&k.src, &k.src_b, &k.dst})
+                    if (p->given()) p->pa = on_card(p->pa, c);
+                ids.push_back(k.info.id);
+                out.push_back(std::move(k));
+            }
+            done[l.info.id] = ids;
+        }
+        m_layers = std::move(out);
+        m_transfers = std::move(transfers);
+    }
+
+    template <typename WaitsFor>
+    void all_reduce(const Layer& a, int n, std::vector<Layer>& out, std::map<std::string, std::vector<std::string>>& done,
+                    const WaitsFor& waits_for) const {
+        const bool ring = m_options.all_reduce == MapOptions::AllReduce::ring;
+        const std::uint64_t bytes = std::max<std::uint64_t>(a.out_bytes, kElem);
+        const std::uint64_t chunk = ring ? round_up(ceil_div(bytes, static_cast<std::uint64_t>(n)), kElem) : bytes;
+        // Where a card holds the tensor: the all-reduce's shared-SRAM place
+        // when its readers read it there, else PE 0's slice (the step's PE).
+        const auto base = [&](int c) { return a.dst.given() ? on_card(a.dst.pa, c) : slice_pa(c, 0); };
+        // Per card: what its next step waits for: its latest step, first its
+        // copies of the producers (none for a graph input).
+        std::vector<std::vector<std::string>> last(static_cast<std::size_t>(n));
+        for (int c = 0; c < n; ++c)
+            for (const std::string& p : a.info.after) last[static_cast<std::size_t>(c)].push_back(waits_for(p, c));
+        struct Move {
+            int to, from;
+            std::uint64_t offset;
+            bool add;
+        };
+        std::vector<std::vector<Move>> steps;
+        if (ring) {
+            for (int s = 0; s < 2 * (n - 1); ++s) {
+                std::vector<Move> step;
+                for (int i = 0; i < n; ++i) {
+                    const int k = ((i - 1 - s) % n + n) % n;
+                    step.push_back({i, (i + n - 1) % n, static_cast<std::uint64_t>(k) * chunk, s < n - 1});
+                }
+                steps.push_back(step);
+            }
+        } else {
+            int top = 1;
+            for (int d = 1; d < n; d *= 2) {
+                std::vector<Move> step;
+                for (int i = 0; i + d < n; i += 2 * d) step.push_back({i, i + d, 0, true});
+                steps.push_back(step);
+                top = d;
+            }
+            for (int d = top; d >= 1; d /= 2) {
+                std::vector<Move> step;
+                for (int i = 0; i + d < n; i += 2 * d) step.push_back({i + d, i, 0, false});
+                steps.push_back(step);
+            }
+        }
+        for (std::size_t s = 0; s < steps.size(); ++s) {
+            std::vector<std::vector<std::string>> next = last;
+            for (const Move& m : steps[s]) {
+                Layer k;
+                k.info.node = a.info.node;
+                k.info.op = a.info.op;
+                k.info.id = a.info.id + "_s" + std::to_string(s) + "_c" + std::to_string(m.to);
+                k.info.lowering = std::string("all-reduce ") + (ring ? "ring" : "tree") + " step " +
+                                  std::to_string(s + 1) + " of " + std::to_string(steps.size()) + " (" +
+                                  (m.add ? "reduce" : "gather") + " from card " + std::to_string(m.from) + ")";
+                k.info.split = "-";
+                k.info.flops = 0;
+                k.info.cube = cube_name(m.to);
+                k.cube = m.to;
+                k.info.in_bytes = k.out_bytes = chunk;
+                k.info.reads_from = "other cube";
+                for (const int c : {m.to, m.from})
+                    for (const std::string& w : last[static_cast<std::size_t>(c)])
+                        if (std::find(k.info.after.begin(), k.info.after.end(), w) == k.info.after.end())
+                            k.info.after.push_back(w);
+                k.xfer_bytes = chunk;
+                k.xfer_from = checked_add(base(m.from), m.offset, kSize);
+                k.xfer_to = checked_add(base(m.to), m.offset, kSize);
+                k.xfer_add = m.add;
+                next[static_cast<std::size_t>(m.to)] = {k.info.id};
+                out.push_back(std::move(k));
+            }
+            last = next;
+        }
+        // A dependant on card c waits for its last step (with no step and
+        // no producer, n = 1 does not come here: nothing).
+        std::vector<std::string> ids;
+        for (const auto& l : last) ids.push_back(l.empty() ? std::string() : l.front());
+        done[a.info.id] = ids;
+    }
+
+    // A physical address of cube 0's HBM or shared SRAM, moved to card c's.
+    std::uint64_t on_card(std::uint64_t pa, int c) const {
+        const std::uint64_t cards = static_cast<std::uint64_t>(c);
+        if (pa >= sram_pa(0)) return checked_add(pa, checked_mul(m_topo.cube.shared_sram.size_bytes, cards, kSize), kSize);
+        return checked_add(pa, checked_mul(cube_bytes(), cards, kSize), kSize);
+    }
+
     std::string cube_name(int index) const {
         const int per_sip = m_topo.system.cubes_per_sip;
         return "sip" + std::to_string(index / per_sip) + ".cube" + std::to_string(index % per_sip);
@@ -490,7 +645,8 @@ private:
             m_folded.push_back(node.name);
             return;
         }
-        if (is_view(node.op)) {
+        if (is_view(node.op) || (node.op == "AllReduce" && m_options.tensor_parallel <= 1)) {
+            // (An all-reduce over one card adds nothing.)
             alias(node, producers(node));
             m_folded.push_back(node.name);
             return;
@@ -509,6 +665,18 @@ private:
         l.info.op = node.op;
         l.info.id = "l" + std::to_string(m_layers.size()) + "_" + sanitize(node.name);
         l.info.after = producers(node);
+        if (node.op == "AllReduce") {
+            // Lowered per card by cards() once every layer is placed; it
+            // reads from the other cards, not from its producer's PEs.
+            l.info.lowering = "all-reduce";
+            l.info.split = "-";
+            l.info.flops = 0;
+            l.info.in_bytes = l.out_bytes = checked_mul(out_elements(node), kElem, kSize);
+            m_layers.push_back(l);
+            m_layer_of_output[node.outputs.front()] = m_layers.size() - 1;
+            alias(node, {l.info.id});
+            return;
+        }
         if (is_gemm(node.op)) gemm_layer(node, l);
         else if (is_copy(node)) copy_layer(node, l);
         else vector_layer(node, l);
@@ -817,35 +985,83 @@ private:
     }
 
     static std::string pa(const Place& p) { return "{ pa: " + std::to_string(p.pa) + " }"; }
+    static std::optional<std::uint64_t> place(const Place& p) {
+        return p.given() ? std::optional<std::uint64_t>(p.pa) : std::nullopt;
+    }
+
+    // The most one simple DMA moves: the PE's allocatable TCM, where a DMA
+    // puts or takes its bytes (seed 000 D5.1; the workload loader refuses
+    // more).
+    std::uint64_t dma_piece() const {
+        const auto& tcm = m_topo.cube.pe_template.tcm;
+        return std::max<std::uint64_t>(tcm.size_bytes - tcm.reserved_bytes, 1);
+    }
+
+    // One simple DMA of `bytes` at physical address `at` (none: the PE's own
+    // slice from its start), or, past dma_piece(), consecutive pieces of at
+    // most that many bytes, `id0`, `id1`, … (docs/models.md "Placement"):
+    // issued back to back, PE_DMA's channels overlap them as they would one
+    // transfer's chunks. A transfer that fits is one command, as before.
+    void emit_dma(std::ostringstream& y, const char* kind, const std::string& id, std::uint64_t bytes,
+                  std::optional<std::uint64_t> at) const {
+        const std::uint64_t piece = dma_piece();
+        if (bytes <= piece) {
+            y << "    - " << kind << ": { id: " << id << ", bytes: " << bytes;
+            if (at) y << ", addr: { pa: " << *at << " }";
+            y << " }\n";
+            return;
+        }
+        std::uint64_t done = 0;
+        for (std::uint64_t j = 0; done < bytes; ++j) {
+            const std::uint64_t n = std::min(piece, bytes - done);
+            y << "    - " << kind << ": { id: " << id << j << ", bytes: " << n << ", addr: ";
+            if (at) y << "{ pa: " << checked_add(*at, done, kSize) << " } }\n";
+            else y << "{ own: " << done << " } }\n";
+            done += n;
+        }
+    }
 
     void emit_body(std::ostringstream& y, const Layer& l) const {
+        if (l.xfer_bytes) {
+            // An all-reduce step (cards()): read the other card's bytes, add, write.
+            emit_dma(y, "dma_read", "xin", l.xfer_bytes, l.xfer_from);
+            y << "    - wait: all\n";
+            if (l.xfer_add)
+                y << "    - math: { id: sum, op: add, elements: " << ceil_div(l.xfer_bytes, kElem) << " }\n    - wait: all\n";
+            emit_dma(y, "dma_write", "xout", l.xfer_bytes, l.xfer_to);
+            y << "    - wait: all\n";
+            return;
+        }
         if (l.info.lowering == "dma copy") {
             // A layout change: each PE reads its share and writes it back, re-laid.
-            y << "    - dma_read: { id: rd, bytes: " << l.share_m << (l.src.given() ? ", addr: " + pa(l.src) : "") << " }\n"
-              << "    - dma_write: { id: wr, bytes: " << l.share_m << (l.dst.given() ? ", addr: " + pa(l.dst) : "") << " }\n"
-              << "    - wait: all\n";
+            emit_dma(y, "dma_read", "rd", l.share_m, place(l.src));
+            emit_dma(y, "dma_write", "wr", l.share_m, place(l.dst));
+            y << "    - wait: all\n";
             return;
         }
         if (l.k_parts) {
             // The sum of a K split: its share of every GEMM PE's partial, in
             // one strided read from shared SRAM, else one read per slice.
-            if (l.src.given())
-                y << "    - dma_read: { id: parts, bytes: " << checked_mul(l.partial_bytes, static_cast<std::uint64_t>(l.k_parts), kSize)
-                  << ", addr: " << pa(l.src) << ", pattern: strided, chunks: " << l.k_parts << ", stride: " << l.sum_stride
-                  << " }\n";
+            // (Past dma_piece(), one read a partial, each in pieces.)
+            const std::uint64_t all = checked_mul(l.partial_bytes, static_cast<std::uint64_t>(l.k_parts), kSize);
+            if (l.src.given() && all <= dma_piece())
+                y << "    - dma_read: { id: parts, bytes: " << all << ", addr: " << pa(l.src)
+                  << ", pattern: strided, chunks: " << l.k_parts << ", stride: " << l.sum_stride << " }\n";
             else
                 for (int j = 0; j < l.k_parts; ++j)
-                    y << "    - dma_read: { id: part" << j << ", bytes: " << l.partial_bytes << ", addr: { pa: "
-                      << slice_pa(l.cube, j) << " } }\n";
+                    emit_dma(y, "dma_read", "part" + std::to_string(j) + (l.partial_bytes > dma_piece() ? "_" : ""),
+                             l.partial_bytes,
+                             l.src.given() ? checked_add(l.src.pa,
+                                                         checked_mul(l.sum_stride, static_cast<std::uint64_t>(j), kSize), kSize)
+                                           : slice_pa(l.cube, j));
             y << "    - wait: all\n"
               << "    - math: { id: sum, op: add, elements: " << checked_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1), kSize)
               << ", dtype: fp32 }\n";
             for (std::size_t e = 0; e < l.epilogues.size(); ++e)
                 y << "    - math: { id: ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << " }\n";
-            y << "    - wait: all\n"
-              << "    - dma_write: { id: out, bytes: " << checked_mul(l.share_m, kElem, kSize)
-              << (l.dst.given() ? ", addr: " + pa(l.dst) : "") << " }\n"
-              << "    - wait: all\n";
+            y << "    - wait: all\n";
+            emit_dma(y, "dma_write", "out", checked_mul(l.share_m, kElem, kSize), place(l.dst));
+            y << "    - wait: all\n";
             return;
         }
         if (l.info.m == 0) {
@@ -890,6 +1106,8 @@ private:
 };
 
 }  // namespace
+
+const char* to_string(MapOptions::AllReduce a) { return a == MapOptions::AllReduce::ring ? "ring" : "tree"; }
 
 Mapping greedy_map(const Network& net, const TopologyConfig& topo, const MapOptions& options) {
     return Greedy(net, topo, options).run();

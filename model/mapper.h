@@ -26,7 +26,15 @@ struct MapOptions {
     // stages of about equal FLOPs, stage s on the s-th cube, a stage's input
     // read from the cube that wrote it (over UCIe or the SIP link).
     int cubes = 1;
+    // Cards (cubes, in the same order) a tensor-parallel step is split over
+    // (docs/models.md "Tensor parallelism"): every layer runs on each of
+    // them, and an AllReduce node becomes transfers between them, in a ring
+    // or a tree. 1 = none; not together with cubes > 1.
+    int tensor_parallel = 1;
+    enum class AllReduce { ring, tree };
+    AllReduce all_reduce = AllReduce::ring;
 };
+const char* to_string(MapOptions::AllReduce a);
 
 // One mapped layer: what the report's per-layer table says about how it was
 // lowered (docs/models.md "Reading the results").

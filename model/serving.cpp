@@ -271,7 +271,13 @@ const Table<File>& scenario_table() {
         F::integer("context_bucket", [](auto& f) -> auto& { return f.s.context_bucket; }, 256, 1, "elements",
                    "decode steps whose context rounds up to the same multiple of this run once in detail and are reused (`--exact`: 1)"),
         F::integer("cards", [](auto& f) -> auto& { return f.s.cards; }, 1, 1, "elements",
-                   "cubes the step is pipelined over (`--map-cubes`; a card of rngd_server.yaml is one cube)"),
+                   "cards (cubes; a card of rngd_server.yaml is one) the step runs on, as `parallel` says"),
+        F::choice("parallel", [](auto& f) -> auto& { return f.s.tensor_parallel; }, "pipeline",
+                  std::vector<std::pair<std::string, bool>>{{"pipeline", false}, {"tensor", true}},
+                  "over several `cards`: `pipeline` = the layers in stages, a card each (`--map-cubes`); `tensor` = every layer split over the cards with all-reduces between them (`--tensor-parallel`)"),
+        F::choice("all_reduce", [](auto& f) -> auto& { return f.s.all_reduce_tree; }, "ring",
+                  std::vector<std::pair<std::string, bool>>{{"ring", false}, {"tree", true}},
+                  "with `parallel: tensor`: how the all-reduces run (`--all-reduce`; docs/models.md \"Tensor parallelism\")"),
     }};
     return table;
 }

@@ -102,7 +102,9 @@ struct ServeScenario {
     bool continuous = true;
     std::uint64_t max_batch = 64, kv_block_tokens = 16;
     std::uint64_t context_bucket = 256;  // decode steps reused within buckets of this many tokens
-    int cards = 1;                       // cubes the step is mapped over (--map-cubes)
+    int cards = 1;                       // cubes the step is mapped over
+    bool tensor_parallel = false;        // parallel: tensor (--tensor-parallel cards), else pipeline (--map-cubes cards)
+    bool all_reduce_tree = false;        // all_reduce: tree (else ring)
     SourceLoc requests_loc;              // where `requests` is (errors about them)
 };
 

@@ -71,7 +71,9 @@ const char* cli_usage() {
            "  --llm FILE.yaml       run one step of a language model (docs/llm.md):\n"
            "                        --phase decode|prefill (default decode), --context N\n"
            "                        (decode: tokens already cached; prefill: the prompt;\n"
-           "                        default 128), --llm-layers N (the first N layers only)\n"
+           "                        default 128), --llm-layers N (the first N layers only),\n"
+           "                        --tensor-parallel N (the weights split over N cards,\n"
+           "                        all-reduces between them: --all-reduce ring|tree)\n"
            "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
            "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
@@ -166,6 +168,14 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         } else if (arg == "--context") {
             llm_only = arg;
             options.context = static_cast<std::uint64_t>(integer(i, arg, 0, 1ll << 24, "tokens in [0, 16777216]"));
+        } else if (arg == "--tensor-parallel") {
+            llm_only = arg;
+            options.tensor_parallel = static_cast<int>(integer(i, arg, 1, 4096, "a card count in [1, 4096]"));
+        } else if (arg == "--all-reduce") {
+            llm_only = arg;
+            const std::string text = value(i, arg);
+            if (text != "ring" && text != "tree") bad("--all-reduce: expected ring or tree, got '" + text + "'");
+            options.all_reduce_tree = text == "tree";
         } else if (arg == "--llm-layers") {
             llm_only = arg;
             options.llm_layers = static_cast<int>(integer(i, arg, 1, 4096, "layers in [1, 4096]"));
@@ -276,6 +286,9 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
     }
     if (options.model && options.workload) bad(std::string("give --workload or ") + (options.llm ? "--llm" : "--model") + ", not both");
     if (!llm_only.empty() && !options.llm) bad(llm_only + " applies to --llm runs only (docs/llm.md)");
+    if (options.tensor_parallel > 1 && options.map_cubes > 1)
+        bad("--tensor-parallel with --map-cubes: pipeline and tensor parallelism together are not built "
+            "(docs/llm.md \"Several cards\")");
     if (options.trace && options.trace_binary)
         bad("give --trace or --trace-binary, not both (npuvp trace-to-json turns the binary into the JSON lines)");
     if (options.model && (!options.compare.empty() || !options.compare_sets.empty()))

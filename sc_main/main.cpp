@@ -478,11 +478,16 @@ void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps,
             << " prompt tokens/s\n";
     }
     // The memory floor: what the step must read from HBM at the cubes' bandwidth.
-    const double floor_ns = static_cast<double>(a.min_hbm_bytes) / a.hbm_gbs;
+    // Tensor parallel: the cards read their shards at once.
+    const int tp = s.tensor_parallel;
+    const double gbs = a.hbm_gbs * static_cast<double>(tp);
+    const double floor_ns = static_cast<double>(a.min_hbm_bytes) / gbs;
     out << "         HBM: the step reads at least " << obs::fixed(static_cast<double>(a.min_hbm_bytes) / 1e9, 3)
         << " GB (weights once" << (s.phase == model::LlmPhase::decode ? ", the KV cache" : "") << "), "
-        << obs::fixed(floor_ns / 1000.0, 3) << " µs at a cube's " << obs::fixed(a.hbm_gbs, 1) << " GB/s"
-        << (a.cubes == 1 ? std::string()
+        << obs::fixed(floor_ns / 1000.0, 3) << " µs at "
+        << (tp == 1 ? "a cube's " : "the " + std::to_string(tp) + " cards' ") << obs::fixed(gbs, 1) << " GB/s"
+        << (tp > 1 ? " (each card reads its shard)"
+            : a.cubes == 1 ? std::string()
                          : " (the " + std::to_string(a.cubes) + " cubes are stages of a pipeline the step passes through in turn)")
         << ": " << obs::fixed(100.0 * floor_ns / ns, 1)
         << " % of the step (the rest: compute, launches, DMA start-ups, exchanges; the bound line above)\n";
@@ -507,6 +512,10 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     // A size beyond 64 bits (checked arithmetic) is the model's: name its file.
     auto overflow = [&](const Overflow& e) { return model::ModelError(*options.model, "", "", e.what()); };
     model::Network net;
+    if (const int cubes = topo.system.sips * topo.system.cubes_per_sip; options.tensor_parallel > cubes)
+        throw ConfigError({"command line", 0, 0, "--tensor-parallel"},
+                          "--tensor-parallel " + std::to_string(options.tensor_parallel) + ": the topology has " +
+                              std::to_string(cubes) + (cubes == 1 ? " cube (card)" : " cubes (cards)"));
     try {
         if (options.llm) {
             // One step of a language model (docs/llm.md), built as a Network.
@@ -516,8 +525,9 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
             step.batch = options.batch > 0 ? static_cast<std::uint64_t>(options.batch) : 1;
             step.context = options.context;
             step.layers = options.llm_layers;
+            step.tensor_parallel = options.tensor_parallel;
             net = model::llm_step_network(llm, step);
-            llm_answer() = llm_plan(llm, step, topo, options.map_cubes);
+            llm_answer() = llm_plan(llm, step, topo, std::max(options.map_cubes, options.tensor_parallel));
         } else {
             net = model::import_onnx(*options.model, import);
         }
@@ -530,6 +540,8 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
                                                                      ": the topology has " + std::to_string(cubes) + " cubes");
     model::MapOptions map_options;
     map_options.cubes = options.map_cubes;
+    map_options.tensor_parallel = options.tensor_parallel;
+    map_options.all_reduce = options.all_reduce_tree ? model::MapOptions::AllReduce::tree : model::MapOptions::AllReduce::ring;
     model::Mapping mapping;
     try {
         mapping = mapper->second(net, topo, map_options);
@@ -549,6 +561,12 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     if (options.map_cubes > 1)
         model_line() += " over " + std::to_string(options.map_cubes) + " cubes (" + std::to_string(cross) +
                         " cross-cube input reads)";
+    if (options.tensor_parallel > 1) {
+        std::size_t steps = 0;
+        for (const auto& l : mapping.layers) steps += l.op == "AllReduce";
+        model_line() += " split over " + std::to_string(options.tensor_parallel) + " cards (tensor parallel; " +
+                        std::to_string(steps) + " " + model::to_string(map_options.all_reduce) + " all-reduce steps)";
+    }
     model_line() += "; " + std::to_string(mapping.sram_tensors) + " outputs exchanged through shared SRAM, " +
                     std::to_string(staged) + " staged copies through HBM";
     return load_workload_text(mapping.workload_yaml, *options.model + " (mapped by " + options.mapper + ")", topo);

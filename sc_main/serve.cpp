@@ -104,8 +104,10 @@ public:
         std::vector<std::string> args = {"--topology", m_o.topology};
         for (const std::string& s : m_o.sets) args.insert(args.end(), {"--set", s});
         args.insert(args.end(), {"--llm", m_s.model, "--phase", phase == model::LlmPhase::prefill ? "prefill" : "decode",
-                                 "--batch", std::to_string(batch), "--context", std::to_string(tokens), "--map-cubes",
-                                 std::to_string(m_s.cards), "--summary", stem + ".json"});
+                                 "--batch", std::to_string(batch), "--context", std::to_string(tokens),
+                                 m_s.tensor_parallel ? "--tensor-parallel" : "--map-cubes", std::to_string(m_s.cards),
+                                 "--summary", stem + ".json"});
+        if (m_s.tensor_parallel) args.insert(args.end(), {"--all-reduce", m_s.all_reduce_tree ? "tree" : "ring"});
         const ChildExit exit = run_self(args, stem + ".log");
         if (!exit.started || exit.signal || exit.code != 0)
             throw std::runtime_error("serve: the " + std::string(phase == model::LlmPhase::prefill ? "prefill" : "decode") +
@@ -278,6 +280,8 @@ int run_serve(int argc, char* argv[]) {
 
     std::ostream& out = std::cout;
     out << "serve    " << s.name << ": " << llm.name << " on " << topo.name << " (" << s.cards << (s.cards == 1 ? " card" : " cards")
+        << (s.cards == 1 ? "" : s.tensor_parallel ? std::string(", tensor parallel, ") + (s.all_reduce_tree ? "tree" : "ring") + " all-reduces"
+                                                  : ", pipelined")
         << "), " << s.count << " requests of " << s.input_tokens << " in / " << s.output_tokens << " out, "
         << (s.concurrency ? "concurrency " + std::to_string(s.concurrency) : "Poisson arrivals at " + obs::fixed(s.rate_per_s, 3) + "/s (seed " + std::to_string(s.seed) + ")")
         << ", " << (s.continuous ? "continuous" : "static") << " batching (at most " << s.max_batch << ")\n";

@@ -265,6 +265,48 @@ BOOST_AUTO_TEST_CASE(layers_pipelined_over_two_cubes_read_their_input_over_ucie)
     BOOST_CHECK_GT(r.command("fc2").started_ps, read_end);
 }
 
+BOOST_AUTO_TEST_CASE(a_cross_cube_read_larger_than_the_tcm_goes_in_pieces) {
+    // The run above with 200 B of allocatable TCM (size = reserved + 200):
+    // the 512 B read of h cannot be one dma_read (the loader refuses a DMA
+    // larger than the allocatable TCM), so the mapper writes pieces of at
+    // most 200 B at consecutive addresses: [0, 200), [200, 400), [400, 512).
+    // The link still carries the 512 B, and fc2 starts after the last piece.
+    MappedRun r(two_fc("model_two_cubes_pieces.onnx"), "two_sip", 2, [](TopologyConfig& t) {
+        t.cube.pe_template.tcm.size_bytes = t.cube.pe_template.tcm.reserved_bytes + 200;
+    });
+    BOOST_REQUIRE_EQUAL(r.mapping.transfers.size(), 1u);
+    const std::string& y = r.mapping.workload_yaml;
+    BOOST_CHECK(y.find("dma_read: { id: xin0, bytes: 200, addr: { pa: 0 } }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_read: { id: xin1, bytes: 200, addr: { pa: 200 } }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_read: { id: xin2, bytes: 112, addr: { pa: 400 } }") != std::string::npos);
+    BOOST_CHECK_EQUAL(count_of(y, "id: xin"), 3u);
+    BOOST_CHECK_EQUAL(r.traffic("link", "sip0.cube0.ucie -> sip0.cube1.ucie"), 512u);
+    std::uint64_t read_end = 0;
+    for (const char* piece : {"xin0", "xin1", "xin2"}) read_end = std::max(read_end, r.command(piece).finished_ps);
+    BOOST_CHECK_GT(r.command("fc2").started_ps, read_end);
+}
+
+BOOST_AUTO_TEST_CASE(a_staged_exchange_larger_than_the_tcm_goes_in_pieces) {
+    // The staged exchange below (2 KiB of SRAM: pe0 copies bytes [256, 512)
+    // of h from pe1's slice, 6 GiB) with 100 B of allocatable TCM: reads of
+    // 100, 100 and 56 B from 6 GiB + 0, 100, 200, then, after them, writes of
+    // the same sizes into pe0's own slice at offsets 0, 100, 200. HBM sees
+    // the same 256 B each way as in one piece.
+    MappedRun r(two_fc("model_exchange_pieces.onnx"), "default", 1, [](TopologyConfig& t) {
+        t.cube.shared_sram.size_bytes = 2048;
+        t.cube.pe_template.tcm.size_bytes = t.cube.pe_template.tcm.reserved_bytes + 100;
+    });
+    const std::string& y = r.mapping.workload_yaml;
+    BOOST_CHECK(y.find("dma_read: { id: xin0, bytes: 100, addr: { pa: 6442450944 } }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_read: { id: xin2, bytes: 56, addr: { pa: 6442451144 } }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_write: { id: xout0, bytes: 100, addr: { own: 0 } }") != std::string::npos);
+    BOOST_CHECK(y.find("dma_write: { id: xout2, bytes: 56, addr: { own: 200 } }") != std::string::npos);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_read, 256u + 512u + 8192u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_write, 256u + 32u);
+    BOOST_CHECK_GT(r.command("xout0").started_ps, r.command("xin2").finished_ps);
+    BOOST_CHECK_GT(r.command("fc2").started_ps, r.command("xout2").finished_ps);
+}
+
 BOOST_AUTO_TEST_CASE(map_writes_what_model_runs) {
     // `npuvp map` writes the workload `npuvp --model` runs: both runs print
     // the same schedule and makespan (only the input names differ).

@@ -56,7 +56,8 @@ BOOST_AUTO_TEST_CASE(a_model_that_does_not_fit_says_by_how_much) {
 }
 
 BOOST_AUTO_TEST_CASE(llm_options_without_llm_are_refused) {
-    for (const std::string& option : {"--phase prefill", "--context 16", "--llm-layers 1"}) {
+    for (const std::string& option :
+         {"--phase prefill", "--context 16", "--llm-layers 1", "--tensor-parallel 2", "--all-reduce tree"}) {
         const npuvp::test::RunResult r = npuvp::test::run_npuvp(option);
         BOOST_TEST(r.code == 2);
         BOOST_TEST(has(r.out, "applies to --llm runs only"), r.out);
@@ -111,4 +112,49 @@ BOOST_AUTO_TEST_CASE(a_model_over_several_cards_runs_as_a_pipeline_of_them) {
     std::ifstream in(kSource + "/docs/llm.md");
     const std::string llm_md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     BOOST_TEST(has(llm_md, r.out.substr(at, r.out.find('\n', at) - at)));
+}
+
+BOOST_AUTO_TEST_CASE(a_model_split_over_cards_runs_every_layer_on_each_with_all_reduces) {
+    // Llama 3.1 70B, tensor parallel over rngd_server.yaml's 8 cards: the
+    // same bytes as the pipeline above (139,047,993,344 B), read by the 8
+    // cards at once, 8 x 1536 = 12,288 GB/s: 11,315,754.7 ns at least. Each
+    // of the 160 all-reduces (after o_proj and down_proj, 80 layers) is a
+    // tree of 3 levels up and 3 down over 8 cards: 7 + 7 = 14 transfers, 2,240
+    // in all.
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp(
+        "--topology " + kSource + "/configs/topologies/rngd_server.yaml --llm " + kLlm +
+        "llama-3.1-70b.yaml --tensor-parallel 8 --all-reduce tree");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "split over 8 cards (tensor parallel; 2240 tree all-reduce steps)"), r.out);
+    BOOST_TEST(has(r.out, "11315.755 µs at the 8 cards' 12288.0 GB/s (each card reads its shard)"), r.out);
+    // The docs quote what it prints.
+    const auto at = r.out.find("llm      ");
+    BOOST_REQUIRE(at != std::string::npos);
+    std::ifstream in(kSource + "/docs/llm.md");
+    const std::string llm_md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    BOOST_TEST(has(llm_md, r.out.substr(at, r.out.find('\n', at) - at)));
+}
+
+BOOST_AUTO_TEST_CASE(bad_tensor_parallel_runs_are_refused_with_the_reason) {
+    const std::string server = "--topology " + kSource + "/configs/topologies/rngd_server.yaml ";
+    struct Case {
+        std::string args, expect;
+    };
+    const Case cases[] = {
+        // 4 heads over 3 cards.
+        {server + "--llm " + kLlm + "tiny.yaml --tensor-parallel 3",
+         "tensor parallelism over 3 cards: num_attention_heads (4) does not divide by 3"},
+        // The machine has 8 cards.
+        {server + "--llm " + kLlm + "tiny.yaml --tensor-parallel 16", "--tensor-parallel 16: the topology has 8 cubes (cards)"},
+        {server + "--llm " + kLlm + "tiny.yaml --tensor-parallel 2 --map-cubes 2",
+         "pipeline and tensor parallelism together are not built"},
+        {"--llm " + kLlm + "tiny.yaml --tensor-parallel 2 --all-reduce star", "--all-reduce: expected ring or tree, got 'star'"},
+        // Llama 3.1 70B over 2 cards: 141.15 GB against 2 x 51.54.
+        {server + "--llm " + kLlm + "llama-3.1-70b.yaml --tensor-parallel 2", "the HBM of 2 cubes holds 103.08 GB: 38.07 GB short"},
+    };
+    for (const Case& c : cases) {
+        const npuvp::test::RunResult r = npuvp::test::run_npuvp(c.args);
+        BOOST_TEST(r.code == 2, c.args);
+        BOOST_TEST(has(r.out, c.expect), r.out);
+    }
 }

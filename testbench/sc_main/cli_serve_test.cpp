@@ -117,3 +117,28 @@ BOOST_AUTO_TEST_CASE(max_throughput_finds_the_concurrency_and_what_limited_it) {
     BOOST_TEST(has(b.out, "best     concurrency 4: "), b.out);
     BOOST_TEST(has(b.out, "limited by max_batch (4)"), b.out);
 }
+
+BOOST_AUTO_TEST_CASE(a_scenario_over_cards_runs_its_steps_tensor_parallel) {
+    // tiny_chat over 2 cards of rngd_server.yaml, parallel: tensor, tree
+    // all-reduces: the same loop (2 prefills, 30 decode steps, 2 run in
+    // detail), each detailed step split over the 2 cards (its run's model
+    // line says so); the cards' HBM holds the cache (2 x 48 GiB).
+    std::ofstream("serve_tp.yaml") << "name: tiny_tp\nmodel: " << kSource
+                                   << "/configs/llm/tiny.yaml\n"
+                                      "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
+                                      "max_batch: 4\ncontext_bucket: 16\ncards: 2\nparallel: tensor\nall_reduce: tree\n";
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp(
+        "serve serve_tp.yaml --topology " + kSource + "/configs/topologies/rngd_server.yaml");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "tiny on rngd_server (2 cards, tensor parallel, tree all-reduces)"), r.out);
+    BOOST_TEST(has(r.out, "steps    2 prefill, 30 decode; 2 distinct steps run in detail"), r.out);
+    // A bad choice names the key.
+    std::ofstream("serve_tp_bad.yaml") << "name: t\nmodel: " << kSource
+                                       << "/configs/llm/tiny.yaml\n"
+                                          "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\n"
+                                          "parallel: data\n";
+    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_tp_bad.yaml");
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(has(bad.out, "serve_tp_bad.yaml:4:"), bad.out);
+    BOOST_TEST(has(bad.out, "parallel"), bad.out);
+}
