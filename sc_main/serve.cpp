@@ -36,7 +36,7 @@ struct StepRun {
 };
 
 struct Options {
-    std::string scenario, topology, csv, summary;
+    std::string scenario, topology, csv, steps_csv, summary;
     std::vector<std::string> sets;
     bool exact = false;
     bool max_throughput = false;
@@ -48,7 +48,7 @@ struct Options {
 
 const char* kUsage =
     "usage: npuvp serve SCENARIO.yaml [--topology FILE] [--set KEY=VALUE]... [--exact]\n"
-    "                   [--csv FILE] [--summary FILE]\n"
+    "                   [--csv FILE] [--steps-csv FILE] [--summary FILE]\n"
     "\n"
     "Serves a language model to the scenario's requests (docs/llm.md \"Serving\"): each\n"
     "distinct step runs once in detail (npuvp --llm) and is reused for every step like it;\n"
@@ -62,6 +62,8 @@ const char* kUsage =
     "                  KV cache and max_batch (powers of two up to the limit, and the limit),\n"
     "                  and say what limited it\n"
     "--csv FILE        one row per request (arrival, admission, first token, finish, latencies)\n"
+    "--steps-csv FILE  one row per step (phase, batch, tokens, start, end, KV blocks held):\n"
+    "                  the KV cache's occupancy over time\n"
     "--summary FILE    the answers as JSON\n";
 
 Options parse(int argc, char* argv[]) {
@@ -81,6 +83,7 @@ Options parse(int argc, char* argv[]) {
         else if (a == "--exact") o.exact = true;
         else if (a == "--max-throughput") o.max_throughput = true;
         else if (a == "--csv") o.csv = value();
+        else if (a == "--steps-csv") o.steps_csv = value();
         else if (a == "--summary") o.summary = value();
         else if (!a.empty() && a[0] != '-' && o.scenario.empty()) o.scenario = a;
         else bad("unknown argument '" + a + "' (npuvp serve --help)");
@@ -307,6 +310,27 @@ int run_serve(int argc, char* argv[]) {
     out << "KV cache peak " << result.peak_kv_blocks << " of " << policy.kv_capacity_blocks << " blocks of " << s.kv_block_tokens
         << " tokens (" << obs::fixed(100.0 * static_cast<double>(result.peak_kv_blocks) / static_cast<double>(std::max<std::uint64_t>(policy.kv_capacity_blocks, 1)), 1)
         << " %), " << obs::fixed(kv_block_ns / std::max(result.makespan_ns, 1.0), 1) << " blocks on average over the time\n";
+    // Occupancy over time: the share of the cache held at a quarter, half
+    // and three quarters of the run (the step running then), and its peak's
+    // first time (--steps-csv: every step).
+    const auto held_at = [&](double t_ns) -> std::uint64_t {
+        for (const model::ServingStep& st : result.steps)
+            if (st.start_ns <= t_ns && t_ns < st.end_ns) return st.kv_blocks;
+        return 0;
+    };
+    const auto share = [&](std::uint64_t blocks) {
+        return std::to_string(blocks) + " blocks (" +
+               obs::fixed(100.0 * static_cast<double>(blocks) / static_cast<double>(std::max<std::uint64_t>(policy.kv_capacity_blocks, 1)), 1) + " %)";
+    };
+    double peak_at = 0.0;
+    for (const model::ServingStep& st : result.steps)
+        if (st.kv_blocks == result.peak_kv_blocks) {
+            peak_at = st.start_ns;
+            break;
+        }
+    out << "         over time: " << share(held_at(result.makespan_ns / 4)) << " at a quarter of the run, "
+        << share(held_at(result.makespan_ns / 2)) << " at half, " << share(held_at(result.makespan_ns * 3 / 4))
+        << " at three quarters; the peak first at " << obs::fixed(peak_at / 1e9, 3) << " s\n";
     const double uj = energy_pj / 1e6 / static_cast<double>(std::max<std::uint64_t>(out_tokens, 1));
     out << "energy   " << (uj >= 1000.0 ? obs::fixed(uj / 1000.0, 3) + " mJ" : obs::fixed(uj, 3) + " µJ") << " per output token, "
         << obs::fixed(energy_pj / std::max(result.makespan_ns * 1000.0, 1.0), 2) << " W on average\n";
@@ -323,6 +347,21 @@ int run_serve(int argc, char* argv[]) {
         }
         csv.commit();
         out << "csv      " << o.csv << "\n";
+    }
+    if (!o.steps_csv.empty()) {
+        AtomicOutput csv("--steps-csv", o.steps_csv);
+        csv.stream() << "step,phase,batch,tokens,start_ms,end_ms,kv_blocks,kv_percent\n";
+        for (std::size_t i = 0; i < result.steps.size(); ++i) {
+            const model::ServingStep& st = result.steps[i];
+            csv.stream() << i << "," << (st.phase == model::LlmPhase::prefill ? "prefill" : "decode") << "," << st.batch << ","
+                         << st.tokens << "," << obs::fixed(st.start_ns / 1e6, 6) << "," << obs::fixed(st.end_ns / 1e6, 6) << ","
+                         << st.kv_blocks << ","
+                         << obs::fixed(100.0 * static_cast<double>(st.kv_blocks) /
+                                           static_cast<double>(std::max<std::uint64_t>(policy.kv_capacity_blocks, 1)), 3)
+                         << "\n";
+        }
+        csv.commit();
+        out << "steps    " << o.steps_csv << "\n";
     }
     if (!o.summary.empty()) {
         nlohmann::json j = {{"scenario", s.name},

@@ -142,3 +142,35 @@ BOOST_AUTO_TEST_CASE(a_scenario_over_cards_runs_its_steps_tensor_parallel) {
     BOOST_TEST(has(bad.out, "serve_tp_bad.yaml:4:"), bad.out);
     BOOST_TEST(has(bad.out, "parallel"), bad.out);
 }
+
+BOOST_AUTO_TEST_CASE(the_kv_caches_occupancy_over_time_is_a_row_a_step) {
+    // tiny_chat: two waves of 4 requests, each a prefill of 4 x 32 tokens
+    // then 15 decode steps at contexts 33 .. 47; a request holds
+    // ceil((32 + 16) / 16) = 3 blocks from its admission, so every step runs
+    // with 4 x 3 = 12 blocks held. 32 steps, back to back.
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve " + kScenario + " --steps-csv serve_steps.csv");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "over time: 12 blocks (0.0 %) at a quarter of the run, 12 blocks (0.0 %) at half"), r.out);
+    std::ifstream in("serve_steps.csv");
+    std::string line;
+    std::getline(in, line);
+    BOOST_TEST(line == "step,phase,batch,tokens,start_ms,end_ms,kv_blocks,kv_percent");
+    std::vector<std::vector<std::string>> rows;
+    while (std::getline(in, line)) {
+        std::vector<std::string> cells;
+        std::size_t at = 0;
+        for (std::size_t comma; (comma = line.find(',', at)) != std::string::npos; at = comma + 1)
+            cells.push_back(line.substr(at, comma - at));
+        cells.push_back(line.substr(at));
+        rows.push_back(cells);
+    }
+    BOOST_REQUIRE_EQUAL(rows.size(), 32u);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const bool prefill = i % 16 == 0;
+        BOOST_TEST(rows[i][1] == (prefill ? "prefill" : "decode"));
+        BOOST_TEST(rows[i][2] == "4");
+        BOOST_TEST(rows[i][3] == std::to_string(prefill ? 32 : 32 + i % 16));
+        BOOST_TEST(rows[i][6] == "12");
+        if (i) BOOST_TEST(rows[i][4] == rows[i - 1][5]);  // back to back
+    }
+}
