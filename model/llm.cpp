@@ -12,6 +12,15 @@
 
 namespace npuvp::model {
 
+const char* to_string(LlmPhase phase) {
+    switch (phase) {
+    case LlmPhase::decode: return "decode";
+    case LlmPhase::prefill: return "prefill";
+    case LlmPhase::mixed: return "mixed";
+    }
+    return "?";
+}
+
 const char* to_string(LlmDtype dtype) {
     switch (dtype) {
     case LlmDtype::bf16: return "bf16";
@@ -219,20 +228,26 @@ std::int64_t i(std::uint64_t v) {
 }  // namespace
 
 Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
-    const bool decode = step.phase == LlmPhase::decode;
-    const std::string what = decode ? "a decode step" : "a prefill";
+    const bool mixed = step.phase == LlmPhase::mixed;
+    const bool decode = step.phase == LlmPhase::decode || mixed;  // a decode part
+    const std::string what = mixed ? "a mixed step" : decode ? "a decode step" : "a prefill";
     if (c.weights != LlmDtype::bf16 || c.activations != LlmDtype::bf16 || c.kv_cache != LlmDtype::bf16)
         throw ModelError(c.file, "", "",
                          what + " runs bf16 tensors only (the mapper moves 2-byte elements, docs/models.md); this model's "
                                 "dtypes are weights " + to_string(c.weights) + ", activations " + to_string(c.activations) +
                                 ", kv_cache " + to_string(c.kv_cache) + " (its sizes are known: docs/llm.md \"Sizes\")");
-    if (step.batch == 0) throw ModelError(c.file, "", "", what + " of batch 0");
+    if (step.batch == 0 && !mixed) throw ModelError(c.file, "", "", what + " of batch 0");
     if (step.context == 0 && !decode) throw ModelError(c.file, "", "", "a prefill of 0 tokens");
+    if (mixed && (step.chunk_prompts == 0 || step.chunk == 0))
+        throw ModelError(c.file, "", "", "a mixed step without a prefill chunk (a decode step is --phase decode)");
     const std::uint64_t attended = decode ? add(step.context, 1) : step.context;
-    if (attended > u(c.max_positions))
-        throw ModelError(c.file, "", "",
-                         what + " over " + std::to_string(attended) + " tokens: beyond max_position_embeddings " +
-                             std::to_string(c.max_positions) + " by " + std::to_string(attended - u(c.max_positions)));
+    // The chunk's tokens attend over the prompt's cached ones and themselves.
+    const std::uint64_t chunk_attended = mixed ? add(step.chunk_past, step.chunk) : 0;
+    for (const std::uint64_t over : {step.batch > 0 || !mixed ? attended : 0, chunk_attended})
+        if (over > u(c.max_positions))
+            throw ModelError(c.file, "", "",
+                             what + " over " + std::to_string(over) + " tokens: beyond max_position_embeddings " +
+                                 std::to_string(c.max_positions) + " by " + std::to_string(over - u(c.max_positions)));
     if (step.layers < 0 || step.layers > c.layers)
         throw ModelError(c.file, "", "",
                          std::to_string(step.layers) + " layers asked for: the model has " + std::to_string(c.layers));
@@ -252,10 +267,13 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
 
     Network net;
     net.file = c.file;
-    net.name = c.name + (decode ? "_decode" : "_prefill") + (tp > 1 ? "_tp" + std::to_string(tp) : "");
+    net.name = c.name + "_" + to_string(step.phase) + (tp > 1 ? "_tp" + std::to_string(tp) : "");
     Builder b(net);
-    // Rows: one token per sequence (decode) or the prompt's (prefill).
-    const std::int64_t B = i(step.batch), rows = i(decode ? step.batch : mul(step.batch, step.context));
+    // Rows: one token per sequence (decode) or the prompt's (prefill); a
+    // mixed step's decoding sequences', then its chunk's.
+    const std::uint64_t chunk_rows = mixed ? mul(step.chunk_prompts, step.chunk) : 0;
+    const std::int64_t B = i(step.batch),
+                       rows = i(mixed ? add(step.batch, chunk_rows) : decode ? step.batch : mul(step.batch, step.context));
     // One card's shard (tp = 1: the whole model).
     const std::int64_t H = c.hidden, hd = c.head_dim, nh = c.heads / tp, nkv = c.kv_heads / tp, g = nh / nkv,
                        I = c.intermediate / tp, V = static_cast<std::int64_t>(ceil_div(u(c.vocab), u(tp)));
@@ -297,16 +315,40 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
         matmul(p + "v_proj", xn, H, nkv * hd);
         // Rotary embedding on the queries (the keys' is part of the cache's write).
         const std::string qr = eltwise(p + "rotary_q", "Mul", {q, b.tensor(p + "rotary.cos", {nh * hd}, true)}, nh * hd);
-        const std::string qh = b.tensor(p + "q_heads", {groups, q_rows, hd});
-        b.node(p + "q_heads", "Reshape", {qr}, qh);
-        const std::string scores = b.tensor(p + "scores.out", {groups, q_rows, ctx});
-        b.node(p + "scores", "MatMul", {qh, b.tensor(p + "k_cache", {groups, hd, ctx}, true)}, scores);
-        const std::string probs = b.tensor(p + "softmax.out", {groups, q_rows, ctx});
-        b.node(p + "softmax", "Softmax", {scores}, probs);
-        const std::string context = b.tensor(p + "context.out", {groups, q_rows, hd});
-        b.node(p + "context", "MatMul", {probs, b.tensor(p + "v_cache", {groups, ctx, hd}, true)}, context);
-        const std::string merged = b.tensor(p + "merge_heads", {rows, nh * hd});
-        b.node(p + "merge_heads", "Reshape", {context}, merged);
+        // Attention of n_groups (sequences · KV heads), each of n_rows query
+        // rows over `keys` cached keys and values;
+        // `tag` names its nodes (the decode part and a mixed step's chunk).
+        auto attention = [&](const std::string& tag, std::int64_t n_groups, std::int64_t n_rows, std::int64_t keys,
+                             std::int64_t out_rows) {
+            const std::string qh = b.tensor(p + "q_heads" + tag, {n_groups, n_rows, hd});
+            b.node(p + "q_heads" + tag, "Reshape", {qr}, qh);
+            const std::string scores = b.tensor(p + "scores" + tag + ".out", {n_groups, n_rows, keys});
+            b.node(p + "scores" + tag, "MatMul", {qh, b.tensor(p + "k_cache" + tag, {n_groups, hd, keys}, true)}, scores);
+            const std::string probs = b.tensor(p + "softmax" + tag + ".out", {n_groups, n_rows, keys});
+            b.node(p + "softmax" + tag, "Softmax", {scores}, probs);
+            const std::string context = b.tensor(p + "context" + tag + ".out", {n_groups, n_rows, hd});
+            b.node(p + "context" + tag, "MatMul", {probs, b.tensor(p + "v_cache" + tag, {n_groups, keys, hd}, true)}, context);
+            const std::string merged = b.tensor(p + "merge_heads" + tag, {out_rows, nh * hd});
+            b.node(p + "merge_heads" + tag, "Reshape", {context}, merged);
+            return merged;
+        };
+        std::string merged;
+        if (!mixed) {
+            merged = attention("", groups, q_rows, ctx, rows);
+        } else {
+            // The chunk: each prompt's g query heads a KV head over its
+            // cached tokens and the chunk's; beside the decoding sequences'
+            // rows, the two parts' outputs are put together (a copy).
+            const std::string chunk =
+                attention("_chunk", i(mul(step.chunk_prompts, u(nkv))), i(mul(u(g), step.chunk)), i(chunk_attended), i(chunk_rows));
+            if (step.batch == 0) {
+                merged = chunk;
+            } else {
+                const std::string dec = attention("", groups, q_rows, ctx, B);
+                merged = b.tensor(p + "merge_parts", {rows, nh * hd});
+                b.node(p + "merge_parts", "Concat", {dec, chunk}, merged);
+            }
+        }
         const std::string o = all_reduce(p + "attn_all_reduce", matmul(p + "o_proj", merged, nh * hd, H));
         const std::string x1 = eltwise(p + "residual_attn", "Add", {x, o}, H);
         const std::string xn2 = norm(p + "post_attention_norm", x1);
@@ -324,15 +366,18 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
         x = eltwise(p + "residual_mlp", "Add", {x1, down}, H);
     }
     std::string last = norm("final_norm", x);
-    if (!decode) {
-        // The LM head runs on each sequence's last token only.
-        const std::string picked = b.tensor("last_token.out", {B, H});
-        b.node("last_token", "Gather", {last, b.tensor("last_token.index", {B}, true)}, picked);
+    // The LM head runs on each sequence's last token only: a decoding
+    // sequence's one, a prompt's last (a chunk's last, whether or not it
+    // ends its prompt: the same cost).
+    const std::int64_t heads_rows = mixed ? i(add(step.batch, step.chunk_prompts)) : B;
+    if (!decode || mixed) {
+        const std::string picked = b.tensor("last_token.out", {heads_rows, H});
+        b.node("last_token", "Gather", {last, b.tensor("last_token.index", {heads_rows}, true)}, picked);
         last = picked;
     }
     // Split by vocabulary over the cards: each card its logits' columns
     // (the host picks the token from the cards' top candidates).
-    const std::string logits = b.tensor("lm_head.out", {B, V});
+    const std::string logits = b.tensor("lm_head.out", {heads_rows, V});
     b.node("lm_head", "MatMul", {last, b.tensor("lm_head.weight", {H, V}, true)}, logits);
     net.outputs.push_back(logits);
     return net;
@@ -352,7 +397,10 @@ std::uint64_t llm_step_min_hbm_bytes(const LlmConfig& c, const LlmStep& step) {
     const std::uint64_t weights = mul(add(mul(u(layers), s.layer_params), s.embedding_params), u(dtype_bytes(c.weights)));
     if (step.phase == LlmPhase::prefill) return weights;
     const std::uint64_t kv_per_token = mul(mul(2, u(layers)), mul(mul(u(c.kv_heads), u(c.head_dim)), u(dtype_bytes(c.kv_cache))));
-    return add(weights, mul(mul(step.batch, step.context), kv_per_token));
+    // The decoding sequences' caches, and a chunk's prompts' cached tokens.
+    const std::uint64_t cached = add(mul(step.batch, step.context),
+                                     step.phase == LlmPhase::mixed ? mul(step.chunk_prompts, step.chunk_past) : 0);
+    return add(weights, mul(cached, kv_per_token));
 }
 
 }  // namespace npuvp::model

@@ -66,14 +66,20 @@ struct LlmSizes {
 };
 LlmSizes llm_sizes(const LlmConfig& c);
 
-enum class LlmPhase { decode, prefill };
+// mixed: a decode step of `batch` sequences (0 or more) and, in the same
+// step, a chunk of `chunk` tokens of each of `chunk_prompts` prompts whose
+// first `chunk_past` tokens are already cached (chunked prefill, docs/llm.md
+// "Serving").
+enum class LlmPhase { decode, prefill, mixed };
+const char* to_string(LlmPhase phase);
 
 struct LlmStep {
     LlmPhase phase = LlmPhase::decode;
-    std::uint64_t batch = 1;    // sequences
-    // decode: tokens already in each sequence's KV cache (the new token
-    // attends over context + 1); prefill: the prompt's length.
+    std::uint64_t batch = 1;    // sequences (mixed: the decoding ones)
+    // decode and mixed: tokens already in each decoding sequence's KV cache
+    // (the new token attends over context + 1); prefill: the prompt's length.
     std::uint64_t context = 128;
+    std::uint64_t chunk_prompts = 0, chunk = 0, chunk_past = 0;  // mixed: the prefill chunk
     int layers = 0;             // decoder layers to build; 0 = all of them
     // Cards the weights are split over (tensor parallelism, docs/llm.md
     // "Several cards"): the network is one card's shard — heads, KV heads,

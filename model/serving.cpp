@@ -34,10 +34,20 @@ std::uint64_t kv_blocks(const ServingRequest& r, std::uint64_t block_tokens) {
 // request that does not fit the free KV blocks holds back those behind
 // it), or runs one decode step of the running batch (one token each, at the
 // longest context among them); a request leaves with its last token and
-// frees its blocks.
-ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& policy, const StepTime& step) {
+// frees its blocks. With a prefill chunk (continuous batching), admitted
+// requests queue for their prompts instead, and each step while any does is
+// a mixed one: the running batch's decode tokens and at most prefill_chunk
+// prompt tokens, taken from the queue in order (each prompt's piece attends
+// over what it has cached); a prompt's last piece makes its first token,
+// and it joins the running batch.
+ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& policy, const StepTime& step,
+                    const MixedStepTime& mixed) {
     if (policy.max_batch == 0 || policy.kv_block_tokens == 0)
         throw std::invalid_argument("serving: max_batch and kv_block_tokens must be at least 1");
+    const bool chunked = policy.prefill_chunk != 0;
+    if (chunked && policy.batching != Batching::continuous)
+        throw std::invalid_argument("serving: a prefill chunk needs continuous batching");
+    if (chunked && !mixed) throw std::invalid_argument("serving: a prefill chunk needs the time of a mixed step");
     std::stable_sort(requests.begin(), requests.end(), [&](const ServingRequest& a, const ServingRequest& b) {
         return policy.concurrency == 0 ? a.arrival_ns < b.arrival_ns : false;
     });
@@ -58,6 +68,7 @@ ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& p
     std::size_t next = 0, finished = 0;
     std::deque<std::size_t> waiting;
     std::vector<Running> running;
+    std::deque<Running> prefilling;  // chunked: admitted, their prompts in progress (Running::done = prompt tokens done)
     std::uint64_t used = 0;
     auto arrive = [&](double at) {
         out.requests[next].request.arrival_ns = at;
@@ -72,13 +83,46 @@ ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& p
         ++finished;
         if (policy.concurrency != 0 && next < n) arrive(t);
     };
+    // The running batch's sequences decoding, and the longest context among them.
+    auto decoding = [&](std::uint64_t& context) {
+        std::uint64_t active = 0;
+        context = 0;
+        for (const Running& r : running)
+            if (!r.finished) {
+                ++active;
+                context = std::max(context, out.requests[r.index].request.input + r.done);
+            }
+        return active;
+    };
+    // A token for each decoding sequence at t; finished ones leave.
+    auto decode_tokens = [&] {
+        for (Running& r : running) {
+            if (r.finished) continue;
+            ServedRequest& s = out.requests[r.index];
+            s.token_ns.push_back(t);
+            if (++r.done == s.request.output) finish(r);
+        }
+        if (policy.batching == Batching::continuous ||
+            std::all_of(running.begin(), running.end(), [](const Running& r) { return r.finished; }))
+            running.erase(std::remove_if(running.begin(), running.end(), [](const Running& r) { return r.finished; }),
+                          running.end());
+    };
+    // A prompt done at t: its first token; it decodes from the next step.
+    auto first_token = [&](Running& r) {
+        ServedRequest& s = out.requests[r.index];
+        s.first_token_ns = t;
+        s.token_ns.push_back(t);
+        r.done = 1;
+        if (r.done == s.request.output) finish(r);
+        if (!r.finished || policy.batching == Batching::static_batches) running.push_back(r);
+    };
     while (finished < n) {
         if (policy.concurrency == 0)
             while (next < n && out.requests[next].request.arrival_ns <= t) arrive(out.requests[next].request.arrival_ns);
         // Admission (a static batch forms only when the last one is done).
         std::vector<Running> admitted;
         const bool batch_open = policy.batching == Batching::continuous || running.empty();
-        while (batch_open && !waiting.empty() && running.size() + admitted.size() < policy.max_batch) {
+        while (batch_open && !waiting.empty() && running.size() + prefilling.size() + admitted.size() < policy.max_batch) {
             const std::size_t i = waiting.front();
             const std::uint64_t need = kv_blocks(out.requests[i].request, policy.kv_block_tokens);
             if (used + need > policy.kv_capacity_blocks) break;
@@ -88,45 +132,64 @@ ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& p
             admitted.push_back(Running{i, 0, need, false});
         }
         out.peak_kv_blocks = std::max(out.peak_kv_blocks, used);
+        if (chunked) {
+            prefilling.insert(prefilling.end(), admitted.begin(), admitted.end());
+            admitted.clear();
+        }
         if (!admitted.empty()) {
             // Prompts padded to the longest.
             std::uint64_t tokens = 0;
             for (const Running& r : admitted) tokens = std::max(tokens, out.requests[r.index].request.input);
             const double dt = step(LlmPhase::prefill, admitted.size(), tokens);
-            out.steps.push_back(ServingStep{LlmPhase::prefill, admitted.size(), tokens, t, t + dt, used});
+            out.steps.push_back(ServingStep{LlmPhase::prefill, admitted.size(), tokens, 0, 0, 0, t, t + dt, used});
             t += dt;
-            for (Running& r : admitted) {
-                ServedRequest& s = out.requests[r.index];
-                s.first_token_ns = t;
-                s.token_ns.push_back(t);
-                r.done = 1;
-                if (r.done == s.request.output) finish(r);
-                if (!r.finished || policy.batching == Batching::static_batches) running.push_back(r);
+            for (Running& r : admitted) first_token(r);
+            continue;
+        }
+        if (!prefilling.empty()) {
+            // A mixed step: the queue's pieces, padded to the longest piece
+            // and to the most any of them has cached.
+            LlmStep mix;
+            mix.phase = LlmPhase::mixed;
+            std::uint64_t budget = policy.prefill_chunk;
+            std::vector<std::pair<std::size_t, std::uint64_t>> pieces;  // (queue position, tokens)
+            for (std::size_t k = 0; k < prefilling.size() && budget != 0; ++k) {
+                const std::uint64_t left = out.requests[prefilling[k].index].request.input - prefilling[k].done;
+                const std::uint64_t take = std::min(left, budget);
+                pieces.emplace_back(k, take);
+                budget -= take;
+                mix.chunk = std::max(mix.chunk, take);
+                mix.chunk_past = std::max(mix.chunk_past, prefilling[k].done);
+            }
+            mix.chunk_prompts = pieces.size();
+            mix.batch = decoding(mix.context);
+            const double dt = mixed(mix);
+            out.steps.push_back(ServingStep{LlmPhase::mixed, mix.batch, mix.context, mix.chunk_prompts, mix.chunk,
+                                            mix.chunk_past, t, t + dt, used});
+            t += dt;
+            decode_tokens();
+            std::size_t done = 0;  // the queue's first ones whose prompts are complete
+            for (const auto& [k, take] : pieces) {
+                Running& r = prefilling[k];
+                r.done += take;
+                if (r.done == out.requests[r.index].request.input) ++done;
+            }
+            for (std::size_t k = 0; k < done; ++k) {
+                Running r = prefilling.front();
+                prefilling.pop_front();
+                first_token(r);
             }
             continue;
         }
-        std::uint64_t active = 0, context = 0;
-        for (const Running& r : running)
-            if (!r.finished) {
-                ++active;
-                context = std::max(context, out.requests[r.index].request.input + r.done);
-            }
+        std::uint64_t context = 0;
+        const std::uint64_t active = decoding(context);
         if (active != 0) {
             // A static batch keeps its finished sequences' slots: it decodes at its size.
             const std::uint64_t batch = policy.batching == Batching::continuous ? active : running.size();
             const double dt = step(LlmPhase::decode, batch, context);
-            out.steps.push_back(ServingStep{LlmPhase::decode, batch, context, t, t + dt, used});
+            out.steps.push_back(ServingStep{LlmPhase::decode, batch, context, 0, 0, 0, t, t + dt, used});
             t += dt;
-            for (Running& r : running) {
-                if (r.finished) continue;
-                ServedRequest& s = out.requests[r.index];
-                s.token_ns.push_back(t);
-                if (++r.done == s.request.output) finish(r);
-            }
-            if (policy.batching == Batching::continuous || std::all_of(running.begin(), running.end(),
-                                                                        [](const Running& r) { return r.finished; }))
-                running.erase(std::remove_if(running.begin(), running.end(), [](const Running& r) { return r.finished; }),
-                              running.end());
+            decode_tokens();
             continue;
         }
         running.clear();
@@ -272,6 +335,8 @@ const Table<File>& scenario_table() {
                    "decode steps whose context rounds up to the same multiple of this run once in detail and are reused (`--exact`: 1)"),
         F::integer("cards", [](auto& f) -> auto& { return f.s.cards; }, 1, 1, "elements",
                    "cards (cubes; a card of rngd_server.yaml is one) the step runs on, as `parallel` says"),
+        F::integer("prefill_chunk", [](auto& f) -> auto& { return f.s.prefill_chunk; }, 0, 0, "elements",
+                   "chunked prefill (continuous batching): at most this many prompt tokens a step, beside the running batch's decode tokens (a mixed step); 0 = each admitted prompt prefilled whole in one step"),
         F::choice("parallel", [](auto& f) -> auto& { return f.s.tensor_parallel; }, "pipeline",
                   std::vector<std::pair<std::string, bool>>{{"pipeline", false}, {"tensor", true}},
                   "over several `cards`: `pipeline` = the layers in stages, a card each (`--map-cubes`); `tensor` = every layer split over the cards with all-reduces between them (`--tensor-parallel`)"),
@@ -303,6 +368,9 @@ ServeScenario load_serve_scenario(const std::string& path) {
     f.s.rate_per_s = f.requests.rate;
     f.s.seed = f.requests.seed;
     f.s.requests_loc = f.requests_loc;
+    if (f.s.prefill_chunk != 0 && !f.s.continuous)
+        throw ConfigError(MapReader(yaml, yaml.root(document), table.keys()).child("prefill_chunk").loc,
+                          "prefill_chunk applies to continuous batching (batching: static prefills whole batches)");
     return f.s;
 }
 

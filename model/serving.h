@@ -33,11 +33,19 @@ struct ServingPolicy {
     // concurrency (closed loop): the first N arrive at 0, each later one
     // when one leaves; arrival_ns is then what serve() sets.
     std::uint64_t concurrency = 0;
+    // Chunked prefill (continuous batching; docs/llm.md "Serving"): at most
+    // this many prompt tokens a step, taken from the admitted prompts in
+    // order beside the running batch's decode tokens (a mixed step). 0: a
+    // step prefills the admitted prompts whole.
+    std::uint64_t prefill_chunk = 0;
 };
 
 // The time of one step in ns: a prefill of `batch` prompts of `tokens`
 // tokens, or a decode step of `batch` sequences with `tokens` already cached.
 using StepTime = std::function<double(LlmPhase phase, std::uint64_t batch, std::uint64_t tokens)>;
+// The time of a mixed step (LlmStep's phase mixed: batch decoding at
+// context, chunk_prompts prompts' chunk tokens after chunk_past cached).
+using MixedStepTime = std::function<double(const LlmStep& step)>;
 
 struct ServedRequest {
     ServingRequest request;
@@ -47,7 +55,8 @@ struct ServedRequest {
 
 struct ServingStep {
     LlmPhase phase = LlmPhase::decode;
-    std::uint64_t batch = 0, tokens = 0;  // as StepTime was asked
+    std::uint64_t batch = 0, tokens = 0;  // as StepTime was asked (mixed: the decoding part)
+    std::uint64_t chunk_prompts = 0, chunk = 0, chunk_past = 0;  // mixed: the prefill chunk
     double start_ns = 0.0, end_ns = 0.0;
     std::uint64_t kv_blocks = 0;          // held while it ran
 };
@@ -66,7 +75,8 @@ std::uint64_t kv_blocks(const ServingRequest& r, std::uint64_t block_tokens);
 // Runs the loop (docs/llm.md "Serving"). Throws std::invalid_argument for a
 // request that can never be admitted (its blocks exceed the capacity, or it
 // asks for no output).
-ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& policy, const StepTime& step);
+ServingResult serve(std::vector<ServingRequest> requests, const ServingPolicy& policy, const StepTime& step,
+                    const MixedStepTime& mixed = {});
 
 // Mean and the nearest-rank percentiles of `values` (empty: all 0).
 struct Distribution {
@@ -102,6 +112,7 @@ struct ServeScenario {
     bool continuous = true;
     std::uint64_t max_batch = 64, kv_block_tokens = 16;
     std::uint64_t context_bucket = 256;  // decode steps reused within buckets of this many tokens
+    std::uint64_t prefill_chunk = 0;     // chunked prefill: prompt tokens a step (0: whole prompts)
     int cards = 1;                       // cubes the step is mapped over
     bool tensor_parallel = false;        // parallel: tensor (--tensor-parallel cards), else pipeline (--map-cubes cards)
     bool all_reduce_tree = false;        // all_reduce: tree (else ring)

@@ -69,9 +69,12 @@ const char* cli_usage() {
            "  --batch N             a model's symbolic batch dimension; with --llm, the\n"
            "                        sequences of the step (default 1)\n"
            "  --llm FILE.yaml       run one step of a language model (docs/llm.md):\n"
-           "                        --phase decode|prefill (default decode), --context N\n"
+           "                        --phase decode|prefill|mixed (default decode), --context N\n"
            "                        (decode: tokens already cached; prefill: the prompt;\n"
            "                        default 128), --llm-layers N (the first N layers only),\n"
+           "                        mixed: --batch sequences decoding at --context and a\n"
+           "                        prefill chunk: --chunk N tokens of --chunk-prompts K\n"
+           "                        prompts (default 1) with --chunk-past P cached (default 0),\n"
            "                        --tensor-parallel N (the weights split over N cards,\n"
            "                        all-reduces between them: --all-reduce ring|tree)\n"
            "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
@@ -163,8 +166,19 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         } else if (arg == "--phase") {
             llm_only = arg;
             const std::string text = value(i, arg);
-            if (text != "decode" && text != "prefill") bad("--phase: expected decode or prefill, got '" + text + "'");
+            if (text != "decode" && text != "prefill" && text != "mixed")
+                bad("--phase: expected decode, prefill or mixed, got '" + text + "'");
             options.prefill = text == "prefill";
+            options.mixed = text == "mixed";
+        } else if (arg == "--chunk") {
+            llm_only = arg;
+            options.chunk = static_cast<std::uint64_t>(integer(i, arg, 1, 1ll << 24, "tokens in [1, 16777216]"));
+        } else if (arg == "--chunk-prompts") {
+            llm_only = arg;
+            options.chunk_prompts = static_cast<std::uint64_t>(integer(i, arg, 1, 1ll << 20, "prompts in [1, 2^20]"));
+        } else if (arg == "--chunk-past") {
+            llm_only = arg;
+            options.chunk_past = static_cast<std::uint64_t>(integer(i, arg, 0, 1ll << 24, "tokens in [0, 16777216]"));
         } else if (arg == "--context") {
             llm_only = arg;
             options.context = static_cast<std::uint64_t>(integer(i, arg, 0, 1ll << 24, "tokens in [0, 16777216]"));
@@ -286,6 +300,9 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
     }
     if (options.model && options.workload) bad(std::string("give --workload or ") + (options.llm ? "--llm" : "--model") + ", not both");
     if (!llm_only.empty() && !options.llm) bad(llm_only + " applies to --llm runs only (docs/llm.md)");
+    if (options.mixed != (options.chunk > 0))
+        bad(options.mixed ? "--phase mixed needs --chunk N (the prefill chunk's tokens a prompt)"
+                          : "--chunk applies to --phase mixed (a decode step with a prefill chunk)");
     if (options.tensor_parallel > 1 && options.map_cubes > 1)
         bad("--tensor-parallel with --map-cubes: pipeline and tensor parallelism together are not built "
             "(docs/llm.md \"Several cards\")");

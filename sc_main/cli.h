@@ -31,6 +31,8 @@ struct CliOptions {
     // of a language model: --phase decode|prefill, --context N, --llm-layers N.
     bool llm = false;
     bool prefill = false;                 // --phase prefill (default decode)
+    bool mixed = false;                   // --phase mixed: decode and a prefill chunk
+    std::uint64_t chunk = 0, chunk_prompts = 1, chunk_past = 0;  // --chunk, --chunk-prompts, --chunk-past
     std::uint64_t context = 128;          // --context N
     int llm_layers = 0;                   // --llm-layers N (0: all)
     std::string mapper = "builtin.greedy_mapper";  // --mapper NAME

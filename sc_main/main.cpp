@@ -437,15 +437,22 @@ LlmAnswer llm_plan(const model::LlmConfig& c, const model::LlmStep& step, const 
     a.cubes = cubes;
     const model::LlmSizes sizes = model::llm_sizes(c);
     constexpr const char* what = "a language model's memory";
-    const std::uint64_t tokens = step.phase == model::LlmPhase::decode ? checked_add(step.context, 1, what) : step.context;
-    const std::uint64_t kv = checked_mul(checked_mul(step.batch, tokens, what), sizes.kv_bytes_per_token, what);
+    const std::uint64_t tokens = step.phase == model::LlmPhase::prefill ? step.context : checked_add(step.context, 1, what);
+    // A mixed step's chunk: its prompts' cached tokens and the chunk's.
+    const std::uint64_t chunk_tokens =
+        step.phase == model::LlmPhase::mixed
+            ? checked_mul(step.chunk_prompts, checked_add(step.chunk_past, step.chunk, what), what)
+            : 0;
+    const std::uint64_t kv = checked_mul(checked_add(checked_mul(step.batch, tokens, what), chunk_tokens, what),
+                                         sizes.kv_bytes_per_token, what);
     const std::uint64_t need = checked_add(sizes.weight_bytes, kv, what);
     const std::uint64_t have = model::hbm_bytes(topo, cubes);
     auto gb = [](std::uint64_t b) { return obs::fixed(static_cast<double>(b) / 1e9, 2) + " GB"; };
     if (need > have)
         throw model::ModelError(c.file, "", "",
                                 "does not fit: its weights (" + gb(sizes.weight_bytes) + ") and the KV cache of " +
-                                    std::to_string(step.batch) + (step.batch == 1 ? " sequence of " : " sequences of ") + std::to_string(tokens) + " tokens (" +
+                                    std::to_string(step.batch) + (step.batch == 1 ? " sequence of " : " sequences of ") + std::to_string(tokens) + " tokens" +
+                                    (chunk_tokens ? " and a chunk's prompts' " + std::to_string(chunk_tokens) + " tokens" : std::string()) + " (" +
                                     gb(kv) + ") need " + gb(need) + ", the HBM of " + std::to_string(cubes) +
                                     (cubes == 1 ? " cube" : " cubes") + " holds " + gb(have) + ": " + gb(need - have) +
                                     " short (docs/llm.md \"Sizes\")");
@@ -466,7 +473,16 @@ void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps,
     const std::string scope = layers == a.config.layers ? std::to_string(layers) + " layers"
                                                         : std::to_string(layers) + " of " + std::to_string(a.config.layers) + " layers";
     out << "llm      " << a.config.name << " ";
-    if (s.phase == model::LlmPhase::decode) {
+    if (s.phase == model::LlmPhase::mixed) {
+        // Chunked prefill: the decoding sequences' tokens and the chunk in one step.
+        out << "mixed step, " << (s.batch == 0 ? std::string("no sequence decoding")
+                                             : seqs + " decoding at context " + std::to_string(s.context))
+            << " and a prefill chunk of " << s.chunk
+            << " tokens of " << s.chunk_prompts << (s.chunk_prompts == 1 ? " prompt" : " prompts") << " after "
+            << s.chunk_past << " cached (" << scope << "): " << obs::fixed(ns / 1000.0, 3) << " µs, "
+            << obs::fixed(1e9 / ns * static_cast<double>(s.batch), 1) << " output tokens/s and "
+            << obs::fixed(1e9 / ns * static_cast<double>(s.chunk * s.chunk_prompts), 1) << " prompt tokens/s\n";
+    } else if (s.phase == model::LlmPhase::decode) {
         const double per_s = 1e9 / ns;
         out << "decode step, " << seqs << " at context " << s.context << " (" << scope << "): time per output token "
             << obs::fixed(ns / 1000.0, 3) << " µs = " << obs::fixed(per_s, 1) << " tokens/s per sequence, "
@@ -483,7 +499,7 @@ void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps,
     const double gbs = a.hbm_gbs * static_cast<double>(tp);
     const double floor_ns = static_cast<double>(a.min_hbm_bytes) / gbs;
     out << "         HBM: the step reads at least " << obs::fixed(static_cast<double>(a.min_hbm_bytes) / 1e9, 3)
-        << " GB (weights once" << (s.phase == model::LlmPhase::decode ? ", the KV cache" : "") << "), "
+        << " GB (weights once" << (s.phase != model::LlmPhase::prefill ? ", the KV cache" : "") << "), "
         << obs::fixed(floor_ns / 1000.0, 3) << " µs at "
         << (tp == 1 ? "a cube's " : "the " + std::to_string(tp) + " cards' ") << obs::fixed(gbs, 1) << " GB/s"
         << (tp > 1 ? " (each card reads its shard)"
@@ -492,10 +508,15 @@ void print_llm(std::ostream& out, const LlmAnswer& a, std::uint64_t makespan_ps,
         << ": " << obs::fixed(100.0 * floor_ns / ns, 1)
         << " % of the step (the rest: compute, launches, DMA start-ups, exchanges; the bound line above)\n";
     // The energy model's (docs/outputs.md "Energy"), per token the step made.
-    const double tokens = static_cast<double>(s.phase == model::LlmPhase::decode ? s.batch : s.batch * s.context);
+    // Per token the step made: output tokens (decode), prompt tokens
+    // (prefill), both (mixed).
+    const double tokens = static_cast<double>(s.phase == model::LlmPhase::decode ? s.batch
+                                              : s.phase == model::LlmPhase::prefill ? s.batch * s.context
+                                                                                    : s.batch + s.chunk * s.chunk_prompts);
     const double uj = energy.total_pj / 1e6 / tokens;
     out << "         energy: " << (uj >= 1000.0 ? obs::fixed(uj / 1000.0, 3) + " mJ" : obs::fixed(uj, 3) + " µJ") << " per "
-        << (s.phase == model::LlmPhase::decode ? "output" : "prompt") << " token, "
+        << (s.phase == model::LlmPhase::decode ? "output token" : s.phase == model::LlmPhase::prefill ? "prompt token" : "token (output or prompt)")
+        << ", "
         << obs::fixed(energy.average_w(), 2) << " W on average over the step\n";
 }
 
@@ -521,8 +542,14 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
             // One step of a language model (docs/llm.md), built as a Network.
             const model::LlmConfig llm = model::load_llm_file(*options.model);
             model::LlmStep step;
-            step.phase = options.prefill ? model::LlmPhase::prefill : model::LlmPhase::decode;
-            step.batch = options.batch > 0 ? static_cast<std::uint64_t>(options.batch) : 1;
+            step.phase = options.prefill ? model::LlmPhase::prefill
+                         : options.mixed ? model::LlmPhase::mixed
+                                         : model::LlmPhase::decode;
+            // A mixed step without --batch: the chunk alone, no sequence decoding.
+            step.batch = options.batch > 0 ? static_cast<std::uint64_t>(options.batch) : options.mixed ? 0 : 1;
+            step.chunk = options.chunk;
+            step.chunk_prompts = options.chunk_prompts;
+            step.chunk_past = options.chunk_past;
             step.context = options.context;
             step.layers = options.llm_layers;
             step.tensor_parallel = options.tensor_parallel;

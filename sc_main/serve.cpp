@@ -99,23 +99,31 @@ public:
     Steps(const Options& o, const model::ServeScenario& s, const model::LlmConfig& llm, const std::string& dir)
         : m_o(o), m_s(s), m_llm(llm), m_dir(dir) {}
 
-    const StepRun& get(model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
-        const auto key = std::make_tuple(phase == model::LlmPhase::prefill, batch, tokens);
+    const StepRun& get(const model::LlmStep& st) {
+        const auto key = std::make_tuple(static_cast<int>(st.phase), st.batch, st.context, st.chunk_prompts, st.chunk,
+                                         st.chunk_past);
         const auto known = m_runs.find(key);
         if (known != m_runs.end()) return known->second;
         const std::string stem = m_dir + "/" + std::to_string(m_runs.size());
         std::vector<std::string> args = {"--topology", m_o.topology};
         for (const std::string& s : m_o.sets) args.insert(args.end(), {"--set", s});
-        args.insert(args.end(), {"--llm", m_s.model, "--phase", phase == model::LlmPhase::prefill ? "prefill" : "decode",
-                                 "--batch", std::to_string(batch), "--context", std::to_string(tokens),
+        args.insert(args.end(), {"--llm", m_s.model, "--phase", model::to_string(st.phase), "--context", std::to_string(st.context),
                                  m_s.tensor_parallel ? "--tensor-parallel" : "--map-cubes", std::to_string(m_s.cards),
                                  "--summary", stem + ".json"});
+        // A mixed step's decoding part may be empty (the chunk alone).
+        if (st.batch > 0) args.insert(args.end(), {"--batch", std::to_string(st.batch)});
+        if (st.phase == model::LlmPhase::mixed)
+            args.insert(args.end(), {"--chunk", std::to_string(st.chunk), "--chunk-prompts", std::to_string(st.chunk_prompts),
+                                     "--chunk-past", std::to_string(st.chunk_past)});
         if (m_s.tensor_parallel) args.insert(args.end(), {"--all-reduce", m_s.all_reduce_tree ? "tree" : "ring"});
         const ChildExit exit = run_self(args, stem + ".log");
         if (!exit.started || exit.signal || exit.code != 0)
-            throw std::runtime_error("serve: the " + std::string(phase == model::LlmPhase::prefill ? "prefill" : "decode") +
-                                     " step of batch " + std::to_string(batch) + " at " + std::to_string(tokens) +
-                                     " tokens ended with " + exit.describe() + ": " + last_line(stem + ".log"));
+            throw std::runtime_error("serve: the " + std::string(model::to_string(st.phase)) + " step of batch " +
+                                     std::to_string(st.batch) + " at " + std::to_string(st.context) + " tokens" +
+                                     (st.phase == model::LlmPhase::mixed
+                                          ? " with a chunk of " + std::to_string(st.chunk) + " x " + std::to_string(st.chunk_prompts)
+                                          : std::string()) +
+                                     " ended with " + exit.describe() + ": " + last_line(stem + ".log"));
         std::ifstream in(stem + ".json");
         nlohmann::json j;
         in >> j;
@@ -139,7 +147,7 @@ private:
     const model::ServeScenario& m_s;
     const model::LlmConfig& m_llm;
     std::string m_dir;
-    std::map<std::tuple<bool, std::uint64_t, std::uint64_t>, StepRun> m_runs;
+    std::map<std::tuple<int, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, StepRun> m_runs;
 };
 
 // A latency line in ms, or in s when its mean is 10 s or more.
@@ -184,6 +192,7 @@ int run_serve(int argc, char* argv[]) {
     policy.kv_block_tokens = s.kv_block_tokens;
     policy.kv_capacity_blocks = (hbm - sizes.weight_bytes) / checked_mul(sizes.kv_bytes_per_token, s.kv_block_tokens, what);
     policy.concurrency = s.concurrency;
+    policy.prefill_chunk = s.prefill_chunk;
     const std::vector<model::ServingRequest> requests =
         s.concurrency ? model::fixed_requests(s.count, s.input_tokens, s.output_tokens)
                       : model::poisson_requests(s.count, s.input_tokens, s.output_tokens, s.rate_per_s, s.seed);
@@ -207,13 +216,24 @@ int run_serve(int argc, char* argv[]) {
     const std::uint64_t longest = std::min<std::uint64_t>(static_cast<std::uint64_t>(llm.max_positions) - 1,
                                                           s.input_tokens + s.output_tokens - 1);
     // The detailed run that stands for a step.
-    auto run_of = [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) -> const StepRun& {
-        if (phase == model::LlmPhase::decode) tokens = std::min(longest, ceil_div(tokens, bucket) * bucket);
-        return steps.get(phase, batch, tokens);
+    // (A mixed step's decoding part is bucketed as a decode step's.)
+    auto run_of = [&](model::LlmStep st) -> const StepRun& {
+        if (st.phase != model::LlmPhase::prefill && st.batch > 0)
+            st.context = std::min(longest, ceil_div(st.context, bucket) * bucket);
+        if (st.phase == model::LlmPhase::mixed && st.batch == 0) st.context = 0;
+        return steps.get(st);
+    };
+    auto shape = [](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
+        model::LlmStep st;
+        st.phase = phase;
+        st.batch = batch;
+        st.context = tokens;
+        return st;
     };
     auto step_ns = [&](model::LlmPhase phase, std::uint64_t batch, std::uint64_t tokens) {
-        return run_of(phase, batch, tokens).ns;
+        return run_of(shape(phase, batch, tokens)).ns;
     };
+    auto mixed_ns = [&](const model::LlmStep& st) { return run_of(st).ns; };
     if (o.max_throughput) {
         // Fixed concurrency c for c = 1, 2, 4, ... below the limit and the
         // limit itself: the requests the KV cache holds at once, or
@@ -233,7 +253,7 @@ int run_serve(int argc, char* argv[]) {
             model::ServingPolicy p = policy;
             p.concurrency = c;
             const model::ServingMetrics m = model::serving_metrics(
-                model::serve(model::fixed_requests(std::max(s.count, c), s.input_tokens, s.output_tokens), p, step_ns));
+                model::serve(model::fixed_requests(std::max(s.count, c), s.input_tokens, s.output_tokens), p, step_ns, mixed_ns));
             std::cout << std::string(11 - std::min<std::size_t>(11, std::to_string(c).size()), ' ') << c
                       << "  " << std::string(15 - std::min<std::size_t>(15, obs::fixed(m.output_tokens_per_s, 1).size()), ' ')
                       << obs::fixed(m.output_tokens_per_s, 1) << "  "
@@ -257,7 +277,7 @@ int run_serve(int argc, char* argv[]) {
     }
     model::ServingResult result;
     try {
-        result = model::serve(requests, policy, step_ns);
+        result = model::serve(requests, policy, step_ns, mixed_ns);
     } catch (const std::invalid_argument& e) {
         throw ConfigError(s.requests_loc, e.what());
     }
@@ -267,12 +287,16 @@ int run_serve(int argc, char* argv[]) {
     std::map<std::string, double> phase_ns;
     std::map<std::string, std::map<std::string, double>> bound;
     double energy_pj = 0.0, kv_block_ns = 0.0;
-    std::size_t prefills = 0;
+    std::size_t prefills = 0, mixes = 0;
     for (const model::ServingStep& st : result.steps) {
-        const bool prefill = st.phase == model::LlmPhase::prefill;
-        prefills += prefill ? 1 : 0;
-        const StepRun& run = run_of(st.phase, st.batch, st.tokens);
-        const std::string name = prefill ? "prefill" : "decode";
+        prefills += st.phase == model::LlmPhase::prefill ? 1 : 0;
+        mixes += st.phase == model::LlmPhase::mixed ? 1 : 0;
+        model::LlmStep shaped = shape(st.phase, st.batch, st.tokens);
+        shaped.chunk_prompts = st.chunk_prompts;
+        shaped.chunk = st.chunk;
+        shaped.chunk_past = st.chunk_past;
+        const StepRun& run = run_of(shaped);
+        const std::string name = model::to_string(st.phase);
         phase_ns[name] += run.ns;
         for (const auto& [part, ns] : run.bound) bound[name][part] += ns;
         energy_pj += run.energy_pj;
@@ -288,7 +312,8 @@ int run_serve(int argc, char* argv[]) {
         << "), " << s.count << " requests of " << s.input_tokens << " in / " << s.output_tokens << " out, "
         << (s.concurrency ? "concurrency " + std::to_string(s.concurrency) : "Poisson arrivals at " + obs::fixed(s.rate_per_s, 3) + "/s (seed " + std::to_string(s.seed) + ")")
         << ", " << (s.continuous ? "continuous" : "static") << " batching (at most " << s.max_batch << ")\n";
-    out << "steps    " << prefills << " prefill, " << result.steps.size() - prefills << " decode; " << steps.distinct()
+    out << "steps    " << prefills << " prefill, " << (mixes ? std::to_string(mixes) + " mixed (decode and a prefill chunk), " : "")
+        << result.steps.size() - prefills - mixes << " decode; " << steps.distinct()
         << " distinct steps run in detail" << (o.exact ? " (--exact)" : " (decode contexts in buckets of " + std::to_string(bucket) + " tokens)") << "\n";
     out << "requests " << result.requests.size() << " in " << obs::fixed(result.makespan_ns / 1e9, 3) << " s: "
         << obs::fixed(m.request_throughput, 3) << " requests/s, " << obs::fixed(m.output_tokens_per_s, 1) << " output tokens/s, "
@@ -350,11 +375,11 @@ int run_serve(int argc, char* argv[]) {
     }
     if (!o.steps_csv.empty()) {
         AtomicOutput csv("--steps-csv", o.steps_csv);
-        csv.stream() << "step,phase,batch,tokens,start_ms,end_ms,kv_blocks,kv_percent\n";
+        csv.stream() << "step,phase,batch,tokens,chunk_prompts,chunk_tokens,chunk_past,start_ms,end_ms,kv_blocks,kv_percent\n";
         for (std::size_t i = 0; i < result.steps.size(); ++i) {
             const model::ServingStep& st = result.steps[i];
-            csv.stream() << i << "," << (st.phase == model::LlmPhase::prefill ? "prefill" : "decode") << "," << st.batch << ","
-                         << st.tokens << "," << obs::fixed(st.start_ns / 1e6, 6) << "," << obs::fixed(st.end_ns / 1e6, 6) << ","
+            csv.stream() << i << "," << model::to_string(st.phase) << "," << st.batch << "," << st.tokens << ","
+                         << st.chunk_prompts << "," << st.chunk << "," << st.chunk_past << "," << obs::fixed(st.start_ns / 1e6, 6) << "," << obs::fixed(st.end_ns / 1e6, 6) << ","
                          << st.kv_blocks << ","
                          << obs::fixed(100.0 * static_cast<double>(st.kv_blocks) /
                                            static_cast<double>(std::max<std::uint64_t>(policy.kv_capacity_blocks, 1)), 3)

@@ -215,3 +215,42 @@ BOOST_AUTO_TEST_CASE(a_step_that_cannot_be_built_says_why) {
 BOOST_AUTO_TEST_CASE(llm_md_keys_are_the_field_table) {
     npuvp::test::check_generated_doc("docs/llm.md", "llm_schema_markdown()", llm_schema_markdown());
 }
+
+BOOST_AUTO_TEST_CASE(a_mixed_step_decodes_and_prefills_a_chunk_in_one_pass) {
+    // tiny.yaml (4 heads of 64 over 2 KV heads, g = 2): 3 sequences decoding
+    // at context 40 and a chunk of 16 tokens of 2 prompts after 32 cached.
+    // Rows 3 + 2 x 16 = 35 through the projections and the MLP; attention
+    // in two parts: the decoding sequences' 3 x 2 groups of 2 query rows over
+    // 41 keys, the chunk's 2 x 2 groups of 2 x 16 = 32 query rows over
+    // 32 + 16 = 48 keys; their outputs concatenated (35 x 256); the LM head
+    // on 3 + 2 last tokens. Its memory floor adds the cached tokens: 3 x 40
+    // + 2 x 32 = 184 tokens x 1,024 B to the weights (2,885,632 B).
+    const LlmConfig c = load_llm_file(kLlm + "tiny.yaml");
+    LlmStep step;
+    step.phase = LlmPhase::mixed;
+    step.batch = 3;
+    step.context = 40;
+    step.chunk = 16;
+    step.chunk_prompts = 2;
+    step.chunk_past = 32;
+    const Network net = llm_step_network(c, step);
+    const auto shape = [&](const std::string& t) { return net.tensors.at(t).shape; };
+    BOOST_CHECK((shape("layers.0.q_proj.out") == std::vector<std::int64_t>{35, 256}));
+    BOOST_CHECK((shape("layers.0.scores.out") == std::vector<std::int64_t>{6, 2, 41}));
+    BOOST_CHECK((shape("layers.0.scores_chunk.out") == std::vector<std::int64_t>{4, 32, 48}));
+    BOOST_CHECK((shape("layers.1.merge_parts") == std::vector<std::int64_t>{35, 256}));
+    BOOST_CHECK((shape("lm_head.out") == std::vector<std::int64_t>{5, 1024}));
+    BOOST_CHECK_EQUAL(llm_step_min_hbm_bytes(c, step), 2885632u + 184u * 1024u);
+    // The chunk alone (no sequence decoding): no concatenation.
+    step.batch = 0;
+    const Network alone = llm_step_network(c, step);
+    BOOST_CHECK(alone.tensors.count("layers.0.merge_parts") == 0);
+    BOOST_CHECK((alone.tensors.at("lm_head.out").shape == std::vector<std::int64_t>{2, 1024}));
+    // It maps and loads on default.yaml.
+    const TopologyConfig topo = test::load_shipped("default");
+    const Mapping m = greedy_map(net, topo, MapOptions{});
+    BOOST_CHECK_NO_THROW(load_workload_text(m.workload_yaml, "tiny_mixed", topo));
+    // A chunk past max_position_embeddings (4096) is refused.
+    step.chunk_past = 4090;
+    BOOST_CHECK_THROW(llm_step_network(c, step), ModelError);
+}

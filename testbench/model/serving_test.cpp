@@ -160,3 +160,48 @@ BOOST_AUTO_TEST_CASE(poisson_arrivals_are_fixed_by_their_seed) {
 BOOST_AUTO_TEST_CASE(llm_md_scenario_keys_are_the_field_tables) {
     npuvp::test::check_generated_doc("docs/llm.md", "serve_schema_markdown()", serve_schema_markdown());
 }
+
+BOOST_AUTO_TEST_CASE(chunked_prefill_feeds_prompts_beside_the_decoding_batch) {
+    // prefill_chunk 6: A (4 in, 3 out) and B (4 in, 2 out) both at 0 (B's
+    // arrival moved to 0). A mixed step costs 100 + 10 per decoding sequence
+    // + 1 per chunk token (chunk x prompts); a decode step 10 per sequence.
+    //   step 0, t 0: nobody decodes; the chunk takes A's 4 tokens and 2 of
+    //     B's (budget 6): chunk 4 (the longer piece) x 2 prompts, past 0;
+    //     100 + 8 -> 108. A's prompt is done: its first token at 108.
+    //   step 1, t 108: A decodes (context 4 + 1 = 5), B's last 2 tokens
+    //     after 2 cached: 100 + 10 + 2 -> 220: A's second token, B's first.
+    //   step 2, t 220: a decode step of A and B at context 6: 20 -> 240: A's
+    //     third and last, B's second and last.
+    // TTFT: A 108, B 220.
+    std::vector<ServingRequest> both = kTwo;
+    both[1].arrival_ns = 0.0;
+    ServingPolicy p = roomy(Batching::continuous);
+    p.prefill_chunk = 6;
+    std::vector<LlmStep> mixes;
+    const ServingResult r = serve(both, p, step_time, [&](const LlmStep& s) {
+        mixes.push_back(s);
+        return 100.0 + 10.0 * static_cast<double>(s.batch) + static_cast<double>(s.chunk * s.chunk_prompts);
+    });
+    BOOST_REQUIRE_EQUAL(mixes.size(), 2u);
+    BOOST_TEST(mixes[0].batch == 0u);
+    BOOST_TEST(mixes[0].chunk == 4u);
+    BOOST_TEST(mixes[0].chunk_prompts == 2u);
+    BOOST_TEST(mixes[0].chunk_past == 0u);
+    BOOST_TEST(mixes[1].batch == 1u);
+    BOOST_TEST(mixes[1].context == 5u);
+    BOOST_TEST(mixes[1].chunk == 2u);
+    BOOST_TEST(mixes[1].chunk_prompts == 1u);
+    BOOST_TEST(mixes[1].chunk_past == 2u);
+    const ServedRequest& a = r.requests[0];
+    const ServedRequest& b = r.requests[1];
+    BOOST_TEST(a.token_ns == (std::vector<double>{108.0, 220.0, 240.0}));
+    BOOST_TEST(b.token_ns == (std::vector<double>{220.0, 240.0}));
+    BOOST_REQUIRE_EQUAL(r.steps.size(), 3u);
+    BOOST_TEST((r.steps[0].phase == LlmPhase::mixed && r.steps[2].phase == LlmPhase::decode));
+    BOOST_TEST(r.steps[2].tokens == 6u);
+    // Static batching cannot chunk; a chunk needs the mixed step's time.
+    ServingPolicy s = roomy(Batching::static_batches);
+    s.prefill_chunk = 6;
+    BOOST_CHECK_THROW(serve(both, s, step_time, [](const LlmStep&) { return 1.0; }), std::invalid_argument);
+    BOOST_CHECK_THROW(serve(both, p, step_time), std::invalid_argument);
+}

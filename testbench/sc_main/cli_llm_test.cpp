@@ -64,7 +64,7 @@ BOOST_AUTO_TEST_CASE(llm_options_without_llm_are_refused) {
     }
     const npuvp::test::RunResult bad = npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml --phase train");
     BOOST_TEST(bad.code == 2);
-    BOOST_TEST(has(bad.out, "--phase: expected decode or prefill, got 'train'"), bad.out);
+    BOOST_TEST(has(bad.out, "--phase: expected decode, prefill or mixed, got 'train'"), bad.out);
     const npuvp::test::RunResult file = npuvp::test::run_npuvp("--llm " + kLlm + "none.yaml");
     BOOST_TEST(file.code == 2);
 }
@@ -156,5 +156,20 @@ BOOST_AUTO_TEST_CASE(bad_tensor_parallel_runs_are_refused_with_the_reason) {
         const npuvp::test::RunResult r = npuvp::test::run_npuvp(c.args);
         BOOST_TEST(r.code == 2, c.args);
         BOOST_TEST(has(r.out, c.expect), r.out);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_mixed_step_prints_both_rates) {
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp(
+        "--llm " + kLlm + "tiny.yaml --phase mixed --batch 4 --context 64 --chunk 32 --chunk-prompts 2 --chunk-past 16");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "llm      tiny mixed step, 4 sequences decoding at context 64 and a prefill chunk of 32 tokens of "
+                          "2 prompts after 16 cached (2 layers): "),
+               r.out);
+    BOOST_TEST(has(r.out, " output tokens/s and "), r.out);
+    for (const std::string& bad : {"--phase mixed", "--chunk 8"}) {
+        const npuvp::test::RunResult e = npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml " + bad);
+        BOOST_TEST(e.code == 2, bad);
+        BOOST_TEST((has(e.out, "--phase mixed needs --chunk N") || has(e.out, "--chunk applies to --phase mixed")), e.out);
     }
 }

@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_CASE(the_kv_caches_occupancy_over_time_is_a_row_a_step) {
     std::ifstream in("serve_steps.csv");
     std::string line;
     std::getline(in, line);
-    BOOST_TEST(line == "step,phase,batch,tokens,start_ms,end_ms,kv_blocks,kv_percent");
+    BOOST_TEST(line == "step,phase,batch,tokens,chunk_prompts,chunk_tokens,chunk_past,start_ms,end_ms,kv_blocks,kv_percent");
     std::vector<std::vector<std::string>> rows;
     while (std::getline(in, line)) {
         std::vector<std::string> cells;
@@ -170,7 +170,34 @@ BOOST_AUTO_TEST_CASE(the_kv_caches_occupancy_over_time_is_a_row_a_step) {
         BOOST_TEST(rows[i][1] == (prefill ? "prefill" : "decode"));
         BOOST_TEST(rows[i][2] == "4");
         BOOST_TEST(rows[i][3] == std::to_string(prefill ? 32 : 32 + i % 16));
-        BOOST_TEST(rows[i][6] == "12");
-        if (i) BOOST_TEST(rows[i][4] == rows[i - 1][5]);  // back to back
+        BOOST_TEST(rows[i][4] == "0");  // no chunk: whole prompts
+        BOOST_TEST(rows[i][9] == "12");
+        if (i) BOOST_TEST(rows[i][7] == rows[i - 1][8]);  // back to back
     }
+}
+
+BOOST_AUTO_TEST_CASE(a_chunked_prefill_scenario_runs_mixed_steps) {
+    // tiny_chat with prefill_chunk 64 (two prompts of 32 a step): step 0
+    // prefills A and B (nobody decodes yet), step 1 C and D beside A and B's
+    // decoding; 14 decode steps of 4 finish A and B (16 tokens each); their
+    // two successors' prompts go in a mixed step beside C and D's last
+    // tokens, the last two's beside those two; 14 decode steps finish the
+    // first pair, one more the last: 4 mixed steps, 29 decode, 33 in all.
+    std::ofstream("serve_chunk.yaml") << "name: tiny_chunk\nmodel: " << kSource
+                                      << "/configs/llm/tiny.yaml\n"
+                                         "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
+                                         "max_batch: 4\ncontext_bucket: 16\nprefill_chunk: 64\n";
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve serve_chunk.yaml");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "steps    0 prefill, 4 mixed (decode and a prefill chunk), 29 decode;"), r.out);
+    BOOST_TEST(has(r.out, "bound    mixed ("), r.out);
+    // A chunk with static batching names the key.
+    std::ofstream("serve_chunk_static.yaml") << "name: t\nmodel: " << kSource
+                                             << "/configs/llm/tiny.yaml\n"
+                                                "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\n"
+                                                "batching: static\nprefill_chunk: 8\n";
+    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_chunk_static.yaml");
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(has(bad.out, "serve_chunk_static.yaml:5:"), bad.out);
+    BOOST_TEST(has(bad.out, "prefill_chunk applies to continuous batching"), bad.out);
 }
