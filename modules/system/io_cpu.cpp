@@ -57,13 +57,22 @@ void IoCpu::transit(NpuExtension&, sc_core::sc_time& delay) {
 }
 
 void IoCpu::start_requests() {
-    // Each request is a process of its own that starts when its
-    // dependencies are done, so independent requests run concurrently.
+    // Each request is a process of its own, made when its dependencies are
+    // done (spawn_request), so independent requests run concurrently and
+    // only the requests in flight hold a thread and its stack (one each for
+    // every request up front ran out of stacks at ~50,000 requests, E518).
     for (RequestRecord& record : m_requests)
-        sc_core::sc_spawn([this, &record] {
-            while (record.pending != 0) sc_core::wait(record.changed.get());
-            run_request(record);
-        });
+        if (record.pending == 0) sc_core::sc_spawn([this, &record] { run_request(record); });
+}
+
+// The request's last dependency completed: its process starts in the next
+// delta cycle, as a process waiting for that completion's notification would.
+void IoCpu::spawn_request(RequestRecord& record) {
+    sc_core::sc_spawn_options options;
+    options.dont_initialize();
+    options.set_sensitivity(&record.changed.get());
+    sc_core::sc_spawn([this, &record] { run_request(record); }, nullptr, &options);
+    record.changed.notify(sc_core::SC_ZERO_TIME);
 }
 
 void IoCpu::run_request(RequestRecord& record) {
@@ -161,7 +170,7 @@ void IoCpu::worker() {
                                              record.request->id));
         record.changed.notify(sc_core::SC_ZERO_TIME);
         for (const std::uint32_t d : record.dependants)
-            if (--m_requests[d].pending == 0) m_requests[d].changed.notify(sc_core::SC_ZERO_TIME);
+            if (--m_requests[d].pending == 0) spawn_request(m_requests[d]);
     }
 }
 

@@ -51,9 +51,10 @@ public:
         Transaction txn;  // owned here: the request's process may never return
         // Its place among the others (host()): the requests that wait for
         // it, and how many of those it waits for are not done yet. Its
-        // process waits on `changed` until `pending` is 0, then until it is
-        // done: a completion wakes only what it concerns (one event for every
-        // request woke each of them per completion, quadratic in requests).
+        // process is made when `pending` reaches 0 and waits on `changed`
+        // until it is done: a completion wakes only what it concerns (one
+        // event for every request woke each of them per completion,
+        // quadratic in requests).
         std::vector<std::uint32_t> dependants;
         std::uint32_t pending = 0;
         LazyEvent changed;
@@ -78,6 +79,7 @@ protected:
 
 private:
     void start_requests();
+    void spawn_request(RequestRecord& record);
     void run_request(RequestRecord& record);
     void worker();
 
