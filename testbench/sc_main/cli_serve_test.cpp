@@ -21,6 +21,21 @@ const std::string kScenario = kSource + "/configs/serving/tiny_chat.yaml";
 
 bool has(const std::string& out, const std::string& text) { return out.find(text) != std::string::npos; }
 
+// A scenario file `name` serving tiny.yaml, with `keys` (YAML lines) after
+// its model line (so the first of them is line 3).
+std::string tiny_scenario(const std::string& name, const std::string& keys) {
+    std::ofstream(name) << "name: t\nmodel: " << kSource << "/configs/llm/tiny.yaml\n" << keys;
+    return name;
+}
+
+// A scenario refused with exit 2 at `file`:`line` with `message`.
+void refused(const std::string& file, int line, const std::string& message) {
+    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve " + file);
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(has(bad.out, file + ":" + std::to_string(line) + ":"), bad.out);
+    BOOST_TEST(has(bad.out, message), bad.out);
+}
+
 nlohmann::json summary(const std::string& args, const std::string& file) {
     const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve " + kScenario + " " + args + " --summary " + file);
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
@@ -123,24 +138,18 @@ BOOST_AUTO_TEST_CASE(a_scenario_over_cards_runs_its_steps_tensor_parallel) {
     // all-reduces: the same loop (2 prefills, 30 decode steps, 2 run in
     // detail), each detailed step split over the 2 cards (its run's model
     // line says so); the cards' HBM holds the cache (2 x 48 GiB).
-    std::ofstream("serve_tp.yaml") << "name: tiny_tp\nmodel: " << kSource
-                                   << "/configs/llm/tiny.yaml\n"
-                                      "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
-                                      "max_batch: 4\ncontext_bucket: 16\ncards: 2\nparallel: tensor\nall_reduce: tree\n";
     const npuvp::test::RunResult r = npuvp::test::run_npuvp(
-        "serve serve_tp.yaml --topology " + kSource + "/configs/topologies/rngd_server.yaml");
+        "serve " +
+        tiny_scenario("serve_tp.yaml", "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
+                                       "max_batch: 4\ncontext_bucket: 16\ncards: 2\nparallel: tensor\nall_reduce: tree\n") +
+        " --topology " + kSource + "/configs/topologies/rngd_server.yaml");
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_TEST(has(r.out, "tiny on rngd_server (2 cards, tensor parallel, tree all-reduces)"), r.out);
     BOOST_TEST(has(r.out, "steps    2 prefill, 30 decode; 2 distinct steps run in detail"), r.out);
     // A bad choice names the key.
-    std::ofstream("serve_tp_bad.yaml") << "name: t\nmodel: " << kSource
-                                       << "/configs/llm/tiny.yaml\n"
-                                          "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\n"
-                                          "parallel: data\n";
-    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_tp_bad.yaml");
-    BOOST_TEST(bad.code == 2);
-    BOOST_TEST(has(bad.out, "serve_tp_bad.yaml:4:"), bad.out);
-    BOOST_TEST(has(bad.out, "parallel"), bad.out);
+    refused(tiny_scenario("serve_tp_bad.yaml",
+                          "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\nparallel: data\n"),
+            4, "parallel");
 }
 
 BOOST_AUTO_TEST_CASE(the_kv_caches_occupancy_over_time_is_a_row_a_step) {
@@ -183,21 +192,14 @@ BOOST_AUTO_TEST_CASE(a_chunked_prefill_scenario_runs_mixed_steps) {
     // two successors' prompts go in a mixed step beside C and D's last
     // tokens, the last two's beside those two; 14 decode steps finish the
     // first pair, one more the last: 4 mixed steps, 29 decode, 33 in all.
-    std::ofstream("serve_chunk.yaml") << "name: tiny_chunk\nmodel: " << kSource
-                                      << "/configs/llm/tiny.yaml\n"
-                                         "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
-                                         "max_batch: 4\ncontext_bucket: 16\nprefill_chunk: 64\n";
-    const npuvp::test::RunResult r = npuvp::test::run_npuvp("serve serve_chunk.yaml");
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp(
+        "serve " + tiny_scenario("serve_chunk.yaml", "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
+                                                     "max_batch: 4\ncontext_bucket: 16\nprefill_chunk: 64\n"));
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_TEST(has(r.out, "steps    0 prefill, 4 mixed (decode and a prefill chunk), 29 decode;"), r.out);
     BOOST_TEST(has(r.out, "bound    mixed ("), r.out);
     // A chunk with static batching names the key.
-    std::ofstream("serve_chunk_static.yaml") << "name: t\nmodel: " << kSource
-                                             << "/configs/llm/tiny.yaml\n"
-                                                "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\n"
-                                                "batching: static\nprefill_chunk: 8\n";
-    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_chunk_static.yaml");
-    BOOST_TEST(bad.code == 2);
-    BOOST_TEST(has(bad.out, "serve_chunk_static.yaml:5:"), bad.out);
-    BOOST_TEST(has(bad.out, "prefill_chunk applies to continuous batching"), bad.out);
+    refused(tiny_scenario("serve_chunk_static.yaml", "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\n"
+                                                     "batching: static\nprefill_chunk: 8\n"),
+            5, "prefill_chunk applies to continuous batching");
 }
