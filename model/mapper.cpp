@@ -212,11 +212,15 @@ public:
         } else {
             y << "host:\n";
         }
+        // A layer's transfers go out before it (indexed once: a scan of
+        // every transfer per layer was quadratic).
+        std::map<std::string, std::vector<const Transfer*>> feeding;
+        for (const Transfer& t : m_transfers) feeding[t.consumer].push_back(&t);
         for (const Layer& l : m_layers) {
-            for (const Transfer& t : m_transfers)
-                if (t.consumer == l.info.id)
-                    y << "  - kernel_launch: { id: " << t.id << ", kernel: " << t.id << ", cubes: [" << l.info.cube
-                      << "], target_pe: [" << t.pe << "], after: [" << t.after << "] }\n";
+            if (const auto fed = feeding.find(l.info.id); fed != feeding.end())
+                for (const Transfer* t : fed->second)
+                    y << "  - kernel_launch: { id: " << t->id << ", kernel: " << t->id << ", cubes: [" << l.info.cube
+                      << "], target_pe: [" << t->pe << "], after: [" << t->after << "] }\n";
             y << "  - kernel_launch: { id: " << l.info.id << ", kernel: " << l.info.id
               << ", cubes: [" << l.info.cube << "], target_pe: " << targets(l.info.pes) << ", after: [";
             for (std::size_t i = 0; i < l.info.after.size(); ++i) y << (i ? ", " : "") << l.info.after[i];
@@ -495,15 +499,18 @@ private:
             const auto it = done.find(id);
             return it == done.end() ? id + "_c" + std::to_string(c) : it->second[static_cast<std::size_t>(c)];
         };
+        std::map<std::string, std::vector<const Transfer*>> feeding;  // consumer -> its transfers, in order
+        for (const Transfer& t : m_transfers) feeding[t.consumer].push_back(&t);
         for (const Layer& l : m_layers) {
             std::vector<std::string> ids;
             if (l.info.lowering == "all-reduce") {
                 all_reduce(l, n, out, done, waits_for);
                 continue;
             }
+            const auto fed = feeding.find(l.info.id);
             for (int c = 0; c < n; ++c) {
-                for (const Transfer& t : m_transfers) {
-                    if (t.consumer != l.info.id) continue;
+                for (const Transfer* t_ptr : fed == feeding.end() ? std::vector<const Transfer*>{} : fed->second) {
+                    const Transfer& t = *t_ptr;
                     Transfer k = t;
                     k.id = t.id + "_c" + std::to_string(c);
                     k.consumer = t.consumer + "_c" + std::to_string(c);
