@@ -175,7 +175,7 @@ int run_serve(int argc, char* argv[]) {
     const TopologyConfig topo = load_topology_file(o.topology, overrides, builtin_registry());
     const int cubes = topo.system.sips * topo.system.cubes_per_sip;
     if (s.cards > cubes)
-        throw ConfigError(SourceLoc{s.file, 0, 0, "cards"}, std::to_string(s.cards) + " cards: the topology has " + std::to_string(cubes) + " cubes");
+        throw ConfigError(SourceLoc{s.file, 0, 0, "cards"}, std::to_string(s.cards) + " cards: the topology has " + std::to_string(cubes) + (cubes == 1 ? " cube" : " cubes"));
 
     // The KV cache: the HBM of the cards beside the weights, in blocks.
     const model::LlmSizes sizes = model::llm_sizes(llm);
