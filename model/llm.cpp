@@ -198,11 +198,11 @@ namespace {
 // (weights, the KV cache) marked.
 class Builder {
 public:
-    explicit Builder(Network& net) : m_net(net) {}
+    Builder(Network& net, int elem_bytes) : m_net(net), m_elem(elem_bytes) {}
     std::string tensor(const std::string& name, std::vector<std::int64_t> shape, bool constant = false) {
         TensorInfo& t = m_net.tensors[name];
         t.shape = std::move(shape);
-        t.elem_bytes = 2;
+        t.elem_bytes = m_elem;
         t.constant = constant;
         return name;
     }
@@ -218,6 +218,7 @@ public:
 
 private:
     Network& m_net;
+    int m_elem;
 };
 
 std::int64_t i(std::uint64_t v) {
@@ -231,11 +232,15 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
     const bool mixed = step.phase == LlmPhase::mixed;
     const bool decode = step.phase == LlmPhase::decode || mixed;  // a decode part
     const std::string what = mixed ? "a mixed step" : decode ? "a decode step" : "a prefill";
-    if (c.weights != LlmDtype::bf16 || c.activations != LlmDtype::bf16 || c.kv_cache != LlmDtype::bf16)
+    // One element size for every tensor: the mapper moves bf16 or 8-bit
+    // elements (docs/models.md); INT8 and FP8 e4m3 both run as int8.
+    const int elem = dtype_bytes(c.weights);
+    if (dtype_bytes(c.activations) != elem || dtype_bytes(c.kv_cache) != elem)
         throw ModelError(c.file, "", "",
-                         what + " runs bf16 tensors only (the mapper moves 2-byte elements, docs/models.md); this model's "
-                                "dtypes are weights " + to_string(c.weights) + ", activations " + to_string(c.activations) +
-                                ", kv_cache " + to_string(c.kv_cache) + " (its sizes are known: docs/llm.md \"Sizes\")");
+                         what + " runs one element size for weights, activations and the KV cache (bf16, or 8-bit: "
+                                "INT8 or FP8 e4m3; docs/llm.md \"Dtypes\"); this model's dtypes are weights " +
+                             std::string(to_string(c.weights)) + ", activations " + to_string(c.activations) +
+                             ", kv_cache " + to_string(c.kv_cache) + " (its sizes are known: docs/llm.md \"Sizes\")");
     if (step.batch == 0 && !mixed) throw ModelError(c.file, "", "", what + " of batch 0");
     if (step.context == 0 && !decode) throw ModelError(c.file, "", "", "a prefill of 0 tokens");
     if (mixed && (step.chunk_prompts == 0 || step.chunk == 0))
@@ -268,7 +273,7 @@ Network llm_step_network(const LlmConfig& c, const LlmStep& step) {
     Network net;
     net.file = c.file;
     net.name = c.name + "_" + to_string(step.phase) + (tp > 1 ? "_tp" + std::to_string(tp) : "");
-    Builder b(net);
+    Builder b(net, elem);
     // Rows: one token per sequence (decode) or the prompt's (prefill); a
     // mixed step's decoding sequences', then its chunk's.
     const std::uint64_t chunk_rows = mixed ? mul(step.chunk_prompts, step.chunk) : 0;

@@ -17,8 +17,8 @@ constexpr std::uint64_t kTile = 128;
 // the reserved TCM, so that the tokens in flight (DMA, fetch, compute, store,
 // and the next DMA) fit beside an operand panel.
 constexpr std::uint64_t kTokensInReserve = 8;
-// Activations and weights run as bf16 (2 bytes), whatever the model's type.
-constexpr std::uint64_t kElem = 2;
+// Activations and weights run as bf16 (2 bytes), whatever the model's type,
+// unless the options say 8-bit (MapOptions::elem_bytes): Greedy::m_elem.
 // A K-split's partial sums are fp32.
 constexpr std::uint64_t kPartialElem = 4;
 // Tensors in shared SRAM start on this boundary.
@@ -157,7 +157,8 @@ private:
 class Greedy {
 public:
     Greedy(const Network& net, const TopologyConfig& topo, const MapOptions& options)
-        : m_net(net), m_topo(topo), m_options(options), m_pes(topo.pes_per_cube()) {
+        : m_net(net), m_topo(topo), m_options(options), m_pes(topo.pes_per_cube()),
+          m_elem(options.elem_bytes == 1 ? 1 : 2) {
         for (const Node& node : net.nodes)
             for (const std::string& in : node.inputs) ++m_uses[in];
         for (const std::string& out : net.outputs) ++m_uses[out];
@@ -538,8 +539,8 @@ private:
     void all_reduce(const Layer& a, int n, std::vector<Layer>& out, std::map<std::string, std::vector<std::string>>& done,
                     const WaitsFor& waits_for) const {
         const bool ring = m_options.all_reduce == MapOptions::AllReduce::ring;
-        const std::uint64_t bytes = std::max<std::uint64_t>(a.out_bytes, kElem);
-        const std::uint64_t chunk = ring ? round_up(ceil_div(bytes, static_cast<std::uint64_t>(n)), kElem) : bytes;
+        const std::uint64_t bytes = std::max<std::uint64_t>(a.out_bytes, m_elem);
+        const std::uint64_t chunk = ring ? round_up(ceil_div(bytes, static_cast<std::uint64_t>(n)), m_elem) : bytes;
         // Where a card holds the tensor: the all-reduce's shared-SRAM place
         // when its readers read it there, else PE 0's slice (the step's PE).
         const auto base = [&](int c) { return a.dst.given() ? on_card(a.dst.pa, c) : slice_pa(c, 0); };
@@ -678,7 +679,7 @@ private:
             l.info.lowering = "all-reduce";
             l.info.split = "-";
             l.info.flops = 0;
-            l.info.in_bytes = l.out_bytes = checked_mul(out_elements(node), kElem, kSize);
+            l.info.in_bytes = l.out_bytes = checked_mul(out_elements(node), m_elem, kSize);
             m_layers.push_back(l);
             m_layer_of_output[node.outputs.front()] = m_layers.size() - 1;
             alias(node, {l.info.id});
@@ -705,7 +706,7 @@ private:
             Input in;
             in.producers = producers(Node{"", "", {t}, {}, {}, {}, {}});
             if (in.producers.empty()) continue;  // a graph input: in every slice (docs/models.md)
-            in.bytes = checked_mul(m_net.tensor(node, t).elements(), kElem, kSize);
+            in.bytes = checked_mul(m_net.tensor(node, t).elements(), m_elem, kSize);
             in.b = is_gemm(node.op) && i == 1;
             l.inputs.push_back(in);
         }
@@ -730,7 +731,7 @@ private:
         s.info.flops = checked_mul(outputs, static_cast<std::uint64_t>(s.k_parts - 1), kSize);
         s.partial_bytes = checked_mul(s.share_m, kPartialElem, kSize);
         s.info.in_bytes = checked_mul(checked_mul(outputs, kPartialElem, kSize), static_cast<std::uint64_t>(s.k_parts), kSize);
-        s.out_bytes = checked_mul(outputs, kElem, kSize);
+        s.out_bytes = checked_mul(outputs, m_elem, kSize);
         s.epilogues = std::move(gemm.epilogues);
         gemm.epilogues.clear();
         s.sum_stride = checked_mul(outputs, kPartialElem, kSize);
@@ -822,7 +823,7 @@ private:
                 // Depthwise: every output element is a kernel-sized dot
                 // product of one channel, a vector op (docs/models.md).
                 l.info.lowering = "math mul (depthwise)";
-                l.out_bytes = checked_mul(out.elements(), kElem, kSize);
+                l.out_bytes = checked_mul(out.elements(), m_elem, kSize);
                 return vector_work(l, "mul", checked_mul(out.elements(), taps, kSize));
             }
             // Each group is a GEMM written out in the workload.
@@ -868,11 +869,11 @@ private:
             if (node.op == "Gemm" && node.inputs.size() > 2 && !node.inputs[2].empty()) l.epilogues.push_back("bias_add");
         }
         if (M == 0 || K == 0 || N == 0) throw ModelError(m_net.file, node.name, node.op, "an empty GEMM");
-        l.info.in_bytes = checked_mul(checked_mul(M, K, kSize), checked_mul(kElem, l.gemm_count, kSize), kSize);
+        l.info.in_bytes = checked_mul(checked_mul(M, K, kSize), checked_mul(m_elem, l.gemm_count, kSize), kSize);
         l.info.m = M, l.info.k = K, l.info.n = N;
         l.info.flops = checked_mul(checked_mul(checked_mul(2, M, kSize), checked_mul(K, N, kSize), kSize), l.gemm_count, kSize);
         l.info.lowering = l.gemm_count > 1 ? "gemm x" + std::to_string(l.gemm_count) + " (groups)" : "gemm";
-        l.out_bytes = checked_mul(checked_mul(M, N, kSize), checked_mul(kElem, l.gemm_count, kSize), kSize);
+        l.out_bytes = checked_mul(checked_mul(M, N, kSize), checked_mul(m_elem, l.gemm_count, kSize), kSize);
         // Split: by M when it has a tile row for every PE, else by N, else
         // over as many PEs as the larger dimension has tiles; by K (with a
         // sum layer after it) instead when that uses at least twice as many
@@ -881,7 +882,7 @@ private:
         const std::uint64_t pes = static_cast<std::uint64_t>(m_pes);
         const std::uint64_t best_mn = std::min(pes, std::max(mt, nt)), by_k_pes = std::min(pes, kt);
         // The HBM time a K split saves on each PE's share of B.
-        const double b_bytes = static_cast<double>(K) * static_cast<double>(N) * static_cast<double>(kElem);
+        const double b_bytes = static_cast<double>(K) * static_cast<double>(N) * static_cast<double>(m_elem);
         const double saved_ns = (b_bytes / static_cast<double>(best_mn) - b_bytes / static_cast<double>(by_k_pes)) /
                                 std::max(m_topo.cube.hbm_ctrl.bw_gbs, 1e-9);
         l.share_m = M, l.share_n = N, l.share_k = K;
@@ -908,7 +909,7 @@ private:
         // A and B tiles fit a token's room; each DMA then pays its start-up
         // (~600 ns) for more bytes (docs/models.md "Tiles").
         l.tm = std::min(kTile, l.share_m), l.tn = std::min(kTile, l.share_n);
-        const std::uint64_t k_room = token_room() / checked_mul(l.tm + l.tn, kElem, kSize);
+        const std::uint64_t k_room = token_room() / checked_mul(l.tm + l.tn, m_elem, kSize);
         l.tk = std::min(l.share_k, std::max(kTile, k_room / kTile * kTile));
     }
 
@@ -945,8 +946,8 @@ private:
             l.info.lowering = "math mul (resize " + node.text("mode", "nearest") + ", " + std::to_string(taps) + " taps)";
         }
         vector_work(l, op, elements);
-        l.info.in_bytes = checked_mul(m_net.tensor(node, node.inputs[0]).elements(), kElem, kSize);
-        l.out_bytes = checked_mul(out_elements(node), kElem, kSize);
+        l.info.in_bytes = checked_mul(m_net.tensor(node, node.inputs[0]).elements(), m_elem, kSize);
+        l.out_bytes = checked_mul(out_elements(node), m_elem, kSize);
         if (node.op == "TopK" && node.outputs.size() > 1 && !node.outputs[1].empty())
             l.out_bytes = checked_mul(l.out_bytes, 2, kSize);  // values and indices
     }
@@ -968,7 +969,7 @@ private:
     void copy_layer(const Node& node, Layer& l) {
         std::uint64_t bytes = 0;
         for (const std::string& out : node.outputs)
-            if (!out.empty()) bytes = checked_add(bytes, checked_mul(m_net.tensor(node, out).elements(), kElem, kSize), kSize);
+            if (!out.empty()) bytes = checked_add(bytes, checked_mul(m_net.tensor(node, out).elements(), m_elem, kSize), kSize);
         l.info.lowering = "dma copy";
         const std::uint64_t per_pe = ceil_div(bytes, static_cast<std::uint64_t>(m_pes));
         l.info.pes = static_cast<int>(ceil_div(bytes, std::max<std::uint64_t>(per_pe, 1)));
@@ -1034,7 +1035,8 @@ private:
             emit_dma(y, "dma_read", "xin", l.xfer_bytes, l.xfer_from);
             y << "    - wait: all\n";
             if (l.xfer_add)
-                y << "    - math: { id: sum, op: add, elements: " << ceil_div(l.xfer_bytes, kElem) << " }\n    - wait: all\n";
+                y << "    - math: { id: sum, op: add, elements: " << ceil_div(l.xfer_bytes, m_elem) << math_dtype()
+                  << " }\n    - wait: all\n";
             emit_dma(y, "dma_write", "xout", l.xfer_bytes, l.xfer_to);
             y << "    - wait: all\n";
             return;
@@ -1063,19 +1065,21 @@ private:
                                            : slice_pa(l.cube, j));
             y << "    - wait: all\n"
               << "    - math: { id: sum, op: add, elements: " << checked_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1), kSize)
-              << ", dtype: fp32 }\n";
+              << ", dtype: " << sum_dtype() << " }\n";
             for (std::size_t e = 0; e < l.epilogues.size(); ++e)
-                y << "    - math: { id: ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << " }\n";
+                y << "    - math: { id: ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << math_dtype()
+                  << " }\n";
             y << "    - wait: all\n";
-            emit_dma(y, "dma_write", "out", checked_mul(l.share_m, kElem, kSize), place(l.dst));
+            emit_dma(y, "dma_write", "out", checked_mul(l.share_m, m_elem, kSize), place(l.dst));
             y << "    - wait: all\n";
             return;
         }
         if (l.info.m == 0) {
-            const std::uint64_t bytes = checked_mul(l.share_m, kElem, kSize);
+            const std::uint64_t bytes = checked_mul(l.share_m, m_elem, kSize);
             y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
-              << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / kElem * kElem)
-              << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << " }\n"
+              << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / m_elem * m_elem)
+              << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << math_dtype()
+              << " }\n"
               << "    - wait: all\n";
             return;
         }
@@ -1085,7 +1089,8 @@ private:
               << "        id: " << sanitize(l.info.node) << (l.gemm_count > 1 ? "_g" + std::to_string(g) : "") << "\n"
               << "        gemm: { m: " << l.share_m << ", k: " << l.share_k << ", n: " << l.share_n << " }\n"
               << "        tile: { m: " << l.tm << ", k: " << l.tk << ", n: " << l.tn << " }\n";
-            if (l.info.split == "K") y << "        dtype: { out: fp32 }\n";
+            if (l.info.split == "K") y << "        dtype: { " << (m_elem == 1 ? "in: int8, " : "") << "out: " << sum_dtype() << " }\n";
+            else if (m_elem == 1) y << "        dtype: { in: int8, out: int8 }\n";
             // A in shared SRAM: B keeps its own place, the PE's slice.
             if (l.src.given()) y << "        src: " << pa(l.src) << "\n";
             if (l.src_b.given()) y << "        src_b: " << pa(l.src_b) << "\n";
@@ -1104,6 +1109,13 @@ private:
     const MapOptions& m_options;
     std::vector<Transfer> m_transfers;
     const int m_pes;
+    // The bytes of an activation or weight element: 2 (bf16) or 1 (8-bit:
+    // INT8 or FP8, both written as the workload's int8, MapOptions).
+    const std::uint64_t m_elem;
+    // A sum's workload dtype (a K split's partials, 4 bytes), and a MATH
+    // command's or a one-op composite's dtype key (none: bf16).
+    const char* sum_dtype() const { return m_elem == 1 ? "int32" : "fp32"; }
+    std::string math_dtype() const { return m_elem == 1 ? ", dtype: int8" : ""; }
     std::map<std::string, int> m_uses;
     std::set<std::string> m_constant;
     std::map<std::string, std::vector<std::string>> m_producer;  // tensor -> layers that wrote it

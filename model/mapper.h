@@ -33,6 +33,11 @@ struct MapOptions {
     int tensor_parallel = 1;
     enum class AllReduce { ring, tree };
     AllReduce all_reduce = AllReduce::ring;
+    // The bytes of every activation and weight element the mapped kernels
+    // move and compute: 2 (bf16, whatever an ONNX model's own type) or 1
+    // (INT8 or FP8 e4m3, written as the workload's int8: GEMMs int8 in and
+    // out, a K split's partials int32, MATH on int8; docs/models.md).
+    int elem_bytes = 2;
 };
 const char* to_string(MapOptions::AllReduce a);
 

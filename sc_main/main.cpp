@@ -568,6 +568,9 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     model::MapOptions map_options;
     map_options.cubes = options.map_cubes;
     map_options.tensor_parallel = options.tensor_parallel;
+    // A language model's elements (bf16, or 8-bit: INT8 / FP8); an ONNX
+    // model's run as bf16 (docs/models.md).
+    if (llm_answer().given) map_options.elem_bytes = model::dtype_bytes(llm_answer().config.weights);
     map_options.all_reduce = options.all_reduce_tree ? model::MapOptions::AllReduce::tree : model::MapOptions::AllReduce::ring;
     model::Mapping mapping;
     try {

@@ -206,10 +206,49 @@ BOOST_AUTO_TEST_CASE(a_step_that_cannot_be_built_says_why) {
         llm_step_network(fp8, step);
         BOOST_FAIL("built");
     } catch (const ModelError& e) {
-        BOOST_CHECK(std::string(e.what()).find("bf16 tensors only") != std::string::npos);
+        BOOST_CHECK(std::string(e.what()).find("one element size for weights, activations and the KV cache") !=
+                    std::string::npos);
     }
     // Its sizes are still known: weights at one byte.
     BOOST_CHECK_EQUAL(llm_sizes(fp8).weight_bytes, llm_sizes(c).params);
+}
+
+BOOST_AUTO_TEST_CASE(an_fp8_step_moves_one_byte_elements_through_int8_gemms) {
+    // tiny.yaml in FP8 e4m3 throughout (weights, activations, KV cache), 2
+    // sequences at context 127, as a_decode_step_reads_... above: every
+    // tensor 1 byte, the GEMMs int8 in and out, so each scores GEMM reads
+    // its keys as 64 x 128 x 1 B: 32,768 B for the layer's 4 (half of bf16's
+    // 65,536); Q's weight 256 x 256 x 1 = 65,536 B; the memory floor half
+    // of bf16's, 3,145,728 / 2 = 1,572,864 B.
+    LlmConfig c = load_llm_file(kLlm + "tiny.yaml");
+    c.weights = c.activations = c.kv_cache = LlmDtype::fp8_e4m3;
+    LlmStep step;
+    step.batch = 2;
+    step.context = 127;
+    BOOST_CHECK_EQUAL(llm_step_min_hbm_bytes(c, step), 1572864u);
+    const Network net = llm_step_network(c, step);
+    BOOST_CHECK_EQUAL(net.tensors.at("layers.0.q_proj.weight").elem_bytes, 1);
+    const TopologyConfig topo = test::load_shipped("default");
+    TraceSink trace;
+    Platform platform(topo, trace);
+    MapOptions options;
+    options.elem_bytes = 1;
+    const Mapping m = greedy_map(net, topo, options);
+    BOOST_CHECK(m.workload_yaml.find("dtype: { in: int8, out: int8 }") != std::string::npos);
+    BOOST_CHECK(m.workload_yaml.find("bf16") == std::string::npos);
+    const WorkloadConfig w = load_workload_text(m.workload_yaml, "tiny_fp8", topo);
+    WorkloadRun run(platform, w);
+    sc_core::sc_start();
+    BOOST_REQUIRE_MESSAGE(run.finished(), run.diagnosis());
+    const std::vector<LayerResult> layers = layer_results(m, run, topo);
+    auto layer = [&](const std::string& node) -> const LayerResult& {
+        for (const LayerResult& l : layers)
+            if (l.node == node) return l;
+        BOOST_FAIL("no layer " << node);
+        return layers.front();
+    };
+    BOOST_CHECK_EQUAL(layer("layers.0.scores").hbm_read, 32768u);
+    BOOST_CHECK_EQUAL(layer("layers.0.q_proj").hbm_read, 65536u);
 }
 
 BOOST_AUTO_TEST_CASE(llm_md_keys_are_the_field_table) {

@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(a_model_that_does_not_fit_says_by_how_much) {
 }
 
 BOOST_AUTO_TEST_CASE(llm_options_without_llm_are_refused) {
-    for (const std::string& option :
+    for (const char* option :
          {"--phase prefill", "--context 16", "--llm-layers 1", "--tensor-parallel 2", "--all-reduce tree"}) {
         const npuvp::test::RunResult r = npuvp::test::run_npuvp(option);
         BOOST_TEST(r.code == 2);
@@ -166,9 +166,21 @@ BOOST_AUTO_TEST_CASE(a_mixed_step_prints_both_rates) {
                           "2 prompts after 16 cached (2 layers): "),
                r.out);
     BOOST_TEST(has(r.out, " output tokens/s and "), r.out);
-    for (const std::string& bad : {"--phase mixed", "--chunk 8"}) {
+    for (const std::string bad : {"--phase mixed", "--chunk 8"}) {
         const npuvp::test::RunResult e = npuvp::test::run_npuvp("--llm " + kLlm + "tiny.yaml " + bad);
         BOOST_TEST(e.code == 2, bad);
         BOOST_TEST((has(e.out, "--phase mixed needs --chunk N") || has(e.out, "--chunk applies to --phase mixed")), e.out);
     }
+}
+
+BOOST_AUTO_TEST_CASE(an_fp8_model_runs_its_step_on_one_byte_elements) {
+    // Llama 3.1 8B in FP8 on rngd_pe.yaml: the step reads at least half of
+    // bf16's 15.027 GB: the layers' and the LM head's weights at 1 byte,
+    // 8,030,261,248 less the embedding's 525,336,576 (a lookup) and the final
+    // norm's 4,096 = 7,504,920,576 B, and 128 tokens x 64 KiB of cache,
+    // 8,388,608 B: 7,513,309,184 B = 7.513 GB, 4,891.477 µs at 1536 GB/s.
+    const npuvp::test::RunResult r = npuvp::test::run_npuvp("--topology " + kRngd + " --llm " + kLlm + "llama-3.1-8b-fp8.yaml");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(has(r.out, "HBM: the step reads at least 7.513 GB (weights once, the KV cache), 4891.477 µs"), r.out);
+    BOOST_TEST(quoted_in_llm_md(r.out), r.out);  // the docs quote what it prints
 }
