@@ -368,8 +368,10 @@ ServeScenario load_serve_scenario(const std::string& path) {
     f.s.rate_per_s = f.requests.rate;
     f.s.seed = f.requests.seed;
     f.s.requests_loc = f.requests_loc;
+    const MapReader top(yaml, yaml.root(document), table.keys());
+    f.s.cards_loc = top.has("cards") ? top.child("cards").loc : top.item().loc;
     if (f.s.prefill_chunk != 0 && !f.s.continuous)
-        throw ConfigError(MapReader(yaml, yaml.root(document), table.keys()).child("prefill_chunk").loc,
+        throw ConfigError(top.child("prefill_chunk").loc,
                           "prefill_chunk applies to continuous batching (batching: static prefills whole batches)");
     return f.s;
 }

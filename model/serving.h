@@ -117,6 +117,7 @@ struct ServeScenario {
     bool tensor_parallel = false;        // parallel: tensor (--tensor-parallel cards), else pipeline (--map-cubes cards)
     bool all_reduce_tree = false;        // all_reduce: tree (else ring)
     SourceLoc requests_loc;              // where `requests` is (errors about them)
+    SourceLoc cards_loc;                 // where `cards` is (or the file, when it is left out)
 };
 
 // Reads a scenario file; a ConfigError names the file, line, column and key.

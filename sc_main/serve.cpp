@@ -62,8 +62,8 @@ const char* kUsage =
     "                  KV cache and max_batch (powers of two up to the limit, and the limit),\n"
     "                  and say what limited it\n"
     "--csv FILE        one row per request (arrival, admission, first token, finish, latencies)\n"
-    "--steps-csv FILE  one row per step (phase, batch, tokens, start, end, KV blocks held):\n"
-    "                  the KV cache's occupancy over time\n"
+    "--steps-csv FILE  one row per step (phase, batch, tokens, a mixed step's chunk, start,\n"
+    "                  end, KV blocks held): the KV cache's occupancy over time\n"
     "--summary FILE    the answers as JSON\n";
 
 Options parse(int argc, char* argv[]) {
@@ -175,7 +175,7 @@ int run_serve(int argc, char* argv[]) {
     const TopologyConfig topo = load_topology_file(o.topology, overrides, builtin_registry());
     const int cubes = topo.system.sips * topo.system.cubes_per_sip;
     if (s.cards > cubes)
-        throw ConfigError(SourceLoc{s.file, 0, 0, "cards"}, std::to_string(s.cards) + " cards: the topology has " + std::to_string(cubes) + (cubes == 1 ? " cube" : " cubes"));
+        throw ConfigError(s.cards_loc, std::to_string(s.cards) + " cards: the topology has " + std::to_string(cubes) + (cubes == 1 ? " cube" : " cubes"));
 
     // The KV cache: the HBM of the cards beside the weights, in blocks.
     const model::LlmSizes sizes = model::llm_sizes(llm);

@@ -97,7 +97,7 @@ BOOST_AUTO_TEST_CASE(bad_scenarios_name_file_line_and_key) {
         {"name: s\n" + model + "requests: { count: 1, input_tokens: 1, output_tokens: 1, concurrency: 1 }\nbatching: eager\n",
          "s.yaml:4:11: batching: "},
         {"name: s\n" + model + "requests: { count: 1, input_tokens: 1, output_tokens: 1, concurrency: 1 }\ncards: 2\n",
-         "2 cards: the topology has 1 cube"},
+         "s.yaml:4:8: cards: 2 cards: the topology has 1 cube"},
         // Longer than tiny.yaml's 4096 positions.
         {"name: s\n" + model + "requests: { count: 1, input_tokens: 4000, output_tokens: 100, concurrency: 1 }\n",
          "s.yaml:3:11: requests: input_tokens + output_tokens = 4100: beyond the model's max_position_embeddings 4096"},
