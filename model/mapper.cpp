@@ -1,6 +1,7 @@
 #include "model/mapper.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -194,11 +195,9 @@ public:
         }
         for (const Transfer& t : m_transfers) {
             y << "  " << t.id << ":\n";
-            for (std::size_t j = 0; j < t.reads.size(); ++j) {
-                std::string id = "xin" + (t.reads.size() > 1 ? std::to_string(j) : "");
-                if (t.reads.size() > 1 && t.reads[j].second > dma_piece()) id += "_";
-                emit_dma(y, "dma_read", id, t.reads[j].second, t.reads[j].first);
-            }
+            for (std::size_t j = 0; j < t.reads.size(); ++j)
+                emit_dma(y, "dma_read", "xin" + (t.reads.size() > 1 ? std::to_string(j) : ""), t.reads[j].second,
+                         t.reads[j].first);
             if (t.write_bytes) {
                 y << "    - wait: all\n";
                 emit_dma(y, "dma_write", "xout", t.write_bytes, std::nullopt);
@@ -213,10 +212,8 @@ public:
         } else {
             y << "host:\n";
         }
-        // A layer's transfers go out before it (indexed once: a scan of
-        // every transfer per layer was quadratic).
-        std::map<std::string, std::vector<const Transfer*>> feeding;
-        for (const Transfer& t : m_transfers) feeding[t.consumer].push_back(&t);
+        // A layer's transfers go out before it.
+        const auto feeding = transfers_by_consumer();
         for (const Layer& l : m_layers) {
             if (const auto fed = feeding.find(l.info.id); fed != feeding.end())
                 for (const Transfer* t : fed->second)
@@ -477,6 +474,14 @@ private:
         after.insert(after.end(), waits.begin(), waits.end());
     }
 
+    // Each consumer's transfers, in order (an index: a scan of every
+    // transfer per layer was quadratic).
+    std::map<std::string, std::vector<const Transfer*>> transfers_by_consumer() const {
+        std::map<std::string, std::vector<const Transfer*>> feeding;
+        for (const Transfer& t : m_transfers) feeding[t.consumer].push_back(&t);
+        return feeding;
+    }
+
     // Tensor parallelism (docs/models.md "Tensor parallelism"): the layers,
     // placed on cube 0, run on each of the first tensor_parallel cubes —
     // card c's copy of layer L is L_c<c>, at card c's addresses, waiting
@@ -500,8 +505,8 @@ private:
             const auto it = done.find(id);
             return it == done.end() ? id + "_c" + std::to_string(c) : it->second[static_cast<std::size_t>(c)];
         };
-        std::map<std::string, std::vector<const Transfer*>> feeding;  // consumer -> its transfers, in order
-        for (const Transfer& t : m_transfers) feeding[t.consumer].push_back(&t);
+        const auto feeding = transfers_by_consumer();
+        const std::vector<const Transfer*> none;
         for (const Layer& l : m_layers) {
             std::vector<std::string> ids;
             if (l.info.lowering == "all-reduce") {
@@ -510,7 +515,7 @@ private:
             }
             const auto fed = feeding.find(l.info.id);
             for (int c = 0; c < n; ++c) {
-                for (const Transfer* t_ptr : fed == feeding.end() ? std::vector<const Transfer*>{} : fed->second) {
+                for (const Transfer* t_ptr : fed == feeding.end() ? none : fed->second) {
                     const Transfer& t = *t_ptr;
                     Transfer k = t;
                     k.id = t.id + "_c" + std::to_string(c);
@@ -1019,10 +1024,12 @@ private:
             y << " }\n";
             return;
         }
+        // Piece j is `id` j (`id`_j when `id` ends in a digit: part1_0, not part10).
+        const std::string stem = std::isdigit(static_cast<unsigned char>(id.back())) ? id + "_" : id;
         std::uint64_t done = 0;
         for (std::uint64_t j = 0; done < bytes; ++j) {
             const std::uint64_t n = std::min(piece, bytes - done);
-            y << "    - " << kind << ": { id: " << id << j << ", bytes: " << n << ", addr: ";
+            y << "    - " << kind << ": { id: " << stem << j << ", bytes: " << n << ", addr: ";
             if (at) y << "{ pa: " << checked_add(*at, done, kSize) << " } }\n";
             else y << "{ own: " << done << " } }\n";
             done += n;
@@ -1058,7 +1065,7 @@ private:
                   << ", pattern: strided, chunks: " << l.k_parts << ", stride: " << l.sum_stride << " }\n";
             else
                 for (int j = 0; j < l.k_parts; ++j)
-                    emit_dma(y, "dma_read", "part" + std::to_string(j) + (l.partial_bytes > dma_piece() ? "_" : ""),
+                    emit_dma(y, "dma_read", "part" + std::to_string(j),
                              l.partial_bytes,
                              l.src.given() ? checked_add(l.src.pa,
                                                          checked_mul(l.sum_stride, static_cast<std::uint64_t>(j), kSize), kSize)
