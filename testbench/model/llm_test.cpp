@@ -47,6 +47,37 @@ const MappedLayer& mapped(const Mapping& m, const std::string& node) {
     return m.layers.front();
 }
 
+// A step mapped with `options` and run on default.yaml (one a process):
+// its mapping, its layers' results and its makespan.
+struct StepRun {
+    Mapping mapping;
+    std::vector<LayerResult> layers;
+    std::uint64_t makespan_ps = 0;
+    const LayerResult& layer(const std::string& node) const {
+        for (const LayerResult& l : layers)
+            if (l.node == node) return l;
+        BOOST_FAIL("no layer " << node);
+        return layers.front();
+    }
+};
+
+StepRun run_step(const Network& net, const MapOptions& options, const std::string& name) {
+    static const TopologyConfig topo = test::load_shipped("default");
+    static TraceSink trace;
+    static Platform platform(topo, trace);
+    static WorkloadConfig w;
+    static std::unique_ptr<WorkloadRun> run;  // kept past sc_start, as the kernel holds its processes
+    StepRun r;
+    r.mapping = greedy_map(net, topo, options);
+    w = load_workload_text(r.mapping.workload_yaml, name, topo);
+    run = std::make_unique<WorkloadRun>(platform, w);
+    sc_core::sc_start();
+    BOOST_REQUIRE_MESSAGE(run->finished(), run->diagnosis());
+    r.layers = layer_results(r.mapping, *run, topo);
+    r.makespan_ps = run->makespan_ps();
+    return r;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(llama_sizes_are_the_published_shapes) {
@@ -133,25 +164,11 @@ BOOST_AUTO_TEST_CASE(a_decode_step_reads_each_sequences_kv_cache_and_its_weights
     BOOST_CHECK_EQUAL(llm_sizes(c).params, 1705216u);
     BOOST_CHECK_EQUAL(llm_sizes(c).kv_bytes_per_token, 1024u);
     BOOST_CHECK_EQUAL(llm_step_min_hbm_bytes(c, step), 3145728u);
-    TopologyConfig topo = test::load_shipped("default");
-    TraceSink trace;
-    Platform platform(topo, trace);
-    const Mapping m = greedy_map(llm_step_network(c, step), topo, MapOptions{});
-    const WorkloadConfig w = load_workload_text(m.workload_yaml, "tiny_decode", topo);
-    WorkloadRun run(platform, w);
-    sc_core::sc_start();
-    BOOST_REQUIRE_MESSAGE(run.finished(), run.diagnosis());
-    const std::vector<LayerResult> layers = layer_results(m, run, topo);
-    auto layer = [&](const std::string& node) -> const LayerResult& {
-        for (const LayerResult& l : layers)
-            if (l.node == node) return l;
-        BOOST_FAIL("no layer " << node);
-        return layers.front();
-    };
-    BOOST_CHECK_EQUAL(layer("layers.0.scores").hbm_read, 65536u);
-    BOOST_CHECK_EQUAL(layer("layers.1.context").hbm_read, 65536u);
-    BOOST_CHECK_EQUAL(layer("layers.0.q_proj").hbm_read, 131072u);
-    BOOST_CHECK_GE(run.makespan_ps(), 2048000u);
+    const StepRun r = run_step(llm_step_network(c, step), MapOptions{}, "tiny_decode");
+    BOOST_CHECK_EQUAL(r.layer("layers.0.scores").hbm_read, 65536u);
+    BOOST_CHECK_EQUAL(r.layer("layers.1.context").hbm_read, 65536u);
+    BOOST_CHECK_EQUAL(r.layer("layers.0.q_proj").hbm_read, 131072u);
+    BOOST_CHECK_GE(r.makespan_ps, 2048000u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_model_files_name_file_line_and_key) {
@@ -228,27 +245,13 @@ BOOST_AUTO_TEST_CASE(an_fp8_step_moves_one_byte_elements_through_int8_gemms) {
     BOOST_CHECK_EQUAL(llm_step_min_hbm_bytes(c, step), 1572864u);
     const Network net = llm_step_network(c, step);
     BOOST_CHECK_EQUAL(net.tensors.at("layers.0.q_proj.weight").elem_bytes, 1);
-    const TopologyConfig topo = test::load_shipped("default");
-    TraceSink trace;
-    Platform platform(topo, trace);
     MapOptions options;
     options.elem_bytes = 1;
-    const Mapping m = greedy_map(net, topo, options);
-    BOOST_CHECK(m.workload_yaml.find("dtype: { in: int8, out: int8 }") != std::string::npos);
-    BOOST_CHECK(m.workload_yaml.find("bf16") == std::string::npos);
-    const WorkloadConfig w = load_workload_text(m.workload_yaml, "tiny_fp8", topo);
-    WorkloadRun run(platform, w);
-    sc_core::sc_start();
-    BOOST_REQUIRE_MESSAGE(run.finished(), run.diagnosis());
-    const std::vector<LayerResult> layers = layer_results(m, run, topo);
-    auto layer = [&](const std::string& node) -> const LayerResult& {
-        for (const LayerResult& l : layers)
-            if (l.node == node) return l;
-        BOOST_FAIL("no layer " << node);
-        return layers.front();
-    };
-    BOOST_CHECK_EQUAL(layer("layers.0.scores").hbm_read, 32768u);
-    BOOST_CHECK_EQUAL(layer("layers.0.q_proj").hbm_read, 65536u);
+    const StepRun r = run_step(net, options, "tiny_fp8");
+    BOOST_CHECK(r.mapping.workload_yaml.find("dtype: { in: int8, out: int8 }") != std::string::npos);
+    BOOST_CHECK(r.mapping.workload_yaml.find("bf16") == std::string::npos);
+    BOOST_CHECK_EQUAL(r.layer("layers.0.scores").hbm_read, 32768u);
+    BOOST_CHECK_EQUAL(r.layer("layers.0.q_proj").hbm_read, 65536u);
 }
 
 BOOST_AUTO_TEST_CASE(llm_md_keys_are_the_field_table) {
