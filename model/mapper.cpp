@@ -65,6 +65,12 @@ std::string math_op(const std::string& op, bool constant_operand) {
     if (op == "Resize") return "mul";  // linear or cubic: a weighted sum of neighbours (vector_layer)
     if (op == "Sigmoid" || op == "Tanh" || op == "Sqrt" || op == "Pow") return "exp";
     if (op == "Gelu" || op == "Erf") return "gelu";
+    // Recognised patterns (model/patterns.h): SiLU is a sigmoid with its
+    // product with x in the same pass (as HardSwish); RMSNorm costs what a
+    // LayerNormalization does; rotary two multiply passes (vector_layer).
+    if (op == "Silu") return "exp";
+    if (op == "RMSNormalization") return "softmax";
+    if (op == "RotaryEmbedding") return "mul";
     if (op == "Add" || op == "Sub") return constant_operand ? "bias_add" : "add";
     if (op == "Mul" || op == "Div" || op == "BatchNormalization") return "mul";
     if (op == "Softmax" || op == "LayerNormalization") return "softmax";
@@ -74,7 +80,7 @@ std::string math_op(const std::string& op, bool constant_operand) {
 }
 bool fusable_epilogue(const std::string& op) {
     return op == "Relu" || op == "LeakyRelu" || op == "Clip" || op == "Neg" || op == "HardSigmoid" || op == "HardSwish" ||
-           op == "Sigmoid" || op == "Tanh" || op == "Gelu" ||
+           op == "Sigmoid" || op == "Tanh" || op == "Gelu" || op == "Silu" ||
            op == "Erf" || op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
 }
 
@@ -160,7 +166,9 @@ public:
     Greedy(const Network& net, const TopologyConfig& topo, const MapOptions& options)
         : m_net(net), m_topo(topo), m_options(options), m_pes(topo.pes_per_cube()),
           m_elem(options.elem_bytes == 1 ? 1 : 2) {
-        for (const Node& node : net.nodes)
+        if (options.recognise) m_rec = recognise_patterns(net);
+        else m_rec.nodes = net.nodes;
+        for (const Node& node : m_rec.nodes)
             for (const std::string& in : node.inputs) ++m_uses[in];
         for (const std::string& out : net.outputs) ++m_uses[out];
         for (const auto& [name, t] : net.tensors)
@@ -168,7 +176,7 @@ public:
     }
 
     Mapping run() {
-        for (const Node& node : m_net.nodes) place(node);
+        for (const Node& node : m_rec.nodes) place(node);
         order_layers();
         assign_cubes();
         place_exchanges();
@@ -189,6 +197,10 @@ public:
             if (!l.info.fused.empty()) {
                 y << "; fused:";
                 for (const std::string& f : l.info.fused) y << " " << comment_text(f);
+            }
+            if (!l.info.patterns.empty()) {
+                y << "; recognised:";
+                for (std::size_t i = 0; i < l.info.patterns.size(); ++i) y << (i ? ", " : " ") << l.info.patterns[i];
             }
             y << "\n  " << l.info.id << ":\n";
             emit_body(y, l);
@@ -694,6 +706,7 @@ private:
         else if (is_copy(node)) copy_layer(node, l);
         else vector_layer(node, l);
         record_inputs(node, l);
+        absorb(node, l);
         m_layers.push_back(l);
         if (l.info.split == "K") m_layers.push_back(k_sum(m_layers.back()));
         m_layer_of_output[node.outputs.front()] = m_layers.size() - 1;
@@ -749,6 +762,15 @@ private:
         return s;
     }
 
+    // A recognised pattern's node (model/patterns.h) brings the nodes it
+    // replaced into the layer that lowers it, and the pattern's name.
+    void absorb(const Node& node, Layer& l) const {
+        const auto it = m_rec.groups.find(node.name);
+        if (it == m_rec.groups.end()) return;
+        l.info.fused.insert(l.info.fused.end(), it->second.absorbed.begin(), it->second.absorbed.end());
+        l.info.patterns.push_back(it->second.pattern);
+    }
+
     // An epilogue (a bias, an activation, a residual add) or a batch norm
     // right after a GEMM layer that nothing else reads: it becomes that
     // layer's epilogue (SPEC T6 per_output_tile), or folds into its weights.
@@ -774,6 +796,7 @@ private:
                         l.info.after.push_back(id);
             }
         if (!bn) l.epilogues.push_back(math_op(node.op, constant_operand));
+        absorb(node, l);
         l.info.fused.push_back(node.name);
         m_layer_of_output.erase(node.inputs[static_cast<std::size_t>(from)]);
         m_layer_of_output[node.outputs.front()] = static_cast<std::size_t>(&l - m_layers.data());
@@ -950,6 +973,13 @@ private:
             elements = checked_mul(elements, taps, kSize);
             l.info.lowering = "math mul (resize " + node.text("mode", "nearest") + ", " + std::to_string(taps) + " taps)";
         }
+        if (node.op == "RotaryEmbedding") {
+            // x·cos, then rotate_half(x)·sin added to it: two multiply
+            // passes over the elements (the half swap and its sign are the
+            // tile's lane order, docs/models.md "Recognised patterns").
+            elements = checked_mul(elements, 2, kSize);
+            l.info.lowering = "math mul (rotary, 2 passes)";
+        }
         vector_work(l, op, elements);
         l.info.in_bytes = checked_mul(m_net.tensor(node, node.inputs[0]).elements(), m_elem, kSize);
         l.out_bytes = checked_mul(out_elements(node), m_elem, kSize);
@@ -1123,6 +1153,7 @@ private:
     // command's or a one-op composite's dtype key (none: bf16).
     const char* sum_dtype() const { return m_elem == 1 ? "int32" : "fp32"; }
     std::string math_dtype() const { return m_elem == 1 ? ", dtype: int8" : ""; }
+    Recognised m_rec;  // the nodes mapped: the network's, recognised patterns as one node each
     std::map<std::string, int> m_uses;
     std::set<std::string> m_constant;
     std::map<std::string, std::vector<std::string>> m_producer;  // tensor -> layers that wrote it

@@ -17,6 +17,7 @@
 
 #include "modules/common/config.h"
 #include "model/onnx_import.h"
+#include "model/patterns.h"
 
 namespace npuvp::model {
 
@@ -38,6 +39,10 @@ struct MapOptions {
     // (INT8 or FP8 e4m3, written as the workload's int8: GEMMs int8 in and
     // out, a K split's partials int32, MATH on int8; docs/models.md).
     int elem_bytes = 2;
+    // Recognise GELU, SiLU, RMSNorm and rotary spellings as one node each
+    // before mapping (model/patterns.h, docs/models.md "Recognised
+    // patterns"); false maps every node as the file spells it.
+    bool recognise = true;
 };
 const char* to_string(MapOptions::AllReduce a);
 
@@ -49,6 +54,9 @@ struct MappedLayer {
     std::string op;        // its op type
     std::string lowering;  // "gemm", "math <op>", "dma copy", ...
     std::vector<std::string> fused;  // nodes folded into it (epilogues, BN, views)
+    // Patterns recognised among them (model/patterns.h): "GELU (erf)",
+    // "GELU (tanh)", "SiLU", "RMSNorm", "rotary".
+    std::vector<std::string> patterns;
     int pes = 1;           // PEs it is split over
     std::string split;     // "M", "N", "K", "groups", "elements", "bytes" or "-"
     std::uint64_t m = 0, k = 0, n = 0;  // GEMM shape (whole layer)

@@ -79,6 +79,8 @@ const char* cli_usage() {
            "                        all-reduces between them: --all-reduce ring|tree)\n"
            "  --mapper NAME         the mapping policy (default builtin.greedy_mapper)\n"
            "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
+           "  --no-patterns         map every node as the model spells it: no GELU, SiLU,\n"
+           "                        RMSNorm or rotary recognised as one op (docs/models.md)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --trace-binary FILE   write the same events in a compact binary form to FILE\n"
            "                        (a tenth of the bytes; npuvp trace-to-json converts it)\n"
@@ -199,6 +201,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.mapper = value(i, arg);
         } else if (arg == "--map-cubes") {
             options.map_cubes = static_cast<int>(integer(i, arg, 1, 4096, "a cube count in [1, 4096]"));
+        } else if (arg == "--no-patterns") {
+            options.patterns = false;
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);
             const std::string ext = options.vcd->size() < 5 ? "" : options.vcd->substr(options.vcd->size() - 4);
@@ -300,6 +304,7 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
     }
     if (options.model && options.workload) bad(std::string("give --workload or ") + (options.llm ? "--llm" : "--model") + ", not both");
     if (!llm_only.empty() && !options.llm) bad(llm_only + " applies to --llm runs only (docs/llm.md)");
+    if (!options.patterns && !options.model) bad("--no-patterns applies to --model and --llm runs (and npuvp map)");
     if (options.mixed != (options.chunk > 0))
         bad(options.mixed ? "--phase mixed needs --chunk N (the prefill chunk's tokens a prompt)"
                           : "--chunk applies to --phase mixed (a decode step with a prefill chunk)");

@@ -37,6 +37,7 @@ struct CliOptions {
     int llm_layers = 0;                   // --llm-layers N (0: all)
     std::string mapper = "builtin.greedy_mapper";  // --mapper NAME
     int map_cubes = 1;                    // --map-cubes N (layers pipelined over N cubes)
+    bool patterns = true;                 // --no-patterns: map every node as the file spells it
     int tensor_parallel = 1;              // --tensor-parallel N (--llm: weights split over N cards)
     bool all_reduce_tree = false;         // --all-reduce ring|tree (default ring)
     std::optional<std::string> trace;     // --trace FILE

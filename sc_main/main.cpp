@@ -567,6 +567,7 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
                                                                      ": the topology has " + std::to_string(cubes) + " cubes");
     model::MapOptions map_options;
     map_options.cubes = options.map_cubes;
+    map_options.recognise = options.patterns;
     map_options.tensor_parallel = options.tensor_parallel;
     // A language model's elements (bf16, or 8-bit: INT8 / FP8); an ONNX
     // model's run as bf16 (docs/models.md).
@@ -581,7 +582,11 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     if (yaml) *yaml = mapping.workload_yaml;
     model_mapping() = mapping;
     std::size_t fused = 0;
-    for (const auto& l : mapping.layers) fused += l.fused.size();
+    std::map<std::string, std::size_t> patterns;
+    for (const auto& l : mapping.layers) {
+        fused += l.fused.size();
+        for (const std::string& p : l.patterns) ++patterns[p];
+    }
     model_line() = "model    " + *options.model + ": " + std::to_string(net.nodes.size()) + " nodes -> " +
                    std::to_string(mapping.layers.size()) + " layers (" + std::to_string(fused) +
                    " nodes fused into them, " + std::to_string(mapping.folded.size()) +
@@ -596,6 +601,14 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
         for (const auto& l : mapping.layers) steps += l.op == "AllReduce";
         model_line() += " split over " + std::to_string(options.tensor_parallel) + " cards (tensor parallel; " +
                         std::to_string(steps) + " " + model::to_string(map_options.all_reduce) + " all-reduce steps)";
+    }
+    // What the recognition made of the file (docs/models.md "Recognised patterns").
+    if (!options.patterns) {
+        model_line() += "; patterns not recognised (--no-patterns)";
+    } else if (!patterns.empty()) {
+        std::string list;
+        for (const auto& [name, n] : patterns) list += (list.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+        model_line() += "; recognised " + list;
     }
     model_line() += "; " + std::to_string(mapping.sram_tensors) + " outputs exchanged through shared SRAM, " +
                     std::to_string(staged) + " staged copies through HBM";
