@@ -811,6 +811,16 @@ const KeyTable<HostRequest>& kernel_launch_keys() {
                                                              "): 1000 s of simulated time (docs/limits.md)");
                         req.target_start_ns = value;
                     }),
+            H::leaf("resolve_after", {"", "string", "", "`host`", "`host` or `device`; with `device`, every request it waits for is a `kernel_launch`", "where its `after` is resolved (\"Ordering\"): `host`, IO_CPU sends it once those requests are done (their responses back at the host); `device`, IO_CPU sends it at once, in list order, and each target cube's M_CPU holds it until they are done on the device (their fan-outs complete, notices from other cubes' M_CPUs)"}, "device_after, device_after_loc",
+                    [](const MapReader& r, HostRequest& req, const Scope& s) {
+                        const Item where = r.child("resolve_after");
+                        if (!where.present) return;
+                        const std::string text = s.loader.to_string(where);
+                        if (text != "host" && text != "device")
+                            throw ConfigError(where.loc, "expected host or device, got '" + text + "'");
+                        req.device_after = text == "device";
+                        req.device_after_loc = where.loc;
+                    }),
         },
         nullptr,
         // The ipcq self-peer check of direct launches, for each target PE.
@@ -1719,6 +1729,19 @@ std::vector<HostRequest> Loader::read_host(const Item& item, const WorkloadConfi
         std::vector<std::uint32_t>& deps = requests[ref.command].after;
         if (std::find(deps.begin(), deps.end(), target->second) == deps.end())
             deps.push_back(target->second);
+    }
+    // A request resolved on the device waits for what an M_CPU can see
+    // complete: kernel launches (their fan-outs), not memory or MMU requests.
+    for (const HostRequest& req : requests) {
+        if (!req.device_after) continue;
+        std::vector<std::uint32_t> deps = req.after;
+        if (!req.explicit_after && req.index > 0) deps.push_back(req.index - 1);
+        for (const std::uint32_t d : deps)
+            if (requests[d].kind != HostRequestKind::kernel_launch)
+                throw ConfigError(req.device_after_loc,
+                                  "resolve_after: device, but it waits for host request '" + requests[d].id + "' (" +
+                                      npuvp::to_string(requests[d].kind) +
+                                      "): the device resolves only kernel launches (resolve_after: host)");
     }
     return requests;
 }

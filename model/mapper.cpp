@@ -224,17 +224,20 @@ public:
         } else {
             y << "host:\n";
         }
-        // A layer's transfers go out before it.
+        // A layer's transfers go out before it. With the device queue each
+        // launch is sent at once and its M_CPUs hold it until its inputs are
+        // written (docs/models.md "Launches").
+        const char* resolve = m_options.device_queue ? ", resolve_after: device" : "";
         const auto feeding = transfers_by_consumer();
         for (const Layer& l : m_layers) {
             if (const auto fed = feeding.find(l.info.id); fed != feeding.end())
                 for (const Transfer* t : fed->second)
                     y << "  - kernel_launch: { id: " << t->id << ", kernel: " << t->id << ", cubes: [" << l.info.cube
-                      << "], target_pe: [" << t->pe << "], after: [" << t->after << "] }\n";
+                      << "], target_pe: [" << t->pe << "], after: [" << t->after << "]" << resolve << " }\n";
             y << "  - kernel_launch: { id: " << l.info.id << ", kernel: " << l.info.id
               << ", cubes: [" << l.info.cube << "], target_pe: " << targets(l.info.pes) << ", after: [";
             for (std::size_t i = 0; i < l.info.after.size(); ++i) y << (i ? ", " : "") << l.info.after[i];
-            y << "] }\n";
+            y << "]" << resolve << " }\n";
         }
         out.workload_yaml = y.str();
         for (const Transfer& t : m_transfers) out.transfers.push_back({t.id, t.consumer, t.producer, t.id[0] == 'x'});

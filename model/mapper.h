@@ -43,6 +43,12 @@ struct MapOptions {
     // before mapping (model/patterns.h, docs/models.md "Recognised
     // patterns"); false maps every node as the file spells it.
     bool recognise = true;
+    // Launch every layer with `resolve_after: device` (docs/models.md
+    // "Launches"): the host sends them all at once and each cube's M_CPU
+    // starts a layer when the layers it waits for are done, with no round
+    // trip to the host between them. false: the host launches each layer
+    // when its inputs' responses are back.
+    bool device_queue = false;
 };
 const char* to_string(MapOptions::AllReduce a);
 

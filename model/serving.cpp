@@ -343,6 +343,9 @@ const Table<File>& scenario_table() {
         F::choice("all_reduce", [](auto& f) -> auto& { return f.s.all_reduce_tree; }, "ring",
                   std::vector<std::pair<std::string, bool>>{{"ring", false}, {"tree", true}},
                   "with `parallel: tensor`: how the all-reduces run (`--all-reduce`; docs/models.md \"Tensor parallelism\")"),
+        F::choice("launch", [](auto& f) -> auto& { return f.s.device_queue; }, "host",
+                  std::vector<std::pair<std::string, bool>>{{"host", false}, {"device", true}},
+                  "how each step's layers are launched (`--launch`; docs/models.md \"Launches\"): `host`, each when its inputs' responses are back at the host; `device`, all at once, each cube's M_CPU holding a layer until its inputs are written"),
     }};
     return table;
 }

@@ -69,7 +69,10 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
                 ps -= static_cast<double>(end);
             }
             last_run = nullptr;
-            add("host launch path", "", ps);  // IO_CPU, the io link, M_CPU
+            // A launch the device held (resolve_after: device): M_CPU's
+            // release after its inputs' fan-outs, and the notices between cubes.
+            if (s.context == "device") add("device launch path", "", ps);
+            else add("host launch path", "", ps);  // IO_CPU, the io link, M_CPU
             continue;
         }
         // The kernel run the step belongs to.

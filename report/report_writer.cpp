@@ -212,7 +212,16 @@ std::vector<Report::Step> host_path(const obs::RunView& view) {
             continue;
         }
         const std::uint64_t kernel = index.kernel_start(cmds.front()->pe, fan->start_ps, cmds.front()->submitted_ps);
-        io_step(via, r.issued_ps, fan->start_ps);
+        if (r.device && !out.empty()) {
+            // Held by M_CPU (resolve_after: device): released when its
+            // predecessor's fan-out completed on the device, not when that
+            // one's response reached the host, which is off the path.
+            if (out.back().context == "request" && out.back().via == "response") out.pop_back();
+            out.push_back({fan->node, r.id, r.kind, "device", "release", r.issued_ps, out.back().finished_ps,
+                           fan->start_ps, 0});
+        } else {
+            io_step(via, r.issued_ps, fan->start_ps);
+        }
         out.push_back({fan->node, r.id, r.kind, "fan-out", "request", fan->start_ps, fan->start_ps, kernel, 0});
         const auto steps = pe_chain(cmds);
         for (std::size_t i = 0; i < steps.size(); ++i)

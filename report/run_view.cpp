@@ -265,6 +265,7 @@ void add_requests(RunView& view, const IoCpu& host) {
         r.issued_ps = q.started ? q.issued.value() : 0;
         r.completed_ps = q.done ? q.completed.value() : 0;
         r.done = q.done;
+        r.device = q.request->device_after;
         // What it waits for (IoCpu::host): the listed requests, or else the
         // previous one; a request's index is its place in requests().
         std::vector<std::uint32_t> after = q.request->after;

@@ -130,6 +130,7 @@ struct RunView {
         std::string node, id, kind;
         std::uint64_t issued_ps = 0, completed_ps = 0;
         bool done = false;
+        bool device = false;             // resolve_after: device (held by M_CPU, not the host)
         std::vector<std::string> after;  // ids of the requests it was sent after
     };
     std::vector<Request> requests;

@@ -81,6 +81,10 @@ const char* cli_usage() {
            "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
            "  --no-patterns         map every node as the model spells it: no GELU, SiLU,\n"
            "                        RMSNorm or rotary recognised as one op (docs/models.md)\n"
+           "  --launch host|device  how a mapped model's layers are launched (default host:\n"
+           "                        each when its inputs' responses are back at the host;\n"
+           "                        device: all at once, each cube's M_CPU holding a layer\n"
+           "                        until its inputs are written; docs/models.md)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --trace-binary FILE   write the same events in a compact binary form to FILE\n"
            "                        (a tenth of the bytes; npuvp trace-to-json converts it)\n"
@@ -147,6 +151,7 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
         return n;
     };
     std::string llm_only;  // an option that means something with --llm only
+    bool launch_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -203,6 +208,11 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.map_cubes = static_cast<int>(integer(i, arg, 1, 4096, "a cube count in [1, 4096]"));
         } else if (arg == "--no-patterns") {
             options.patterns = false;
+        } else if (arg == "--launch") {
+            const std::string text = value(i, arg);
+            if (text != "host" && text != "device") bad("--launch: expected host or device, got '" + text + "'");
+            options.device_queue = text == "device";
+            launch_given = true;
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);
             const std::string ext = options.vcd->size() < 5 ? "" : options.vcd->substr(options.vcd->size() - 4);
@@ -305,6 +315,7 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
     if (options.model && options.workload) bad(std::string("give --workload or ") + (options.llm ? "--llm" : "--model") + ", not both");
     if (!llm_only.empty() && !options.llm) bad(llm_only + " applies to --llm runs only (docs/llm.md)");
     if (!options.patterns && !options.model) bad("--no-patterns applies to --model and --llm runs (and npuvp map)");
+    if (launch_given && !options.model) bad("--launch applies to --model and --llm runs (and npuvp map)");
     if (options.mixed != (options.chunk > 0))
         bad(options.mixed ? "--phase mixed needs --chunk N (the prefill chunk's tokens a prompt)"
                           : "--chunk applies to --phase mixed (a decode step with a prefill chunk)");

@@ -568,6 +568,7 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     model::MapOptions map_options;
     map_options.cubes = options.map_cubes;
     map_options.recognise = options.patterns;
+    map_options.device_queue = options.device_queue;
     map_options.tensor_parallel = options.tensor_parallel;
     // A language model's elements (bf16, or 8-bit: INT8 / FP8); an ONNX
     // model's run as bf16 (docs/models.md).
@@ -603,6 +604,7 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
                         std::to_string(steps) + " " + model::to_string(map_options.all_reduce) + " all-reduce steps)";
     }
     // What the recognition made of the file (docs/models.md "Recognised patterns").
+    if (options.device_queue) model_line() += "; launched through the device queue (--launch device)";
     if (!options.patterns) {
         model_line() += "; patterns not recognised (--no-patterns)";
     } else if (!patterns.empty()) {

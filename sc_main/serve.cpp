@@ -116,6 +116,7 @@ public:
             args.insert(args.end(), {"--chunk", std::to_string(st.chunk), "--chunk-prompts", std::to_string(st.chunk_prompts),
                                      "--chunk-past", std::to_string(st.chunk_past)});
         if (m_s.tensor_parallel) args.insert(args.end(), {"--all-reduce", m_s.all_reduce_tree ? "tree" : "ring"});
+        if (m_s.device_queue) args.insert(args.end(), {"--launch", "device"});
         const ChildExit exit = run_self(args, stem + ".log");
         if (!exit.started || exit.signal || exit.code != 0)
             throw std::runtime_error("serve: the " + std::string(model::to_string(st.phase)) + " step of batch " +
@@ -309,6 +310,7 @@ int run_serve(int argc, char* argv[]) {
     out << "serve    " << s.name << ": " << llm.name << " on " << topo.name << " (" << s.cards << (s.cards == 1 ? " card" : " cards")
         << (s.cards == 1 ? "" : s.tensor_parallel ? std::string(", tensor parallel, ") + (s.all_reduce_tree ? "tree" : "ring") + " all-reduces"
                                                   : ", pipelined")
+        << (s.device_queue ? ", layers launched through the device queue" : "")
         << "), " << s.count << " requests of " << s.input_tokens << " in / " << s.output_tokens << " out, "
         << (s.concurrency ? "concurrency " + std::to_string(s.concurrency) : "Poisson arrivals at " + obs::fixed(s.rate_per_s, 3) + "/s (seed " + std::to_string(s.seed) + ")")
         << ", " << (s.continuous ? "continuous" : "static") << " batching (at most " << s.max_batch << ")\n";

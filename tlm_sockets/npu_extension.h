@@ -43,6 +43,9 @@ struct ResultData {
     double compute_ns = 0.0;
     double xfer_ns = 0.0;
     bool success = true;
+    // A kernel launch held on the device (resolve_after: device): the
+    // barrier its PEs started at, the latest over its cubes.
+    std::uint64_t start_ps = 0;
 };
 
 class NpuExtension : public tlm::tlm_extension<NpuExtension> {

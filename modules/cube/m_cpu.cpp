@@ -47,10 +47,19 @@ void MCpu::worker() {
             collect_response(*static_cast<const PeResponseMsg*>(item.body));
             continue;
         }
+        if (item.kind == MsgKind::control) {
+            // Another cube's part of a request is done (resolve_after: device).
+            part_done(static_cast<const DoneMsg*>(item.body)->request);
+            continue;
+        }
         const auto& msg = *static_cast<const CubeRequestMsg*>(item.body);
         // seed 001 D2: dispatch by request type, each fan-out its own process.
         switch (msg.request->kind) {
         case HostRequestKind::kernel_launch:
+            // A device-resolved launch whose inputs are not all done waits
+            // without a process (tens of thousands may be held at once);
+            // part_done() starts it.
+            if (msg.device_after && held(msg)) break;
             sc_core::sc_spawn([this, &msg] { kernel_launch_fanout(msg); });
             break;
         case HostRequestKind::mmu_map:
@@ -109,10 +118,65 @@ void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
     parent.pe_exec_ns = std::max(parent.pe_exec_ns, pending.merged.pe_exec_ns);
     parent.dma_ns = std::max(parent.dma_ns, pending.merged.dma_ns);
     parent.compute_ns = std::max(parent.compute_ns, pending.merged.compute_ns);
+    parent.start_ps = std::max(parent.start_ps, start_ps);
     m_pending.erase(id);
+    // Device-resolved launches waiting for this one: here, and on the
+    // cubes told (before the response leaves for the host).
+    part_done(static_cast<std::uint32_t>(msg.request->index));
+    tell_others(msg);
     respond(msg, success, missing,
             {msg.request, now, sc_core::sc_time_stamp(), static_cast<int>(pes.size()), 0.0,
              start_ps, success});
+}
+
+// Whether `msg` must wait: it is then held, released by part_done().
+bool MCpu::held(const CubeRequestMsg& msg) {
+    Held* held = nullptr;
+    for (const DeviceDep& d : *msg.device_after) {
+        const auto done = m_parts_done.find(d.request);
+        if (done != m_parts_done.end() && done->second >= d.cubes) continue;
+        if (!held) held = &m_held.emplace_back(Held{&msg, 0});
+        ++held->pending;
+        m_waiting[d.request].push_back({held, d.cubes});
+    }
+    return held != nullptr;
+}
+
+// One more cube's part of `request` is done: the launches it completes
+// start, in the order they arrived.
+void MCpu::part_done(std::uint32_t request) {
+    const std::uint32_t done = ++m_parts_done[request];
+    const auto it = m_waiting.find(request);
+    if (it == m_waiting.end()) return;
+    std::vector<std::pair<Held*, std::uint32_t>>& waiting = it->second;
+    for (auto w = waiting.begin(); w != waiting.end();) {
+        if (done < w->second) {
+            ++w;
+            continue;
+        }
+        if (--w->first->pending == 0) {
+            const CubeRequestMsg& m = *w->first->msg;
+            sc_core::sc_spawn([this, &m] { kernel_launch_fanout(m); });
+        }
+        w = waiting.erase(w);
+    }
+    if (waiting.empty()) m_waiting.erase(it);
+}
+
+// A DoneMsg to the M_CPU of every other cube holding a launch that waits
+// for this request (n = 0 control messages, sent one after another).
+void MCpu::tell_others(const CubeRequestMsg& msg) {
+    if (!msg.notify) return;
+    Transaction& txn = m_txns.emplace_back();
+    std::uint64_t n = 0;
+    for (const CubeRef& c : *msg.notify) {
+        if (c.sip == m_sip && c.cube == m_cube) continue;
+        m_done_msgs.push_back({static_cast<std::uint32_t>(msg.request->index)});
+        RoutedNode& other = m_fabric->node(NodeRole::m_cpu, c.sip, c.cube, 0);
+        txn.ext().body = &m_done_msgs.back();
+        txn.prepare(MsgKind::control, m_fabric->route(*this, other), 0, 0);
+        transport_in_turn(txn, control_key(msg.request->index, ++n, 4));
+    }
 }
 
 void MCpu::collect_response(const PeResponseMsg& response) {

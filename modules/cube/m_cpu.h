@@ -16,6 +16,13 @@
 //    all have answered.
 //  - Watchdog (beyond the seed): with response_timeout_ns set, a launch whose
 //    PEs have not all answered in time ends with success = false, naming them.
+//  - Device-resolved launches (beyond the seed; `resolve_after: device`,
+//    docs/workload.md "Ordering"): a launch that arrives with requests to
+//    wait for is held until each is done on every cube it ran on: this
+//    cube's parts when their fan-outs complete, another cube's when its
+//    M_CPU's DoneMsg arrives (a control message, handled by the worker at
+//    overhead_ns like any other). It is then fanned out as usual, its
+//    barrier stamped at release.
 #pragma once
 
 #include <cstdint>
@@ -93,6 +100,9 @@ private:
     void dma_fanout(const CubeRequestMsg& msg);
     void mmu_msg_fanout(const CubeRequestMsg& msg);
     void collect_response(const PeResponseMsg& response);
+    bool held(const CubeRequestMsg& msg);
+    void part_done(std::uint32_t request);
+    void tell_others(const CubeRequestMsg& msg);
     void respond(const CubeRequestMsg& msg, bool success, std::string missing,
                  FanoutRecord record);
     std::string pe_id(int pe) const;
@@ -118,6 +128,16 @@ private:
     // by a fault): SystemC does not unwind such stacks at exit.
     std::deque<Transaction> m_txns;
     std::vector<FanoutRecord> m_fanouts;
+    // resolve_after: device. Parts done per request index (this cube's and
+    // the DoneMsgs from others), and the held launches waiting for each.
+    struct Held {
+        const CubeRequestMsg* msg = nullptr;
+        std::uint32_t pending = 0;  // requests not yet done
+    };
+    std::map<std::uint32_t, std::uint32_t> m_parts_done;
+    std::map<std::uint32_t, std::vector<std::pair<Held*, std::uint32_t>>> m_waiting;  // (launch, cubes needed)
+    std::deque<Held> m_held;         // stable addresses for m_waiting
+    std::deque<DoneMsg> m_done_msgs;  // alive until the other M_CPU has handled them
 };
 
 }  // namespace npuvp

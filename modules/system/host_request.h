@@ -38,6 +38,12 @@ struct HostRequest {
     // concurrently with anything else).
     bool explicit_after = false;
     std::vector<std::uint32_t> after;  // indices of earlier requests
+    // kernel_launch, `resolve_after: device`: IO_CPU sends it at once, in
+    // list order, and the M_CPU of each cube it targets holds it until the
+    // requests it waits for are done on the device (docs/workload.md
+    // "Ordering"); `device_after_loc` is the key's, for errors.
+    bool device_after = false;
+    SourceLoc device_after_loc;
 
     // memory_read / memory_write: a PA range; it may span several HBM slices
     // (one destination each). mmu_map / mmu_unmap: the physical side.

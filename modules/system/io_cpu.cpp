@@ -32,6 +32,19 @@ void IoCpu::host(const WorkloadConfig& workload) {
         else if (r.index > 0) before.push_back(static_cast<std::uint32_t>(r.index - 1));
         std::sort(before.begin(), before.end());
         before.erase(std::unique(before.begin(), before.end()), before.end());
+        if (r.device_after) {
+            // Sent at once; each target cube's M_CPU holds it until these
+            // are done there, told by the M_CPUs of their other cubes.
+            for (const std::uint32_t b : before) {
+                RequestRecord& dep = m_requests.at(b);
+                record.device_after.push_back({b, static_cast<std::uint32_t>(dep.request->cubes.size())});
+                for (const CubeRef& c : r.cubes)
+                    if (std::none_of(dep.notify.begin(), dep.notify.end(),
+                                     [&](const CubeRef& n) { return n.sip == c.sip && n.cube == c.cube; }))
+                        dep.notify.push_back(c);
+            }
+            continue;
+        }
         for (const std::uint32_t b : before) m_requests.at(b).dependants.push_back(static_cast<std::uint32_t>(r.index));
         record.pending = static_cast<std::uint32_t>(before.size());
     }
@@ -98,6 +111,8 @@ void IoCpu::run_request(RequestRecord& record) {
         part.bytes = bytes;
         part.reply_to = this;
         part.parent = &record.result;
+        if (r.device_after) part.device_after = &record.device_after;
+        if (!record.notify.empty()) part.notify = &record.notify;
     };
     if (r.kind == HostRequestKind::memory_read || r.kind == HostRequestKind::memory_write) {
         // Split the range at cube boundaries: one M_CPU per cube it touches.
@@ -118,6 +133,9 @@ void IoCpu::run_request(RequestRecord& record) {
         std::uint64_t start = 0;
         if (r.target_start_ns) {
             start = ns_to_ps(*r.target_start_ns, "a host request's target_start_ns");
+        } else if (r.device_after) {
+            // Held on the device: each M_CPU stamps its cube's barrier when
+            // it releases the launch (MCpu::kernel_launch_fanout).
         } else {
             ps_t leg = 0;
             for (const CubeRequestMsg& part : record.parts) {
@@ -130,7 +148,7 @@ void IoCpu::run_request(RequestRecord& record) {
         }
         record.target_start_ps = start;
         for (CubeRequestMsg& part : record.parts) {
-            part.has_start = true;
+            part.has_start = r.target_start_ns || !r.device_after;
             part.target_start_ps = start;
         }
     }
@@ -164,6 +182,9 @@ void IoCpu::worker() {
         if (++record.received < record.expected) continue;
         record.done = true;
         record.completed = sc_core::sc_time_stamp();
+        // Held on the device: its barrier is what its M_CPUs stamped.
+        if (record.request->device_after && !record.request->target_start_ns)
+            record.target_start_ps = record.result.start_ps;
         m_trace.emit(trace::request_complete(record.completed.value(), node_id_ref(),
                                              static_cast<std::int64_t>(record.request->index),
                                              to_string(record.request->kind), !record.success,

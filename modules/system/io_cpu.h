@@ -1,6 +1,7 @@
 // IO_CPU, one per SIP (SPEC §2, §4; seed 001 via ADR-0036): the host's entry
 // point. It takes the workload's host requests in order (or, with `after`,
-// as soon as the named requests are done), and for each one:
+// as soon as the named requests are done; a launch with `resolve_after:
+// device` at once, its M_CPUs holding it until they are), and for each one:
 //  - adds overhead_ns (one transaction at a time, responses included);
 //  - for a kernel launch, stamps target_start_ns when the request has none:
 //    now + the slowest leg to any target PE (IO_CPU -> M_CPU -> PE_CPU route
@@ -58,6 +59,11 @@ public:
         std::vector<std::uint32_t> dependants;
         std::uint32_t pending = 0;
         LazyEvent changed;
+        // resolve_after: device (docs/workload.md "Ordering"): what the
+        // M_CPUs hold it for (it is sent at once), and the cubes of the
+        // device-resolved requests that wait for this one.
+        std::vector<DeviceDep> device_after;
+        std::vector<CubeRef> notify;
     };
 
     IoCpu(const sc_core::sc_module_name& name, const IoCpuConfig& config,

@@ -14,6 +14,14 @@ namespace npuvp {
 
 class RoutedNode;
 
+// A request a device-resolved launch waits for (`resolve_after: device`,
+// docs/workload.md "Ordering"): its index and how many cubes its fan-out
+// has (each cube's M_CPU completes its own part).
+struct DeviceDep {
+    std::uint32_t request = 0;
+    std::uint32_t cubes = 1;
+};
+
 // IO_CPU -> M_CPU: one cube's share of a host request. Every cube of one
 // request points at the same parent result (seed 001 D6: merged with max).
 struct CubeRequestMsg {
@@ -27,6 +35,17 @@ struct CubeRequestMsg {
     std::uint64_t target_start_ps = 0;
     RoutedNode* reply_to = nullptr;      // the IO_CPU that sent it
     ResultData* parent = nullptr;
+    // resolve_after: device: what M_CPU holds it for (null: nothing), and
+    // the other cubes whose M_CPUs hold a launch waiting for this request
+    // (each is told when this cube's part completes).
+    const std::vector<DeviceDep>* device_after = nullptr;
+    const std::vector<CubeRef>* notify = nullptr;
+};
+
+// M_CPU -> M_CPU of another cube (control, n = 0): its part of a request
+// is done (resolve_after: device).
+struct DoneMsg {
+    std::uint32_t request = 0;
 };
 
 // M_CPU -> PE_CPU (n = 0).

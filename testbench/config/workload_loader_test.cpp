@@ -1362,3 +1362,26 @@ launch:
     const ConfigError two = load_error(with("{ own: 0, pa: 0 }"));
     BOOST_TEST(contains(two.what(), "give exactly one of 'pa', 'own' or 'va'"));
 }
+
+BOOST_AUTO_TEST_CASE(resolve_after_device_waits_only_for_kernel_launches) {
+    // Launches resolved on the device: the flag and its place.
+    const WorkloadConfig config = load(host_section(R"(host:
+  - kernel_launch: { id: a, kernel: k, target_pe: [0] }
+  - kernel_launch: { id: b, kernel: k, target_pe: [1], resolve_after: device }
+  - kernel_launch: { id: c, kernel: k, target_pe: [2], after: [a, b], resolve_after: host }
+)"));
+    BOOST_REQUIRE(config.host.size() == 3u);
+    BOOST_TEST(!config.host[0].device_after);
+    BOOST_TEST(config.host[1].device_after);
+    BOOST_TEST(config.host[1].device_after_loc.line == 7);
+    BOOST_TEST(!config.host[2].device_after);
+    // A value other than host or device, at the value.
+    expect_host_error("target_start_ns: 100.0 }", "target_start_ns: 100.0, resolve_after: sideways }", 10, 120,
+                      "host[4].kernel_launch.resolve_after", "expected host or device, got 'sideways'");
+    // The launch waits (by default) for the mmu_unmap before it, which no
+    // M_CPU sees complete as a fan-out: an error at the key.
+    expect_host_error("target_start_ns: 100.0 }", "target_start_ns: 100.0, resolve_after: device }", 10, 120,
+                      "host[4].kernel_launch.resolve_after",
+                      "resolve_after: device, but it waits for host request 'r3' (mmu_unmap): the device resolves "
+                      "only kernel launches");
+}

@@ -638,3 +638,45 @@ launch:
     BOOST_CHECK_EQUAL(back->hop->busy_ps(), 16384 * kNs);
     BOOST_CHECK_EQUAL(back->hop->bytes(), 1u << 20);
 }
+
+// Case 9. A launch resolved on the device (resolve_after: device,
+// docs/workload.md "Ordering"), two_sip.yaml: a on pe0 of sip0.cube0, then b
+// on pe0 of sip0.cube1, after a. IO_CPU takes b at once (both issued at 0;
+// its turns send a at 5 ns and b at 10 ns), and cube1's M_CPU holds it. At a's fan-out completion (its record's end) cube0's M_CPU sends the
+// notice, m_cpu -> r0 attach 1 + r0 -> ucie attach 1 + UCIe 2 + ucie -> r0
+// attach 1 + r0 -> m_cpu attach 1 = 6 ns; cube1's M_CPU handles it (5 ns)
+// and releases b: its fan-out starts 11 ns after a's ended and stamps the
+// barrier 2 ns later (the M_CPU -> pe0 leg), where pe0 starts its kernel.
+// Through the host instead, b would leave cube0 as a's response (io_link
+// 500, IO_CPU 5), then IO_CPU 5, io_link 500 and M_CPU 5: 1,015 ns after a's
+// fan-out, not 11.
+BOOST_AUTO_TEST_CASE(a_device_resolved_launch_is_released_by_a_notice_from_another_cube) {
+    const TopologyConfig topo = test::load_shipped("two_sip");
+    const WorkloadConfig wl = load_workload_text(std::string(kDummyKernel) + R"(host:
+  - kernel_launch: { id: a, kernel: idle, cubes: [sip0.cube0], target_pe: [0] }
+  - kernel_launch: { id: b, kernel: idle, cubes: [sip0.cube1], target_pe: [0], after: [a], resolve_after: device }
+)", "device.yaml", topo);
+    std::ostringstream tt;
+    TraceSink trace(&tt);
+    Platform platform(topo, trace);
+    WorkloadRun run(platform, wl);
+
+    sc_core::sc_start();
+
+    BOOST_REQUIRE(run.finished());
+    const auto& reqs = run.host()->requests();
+    BOOST_REQUIRE_EQUAL(reqs.size(), 2u);
+    BOOST_CHECK_EQUAL(reqs[1].issued.value(), 0u);  // sent at once, not after a
+    MCpu& m0 = *platform.cube(0, 0).m_cpu;
+    MCpu& m1 = *platform.cube(0, 1).m_cpu;
+    BOOST_CHECK_EQUAL(platform.route(m0, m1).latency_ps, 6 * kNs);
+    BOOST_REQUIRE_EQUAL(m0.fanouts().size(), 1u);
+    BOOST_REQUIRE_EQUAL(m1.fanouts().size(), 1u);
+    const std::uint64_t a_done = m0.fanouts()[0].end.value();
+    BOOST_CHECK_EQUAL(m1.fanouts()[0].start.value(), a_done + 11 * kNs);
+    BOOST_CHECK_EQUAL(m1.fanouts()[0].target_start_ps, a_done + 13 * kNs);
+    BOOST_CHECK(pes_started_at(platform, 0, 1, a_done + 13 * kNs) == std::set<int>{0});
+    // The request table's start is that barrier, and b completes at the host.
+    BOOST_CHECK_EQUAL(reqs[1].target_start_ps, a_done + 13 * kNs);
+    BOOST_CHECK(reqs[1].done && reqs[1].success);
+}

@@ -791,6 +791,32 @@ launch:
     BOOST_CHECK_EQUAL(bytes["sip0.cube0.shared_sram"], 512u);
 }
 
+BOOST_AUTO_TEST_CASE(a_device_queue_releases_the_next_layer_at_the_m_cpu) {
+    // The two layers above with --launch device (docs/models.md "Launches"):
+    // IO_CPU sends both at once and M_CPU holds fc2 until fc1's fan-out
+    // completes on the device. fc1 runs as before: its DMA_WRITE ends at
+    // 2068.584; pe0's response reaches M_CPU 2 later and its worker handles
+    // it in 5: fc1's fan-out completes at 2075.584 and fc2 is released then,
+    // its barrier 2 later (the M_CPU -> pe0 leg) = 2077.584. From barrier to
+    // DMA_WRITE done fc2 takes what fc1 took (512 -> 2068.584: 1556.584), so
+    // it ends at 3634.168; its
+    // response to the host, 2 + 5 + 500 + 5 = 512: makespan 4146.168, where
+    // the host's round trip between the layers gave 2 · 2580.584 = 5161.168.
+    const std::string model = two_tiles("model_device_queue.onnx");
+    const test::RunResult r = test::run_npuvp("--model " + model + " --launch device");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(r.out.find("makespan 4146.168 ns") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("launched through the device queue (--launch device)") != std::string::npos, r.out);
+    // Its start column is the barrier M_CPU stamped at the release.
+    BOOST_TEST(r.out.find("2077.584") != std::string::npos, r.out);
+    const test::RunResult host = test::run_npuvp("--model " + model + " --launch host");
+    BOOST_TEST(host.out.find("makespan 5161.168 ns") != std::string::npos, host.out);
+    // --launch is for mapped runs.
+    const test::RunResult bad = test::run_npuvp("--launch device");
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(bad.out.find("--launch applies to --model and --llm runs") != std::string::npos, bad.out);
+}
+
 BOOST_AUTO_TEST_CASE(the_run_opens_with_what_bound_it) {
     // The two one-tile layers of a_mapped_models_makespan_...: per layer the
     // critical path is IO_CPU 0 -> 510, M_CPU 510 -> 512, (3 ns launch wait)

@@ -203,3 +203,34 @@ BOOST_AUTO_TEST_CASE(a_chunked_prefill_scenario_runs_mixed_steps) {
                                                      "batching: static\nprefill_chunk: 8\n"),
             5, "prefill_chunk applies to continuous batching");
 }
+
+BOOST_AUTO_TEST_CASE(a_scenario_can_launch_its_layers_through_the_device_queue) {
+    // The tensor-parallel scenario above with launch: device: every step's
+    // layers and all-reduce steps are sent at once and held by the cards'
+    // M_CPUs (docs/models.md "Launches"). Each dependent launch then skips
+    // a host round trip (two io_link crossings and the M_CPU and IO_CPU turns
+    // between them, about 1 µs) and the time between layers is M_CPU's
+    // release and the cards' notices: the same steps run, each shorter.
+    const std::string keys = "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
+                             "max_batch: 4\ncontext_bucket: 16\ncards: 2\nparallel: tensor\nall_reduce: tree\n";
+    const std::string server = " --topology " + kSource + "/configs/topologies/rngd_server.yaml --summary ";
+    const npuvp::test::RunResult host = npuvp::test::run_npuvp(
+        "serve " + tiny_scenario("serve_queue_host.yaml", keys) + server + "serve_queue_host.json");
+    const npuvp::test::RunResult device = npuvp::test::run_npuvp(
+        "serve " + tiny_scenario("serve_queue_device.yaml", keys + "launch: device\n") + server + "serve_queue_device.json");
+    BOOST_REQUIRE_MESSAGE(host.code == 0, host.out);
+    BOOST_REQUIRE_MESSAGE(device.code == 0, device.out);
+    BOOST_TEST(has(device.out, "(2 cards, tensor parallel, tree all-reduces, layers launched through the device queue)"),
+               device.out);
+    BOOST_TEST(has(device.out, "steps    2 prefill, 30 decode; 2 distinct steps run in detail"), device.out);
+    const auto tpot = [](const std::string& file) {
+        std::ifstream in(file);
+        nlohmann::json j;
+        in >> j;
+        return j.at("tpot").at("mean_ms").get<double>();
+    };
+    BOOST_TEST(tpot("serve_queue_device.json") < tpot("serve_queue_host.json"));
+    refused(tiny_scenario("serve_queue_bad.yaml",
+                          "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\nlaunch: graph\n"),
+            4, "launch");
+}
