@@ -74,8 +74,19 @@ void IoCpu::start_requests() {
     // done (spawn_request), so independent requests run concurrently and
     // only the requests in flight hold a thread and its stack (one each for
     // every request up front ran out of stacks at ~50,000 requests, E518).
-    for (RequestRecord& record : m_requests)
-        if (record.pending == 0) sc_core::sc_spawn([this, &record] { run_request(record); });
+    // Launches resolved on the device are all sent at once, in list order,
+    // by one process (tens of thousands of them: a process each would hold
+    // a stack each until its turn at the processor).
+    bool device = false;
+    for (RequestRecord& record : m_requests) {
+        if (record.request->device_after) device = true;
+        else if (record.pending == 0) sc_core::sc_spawn([this, &record] { run_request(record); });
+    }
+    if (device)
+        sc_core::sc_spawn([this] {
+            for (RequestRecord& record : m_requests)
+                if (record.request->device_after) run_request(record);
+        });
 }
 
 // The request's last dependency completed: its process starts in the next
@@ -167,6 +178,9 @@ void IoCpu::run_request(RequestRecord& record) {
         txn.prepare(kinds[static_cast<int>(r.kind)], m_fabric->route(*this, m_cpu), 0, 0);
         transport_in_turn(txn, control_key(r.index, ++part_index, 1));
     }
+    // Sent: the worker completes it. (A host-resolved request's process
+    // stays until then.)
+    if (r.device_after) return;
     while (!record.done) sc_core::wait(record.changed.get());
 }
 
