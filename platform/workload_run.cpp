@@ -100,8 +100,15 @@ std::string WorkloadRun::diagnosis() const {
                 << to_string(r.request->kind) << ") ";
             if (!r.started)
                 out << "never started (it waits for an earlier request)";
-            else if (!r.done)
+            else if (!r.done) {
                 out << "incomplete: " << r.received << " of " << r.expected << " cubes answered";
+                // Held by M_CPU (resolve_after: device): what it waits for.
+                std::string waits;
+                for (const DeviceDep& d : r.device_after)
+                    if (!m_host->requests().at(d.request).done)
+                        waits += (waits.empty() ? "'" : ", '") + m_host->requests().at(d.request).request->id + "'";
+                if (!waits.empty()) out << " (resolve_after: device: its M_CPUs hold it until " << waits << " completes)";
+            }
             else
                 out << "failed: no response from " << r.missing;
             out << "\n";

@@ -268,6 +268,13 @@ BOOST_AUTO_TEST_CASE(programs_that_deadlock_or_are_stopped) {
                  "    - ipcq_send: { id: s2, peer: 1, bytes: 65536, wait: true }\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n",
              1, {"'s2' waits for room in sip0.cube0.pe1's IPCQ ring (65536 of 65536 bytes held"}),
         {"", "", "--workload " + source("configs/workloads/host_watchdog.yaml"), 1, {"npuvp: run failed", "host request"}},
+        // A launch the device holds for one that never finishes.
+        work("device_held",
+             "name: w\nkernels:\n  stuck:\n    - ipcq_recv: { bytes: 64 }\n  k:\n    - math: { op: relu, elements: 512 }\n"
+             "host:\n  - kernel_launch: { id: a, kernel: stuck, target_pe: [0] }\n"
+             "  - kernel_launch: { id: b, kernel: k, target_pe: [1], resolve_after: device }\n",
+             1, {"host request 'b' (kernel_launch) incomplete: 0 of 1 cubes answered (resolve_after: device: its M_CPUs hold it "
+                 "until 'a' completes)"}),
         {"", "", "--workload " + source("configs/workloads/mmu_fault.yaml"), 1, {"MMU fault: command"}},
         {"", "", "--workload " + source("configs/workloads/gemm_all_pes.yaml") + " --max-tokens 10", 1,
          {"npuvp: run stopped: --max-tokens 10 reached (", "did not finish"}},
