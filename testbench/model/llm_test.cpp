@@ -296,3 +296,28 @@ BOOST_AUTO_TEST_CASE(a_mixed_step_decodes_and_prefills_a_chunk_in_one_pass) {
     step.chunk_past = 4090;
     BOOST_CHECK_THROW(llm_step_network(c, step), ModelError);
 }
+
+BOOST_AUTO_TEST_CASE(a_steps_silu_gating_is_fused_into_the_gate_projection) {
+    // The MLP's Sigmoid(gate) · gate is recognised as one SiLU (docs/models.md
+    // "Recognised patterns"): gate_proj then writes SiLU(gate) · up as its
+    // epilogues (exp, then the gating mul, waiting for up_proj) and no MATH
+    // layer is left between the projections. A layer of tiny.yaml's decode
+    // step is then 2 norms, the 9 GEMMs and its softmax: 12 layers, 24 with
+    // the final norm and LM head 26. Spelled out, gate is read twice: the
+    // Sigmoid and its product are 2 MATH layers a decoder layer more (the
+    // gating product, reading up_proj's output once, fuses into up_proj): 30.
+    LlmStep step;
+    step.batch = 2;
+    step.context = 127;
+    const Network net = llm_step_network(load_llm_file(kLlm + "tiny.yaml"), step);
+    const TopologyConfig topo = test::load_shipped("default");
+    const Mapping m = greedy_map(net, topo, MapOptions{});
+    const MappedLayer& gate = mapped(m, "layers.0.gate_proj");
+    BOOST_CHECK(gate.patterns == std::vector<std::string>{"SiLU"});
+    BOOST_CHECK(gate.fused == (std::vector<std::string>{"layers.0.silu_sigmoid", "layers.0.silu_mul", "layers.0.gate_mul"}));
+    BOOST_CHECK(std::find(gate.after.begin(), gate.after.end(), mapped(m, "layers.0.up_proj").id) != gate.after.end());
+    BOOST_CHECK_EQUAL(m.layers.size(), 26u);
+    MapOptions spelled;
+    spelled.recognise = false;
+    BOOST_CHECK_EQUAL(greedy_map(net, topo, spelled).layers.size(), 30u);
+}
