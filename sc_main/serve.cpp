@@ -40,6 +40,7 @@ struct Options {
     std::vector<std::string> sets;
     bool exact = false;
     bool max_throughput = false;
+    std::string launch;  // --launch host|device: the scenario's `launch`, overridden
 };
 
 [[noreturn]] void bad(const std::string& message) {
@@ -48,7 +49,7 @@ struct Options {
 
 const char* kUsage =
     "usage: npuvp serve SCENARIO.yaml [--topology FILE] [--set KEY=VALUE]... [--exact]\n"
-    "                   [--csv FILE] [--steps-csv FILE] [--summary FILE]\n"
+    "                   [--launch host|device] [--csv FILE] [--steps-csv FILE] [--summary FILE]\n"
     "\n"
     "Serves a language model to the scenario's requests (docs/llm.md \"Serving\"): each\n"
     "distinct step runs once in detail (npuvp --llm) and is reused for every step like it;\n"
@@ -58,6 +59,9 @@ const char* kUsage =
     "--topology FILE   the machine (default configs/topologies/default.yaml)\n"
     "--set KEY=VALUE   a topology override, as for npuvp (repeatable)\n"
     "--exact           no reuse across contexts: every decode step's context runs in detail\n"
+    "--launch host|device\n"
+    "                  how each step's layers are launched, over the scenario's `launch`\n"
+    "                  (docs/models.md \"Launches\")\n"
     "--max-throughput  find the concurrency that gives the most output tokens/s within the\n"
     "                  KV cache and max_batch (powers of two up to the limit, and the limit),\n"
     "                  and say what limited it\n"
@@ -81,6 +85,10 @@ Options parse(int argc, char* argv[]) {
         } else if (a == "--topology") o.topology = value();
         else if (a == "--set") o.sets.push_back(value());
         else if (a == "--exact") o.exact = true;
+        else if (a == "--launch") {
+            o.launch = value();
+            if (o.launch != "host" && o.launch != "device") bad("--launch: expected host or device, got '" + o.launch + "'");
+        }
         else if (a == "--max-throughput") o.max_throughput = true;
         else if (a == "--csv") o.csv = value();
         else if (a == "--steps-csv") o.steps_csv = value();
@@ -166,7 +174,8 @@ nlohmann::json dist_json(const model::Distribution& d) {
 
 int run_serve(int argc, char* argv[]) {
     const Options o = parse(argc, argv);
-    const model::ServeScenario s = model::load_serve_scenario(o.scenario);
+    model::ServeScenario s = model::load_serve_scenario(o.scenario);
+    if (!o.launch.empty()) s.device_queue = o.launch == "device";
     const model::LlmConfig llm = model::load_llm_file(s.model);
     if (s.input_tokens + s.output_tokens > static_cast<std::uint64_t>(llm.max_positions))
         throw ConfigError(s.requests_loc, "input_tokens + output_tokens = " + std::to_string(s.input_tokens + s.output_tokens) +

@@ -230,6 +230,15 @@ BOOST_AUTO_TEST_CASE(a_scenario_can_launch_its_layers_through_the_device_queue) 
         return j.at("tpot").at("mean_ms").get<double>();
     };
     BOOST_TEST(tpot("serve_queue_device.json") < tpot("serve_queue_host.json"));
+    // --launch overrides the scenario's key: the host scenario launched
+    // through the device queue is the device scenario, to the last digit.
+    const npuvp::test::RunResult over = npuvp::test::run_npuvp("serve serve_queue_host.yaml --launch device" + server +
+                                                               "serve_queue_over.json");
+    BOOST_REQUIRE_MESSAGE(over.code == 0, over.out);
+    BOOST_TEST(tpot("serve_queue_over.json") == tpot("serve_queue_device.json"));
+    const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_queue_host.yaml --launch graph");
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(has(bad.out, "serve: --launch: expected host or device, got 'graph'"), bad.out);
     refused(tiny_scenario("serve_queue_bad.yaml",
                           "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\nlaunch: graph\n"),
             4, "launch");
