@@ -548,6 +548,19 @@ bool may_infer(const onnx::NodeProto& n, int index, const std::vector<const onnx
                          std::to_string(low) + ", 2^31]");
         }
     }
+    if (op == "LayerNormalization" && !in.empty() && rank_of(in[0]) >= 0) {
+        // libonnx 1.12 reads X's dimension at the axis without a bound: a
+        // scalar X, or an axis below -rank, read before the shape's start
+        // (fuzz_model's fourth finding, a SEGV).
+        const int rank = rank_of(in[0]);
+        std::int64_t axis = -1;
+        for (const auto& a : n.attribute())
+            if (a.name() == "axis") axis = a.i();
+        if (rank == 0) fail("input X is a scalar: it needs at least one dimension to normalise over");
+        if (axis < -rank || axis >= rank)
+            fail("attribute 'axis' " + std::to_string(axis) + " is outside X's " + std::to_string(rank) + " dimensions [" +
+                 std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]");
+    }
     if (op == "Transpose" && !in.empty() && rank_of(in[0]) >= 0) {
         const int rank = rank_of(in[0]);
         for (const auto& a : n.attribute()) {

@@ -612,6 +612,26 @@ BOOST_AUTO_TEST_CASE(onnx_models_that_are_malformed_or_too_large) {
         OnnxBuilder::ints(b.node("Transpose", "t", {"x"}, {"y"}), "perm", {1, 7});
         cases.push_back(model("perm", b, {"node 't' (Transpose): attribute 'perm' [1, 7] is not a permutation of X's 2 dimensions"}));
     }
+    {
+        // Its fourth (run 12): a LayerNormalization of a scalar, whose Mean
+        // and InvStdDev outputs libonnx shaped from X's dimension at the
+        // axis, read before the shape's start (a SEGV); the same with an
+        // axis below -rank.
+        OnnxBuilder b;
+        b.weight("x", {}).weight("s", {});
+        for (const char* out : {"y", "mean", "inv"}) b.g->add_output()->set_name(out);
+        b.node("LayerNormalization", "ln", {"x", "s"}, {"y", "mean", "inv"});
+        cases.push_back(model("ln_scalar", b, {"node 'ln' (LayerNormalization): input X is a scalar: it needs at least one "
+                                               "dimension to normalise over"}));
+    }
+    {
+        OnnxBuilder b;
+        b.input("x", {2, 3}).weight("s", {3});
+        for (const char* out : {"y", "mean", "inv"}) b.g->add_output()->set_name(out);
+        OnnxBuilder::attr(b.node("LayerNormalization", "ln", {"x", "s"}, {"y", "mean", "inv"}), "axis", -7);
+        cases.push_back(model("ln_axis", b, {"node 'ln' (LayerNormalization): attribute 'axis' -7 is outside X's 2 "
+                                             "dimensions [-2, 1]"}));
+    }
     // Truncated protobuf bytes: a whole model cut at several places.
     {
         OnnxBuilder b;
