@@ -603,8 +603,8 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
         model_line() += " split over " + std::to_string(options.tensor_parallel) + " cards (tensor parallel; " +
                         std::to_string(steps) + " " + model::to_string(map_options.all_reduce) + " all-reduce steps)";
     }
-    // What the recognition made of the file (docs/models.md "Recognised patterns").
     if (options.device_queue) model_line() += "; launched through the device queue (--launch device)";
+    // What the recognition made of the file (docs/models.md "Recognised patterns").
     if (!options.patterns) {
         model_line() += "; patterns not recognised (--no-patterns)";
     } else if (!patterns.empty()) {

@@ -120,10 +120,13 @@ void MCpu::kernel_launch_fanout(const CubeRequestMsg& msg) {
     parent.compute_ns = std::max(parent.compute_ns, pending.merged.compute_ns);
     parent.start_ps = std::max(parent.start_ps, start_ps);
     m_pending.erase(id);
-    // Device-resolved launches waiting for this one: here, and on the
-    // cubes told (before the response leaves for the host).
-    part_done(static_cast<std::uint32_t>(msg.request->index));
-    tell_others(msg);
+    // Device-resolved launches wait for this one (IO_CPU lists their cubes
+    // in `notify`, this one's too if one waits here): count the part, and
+    // tell the other cubes, before the response leaves for the host.
+    if (msg.notify) {
+        part_done(static_cast<std::uint32_t>(msg.request->index));
+        tell_others(msg);
+    }
     respond(msg, success, missing,
             {msg.request, now, sc_core::sc_time_stamp(), static_cast<int>(pes.size()), 0.0,
              start_ps, success});
@@ -166,7 +169,6 @@ void MCpu::part_done(std::uint32_t request) {
 // A DoneMsg to the M_CPU of every other cube holding a launch that waits
 // for this request (n = 0 control messages, sent one after another).
 void MCpu::tell_others(const CubeRequestMsg& msg) {
-    if (!msg.notify) return;
     Transaction& txn = m_txns.emplace_back();
     std::uint64_t n = 0;
     for (const CubeRef& c : *msg.notify) {
