@@ -318,9 +318,7 @@ Report build_report(const WorkloadRun& run, const Platform& platform, const obs:
         r.failure = view.failure;
         r.makespan_ps = view.stopped_ps;
     }
-    r.tile_detail = view.detail;
-    r.tile_detail.occupancy.clear();
-    r.tile_detail.counters.clear();
+    r.tile_detail = view.detail;  // the window only: not the aggregate's tracks
     std::map<std::pair<std::string, std::string>, std::uint64_t> slices;
     for (const auto& l : view.lane_totals) slices[{l.group, l.lane}] += l.slices;
     for (const EngineBusy& e : run.engines()) {

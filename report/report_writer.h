@@ -30,7 +30,7 @@ struct Report {
     // What the outputs' tile detail covers (RunView::Detail, without its
     // bins; docs/cli.md "Tile detail"). Reported only when it is not the
     // whole run; the figures here are always exact.
-    obs::RunView::Detail tile_detail;
+    obs::RunView::DetailWindow tile_detail;
 
     struct Engine {
         std::string pe, engine;

@@ -112,14 +112,20 @@ std::uint32_t RunRecorder::intern_at(const void* address, std::string_view text)
 
 std::uint32_t RunRecorder::series_id(std::uint32_t group, std::uint32_t name) {
     const auto [it, added] = m_series_index.try_emplace({group, name}, static_cast<std::uint32_t>(m_series.size()));
-    if (added) m_series.push_back({group, name, {}, false, {}});
+    if (added) {
+        m_series.push_back({group, name, {}, false, {}});
+        track_added();
+    }
     return it->second;
 }
 
 std::uint32_t RunRecorder::lane_index(std::uint32_t group, std::uint32_t lane) {
     const std::uint64_t key = static_cast<std::uint64_t>(group) << 32 | lane;
     const auto [it, added] = m_lane_index.try_emplace(key, static_cast<std::uint32_t>(m_lanes.size()));
-    if (added) m_lanes.push_back({group, lane, 0, 0, {}});
+    if (added) {
+        m_lanes.push_back({group, lane, 0, 0, {}});
+        track_added();
+    }
     return it->second;
 }
 
@@ -288,15 +294,23 @@ void RunRecorder::cut_at(std::uint64_t t_ps) {
     m_cut = true;
 }
 
+void RunRecorder::widen() {
+    m_bin_ps *= 2;
+    ++m_bin_shift;
+    for (Lane& l : m_lanes) halve(l.busy_bins);
+    for (Series& s : m_series) halve(s.bins);
+    m_bins_used = (m_bins_used + 1) / 2;
+}
+
 void RunRecorder::cover(std::uint64_t last_ps) {
-    while (bin_of(last_ps, m_bin_shift) >= max_bins) {
-        m_bin_ps *= 2;
-        ++m_bin_shift;
-        for (Lane& l : m_lanes) halve(l.busy_bins);
-        for (Series& s : m_series) halve(s.bins);
-        m_bins_used = (m_bins_used + 1) / 2;
-    }
+    while (bin_of(last_ps, m_bin_shift) >= m_bin_limit) widen();
     m_bins_used = std::max<std::size_t>(m_bins_used, bin_of(last_ps, m_bin_shift) + 1);
+}
+
+void RunRecorder::track_added() {
+    const std::size_t tracks = m_lanes.size() + m_series.size();
+    while (m_bin_limit > min_bins && tracks * m_bin_limit > bin_budget) m_bin_limit /= 2;
+    while (m_bins_used > m_bin_limit) widen();
 }
 
 void RunRecorder::slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, std::int64_t tile,

@@ -40,6 +40,13 @@ inline constexpr std::uint64_t counter_samples_per_slice = 4;
 // width is 1 ns, doubled (and neighbours merged) whenever the run outgrows
 // them, so a run ends with between max_bins / 2 and max_bins bins.
 inline constexpr std::size_t max_bins = 1024;
+// ... and at most bin_budget bins over all tracks (engine lanes and counter
+// series) together: a machine with more than bin_budget / max_bins tracks
+// gets fewer bins a track (a power of two, at least min_bins), so the
+// aggregate's memory stays bounded as the machine grows (16,384 PEs have
+// some 430,000 tracks: 1024 bins each were 11 GB).
+inline constexpr std::size_t bin_budget = std::size_t{1} << 22;
+inline constexpr std::size_t min_bins = 16;
 inline constexpr std::uint64_t first_bin_ps = 1000;
 inline constexpr std::uint64_t open_end = std::numeric_limits<std::uint64_t>::max();
 
@@ -120,6 +127,7 @@ public:
     const std::vector<Lane>& lanes() const { return m_lanes; }
     std::uint64_t bin_ps() const { return m_bin_ps; }
     std::size_t bins_used() const { return m_bins_used; }
+    std::size_t bin_limit() const { return m_bin_limit; }
     const std::vector<NodeDone>& nodes_done() const { return m_nodes_done; }
     const std::map<std::pair<std::string, std::int64_t>, NodeStart>& nodes_open() const { return m_node_open; }
     // The engine starts not yet paired with a completion (made on each call).
@@ -184,6 +192,10 @@ private:
     void cut_at(std::uint64_t t_ps);
     // Widens the bins until `last_ps` (a time in the run) falls in one.
     void cover(std::uint64_t last_ps);
+    // Bins twice as wide, on every track.
+    void widen();
+    // A track was added: fewer bins a track if the budget asks it.
+    void track_added();
 
     DetailOptions m_options;
     std::uint64_t m_to;     // the window's end, options().to_ps until the cap ends it
@@ -218,6 +230,7 @@ private:
     std::uint64_t m_bin_ps = first_bin_ps;  // first_bin_ps << m_bin_shift
     unsigned m_bin_shift = 0;
     std::size_t m_bins_used = 0;
+    std::size_t m_bin_limit = max_bins;  // bins a track, at most (bin_budget)
 
     std::uint64_t m_events = 0, m_last_ps = 0;
 };

@@ -379,7 +379,7 @@ bool is_context_lane(const std::string& lane) {
     return false;
 }
 
-std::string detail_note(const RunView::Detail& d) {
+std::string detail_note(const RunView::DetailWindow& d) {
     if (d.complete) return "";
     std::ostringstream o;
     o << "tile detail: " << d.slices_kept << " of " << d.slices << " engine intervals and " << d.samples_kept

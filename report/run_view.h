@@ -101,7 +101,9 @@ struct RunView {
     // window's counters also each track's last sample before it). The whole
     // run is always in the bins: per engine lane its busy time, per counter
     // track its samples' maximum and last value, in bins of bin_ps from 0.
-    struct Detail {
+    // DetailWindow: what the window is and how much of the run it holds
+    // (what the report keeps); Detail adds the aggregate's tracks.
+    struct DetailWindow {
         bool complete = true;
         std::uint64_t from_ps = 0, to_ps = open_end;
         bool cut = false;  // to_ps is where the cap ended the window (else as asked)
@@ -110,6 +112,8 @@ struct RunView {
         std::uint64_t samples = 0, samples_kept = 0;  // counter samples: run, in the detail
         std::uint64_t bin_ps = first_bin_ps;
         std::size_t bins = 0;  // bins 0 .. bins - 1 cover every interval and sample
+    };
+    struct Detail : DetailWindow {
         struct Occupancy {
             std::string group, lane;
             std::vector<std::uint64_t> busy_ps;  // per bin (missing bins: 0)
@@ -173,7 +177,7 @@ RunView build_view(const WorkloadRun& run, const Platform& platform,
 
 // What the tile detail of `detail` covers and how to get more, in one
 // sentence for the outputs' notes ("" when it is complete).
-std::string detail_note(const RunView::Detail& detail);
+std::string detail_note(const RunView::DetailWindow& detail);
 // busy / bin as a decimal with three places, rounded half up ("0.875").
 std::string fraction_text(std::uint64_t busy_ps, std::uint64_t bin_ps);
 

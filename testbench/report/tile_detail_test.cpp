@@ -403,3 +403,68 @@ launch:
     BOOST_CHECK_LE(view.engines.size(), 1000u);
     BOOST_CHECK(timeline_of(view) == timeline_of(obs::build_view(run, platform, recorder)));
 }
+
+// The aggregate's bins are bounded over all tracks together (bin_budget), so
+// that a machine of 16,384 PEs (some 430,000 tracks) does not keep 1024 bins
+// a track. Events handed to recorders directly: on `groups` PEs, each PE's
+// DMA reads for [0, 1 us) and its reserved TCM is sampled at 0 and at
+// 999 ns — one engine lane and one counter series a PE, 2 x groups tracks.
+// 1 us is 1000 bins of the first width (1 ns), so:
+//   - 2048 PEs: 4096 tracks x 1024 bins is the budget (2^22): 1024 bins a
+//     track still, the run fits in 1000 bins of 1 ns, each bin busy 1 ns;
+//   - 4096 PEs: 8192 tracks, 2^22 / 8192 = 512 bins a track: the bins widen
+//     once, 500 bins of 2 ns, each busy 2 ns;
+//   - 2^17 + 4096 PEs: 2^18 + 8192 tracks would get 8 bins; the floor is
+//     min_bins (16):
+//     1 us in bins of 64 ns (1000 / 64 -> 16 bins, the last one 40 ns busy).
+// The totals are exact whatever the bins: 1 us busy a lane.
+BOOST_AUTO_TEST_CASE(aggregate_bins_are_bounded_over_all_tracks) {
+    struct Case {
+        std::size_t groups;
+        std::size_t limit, bins;
+        std::uint64_t bin_ps;
+    };
+    for (const Case c : {Case{2048, 1024, 1000, 1000}, Case{4096, 512, 500, 2000},
+                         Case{(std::size_t{1} << 17) + 4096, obs::min_bins, 16, 64000}}) {
+        BOOST_TEST_CONTEXT("PEs " << c.groups) {
+            std::vector<std::string> nodes, pes;
+            nodes.reserve(c.groups);
+            pes.reserve(c.groups);
+            for (std::size_t i = 0; i < c.groups; ++i) {
+                pes.push_back("pe" + std::to_string(i));
+                nodes.push_back(pes.back() + ".pe_dma");
+            }
+            obs::RunRecorder rec;
+            for (std::size_t i = 0; i < c.groups; ++i) {
+                rec.on_trace(trace::engine_start(0, nodes[i], 0, 0, "DMA_READ", 64));
+                rec.on_trace(trace::tcm_in_use(0, pes[i], 4096));
+            }
+            for (std::size_t i = 0; i < c.groups; ++i) {
+                rec.on_trace(trace::tcm_in_use(999000, pes[i], 0));
+                rec.on_trace(trace::engine_complete(1000000, nodes[i], 0, 0, "DMA_READ", 64));
+            }
+            BOOST_CHECK_EQUAL(rec.lanes().size(), c.groups);
+            BOOST_CHECK_EQUAL(rec.series().size(), c.groups);
+            BOOST_CHECK_EQUAL(rec.bin_limit(), c.limit);
+            BOOST_CHECK_EQUAL(rec.bins_used(), c.bins);
+            BOOST_CHECK_EQUAL(rec.bin_ps(), c.bin_ps);
+            std::size_t worst = 0;
+            for (const auto& l : rec.lanes()) {
+                BOOST_CHECK_EQUAL(l.busy_ps, 1000000u);
+                BOOST_CHECK_EQUAL(sum(l.busy_bins), 1000000u);
+                worst = std::max(worst, l.busy_bins.size());
+            }
+            for (const auto& s : rec.series()) worst = std::max(worst, s.bins.size());
+            BOOST_CHECK_LE(worst, c.limit);
+            BOOST_CHECK_LE(worst * (rec.lanes().size() + rec.series().size()), std::max(obs::bin_budget, obs::min_bins * 2 * c.groups));
+            const auto& first = rec.lanes().front().busy_bins;
+            BOOST_CHECK_EQUAL(first.front(), std::min<std::uint64_t>(c.bin_ps, 1000000));
+            BOOST_CHECK_EQUAL(first.back(), 1000000 - (c.bins - 1) * c.bin_ps);
+            // The counter: 4096 at 0, 0 at 999 ns: its first bin's maximum
+            // 4096, the bin of 999 ns ends at 0.
+            const auto& tcm = rec.series().front().bins;
+            BOOST_CHECK_EQUAL(tcm.front().max, 4096);
+            BOOST_CHECK_EQUAL(tcm.back().last, 0);
+        }
+    }
+}
