@@ -1,5 +1,3 @@
-// sc_spawn needs the dynamic-process API, asked for before any SystemC header.
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/cube/m_cpu.h"
 
 #include <algorithm>
@@ -60,15 +58,15 @@ void MCpu::worker() {
             // without a process (tens of thousands may be held at once);
             // part_done() starts it.
             if (msg.device_after && held(msg)) break;
-            sc_core::sc_spawn([this, &msg] { kernel_launch_fanout(msg); });
+            m_fanout_processes.start([this, &msg] { kernel_launch_fanout(msg); });
             break;
         case HostRequestKind::mmu_map:
         case HostRequestKind::mmu_unmap:
-            sc_core::sc_spawn([this, &msg] { mmu_msg_fanout(msg); });
+            m_fanout_processes.start([this, &msg] { mmu_msg_fanout(msg); });
             break;
         case HostRequestKind::memory_read:
         case HostRequestKind::memory_write:
-            sc_core::sc_spawn([this, &msg] { dma_fanout(msg); });
+            m_fanout_processes.start([this, &msg] { dma_fanout(msg); });
             break;
         }
     }
@@ -159,7 +157,7 @@ void MCpu::part_done(std::uint32_t request) {
         }
         if (--w->first->pending == 0) {
             const CubeRequestMsg& m = *w->first->msg;
-            sc_core::sc_spawn([this, &m] { kernel_launch_fanout(m); });
+            m_fanout_processes.start([this, &m] { kernel_launch_fanout(m); });
         }
         w = waiting.erase(w);
     }

@@ -35,6 +35,7 @@
 #include "modules/common/config.h"
 #include "modules/common/fabric.h"
 #include "modules/common/fifo_resource.h"
+#include "modules/common/process_pool.h"
 #include "modules/common/run_status.h"
 #include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
@@ -113,6 +114,7 @@ private:
     RunStatus& m_status;
     Fabric* m_fabric = nullptr;
     TimedInbox<Item> m_inbox;
+    ProcessPool m_fanout_processes;  // each fan-out's process (kept for the next fan-out)
     SerialProcessor m_processor;
     FifoResource m_dma_read;
     FifoResource m_dma_write;

@@ -70,17 +70,18 @@ void IoCpu::transit(NpuExtension&, sc_core::sc_time& delay) {
 }
 
 void IoCpu::start_requests() {
-    // Each request is a process of its own, made when its dependencies are
-    // done (spawn_request), so independent requests run concurrently and
+    // Each request is a process of its own, started when its dependencies
+    // are done (spawn_request), so independent requests run concurrently and
     // only the requests in flight hold a thread and its stack (one each for
-    // every request up front ran out of stacks at ~50,000 requests, E518).
+    // every request up front ran out of stacks at ~50,000 requests, E518);
+    // a thread whose request ended runs the next one (m_processes).
     // Launches resolved on the device are all sent at once, in list order,
     // by one process (tens of thousands of them: a process each would hold
     // a stack each until its turn at the processor).
     bool device = false;
     for (RequestRecord& record : m_requests) {
         if (record.request->device_after) device = true;
-        else if (record.pending == 0) sc_core::sc_spawn([this, &record] { run_request(record); });
+        else if (record.pending == 0) m_processes.start([this, &record] { run_request(record); });
     }
     if (device)
         sc_core::sc_spawn([this] {
@@ -92,11 +93,7 @@ void IoCpu::start_requests() {
 // The request's last dependency completed: its process starts in the next
 // delta cycle, as a process waiting for that completion's notification would.
 void IoCpu::spawn_request(RequestRecord& record) {
-    sc_core::sc_spawn_options options;
-    options.dont_initialize();
-    options.set_sensitivity(&record.changed.get());
-    sc_core::sc_spawn([this, &record] { run_request(record); }, nullptr, &options);
-    record.changed.notify(sc_core::SC_ZERO_TIME);
+    m_processes.start_next_delta([this, &record] { run_request(record); });
 }
 
 void IoCpu::run_request(RequestRecord& record) {

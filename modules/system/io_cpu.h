@@ -21,6 +21,7 @@
 #include "modules/common/config.h"
 #include "modules/common/fabric.h"
 #include "modules/common/lazy_event.h"
+#include "modules/common/process_pool.h"
 #include "modules/common/run_status.h"
 #include "modules/common/timed_inbox.h"
 #include "modules/common/trace.h"
@@ -52,7 +53,7 @@ public:
         Transaction txn;  // owned here: the request's process may never return
         // Its place among the others (host()): the requests that wait for
         // it, and how many of those it waits for are not done yet. Its
-        // process is made when `pending` reaches 0 and waits on `changed`
+        // process starts when `pending` reaches 0 and waits on `changed`
         // until it is done: a completion wakes only what it concerns (one
         // event for every request woke each of them per completion,
         // quadratic in requests).
@@ -98,6 +99,7 @@ private:
     const WorkloadConfig* m_workload = nullptr;
     std::deque<RequestRecord> m_requests;
     TimedInbox<const CubeResponseMsg*> m_inbox;
+    ProcessPool m_processes;  // the requests' processes (kept for the next request)
     SerialProcessor m_processor;
     std::uint64_t m_worker_turns = 0;  // the worker's T4 requests, numbered
 };
