@@ -584,24 +584,28 @@ Route& Platform::make_route(const std::string& key, const std::vector<RoutedNode
 }
 
 const Route& Platform::route(RoutedNode& from, RoutedNode& to) {
+    const Route*& known = m_route_by_ends[{&from, &to}];
+    if (known != nullptr) return *known;
     const std::string key = from.node_id_ref() + "->" + to.node_id_ref();
     auto it = m_routes.find(key);
-    if (it != m_routes.end()) return *it->second;
+    if (it != m_routes.end()) return *(known = it->second.get());
     const std::vector<RoutedNode*> nodes = node_path(from, to);
-    if (nodes.empty())
+    if (nodes.empty())  // (the index keeps a null entry: asked again, this throws again)
         throw std::invalid_argument("no route from " + from.node_id() + " to " + to.node_id() +
                                     ": " + from.node_id() + " only reaches the nodes of its PE");
-    return make_route(key, nodes, {}, {});
+    return *(known = &make_route(key, nodes, {}, {}));
 }
 
 const Route& Platform::read_route(RoutedNode& from, RoutedNode& to) {
+    const Route*& known = m_read_route_by_ends[{&from, &to}];
+    if (known != nullptr) return *known;
     const std::string key = "read:" + from.node_id_ref() + "->" + to.node_id_ref();
     auto it = m_routes.find(key);
-    if (it != m_routes.end()) return *it->second;
+    if (it != m_routes.end()) return *(known = it->second.get());
     const std::vector<RoutedNode*> nodes = node_path(from, to);
     if (nodes.empty())
         throw std::invalid_argument("no route from " + from.node_id() + " to " + to.node_id());
-    return make_route(key, nodes, {}, {}, true);
+    return *(known = &make_route(key, nodes, {}, {}, true));
 }
 
 RoutedNode& Platform::node(NodeRole role, int sip, int cube, int pe) {

@@ -236,6 +236,12 @@ private:
     std::unordered_map<std::pair<const RoutedNode*, const RoutedNode*>, Link*, NodePairHash>
         m_link_index;  // lookup only, never iterated
     std::map<std::string, std::unique_ptr<Route>> m_routes;
+    // route() and read_route() by their two ends, in front of m_routes: a
+    // look-up per message (a launch's response, a host request's parts)
+    // made a string key and compared it down the map (lookup only, never
+    // iterated).
+    using RouteIndex = std::unordered_map<std::pair<const RoutedNode*, const RoutedNode*>, const Route*, NodePairHash>;
+    RouteIndex m_route_by_ends, m_read_route_by_ends;
     std::vector<std::unique_ptr<PeRoutes>> m_pe_routes;
     std::unique_ptr<Decoupler> m_decoupler;
 };
