@@ -203,7 +203,11 @@ public:
                 for (std::size_t i = 0; i < l.info.patterns.size(); ++i) y << (i ? ", " : " ") << l.info.patterns[i];
             }
             y << "\n  " << l.info.id << ":\n";
-            emit_body(y, l);
+            try {
+                emit_body(y, l);
+            } catch (const SliceOverflow& e) {
+                throw ModelError(m_net.file, l.info.node, l.info.op, e.what(slice_bytes()));
+            }
         }
         for (const Transfer& t : m_transfers) {
             y << "  " << t.id << ":\n";
@@ -212,7 +216,12 @@ public:
                          t.reads[j].first);
             if (t.write_bytes) {
                 y << "    - wait: all\n";
-                emit_dma(y, "dma_write", "xout", t.write_bytes, std::nullopt);
+                try {
+                    emit_dma(y, "dma_write", "xout", t.write_bytes, std::nullopt);
+                } catch (const SliceOverflow& e) {
+                    throw ModelError(m_net.file, t.consumer, "", "its input, staged into its PE's slice: " +
+                                                                    e.what(slice_bytes()));
+                }
             }
             y << "    - wait: all\n";
         }
@@ -1048,8 +1057,20 @@ private:
     // most that many bytes, `id0`, `id1`, … (docs/models.md "Placement"):
     // issued back to back, PE_DMA's channels overlap them as they would one
     // transfer's chunks. A transfer that fits is one command, as before.
+    // A DMA in a PE's own slice of more bytes than the slice holds: the
+    // layer that emits it names itself (a ModelError, not a workload the
+    // loader refuses at a line of the generated file).
+    struct SliceOverflow {
+        std::uint64_t bytes;
+        std::string what(std::uint64_t slice) const {
+            return "a PE's share is " + std::to_string(bytes) + " bytes in its own HBM slice, more than the slice's " +
+                   std::to_string(slice) + " (cube.memory_map.hbm_slice_bytes): the network does not fit this machine";
+        }
+    };
+
     void emit_dma(std::ostringstream& y, const char* kind, const std::string& id, std::uint64_t bytes,
                   std::optional<std::uint64_t> at) const {
+        if (!at && bytes > slice_bytes()) throw SliceOverflow{bytes};
         const std::uint64_t piece = dma_piece();
         if (bytes <= piece) {
             y << "    - " << kind << ": { id: " << id << ", bytes: " << bytes;

@@ -632,6 +632,21 @@ BOOST_AUTO_TEST_CASE(onnx_models_that_are_malformed_or_too_large) {
         cases.push_back(model("ln_axis", b, {"node 'ln' (LayerNormalization): attribute 'axis' -7 is outside X's 2 "
                                              "dimensions [-2, 1]"}));
     }
+    {
+        // Run 14's slow units: a Transpose whose share on a PE is more than
+        // the PE's HBM slice (6 GiB on default.yaml) was mapped into a
+        // workload of hundreds of reads the loader then refused at a line
+        // of the generated file, seconds later; the mapper refuses it,
+        // naming the node. 2^40 floats, copied by the PEs in shares of 2^38
+        // bytes from their own slices (as run 14's input).
+        OnnxBuilder b;
+        b.input("x", {std::int64_t{1} << 40}).output("y", {std::int64_t{1} << 40});
+        b.node("Transpose", "t", {"x"}, {"y"});
+        cases.push_back(model("transpose_slice", b, {"node 't' (Transpose): a PE's share is ",
+                                                     " bytes in its own HBM slice, more than the slice's 6442450944 "
+                                                     "(cube.memory_map.hbm_slice_bytes): the network does not fit "
+                                                     "this machine"}));
+    }
     // Truncated protobuf bytes: a whole model cut at several places.
     {
         OnnxBuilder b;
