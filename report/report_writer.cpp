@@ -1,6 +1,7 @@
 #include "report/report_writer.h"
 
 #include "report/bottleneck.h"
+#include "report/row_fold.h"
 #include "report/run_answers.h"
 
 #include <algorithm>
@@ -359,12 +360,17 @@ void print_report(std::ostream& out, const Report& r) {
         << std::left << std::setw(7) << "kind" << std::setw(72) << "where" << std::right
         << std::setw(12) << "bytes" << std::setw(14) << "busy ns" << std::setw(8) << "util" << std::setw(12) << "achieved"
         << std::setw(12) << "average" << std::setw(12) << "peak GB/s" << "\n";
-    for (const auto& t : r.traffic)
-        out << std::left << std::setw(7) << t.kind << std::setw(72) << t.name << std::right
-            << std::setw(12) << t.bytes << std::setw(14) << ps_as_ns(t.busy_ps) << std::setw(7)
-            << fixed(100.0 * t.utilisation, 1) << "%" << std::setw(12)
-            << fixed(t.achieved_gbs, 1) << std::setw(12) << fixed(t.average_gbs, 1) << std::setw(12)
-            << peak_text(t.peak_gbs) << "\n";
+    std::vector<TableRow> rows;
+    for (const auto& t : r.traffic) {
+        std::ostringstream line;
+        line << std::left << std::setw(7) << t.kind << std::setw(72) << t.name << std::right
+             << std::setw(12) << t.bytes << std::setw(14) << ps_as_ns(t.busy_ps) << std::setw(7)
+             << fixed(100.0 * t.utilisation, 1) << "%" << std::setw(12)
+             << fixed(t.achieved_gbs, 1) << std::setw(12) << fixed(t.average_gbs, 1) << std::setw(12)
+             << peak_text(t.peak_gbs);
+        rows.push_back({t.name, line.str()});
+    }
+    print_rows(out, rows);
     out << "\ncritical path (last op back through what held it)\n";
     for (const auto& s : r.critical_path) {
         if (!s.via.empty())

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "modules/common/time_text.h"
 #include "modules/pe/engine_kinds.h"
 #include "modules/pe/pe.h"
 #include "modules/pe/pe_dma.h"
 #include "modules/pe/tile_plan.h"
+#include "report/row_fold.h"
 #include "report/run_view.h"
 
 namespace npuvp {
@@ -51,20 +54,24 @@ void print_schedule(std::ostream& out, const WorkloadRun& run) {
         << std::setw(11) << "kind" << std::setw(6) << "ctx" << std::right << std::setw(7)
         << "tiles" << std::setw(15) << "submitted ns" << std::setw(15) << "started ns"
         << std::setw(15) << "finished ns" << std::setw(13) << "waited ns" << "  wait causes\n";
+    std::vector<TableRow> rows;
     for (const CommandResult& c : run.commands()) {
         std::string causes;
         for (std::size_t i = 1; i < wait_cause_count; ++i)
             if (c.waited_ps[i])
                 causes += (causes.empty() ? "" : ", ") + std::string(to_string(static_cast<WaitCause>(i))) +
                           " " + obs::ps_as_ns(c.waited_ps[i]);
-        out << std::left << std::setw(18) << c.pe << std::setw(12) << c.command->id
-            << std::setw(11) << to_string(c.command->kind) << std::setw(6)
-            << to_string(c.command->context) << std::right << std::setw(7) << c.tiles
-            << std::setw(15) << obs::ps_as_ns(c.submitted_ps) << std::setw(15)
-            << obs::ps_as_ns(c.started_ps) << std::setw(15) << obs::ps_as_ns(c.finished_ps)
-            << std::setw(13) << obs::ps_as_ns(c.started_ps - c.submitted_ps) << "  "
-            << (causes.empty() ? "-" : causes) << "\n";
+        std::ostringstream line;
+        line << std::left << std::setw(18) << c.pe << std::setw(12) << c.command->id
+             << std::setw(11) << to_string(c.command->kind) << std::setw(6)
+             << to_string(c.command->context) << std::right << std::setw(7) << c.tiles
+             << std::setw(15) << obs::ps_as_ns(c.submitted_ps) << std::setw(15)
+             << obs::ps_as_ns(c.started_ps) << std::setw(15) << obs::ps_as_ns(c.finished_ps)
+             << std::setw(13) << obs::ps_as_ns(c.started_ps - c.submitted_ps) << "  "
+             << (causes.empty() ? "-" : causes);
+        rows.push_back({c.pe, line.str()});
     }
+    print_rows(out, rows);
 }
 
 // Per PE and context, busy and waited time; then the waits by cause. A PE
@@ -89,14 +96,17 @@ void print_contexts(std::ostream& out, const WorkloadRun& run) {
     for (std::size_t c = 0; c < exec_context_count; ++c)
         out << std::right << std::setw(30) << to_string(static_cast<ExecContext>(c));
     out << "\n";
+    std::vector<TableRow> rows;
     for (std::size_t i = 0; i < ctx.size(); i += exec_context_count) {
         if (idle(i)) continue;
-        out << std::left << std::setw(18) << ctx[i].pe;
+        std::ostringstream line;
+        line << std::left << std::setw(18) << ctx[i].pe;
         for (std::size_t c = 0; c < exec_context_count; ++c)
-            out << std::right << std::setw(30)
-                << obs::ps_as_ns(ctx[i + c].busy_ps) + " / " + obs::ps_as_ns(ctx[i + c].wait_ps);
-        out << "\n";
+            line << std::right << std::setw(30)
+                 << obs::ps_as_ns(ctx[i + c].busy_ps) + " / " + obs::ps_as_ns(ctx[i + c].wait_ps);
+        rows.push_back({ctx[i].pe, line.str()});
     }
+    print_rows(out, rows);
     if (idle_pes != 0)
         out << "(" << idle_pes << " of " << pes
             << " PEs ran no context-scheduled command and are left out)\n";
@@ -115,17 +125,20 @@ void print_engines(std::ostream& out, const WorkloadRun& run, std::uint64_t make
     for (std::size_t j = 0; j < engines_per_pe && j < busy.size(); ++j)
         out << std::right << std::setw(20) << busy[j].engine;
     out << "\n";
+    std::vector<TableRow> rows;
     for (std::size_t i = 0; i < busy.size(); i += engines_per_pe) {
-        out << std::left << std::setw(18) << busy[i].pe;
+        std::ostringstream line;
+        line << std::left << std::setw(18) << busy[i].pe;
         for (std::size_t j = 0; j < engines_per_pe; ++j) {
             const std::uint64_t b = busy[i + j].busy_ps;
             std::ostringstream cell;
             cell << obs::ps_as_ns(b) << " (" << std::setw(3)
                  << (makespan ? (b * 100 + makespan / 2) / makespan : 0) << "%)";
-            out << std::right << std::setw(20) << cell.str();
+            line << std::right << std::setw(20) << cell.str();
         }
-        out << "\n";
+        rows.push_back({busy[i].pe, line.str()});
     }
+    print_rows(out, rows);
 }
 
 // Operand reuse of every GEMM composite (docs/timing.md "Operand reuse"):
@@ -162,6 +175,7 @@ void print_reuse(std::ostream& out, const WorkloadRun& run) {
 // (DmaTimeSplit; docs/outputs.md "What bound a layer").
 void print_dma_split(std::ostream& out, const WorkloadRun& run) {
     bool any = false;
+    std::vector<TableRow> rows;
     for (const Pe* pe : run.launched()) {
         const DmaTimeSplit* t = pe->dma().time_split();
         if (t == nullptr) continue;
@@ -180,11 +194,14 @@ void print_dma_split(std::ostream& out, const WorkloadRun& run) {
             if (h.transfer_ps > 0 && (!most_t || h.transfer_ps > most_t->transfer_ps)) most_t = &h;
             if (h.wait_ps > 0 && (!most_w || h.wait_ps > most_w->wait_ps)) most_w = &h;
         }
-        out << std::left << std::setw(18) << pe->name() << std::right << std::setw(14) << obs::ps_as_ns(busy)
-            << std::setw(10) << pct(t->startup_ps) << std::setw(10) << pct(t->transfer_ps) << std::setw(8)
-            << pct(t->wait_ps) << "  " << (most_t ? most_t->hop->name() : "-") << " / "
-            << (most_w ? most_w->hop->name() : "-") << "\n";
+        std::ostringstream line;
+        line << std::left << std::setw(18) << pe->name() << std::right << std::setw(14) << obs::ps_as_ns(busy)
+             << std::setw(10) << pct(t->startup_ps) << std::setw(10) << pct(t->transfer_ps) << std::setw(8)
+             << pct(t->wait_ps) << "  " << (most_t ? most_t->hop->name() : "-") << " / "
+             << (most_w ? most_w->hop->name() : "-");
+        rows.push_back({pe->name(), line.str()});
     }
+    print_rows(out, rows);
     if (any) out << "\n";
 }
 
