@@ -1137,6 +1137,7 @@ private:
         }
         if (l.info.m == 0) {
             const std::uint64_t bytes = checked_mul(l.share_m, m_elem, kSize);
+            if ((!l.src.given() || !l.dst.given()) && bytes > slice_bytes()) throw SliceOverflow{bytes};
             y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
               << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / m_elem * m_elem)
               << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << math_dtype()
@@ -1144,6 +1145,13 @@ private:
               << "    - wait: all\n";
             return;
         }
+        // Each operand a PE keeps in its own slice must fit the slice.
+        const std::uint64_t out_elem = l.info.split == "K" ? 4 : m_elem;
+        for (const auto& [own, bytes] :
+             {std::pair{!l.src.given(), checked_mul(checked_mul(l.share_m, l.share_k, kSize), m_elem, kSize)},
+              std::pair{!l.src_b.given(), checked_mul(checked_mul(l.share_k, l.share_n, kSize), m_elem, kSize)},
+              std::pair{!l.dst.given(), checked_mul(checked_mul(l.share_m, l.share_n, kSize), out_elem, kSize)}})
+            if (own && bytes > slice_bytes()) throw SliceOverflow{bytes};
         const std::uint64_t groups = l.info.split == "groups" ? l.groups_per_pe : l.gemm_count;
         for (std::uint64_t g = 0; g < groups; ++g) {
             y << "    - composite:\n"

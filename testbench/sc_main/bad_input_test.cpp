@@ -647,6 +647,17 @@ BOOST_AUTO_TEST_CASE(onnx_models_that_are_malformed_or_too_large) {
                                                      "(cube.memory_map.hbm_slice_bytes): the network does not fit "
                                                      "this machine"}));
     }
+    {
+        // Run 16's out-of-memory (finding 5): the same for an elementwise
+        // op, one composite on a share of 2^38 bytes in each PE's slice,
+        // whose mapped workload took 2.5 GB under the sanitizers on the
+        // harness's two-SIP topology.
+        OnnxBuilder b;
+        b.input("x", {std::int64_t{1} << 40}).output("y", {std::int64_t{1} << 40});
+        b.node("Clip", "c", {"x"}, {"y"});
+        cases.push_back(model("clip_slice", b, {"node 'c' (Clip): a PE's share is ",
+                                                " bytes in its own HBM slice, more than the slice's 6442450944 "}));
+    }
     // Truncated protobuf bytes: a whole model cut at several places.
     {
         OnnxBuilder b;
