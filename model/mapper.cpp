@@ -1052,14 +1052,10 @@ private:
         return std::max<std::uint64_t>(tcm.size_bytes - tcm.reserved_bytes, 1);
     }
 
-    // One simple DMA of `bytes` at physical address `at` (none: the PE's own
-    // slice from its start), or, past dma_piece(), consecutive pieces of at
-    // most that many bytes, `id0`, `id1`, … (docs/models.md "Placement"):
-    // issued back to back, PE_DMA's channels overlap them as they would one
-    // transfer's chunks. A transfer that fits is one command, as before.
-    // A DMA in a PE's own slice of more bytes than the slice holds: the
-    // layer that emits it names itself (a ModelError, not a workload the
-    // loader refuses at a line of the generated file).
+    // A share in a PE's own slice (a DMA's, an elementwise composite's, a
+    // GEMM operand's) of more bytes than the slice holds: thrown by the
+    // emitters, caught where the layer is known, so the error names its node
+    // (a ModelError, not a workload the loader refuses at a generated line).
     struct SliceOverflow {
         std::uint64_t bytes;
         std::string what(std::uint64_t slice) const {
@@ -1067,10 +1063,18 @@ private:
                    std::to_string(slice) + " (cube.memory_map.hbm_slice_bytes): the network does not fit this machine";
         }
     };
+    void fits_own_slice(bool own, std::uint64_t bytes) const {
+        if (own && bytes > slice_bytes()) throw SliceOverflow{bytes};
+    }
 
+    // One simple DMA of `bytes` at physical address `at` (none: the PE's own
+    // slice from its start), or, past dma_piece(), consecutive pieces of at
+    // most that many bytes, `id0`, `id1`, … (docs/models.md "Placement"):
+    // issued back to back, PE_DMA's channels overlap them as they would one
+    // transfer's chunks. A transfer that fits is one command, as before.
     void emit_dma(std::ostringstream& y, const char* kind, const std::string& id, std::uint64_t bytes,
                   std::optional<std::uint64_t> at) const {
-        if (!at && bytes > slice_bytes()) throw SliceOverflow{bytes};
+        fits_own_slice(!at, bytes);
         const std::uint64_t piece = dma_piece();
         if (bytes <= piece) {
             y << "    - " << kind << ": { id: " << id << ", bytes: " << bytes;
@@ -1137,7 +1141,7 @@ private:
         }
         if (l.info.m == 0) {
             const std::uint64_t bytes = checked_mul(l.share_m, m_elem, kSize);
-            if ((!l.src.given() || !l.dst.given()) && bytes > slice_bytes()) throw SliceOverflow{bytes};
+            fits_own_slice(!l.src.given() || !l.dst.given(), bytes);
             y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
               << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / m_elem * m_elem)
               << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << math_dtype()
@@ -1151,7 +1155,7 @@ private:
              {std::pair{!l.src.given(), checked_mul(checked_mul(l.share_m, l.share_k, kSize), m_elem, kSize)},
               std::pair{!l.src_b.given(), checked_mul(checked_mul(l.share_k, l.share_n, kSize), m_elem, kSize)},
               std::pair{!l.dst.given(), checked_mul(checked_mul(l.share_m, l.share_n, kSize), out_elem, kSize)}})
-            if (own && bytes > slice_bytes()) throw SliceOverflow{bytes};
+            fits_own_slice(own, bytes);
         const std::uint64_t groups = l.info.split == "groups" ? l.groups_per_pe : l.gemm_count;
         for (std::uint64_t g = 0; g < groups; ++g) {
             y << "    - composite:\n"
