@@ -603,7 +603,7 @@ std::uint64_t Decoupler::activities_in_step() const {
         // once (a run's changes would otherwise all be kept).
         for (auto& c : m_calendars)
             if (c->shows() && horizon - now > kRecordedWindowPs) horizon = now + kRecordedWindowPs;
-        if (!m_trace.enabled()) {
+        if (!m_trace.ordering()) {
             for (auto& c : m_calendars)
                 if (!c->empty()) c->run_ahead(horizon);
         } else {
@@ -645,7 +645,7 @@ std::uint64_t Decoupler::activities_in_step() const {
     // What calendars ran ahead of the next time anything may happen (the
     // kernel's next activity, a calendar's next round) goes out now; the
     // rest waits for its instant.
-    if (m_trace.enabled()) {
+    if (m_trace.ordering()) {
         ps_t before = next;
         if (sc_core::sc_pending_activity())
             before = std::min<ps_t>(before, now + sc_core::sc_time_to_pending_activity().value());

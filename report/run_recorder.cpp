@@ -62,28 +62,41 @@ std::pair<std::string, std::int64_t> node_key(const TraceEvent& e) {
     return {node + "|fanouts|" + (e.detail ? *e.detail : std::string()), -1};
 }
 
-}  // namespace
+// Twice `cap`, at least cap + 1 (what prune_*() needs to find the cap's
+// time), saturating.
+std::uint64_t room_for(std::uint64_t cap) { return cap > open_end / 2 ? open_end : std::max<std::uint64_t>(2 * cap, 1); }
 
-bool RunRecorder::OpenKey::operator<(const OpenKey& o) const {
-    return std::tie(node, stage, cmd, tile) < std::tie(o.node, o.stage, o.cmd, o.tile);
+// The (cap + 1)-th earliest of `times` (more than cap of them), reordering them.
+std::uint64_t cap_time(std::vector<std::uint64_t>& times, std::uint64_t cap) {
+    const auto nth = times.begin() + static_cast<std::ptrdiff_t>(cap);
+    std::nth_element(times.begin(), nth, times.end());
+    return *nth;
 }
+
+}  // namespace
 
 RunRecorder::RunRecorder(const DetailOptions& options)
     : m_options(options),
       m_to(options.to_ps),
       m_sample_cap(options.max_slices > open_end / counter_samples_per_slice
                        ? open_end
-                       : options.max_slices * counter_samples_per_slice) {
+                       : options.max_slices * counter_samples_per_slice),
+      m_slice_room(room_for(options.max_slices)),
+      m_sample_room(room_for(m_sample_cap)) {
     m_tcm_name = intern("reserved TCM bytes");
     m_tiles_name = intern("tiles in flight");
     if (m_options.max_slices == 0) cut_at(m_options.from_ps);  // no tile detail at all
-    // Room for the tile detail up to its cap (at most a million each):
-    // kept ones are not copied as the vectors grow, and pages not used are
-    // never touched.
-    constexpr std::uint64_t most = std::uint64_t{1} << 20;
-    m_slices.reserve(static_cast<std::size_t>(std::min(m_options.max_slices, most)));
-    m_counter_samples.reserve(static_cast<std::size_t>(std::min(m_sample_cap, most)));
-    m_tile_samples.reserve(static_cast<std::size_t>(std::min(m_sample_cap, most)) / 4);
+    // Room for the tile detail up to twice its cap (at most two million
+    // each): kept ones are not copied as the vectors grow, and pages not
+    // used are never touched.
+    constexpr std::uint64_t most = std::uint64_t{1} << 21;
+    m_slices.reserve(static_cast<std::size_t>(std::min(m_slice_room, most)));
+    m_counter_samples.reserve(static_cast<std::size_t>(std::min(m_sample_room, most)));
+    m_tile_samples.reserve(static_cast<std::size_t>(std::min(m_sample_room, most)) / 4);
+}
+
+bool RunRecorder::OpenKey::operator<(const OpenKey& o) const {
+    return std::tie(node, stage, cmd, tile) < std::tie(o.node, o.stage, o.cmd, o.tile);
 }
 
 std::uint32_t RunRecorder::intern(std::string_view text) {
@@ -113,7 +126,7 @@ std::uint32_t RunRecorder::intern_at(const void* address, std::string_view text)
 std::uint32_t RunRecorder::series_id(std::uint32_t group, std::uint32_t name) {
     const auto [it, added] = m_series_index.try_emplace({group, name}, static_cast<std::uint32_t>(m_series.size()));
     if (added) {
-        m_series.push_back({group, name, {}, false, {}});
+        m_series.push_back({group, name, {}, false, {}, {}, 0});
         track_added();
     }
     return it->second;
@@ -166,8 +179,60 @@ std::uint32_t RunRecorder::stage_of(const TraceEvent& e) {
 RunRecorder::NodeLane& RunRecorder::node_lane(NodeRec& node, std::uint32_t stage) {
     for (NodeLane& l : node.lanes)
         if (l.stage == stage) return l;
-    node.lanes.push_back({stage, none, none, {}});
+    node.lanes.push_back({stage, none, none, none, {}});
     return node.lanes.back();
+}
+
+std::uint32_t RunRecorder::source_id(std::uint32_t node, TraceLane lane, std::uint32_t stage) {
+    if (lane != TraceLane::stage) stage = 0;
+    const std::uint64_t key = std::uint64_t{node} << 34 | std::uint64_t{static_cast<std::uint8_t>(lane)} << 32 | stage;
+    const auto [it, added] = m_source_index.try_emplace(key, static_cast<std::uint32_t>(m_sources.size()));
+    if (added) m_sources.push_back({node, lane, stage});
+    return it->second;
+}
+
+std::uint32_t RunRecorder::source_of(NodeRec& node, const TraceEvent& e) {
+    const TraceLane lane = trace_lane(e);
+    std::uint32_t& cached = lane == TraceLane::simple_commands ? node.simple : node.plain;
+    if (cached == none) cached = source_id(node.node, lane, 0);
+    return cached;
+}
+
+// An engine or inbox event's: its stage's lane (or "", without a stage).
+std::uint32_t RunRecorder::source_of(const NodeRec& node, NodeLane& lane, const TraceEvent& e) {
+    if (lane.source == none) lane.source = source_id(node.node, trace_lane(e), lane.stage);
+    return lane.source;
+}
+
+std::vector<std::uint32_t> RunRecorder::source_ranks() const {
+    std::vector<std::uint32_t> by_order(m_sources.size());
+    for (std::uint32_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+    std::sort(by_order.begin(), by_order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const Source& x = m_sources[a];
+        const Source& y = m_sources[b];
+        if (x.node != y.node) return m_text[x.node] < m_text[y.node];
+        if (x.lane != y.lane) return x.lane < y.lane;  // "", stages, simple commands
+        return m_text[x.stage] < m_text[y.stage];
+    });
+    std::vector<std::uint32_t> rank(m_sources.size());
+    for (std::uint32_t r = 0; r < by_order.size(); ++r) rank[by_order[r]] = r;
+    return rank;
+}
+
+RunRecorder::Window RunRecorder::window() const {
+    Window w{m_to, m_cut};
+    if (m_to <= m_options.from_ps) return w;
+    std::vector<std::uint64_t> times;
+    for (const Slice& s : m_slices)
+        if (s.start_ps < m_to) times.push_back(s.start_ps);
+    if (times.size() > m_options.max_slices) w.to_ps = std::min(w.to_ps, cap_time(times, m_options.max_slices));
+    times.clear();
+    for (const auto* samples : {&m_tile_samples, &m_counter_samples})
+        for (const Sample& x : *samples)
+            if (x.t_ps < m_to) times.push_back(x.t_ps);
+    if (times.size() > m_sample_cap) w.to_ps = std::min(w.to_ps, cap_time(times, m_sample_cap));
+    w.cut = w.cut || w.to_ps < m_to;
+    return w;
 }
 
 std::map<RunRecorder::OpenKey, std::vector<RunRecorder::OpenStart>> RunRecorder::engines_open() const {
@@ -185,7 +250,7 @@ const RunRecorder::CommandName* RunRecorder::command(std::uint32_t group, std::i
 
 void RunRecorder::on_trace(const TraceEvent& e) {
     ++m_events;
-    m_last_ps = e.t_ps;
+    m_last_ps = std::max(m_last_ps, e.t_ps);
     switch (e.kind) {
     case TraceKind::engine_start: engine_start(e); break;
     case TraceKind::engine_complete: engine_complete(e); break;
@@ -198,7 +263,7 @@ void RunRecorder::on_trace(const TraceEvent& e) {
         NodeRec& n = node_rec(e);
         GroupRec& g = m_groups[n.group_rec];
         if (g.tcm == none) g.tcm = series_id(n.group, m_tcm_name);
-        sample(m_counter_samples, g.tcm, e.t_ps, e.bytes);
+        sample(m_counter_samples, g.tcm, source_of(n, e), e.t_ps, e.bytes);
         break;
     }
     case TraceKind::inbox_fill: {
@@ -209,7 +274,7 @@ void RunRecorder::on_trace(const TraceEvent& e) {
             if (it == m_fill_name.end()) it = m_fill_name.emplace(l.stage, intern(m_text[l.stage] + " fill")).first;
             l.fill = series_id(n.node, it->second);
         }
-        sample(m_counter_samples, l.fill, e.t_ps, e.bytes);
+        sample(m_counter_samples, l.fill, source_of(n, l, e), e.t_ps, e.bytes);
         break;
     }
     case TraceKind::sub_command_dispatched:
@@ -238,7 +303,7 @@ void RunRecorder::engine_complete(const TraceEvent& e) {
     if (it == l.open.end()) return;
     const Open s = *it;
     l.open.erase(it);
-    slice(n, l, e.cmd, e.tile, s.bytes >= 0 ? s.bytes : e.bytes, s.t_ps, e.t_ps);
+    slice(n, l, e.cmd, e.tile, s.bytes >= 0 ? s.bytes : e.bytes, s.t_ps, e.t_ps, source_of(n, l, e));
 }
 
 void RunRecorder::node_start(const TraceEvent& e) {
@@ -264,13 +329,14 @@ void RunRecorder::node_complete(const TraceEvent& e) {
     d.request = is_request(e.kind);
     d.start_ps = s.t_ps;
     d.end_ps = e.t_ps;
+    d.source = source_of(node_rec(e), e);
     m_nodes_done.push_back(std::move(d));
     m_node_open.erase(it);
 }
 
 // A composite's tiles in flight: +1 when a tile is fed, -1 at its tile_ready.
 void RunRecorder::tile_count(const TraceEvent& e) {
-    const NodeRec& n = node_rec(e);
+    NodeRec& n = node_rec(e);
     GroupRec& g = m_groups[n.group_rec];
     if (!g.cmd_known || g.cmd != e.cmd) {
         const CommandName* name = command(n.group, e.cmd);
@@ -281,7 +347,7 @@ void RunRecorder::tile_count(const TraceEvent& e) {
     if (!g.composite) return;
     g.in_flight += e.kind == TraceKind::tile_ready ? -1 : 1;
     if (g.tiles == none) g.tiles = series_id(n.group, m_tiles_name);
-    sample(m_tile_samples, g.tiles, e.t_ps, g.in_flight);
+    sample(m_tile_samples, g.tiles, source_of(n, e), e.t_ps, g.in_flight);
 }
 
 bool RunRecorder::in_window(std::uint64_t start_ps, std::uint64_t end_ps) const {
@@ -314,7 +380,7 @@ void RunRecorder::track_added() {
 }
 
 void RunRecorder::slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, std::int64_t tile,
-                        std::int64_t bytes, std::uint64_t start_ps, std::uint64_t end_ps) {
+                        std::int64_t bytes, std::uint64_t start_ps, std::uint64_t end_ps, std::uint32_t source) {
     const std::uint32_t group = node.group, stage = lane.stage;
     cover(end_ps > start_ps ? end_ps - 1 : start_ps);
     if (lane.lane == none) lane.lane = lane_index(group, stage);
@@ -323,22 +389,42 @@ void RunRecorder::slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, s
     l.busy_ps += end_ps - start_ps;
     add_busy(l.busy_bins, m_bin_ps, m_bin_shift, start_ps, end_ps);
     if (!in_window(start_ps, end_ps)) return;
-    // The cap: the window ends where the first interval that does not fit
-    // starts. Intervals that started before that and end later are still
-    // kept: they were in flight when the cap was reached, so few.
-    if (!m_cut && m_slices_kept >= m_options.max_slices) {
-        cut_at(start_ps);
-        return;
-    }
-    m_slices.push_back({group, stage, cmd, tile, bytes, start_ps, end_ps});
-    ++m_slices_kept;
+    m_slices.push_back({group, stage, cmd, tile, bytes, start_ps, end_ps, source});
+    if (m_slices.size() >= m_slice_room) prune_slices();
 }
 
-void RunRecorder::sample(std::vector<Sample>& detail, std::uint32_t series, std::uint64_t t_ps,
-                         std::int64_t value) {
-    ++m_samples_total;
+// The cap: the window ends where the first interval that does not fit
+// starts, the (max_slices + 1)-th earliest start of those kept (every
+// interval that may be in the window is: what starts later than a time
+// found so goes, and more than the cap start before it); every interval
+// starting before it stays, whatever order they came in.
+void RunRecorder::prune_slices() {
+    m_times.clear();
+    for (const Slice& s : m_slices) m_times.push_back(s.start_ps);
+    cut_at(cap_time(m_times, m_options.max_slices));
+    m_slices.erase(std::remove_if(m_slices.begin(), m_slices.end(), [&](const Slice& s) { return s.start_ps >= m_to; }),
+                   m_slices.end());
+}
+
+void RunRecorder::prune_samples() {
+    m_times.clear();
+    for (const auto* samples : {&m_tile_samples, &m_counter_samples})
+        for (const Sample& x : *samples) m_times.push_back(x.t_ps);
+    cut_at(cap_time(m_times, m_sample_cap));
+    const auto later = [&](const Sample& x) { return x.t_ps >= m_to; };
+    for (auto* samples : {&m_tile_samples, &m_counter_samples})
+        samples->erase(std::remove_if(samples->begin(), samples->end(), later), samples->end());
+}
+
+void RunRecorder::sample(std::vector<Sample>& detail, std::uint32_t series, std::uint32_t source,
+                         std::uint64_t t_ps, std::int64_t value) {
     cover(t_ps);
     Series& s = m_series[series];
+    if (s.bins.empty()) {  // (a sample leaves a bin behind)
+        s.first = {series, source, t_ps, value};
+        s.first_seq = m_samples_total;
+    }
+    ++m_samples_total;
     const std::size_t b = bin_of(t_ps, m_bin_shift);
     if (s.bins.size() <= b) s.bins.resize(b + 1);
     Bin& bin = s.bins[b];
@@ -347,16 +433,12 @@ void RunRecorder::sample(std::vector<Sample>& detail, std::uint32_t series, std:
     bin.seen = true;
     if (t_ps < m_options.from_ps) {  // the value the window opens with
         s.before = true;
-        s.last_before = {series, t_ps, value};
+        s.last_before = {series, source, t_ps, value};
         return;
     }
     if (t_ps >= m_to || m_to <= m_options.from_ps) return;
-    if (m_samples_kept >= m_sample_cap) {
-        cut_at(t_ps);
-        return;
-    }
-    detail.push_back({series, t_ps, value});
-    ++m_samples_kept;
+    detail.push_back({series, source, t_ps, value});
+    if (m_tile_samples.size() + m_counter_samples.size() >= m_sample_room) prune_samples();
 }
 
 }  // namespace obs

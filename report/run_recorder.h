@@ -8,11 +8,20 @@
 //     maximum) over the whole run;
 //   - one by one ("tile detail"): engine intervals and counter samples in the
 //     detail window, at most DetailOptions::max_slices intervals (and
-//     counter_samples_per_slice times as many samples). When the cap is
-//     reached, the window ends where the interval that did not fit starts.
-// Strings are interned once; a kept interval or sample holds ids and
-// integers only. build_view (run_view.h) turns it into the RunView the
-// writers draw. Same events, same state: nothing depends on addresses.
+//     counter_samples_per_slice times as many samples). Over the cap, the
+//     window ends where the first interval that does not fit starts: at the
+//     (max_slices + 1)-th earliest start (or the (cap + 1)-th earliest
+//     sample), so it keeps every interval that starts before that time.
+// The recorder takes each event as it is emitted (needs_order() is false:
+// a decoupled PE's events come while its calendar runs ahead, not in the
+// trace's order), so it keeps with each interval, sample and host span its
+// source (node and lane, trace_lane()) and puts them in the trace's order
+// (T4: time, node, lane, then as emitted) when the view is built; the cap
+// is applied there too (window()), the recorder keeping at most twice the
+// cap meanwhile. Strings are interned once; a kept interval or sample holds
+// ids and integers only. build_view (run_view.h) turns it into the RunView
+// the writers draw. Same events, same state: nothing depends on addresses
+// or on the order calendars ran in.
 #pragma once
 
 #include <cstdint>
@@ -61,17 +70,27 @@ public:
     explicit RunRecorder(const DetailOptions& options = {});
 
     void on_trace(const TraceEvent& event) override;
+    bool needs_order() const override { return false; }
 
     // ---- what build_view reads (after the run)
     struct Slice {  // one engine interval, as ids
         std::uint32_t group, lane;
         std::int64_t cmd, tile, bytes;
         std::uint64_t start_ps, end_ps;
+        std::uint32_t source;  // sources(): where its end is in the trace
     };
     struct Sample {  // one counter sample
         std::uint32_t series;
+        std::uint32_t source;  // sources(): where it is in the trace
         std::uint64_t t_ps;
         std::int64_t value;
+    };
+    // The lane of a node that events come from (trace_lane()); the order
+    // of sources at one instant is T4's (source_ranks()).
+    struct Source {
+        std::uint32_t node;   // text id
+        TraceLane lane;
+        std::uint32_t stage;  // text id of the stage (TraceLane::stage)
     };
     struct Bin {  // a counter's samples in one time bin
         std::int64_t max = 0, last = 0;
@@ -82,6 +101,8 @@ public:
         std::vector<Bin> bins;
         bool before = false;  // a sample before the window's start: the value it opens with
         Sample last_before{};
+        Sample first{};            // its first sample: where the track begins in the trace ...
+        std::uint64_t first_seq = 0;  // ... (samples counted as they came)
     };
     struct Lane {  // one engine lane of one group: every interval of the run
         std::uint32_t group, lane;
@@ -99,6 +120,7 @@ public:
         std::int64_t cmd = -1;
         bool request = false;
         std::uint64_t start_ps = 0, end_ps = 0;
+        std::uint32_t source = 0;  // of its completion
     };
     struct OpenKey {
         std::uint32_t node, stage;
@@ -116,12 +138,24 @@ public:
     const std::string& text(std::uint32_t id) const { return m_text[id]; }
     std::uint32_t group_of_node(std::uint32_t node) const { return m_group[node]; }
     const DetailOptions& options() const { return m_options; }
-    // The window the tile detail covers: [from_ps, to_ps) (to_ps may be open_end).
-    std::uint64_t window_to_ps() const { return m_to; }
-    bool cut() const { return m_cut; }  // the cap ended the window
+    // The window the tile detail covers: [from_ps, to_ps) (to_ps may be
+    // open_end), and whether the cap ended it, from what is kept: the
+    // intervals and samples below that start in it are the detail.
+    struct Window {
+        std::uint64_t to_ps;
+        bool cut;
+    };
+    Window window() const;
+    // Kept so far, as they came (at most twice the cap): intervals that
+    // may be in the window, and samples (those before the window's start
+    // are not kept; each track's last one is, Series::last_before).
     const std::vector<Slice>& slices() const { return m_slices; }
     const std::vector<Sample>& tile_samples() const { return m_tile_samples; }
     const std::vector<Sample>& counter_samples() const { return m_counter_samples; }
+    const std::vector<Source>& sources() const { return m_sources; }
+    // Each source's place at one instant, T4's order: by node id, then
+    // lane "" first, stages by name, the simple commands' lane last.
+    std::vector<std::uint32_t> source_ranks() const;
     std::uint64_t samples_total() const { return m_samples_total; }
     const std::vector<Series>& series() const { return m_series; }
     const std::vector<Lane>& lanes() const { return m_lanes; }
@@ -134,7 +168,7 @@ public:
     std::map<OpenKey, std::vector<OpenStart>> engines_open() const;
     const CommandName* command(std::uint32_t group, std::int64_t cmd) const;
     bool any_event() const { return m_events > 0; }
-    std::uint64_t last_event_ps() const { return m_last_ps; }
+    std::uint64_t last_event_ps() const { return m_last_ps; }  // the latest event's time
 
 private:
     std::uint32_t intern(std::string_view text);
@@ -158,9 +192,10 @@ private:
     };
     struct NodeLane {  // one stage (engine channel or inbox) of one node
         std::uint32_t stage;
-        std::uint32_t lane = none;  // m_lanes of (group, stage), from its first interval
-        std::uint32_t fill = none;  // the "<inbox> fill" series, from its first sample
-        std::vector<Open> open;     // in start order
+        std::uint32_t lane = none;    // m_lanes of (group, stage), from its first interval
+        std::uint32_t fill = none;    // the "<inbox> fill" series, from its first sample
+        std::uint32_t source = none;  // m_sources, from its first kept event
+        std::vector<Open> open;       // in start order
     };
     struct GroupRec {  // a PE (or a node outside one)
         std::uint32_t tcm = none, tiles = none;  // its series, from their first sample
@@ -171,11 +206,15 @@ private:
     struct NodeRec {
         std::uint32_t node, group, group_rec;
         std::vector<NodeLane> lanes;
+        std::uint32_t plain = none, simple = none;  // m_sources of its lanes "" and simple commands
     };
     NodeRec& node_rec(const TraceEvent& e);
     NodeRec& node_rec_of(std::uint32_t node);
     std::uint32_t stage_of(const TraceEvent& e);
     NodeLane& node_lane(NodeRec& node, std::uint32_t stage);
+    std::uint32_t source_id(std::uint32_t node, TraceLane lane, std::uint32_t stage);
+    std::uint32_t source_of(NodeRec& node, const TraceEvent& e);  // a lane "" or simple commands event's
+    std::uint32_t source_of(const NodeRec& node, NodeLane& lane, const TraceEvent& e);
 
     void engine_start(const TraceEvent& e);
     void engine_complete(const TraceEvent& e);
@@ -185,11 +224,16 @@ private:
     void tile_count(const TraceEvent& e);
 
     void slice(const NodeRec& node, NodeLane& lane, std::int64_t cmd, std::int64_t tile, std::int64_t bytes,
-               std::uint64_t start_ps, std::uint64_t end_ps);
-    void sample(std::vector<Sample>& detail, std::uint32_t series, std::uint64_t t_ps, std::int64_t value);
+               std::uint64_t start_ps, std::uint64_t end_ps, std::uint32_t source);
+    void sample(std::vector<Sample>& detail, std::uint32_t series, std::uint32_t source, std::uint64_t t_ps,
+                std::int64_t value);
     bool in_window(std::uint64_t start_ps, std::uint64_t end_ps) const;
     // Ends the window at `t_ps` (the cap is reached).
     void cut_at(std::uint64_t t_ps);
+    // Twice the cap kept: the window ends at the cap's time among them, and
+    // what starts later goes.
+    void prune_slices();
+    void prune_samples();
     // Widens the bins until `last_ps` (a time in the run) falls in one.
     void cover(std::uint64_t last_ps);
     // Bins twice as wide, on every track.
@@ -216,10 +260,13 @@ private:
     std::map<std::pair<std::string, std::int64_t>, NodeStart> m_node_open;
     std::vector<NodeDone> m_nodes_done;
 
-    std::vector<Slice> m_slices;  // tile detail, in completion order
-    std::uint64_t m_slices_kept = 0;
-    std::vector<Sample> m_tile_samples, m_counter_samples;  // tile detail, in event order
-    std::uint64_t m_samples_kept = 0, m_samples_total = 0;
+    std::vector<Slice> m_slices;  // tile detail, as they completed
+    std::uint64_t m_slice_room;   // kept at most (twice the cap)
+    std::vector<Sample> m_tile_samples, m_counter_samples;  // tile detail, as they came
+    std::uint64_t m_sample_room, m_samples_total = 0;  // (m_samples_total also numbers them as they came)
+    std::vector<std::uint64_t> m_times;  // prune_*()'s scratch
+    std::vector<Source> m_sources;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_source_index;  // (node, lane, stage) -> m_sources
 
     std::vector<Lane> m_lanes;
     std::unordered_map<std::uint64_t, std::uint32_t> m_lane_index;  // (group << 32 | lane) -> m_lanes

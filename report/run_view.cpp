@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -82,18 +83,22 @@ void add_commands(RunView& view, const PeIndex& index, const std::vector<std::st
 // Source: the recorder (what the events of the run left).
 class RecorderPass {
 public:
-    RecorderPass(RunView& view, const RunRecorder& recorder) : m_view(view), m_rec(recorder) {}
+    RecorderPass(RunView& view, const RunRecorder& recorder)
+        : m_view(view), m_rec(recorder), m_ranks(recorder.source_ranks()) {}
 
     void run() {
         const DetailOptions& options = m_rec.options();
         RunView::Detail& d = m_view.detail;
         d.from_ps = options.from_ps;
-        d.to_ps = m_rec.window_to_ps();
-        d.cut = m_rec.cut();
+        const RunRecorder::Window window = m_rec.window();
+        d.to_ps = window.to_ps;
+        d.cut = window.cut;
         d.max_slices = options.max_slices;
         d.samples = m_rec.samples_total();
         d.bin_ps = m_rec.bin_ps();
         d.bins = m_rec.bins_used();
+        // The intervals in the window (sort_view() puts them in order: no
+        // two are alike in every field it sorts by).
         m_view.engines.reserve(m_rec.slices().size());
         for (const RunRecorder::Slice& s : m_rec.slices()) {
             if (!in_window(s.start_ps, s.end_ps)) continue;
@@ -106,7 +111,11 @@ public:
             d.slices += l.slices;
         }
         samples();
-        for (const RunRecorder::NodeDone& n : m_rec.nodes_done()) {
+        const auto& done = m_rec.nodes_done();
+        for (const std::size_t i : trace_order(done.size(), [&](std::size_t i) {
+                 return std::optional<Place>({done[i].end_ps, done[i].source});
+             })) {
+            const RunRecorder::NodeDone& n = done[i];
             NodeSpan span = node_span(n.node, n.id, n.kind, n.cmd, n.start_ps, n.end_ps);
             span.lane = n.request ? "requests" : "fanouts";
             m_view.nodes.push_back(span);
@@ -150,6 +159,33 @@ public:
 private:
     const std::string& text(std::uint32_t id) const { return m_rec.text(id); }
 
+    // Where an event is in the trace (T4): its time, then its source's rank
+    // (node, lane); then the order it came in, which is the trace's for one
+    // source (RunRecorder).
+    struct Place {
+        std::uint64_t t_ps;
+        std::uint32_t source;
+    };
+    // The indices 0 .. n - 1 that `place(i)` gives a place, in trace order.
+    template <typename PlaceOf>
+    std::vector<std::size_t> trace_order(std::size_t n, PlaceOf place) const {
+        struct Key {
+            std::uint64_t t_ps;
+            std::uint32_t rank;
+            std::size_t index;
+        };
+        std::vector<Key> keys;
+        keys.reserve(n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (const std::optional<Place> p = place(i)) keys.push_back({p->t_ps, m_ranks[p->source], i});
+        std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+            return std::tie(a.t_ps, a.rank, a.index) < std::tie(b.t_ps, b.rank, b.index);
+        });
+        std::vector<std::size_t> order(keys.size());
+        for (std::size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
+        return order;
+    }
+
     bool in_window(std::uint64_t start_ps, std::uint64_t end_ps) const {
         const RunView::Detail& d = m_view.detail;
         return d.to_ps > d.from_ps && start_ps < d.to_ps && (end_ps > d.from_ps || start_ps >= d.from_ps);
@@ -171,8 +207,10 @@ private:
                   [](const RunView::Detail::Range& a, const RunView::Detail::Range& b) {
                       return std::tie(a.group, a.name) < std::tie(b.group, b.name);
                   });
-        std::stable_sort(before.begin(), before.end(), [](const auto* a, const auto* b) {
-            return a->last_before.t_ps < b->last_before.t_ps;
+        // By time; tracks at one time as they began in the trace.
+        std::sort(before.begin(), before.end(), [&](const auto* a, const auto* b) {
+            return std::make_tuple(a->last_before.t_ps, a->first.t_ps, m_ranks[a->first.source], a->first_seq) <
+                   std::make_tuple(b->last_before.t_ps, b->first.t_ps, m_ranks[b->first.source], b->first_seq);
         });
         const auto& series = m_rec.series();
         auto tile = [&](const RunRecorder::Sample& x) {
@@ -189,10 +227,17 @@ private:
             else counter(s->last_before);
         }
         std::uint64_t kept = 0;
-        for (const auto& x : m_rec.tile_samples())
-            if (in_window(x.t_ps)) tile(x), ++kept;
-        for (const auto& x : m_rec.counter_samples())
-            if (in_window(x.t_ps)) counter(x), ++kept;
+        for (const auto* samples : {&m_rec.tile_samples(), &m_rec.counter_samples()}) {
+            const std::vector<std::size_t> order = trace_order(samples->size(), [&](std::size_t i) {
+                const RunRecorder::Sample& x = (*samples)[i];
+                return in_window(x.t_ps) ? std::optional<Place>({x.t_ps, x.source}) : std::nullopt;
+            });
+            for (const std::size_t i : order) {
+                if (samples == &m_rec.tile_samples()) tile((*samples)[i]);
+                else counter((*samples)[i]);
+            }
+            kept += order.size();
+        }
         d.samples_kept = kept;
     }
 
@@ -236,6 +281,7 @@ private:
 
     RunView& m_view;
     const RunRecorder& m_rec;
+    std::vector<std::uint32_t> m_ranks;  // RunRecorder::source_ranks()
 };
 
 // Source: PE_CPU's kernel runs.
@@ -311,7 +357,8 @@ void add_unfinished(RunView& view, const PeIndex& index, const std::vector<std::
 }
 
 // Engine slices by group, lane (in lane_rank order), start, end, command,
-// tile. The group's and the lane's order are worked out once per distinct
+// tile, bytes: slices alike in all of these are alike (their labels come
+// from them), so the order does not depend on the order they came in. The group's and the lane's order are worked out once per distinct
 // name, and the slices sorted through a vector of small keys: comparing the
 // strings in every comparison was most of the time a --timeline took on a
 // run of 100,000 slices.
@@ -328,19 +375,19 @@ void sort_engines(std::vector<EngineSlice>& engines) {
     struct Key {
         std::uint32_t group, lane;
         std::uint64_t start, end;
-        std::int64_t cmd, tile;
+        std::int64_t cmd, tile, bytes;
         std::uint32_t index;
     };
     std::vector<Key> keys;
     keys.reserve(engines.size());
     for (std::size_t i = 0; i < engines.size(); ++i) {
         const EngineSlice& s = engines[i];
-        keys.push_back({groups.at(s.group), lane_order.at(s.lane), s.start_ps, s.end_ps, s.cmd, s.tile,
+        keys.push_back({groups.at(s.group), lane_order.at(s.lane), s.start_ps, s.end_ps, s.cmd, s.tile, s.bytes,
                         static_cast<std::uint32_t>(i)});
     }
     std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-        return std::tie(a.group, a.lane, a.start, a.end, a.cmd, a.tile, a.index) <
-               std::tie(b.group, b.lane, b.start, b.end, b.cmd, b.tile, b.index);
+        return std::tie(a.group, a.lane, a.start, a.end, a.cmd, a.tile, a.bytes, a.index) <
+               std::tie(b.group, b.lane, b.start, b.end, b.cmd, b.tile, b.bytes, b.index);
     });
     std::vector<EngineSlice> sorted;
     sorted.reserve(engines.size());

@@ -133,30 +133,6 @@ void record(std::vector<RecordedEvent>& log, const TraceEvent& e) {
     log.push_back(std::move(r));
 }
 
-// The lane of its node an event is on (SPEC T4's trace order): an engine
-// channel (its stage) or an inbox (its label), or on PE_SCHEDULER its
-// simple commands' lane (their dispatch and their waits: the dispatch pass
-// is a process of its own beside the feed loop, and their events may fall
-// on one instant; a simple command's wait names its execution context, a
-// composite's "none"); the node's other events are on lane "".
-enum class Lane { none, stage, simple_commands };
-Lane lane_of(const TraceEvent& e) {
-    switch (e.kind) {
-    case TraceKind::engine_start:
-    case TraceKind::engine_complete:
-    case TraceKind::inbox_fill:
-        return e.stage != nullptr ? Lane::stage : Lane::none;
-    case TraceKind::sub_command_dispatched:
-        return e.detail != nullptr ? Lane::simple_commands : Lane::none;  // (a composite's tile names no command)
-    case TraceKind::wait_begin:
-    case TraceKind::wait_end:
-    case TraceKind::bank_violation:
-        return e.stage != nullptr && std::strcmp(e.stage, "none") != 0 ? Lane::simple_commands : Lane::none;
-    default:
-        return Lane::none;
-    }
-}
-
 void append_json_string(std::string& out, const char* s) {
     // The common case (node ids, stage and kind names) needs no escaping.
     const char* p = s;
@@ -174,7 +150,36 @@ void append_json_string(std::string& out, const char* s) {
 
 }  // namespace
 
+// (trace.h) A simple command's dispatch and waits are a lane of their own:
+// the dispatch pass is a process of its own beside the feed loop, and their
+// events may fall on one instant; a simple command's wait names its
+// execution context, a composite's "none".
+TraceLane trace_lane(const TraceEvent& e) {
+    switch (e.kind) {
+    case TraceKind::engine_start:
+    case TraceKind::engine_complete:
+    case TraceKind::inbox_fill:
+        return e.stage != nullptr ? TraceLane::stage : TraceLane::none;
+    case TraceKind::sub_command_dispatched:
+        return e.detail != nullptr ? TraceLane::simple_commands : TraceLane::none;  // (a composite's tile names no command)
+    case TraceKind::wait_begin:
+    case TraceKind::wait_end:
+    case TraceKind::bank_violation:
+        return e.stage != nullptr && std::strcmp(e.stage, "none") != 0 ? TraceLane::simple_commands
+                                                                          : TraceLane::none;
+    default:
+        return TraceLane::none;
+    }
+}
+
 void TraceSink::write(const TraceEvent& emitted) {
+    if (m_direct) {
+        TraceEvent e = emitted;
+        e.node_key = m_nodes.key(e.node);
+        e.stage_key = m_stages.key(e.stage);
+        m_listener->on_trace(e);
+        if (!m_ordering) return;
+    }
     if (m_clock != nullptr) {
         // A calendar running ahead: kept until release_ahead(). Its node
         // ids, stage names and peers live as long as the run; a detail may
@@ -194,7 +199,7 @@ void TraceSink::write(const TraceEvent& emitted) {
     e.node_key = m_nodes.key(e.node);
     e.stage_key = m_stages.key(e.stage);
     if (m_log != nullptr) record(*m_log, e);
-    if (m_out == nullptr && m_listener == nullptr) return;
+    if (m_out == nullptr && (m_listener == nullptr || m_direct)) return;
     // Outside a running simulation there is no round to sort: straight through.
     const bool hold = m_hold && sc_core::sc_is_running();
     if (!hold) {
@@ -221,7 +226,7 @@ void TraceSink::write(const TraceEvent& emitted) {
 
 // To the listener and the line buffer, in the order they are called.
 void TraceSink::deliver(const TraceEvent& e) {
-    if (m_listener != nullptr) m_listener->on_trace(e);
+    if (m_listener != nullptr && !m_direct) m_listener->on_trace(e);
     if (m_out == nullptr) return;
     if (m_format == TraceFormat::json_lines) write_line(e);
     else write_record(e);
@@ -531,9 +536,9 @@ TraceSink::Out TraceSink::out_entry(const TraceEvent& e, std::uint64_t instant, 
                                     std::uint32_t index) const {
     // Lane "" sorts first; the simple commands' lane after it (PE_SCHEDULER
     // has no other).
-    const Lane lane = lane_of(e);
-    const std::uint64_t lane_order = lane == Lane::stage             ? m_stages.order(e.stage_key)
-                                     : lane == Lane::simple_commands ? ~std::uint64_t{0}
+    const TraceLane lane = trace_lane(e);
+    const std::uint64_t lane_order = lane == TraceLane::stage             ? m_stages.order(e.stage_key)
+                                     : lane == TraceLane::simple_commands ? ~std::uint64_t{0}
                                                                      : 0;
     return {instant, order, m_nodes.order(e.node_key), lane_order, index};
 }

@@ -199,7 +199,23 @@ class TraceListener {
 public:
     virtual ~TraceListener() = default;
     virtual void on_trace(const TraceEvent& event) = 0;
+    // false: the listener puts what it keeps in order itself (T4's order
+    // follows from each lane's order, trace_lane(), and the events'
+    // times), so the sink hands it every event at once as it is emitted
+    // (a decoupled PE's while its calendar runs ahead), keys set, instead
+    // of holding events for the instant's sort. Each lane's events still
+    // come in the order the trace has them, and an event's t_ps is its
+    // instant.
+    virtual bool needs_order() const { return true; }
 };
+
+// The lane of its node an event is on (SPEC T4's trace order: at one
+// instant, events go out by node, then lane, each lane's in emission
+// order): an engine channel or an inbox (its stage, ordered by name), on
+// PE_SCHEDULER its simple commands' lane (after every other), or the
+// node's lane "" (before every other).
+enum class TraceLane : std::uint8_t { none, stage, simple_commands };
+TraceLane trace_lane(const TraceEvent& event);
 
 // The strings events point to (node ids, stage names), each given a key the
 // first time it is seen. Looked up by address and checked by content, so a
@@ -336,6 +352,10 @@ public:
         update_on();
     }
     bool enabled() const { return m_on; }
+    // Events are held for the instant's sort (a stream, a log or a listener
+    // that needs order is attached): a calendar running ahead must then let
+    // its kept events go out in windows (the Decoupler).
+    bool ordering() const { return m_ordering; }
     std::uint64_t events() const { return m_events; }  // events written to the stream
 
     void emit(const TraceEvent& event) {
@@ -375,7 +395,11 @@ private:
     }
     void name_record(int table, const TraceNames& names, std::uint32_t key, std::vector<std::uint8_t>& named);
     void write_lines();  // the formatted lines (or records) to the stream
-    void update_on() { m_on = m_out != nullptr || m_log != nullptr || m_listener != nullptr; }
+    void update_on() {
+        m_direct = m_listener != nullptr && !m_listener->needs_order();
+        m_ordering = m_out != nullptr || m_log != nullptr || (m_listener != nullptr && !m_direct);
+        m_on = m_ordering || m_direct;
+    }
 
     // SPEC T4: events of one instant go out sorted by node and lane (stable:
     // one lane's events keep their order), so the trace depends neither on the
@@ -436,6 +460,8 @@ private:
     std::vector<RecordedEvent>* m_log = nullptr;
     TraceListener* m_listener = nullptr;
     bool m_on = false;
+    bool m_direct = false;    // m_listener takes events as they are emitted
+    bool m_ordering = false;  // events are held and sorted (see ordering())
     std::uint64_t m_events = 0;
 };
 

@@ -356,9 +356,12 @@ BOOST_AUTO_TEST_CASE(no_detail_keeps_commands_and_occupancy) {
 
 // The recorder's memory is bounded by the cap, not by the run: a 10 000-tile
 // GEMM (2560 x 3200 x 2560 in 128^3 tiles: 20 · 25 · 20) with a cap of 1000
-// intervals keeps about 1000 intervals (plus the few in flight when the cap
-// was reached) and at most 4000 samples, and at most 1024 bins per track,
-// while every interval is counted. Same inputs, same view.
+// intervals keeps at most twice the cap while it runs (2000 intervals, 8000
+// samples) and at most 1024 bins per track, while every interval is counted.
+// The detail is the cap's rule on the trace: the window ends at the 1001st
+// earliest start of the run's intervals, and holds exactly the intervals
+// that start before it (1000, or fewer when several start at that time).
+// Same inputs, same view.
 BOOST_AUTO_TEST_CASE(recorder_memory_is_bounded_by_the_cap) {
     const TopologyConfig topo = test::load_shipped("default");
     const WorkloadConfig wl = load_workload_text(R"(name: big
@@ -376,18 +379,19 @@ launch:
   - { kernel: gemm, cube: sip0.cube0, pes: [0] }
 )",
                                                  "big.yaml", topo);
-    TraceSink trace;
+    std::ostringstream trace_text;
+    TraceSink trace(&trace_text);
     obs::RunRecorder recorder(cap(1000));
     trace.listen(&recorder);
     Platform platform(topo, trace);
     WorkloadRun run(platform, wl);
     sc_core::sc_start();
+    trace.flush();
     BOOST_REQUIRE(run.finished());
     BOOST_CHECK_EQUAL(platform.work_counts().tiles, 10000u);
-    BOOST_CHECK(recorder.cut());
-    BOOST_CHECK_GE(recorder.slices().size(), 1000u);
-    BOOST_CHECK_LE(recorder.slices().size(), 1000u + 16u);
-    BOOST_CHECK_LE(recorder.tile_samples().size() + recorder.counter_samples().size(), 4000u);
+    BOOST_CHECK(recorder.window().cut);
+    BOOST_CHECK_LE(recorder.slices().size(), 2000u);
+    BOOST_CHECK_LE(recorder.tile_samples().size() + recorder.counter_samples().size(), 8000u);
     std::uint64_t slices = 0;
     for (const auto& l : recorder.lanes()) {
         slices += l.slices;
@@ -400,7 +404,25 @@ launch:
     BOOST_CHECK_EQUAL(slices, 3u * 10000u + 3u * 400u);
     const obs::RunView view = obs::build_view(run, platform, recorder);
     BOOST_CHECK_EQUAL(view.detail.slices, slices);
-    BOOST_CHECK_LE(view.engines.size(), 1000u);
+
+    // The cap's rule, from the trace.
+    const std::vector<test::EngineInterval> all = test::engine_intervals(test::parse_trace(trace_text.str()));
+    BOOST_REQUIRE_EQUAL(all.size(), slices);
+    std::vector<std::uint64_t> starts;
+    for (const auto& i : all) starts.push_back(i.start_ps);
+    std::sort(starts.begin(), starts.end());
+    const std::uint64_t cut = starts[1000];
+    BOOST_CHECK_EQUAL(view.detail.to_ps, cut);
+    using Interval = std::tuple<std::string, std::uint64_t, std::uint64_t, std::int64_t>;  // lane, start, end, tile
+    std::vector<Interval> kept, shown;
+    for (const auto& i : all)
+        if (i.start_ps < cut) kept.emplace_back(i.stage, i.start_ps, i.end_ps, i.tile);
+    for (const auto& e : view.engines) shown.emplace_back(e.lane, e.start_ps, e.end_ps, e.tile);
+    std::sort(kept.begin(), kept.end());
+    std::sort(shown.begin(), shown.end());
+    BOOST_CHECK_LE(kept.size(), 1000u);
+    BOOST_CHECK_GT(kept.size(), 990u);
+    BOOST_CHECK(shown == kept);
     BOOST_CHECK(timeline_of(view) == timeline_of(obs::build_view(run, platform, recorder)));
 }
 
