@@ -1,6 +1,7 @@
 #include "report/run_recorder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <tuple>
 
 namespace npuvp {
@@ -95,6 +96,11 @@ RunRecorder::RunRecorder(const DetailOptions& options)
     m_tile_samples.reserve(static_cast<std::size_t>(std::min(m_sample_room, most)) / 4);
 }
 
+std::uint64_t RunRecorder::next_serial() {
+    static std::atomic<std::uint64_t> serial{0};
+    return ++serial;
+}
+
 bool RunRecorder::OpenKey::operator<(const OpenKey& o) const {
     return std::tie(node, stage, cmd, tile) < std::tie(o.node, o.stage, o.cmd, o.tile);
 }
@@ -148,7 +154,7 @@ RunRecorder::NodeRec& RunRecorder::node_rec_of(std::uint32_t node) {
         const std::uint32_t group = m_group[node];
         const auto g = m_group_of_text.try_emplace(group, static_cast<std::uint32_t>(m_groups.size())).first;
         if (g->second == m_groups.size()) m_groups.emplace_back();
-        m_nodes.push_back({node, group, g->second, {}});
+        m_nodes.push_back({node, group, g->second, {}, none, none});
     }
     return m_nodes[it->second];
 }
@@ -179,8 +185,35 @@ std::uint32_t RunRecorder::stage_of(const TraceEvent& e) {
 RunRecorder::NodeLane& RunRecorder::node_lane(NodeRec& node, std::uint32_t stage) {
     for (NodeLane& l : node.lanes)
         if (l.stage == stage) return l;
-    node.lanes.push_back({stage, none, none, none, {}});
+    node.lanes.push_back({&node, stage, none, none, none, {}});
     return node.lanes.back();
+}
+
+void RunRecorder::claim(TraceOrigin& origin) const {
+    if (origin.listener == m_serial) return;
+    origin.listener = m_serial;
+    origin.node_record = origin.lane_record = nullptr;
+}
+
+RunRecorder::NodeRec& RunRecorder::node_of(const TraceEvent& e) {
+    TraceOrigin* o = e.origin;
+    if (o != nullptr && o->listener == m_serial && o->node_record != nullptr) return *static_cast<NodeRec*>(o->node_record);
+    NodeRec& n = node_rec(e);
+    if (o != nullptr) {
+        claim(*o);
+        o->node_record = &n;
+    }
+    return n;
+}
+
+// (An origin's lane is its stage's; an event of another stage is looked up.)
+RunRecorder::NodeLane& RunRecorder::lane_of(const TraceEvent& e) {
+    TraceOrigin* o = e.origin;
+    if (o != nullptr && o->listener == m_serial && o->lane_record != nullptr && e.stage == o->stage)
+        return *static_cast<NodeLane*>(o->lane_record);
+    NodeLane& l = node_lane(node_of(e), stage_of(e));
+    if (o != nullptr && e.stage == o->stage) o->lane_record = &l;  // (node_of() claimed it)
+    return l;
 }
 
 std::uint32_t RunRecorder::source_id(std::uint32_t node, TraceLane lane, std::uint32_t stage) {
@@ -260,15 +293,15 @@ void RunRecorder::on_trace(const TraceEvent& e) {
     case TraceKind::fanout_complete: node_complete(e); break;
     case TraceKind::command_submitted: command_submitted(e); break;
     case TraceKind::tcm_in_use: {
-        NodeRec& n = node_rec(e);
+        NodeRec& n = node_of(e);
         GroupRec& g = m_groups[n.group_rec];
         if (g.tcm == none) g.tcm = series_id(n.group, m_tcm_name);
         sample(m_counter_samples, g.tcm, source_of(n, e), e.t_ps, e.bytes);
         break;
     }
     case TraceKind::inbox_fill: {
-        NodeRec& n = node_rec(e);
-        NodeLane& l = node_lane(n, stage_of(e));
+        NodeLane& l = lane_of(e);
+        NodeRec& n = *l.node;
         if (l.fill == none) {
             auto it = m_fill_name.find(l.stage);
             if (it == m_fill_name.end()) it = m_fill_name.emplace(l.stage, intern(m_text[l.stage] + " fill")).first;
@@ -290,14 +323,13 @@ void RunRecorder::command_submitted(const TraceEvent& e) {
 }
 
 void RunRecorder::engine_start(const TraceEvent& e) {
-    NodeRec& n = node_rec(e);
-    node_lane(n, stage_of(e)).open.push_back({e.cmd, e.tile, e.t_ps, e.bytes});
+    lane_of(e).open.push_back({e.cmd, e.tile, e.t_ps, e.bytes});
 }
 
 // Pairs with the earliest open start of the same node, stage, command and tile.
 void RunRecorder::engine_complete(const TraceEvent& e) {
-    NodeRec& n = node_rec(e);
-    NodeLane& l = node_lane(n, stage_of(e));
+    NodeLane& l = lane_of(e);
+    NodeRec& n = *l.node;
     const auto it = std::find_if(l.open.begin(), l.open.end(),
                                  [&](const Open& o) { return o.cmd == e.cmd && o.tile == e.tile; });
     if (it == l.open.end()) return;
@@ -336,7 +368,7 @@ void RunRecorder::node_complete(const TraceEvent& e) {
 
 // A composite's tiles in flight: +1 when a tile is fed, -1 at its tile_ready.
 void RunRecorder::tile_count(const TraceEvent& e) {
-    NodeRec& n = node_rec(e);
+    NodeRec& n = node_of(e);
     GroupRec& g = m_groups[n.group_rec];
     if (!g.cmd_known || g.cmd != e.cmd) {
         const CommandName* name = command(n.group, e.cmd);

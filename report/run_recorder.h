@@ -190,7 +190,9 @@ private:
         std::uint64_t t_ps;
         std::int64_t bytes;
     };
+    struct NodeRec;
     struct NodeLane {  // one stage (engine channel or inbox) of one node
+        NodeRec* node;
         std::uint32_t stage;
         std::uint32_t lane = none;    // m_lanes of (group, stage), from its first interval
         std::uint32_t fill = none;    // the "<inbox> fill" series, from its first sample
@@ -205,9 +207,14 @@ private:
     };
     struct NodeRec {
         std::uint32_t node, group, group_rec;
-        std::vector<NodeLane> lanes;
+        std::deque<NodeLane> lanes;  // (TraceOrigin::lane_record points into it)
         std::uint32_t plain = none, simple = none;  // m_sources of its lanes "" and simple commands
     };
+    // The emitter's node and the event's lane: through the event's origin
+    // once it holds this recorder's records (TraceOrigin), else looked up.
+    NodeRec& node_of(const TraceEvent& e);
+    NodeLane& lane_of(const TraceEvent& e);
+    void claim(TraceOrigin& origin) const;
     NodeRec& node_rec(const TraceEvent& e);
     NodeRec& node_rec_of(std::uint32_t node);
     std::uint32_t stage_of(const TraceEvent& e);
@@ -251,7 +258,9 @@ private:
     std::unordered_map<const void*, std::uint32_t> m_by_address;
     std::vector<std::uint32_t> m_group;  // node id -> its group's id ("sip0.cube0.pe3.pe_dma" -> "sip0.cube0.pe3")
 
-    std::vector<NodeRec> m_nodes;
+    static std::uint64_t next_serial();
+    const std::uint64_t m_serial = next_serial();  // this recorder, in TraceOrigin::listener
+    std::deque<NodeRec> m_nodes;  // (TraceOrigin::node_record points into it)
     std::vector<GroupRec> m_groups;
     std::unordered_map<std::uint32_t, std::uint32_t> m_node_of_text, m_group_of_text;  // -> m_nodes, m_groups
     std::vector<std::uint32_t> m_node_of_key, m_stage_of_key;  // sink key -> m_nodes, stage text id

@@ -173,10 +173,9 @@ TraceLane trace_lane(const TraceEvent& e) {
 }
 
 void TraceSink::write(const TraceEvent& emitted) {
-    if (m_direct) {
+    if (m_direct && emitted.origin == nullptr) {  // (emit(event, origin) delivered it)
         TraceEvent e = emitted;
-        e.node_key = m_nodes.key(e.node);
-        e.stage_key = m_stages.key(e.stage);
+        key(e);
         m_listener->on_trace(e);
         if (!m_ordering) return;
     }
@@ -189,15 +188,13 @@ void TraceSink::write(const TraceEvent& emitted) {
         Kept& k = m_kept[m_kept_used++];
         k.event = emitted;
         if (emitted.detail) k.detail.assign(*emitted.detail);
-        k.event.node_key = m_nodes.key(emitted.node);
-        k.event.stage_key = m_stages.key(emitted.stage);
+        key(k.event);
         k.instant = m_clock->trace_instant();
         k.seq = m_kept_seq++;
         return;
     }
     TraceEvent e = emitted;
-    e.node_key = m_nodes.key(e.node);
-    e.stage_key = m_stages.key(e.stage);
+    key(e);
     if (m_log != nullptr) record(*m_log, e);
     if (m_out == nullptr && (m_listener == nullptr || m_direct)) return;
     // Outside a running simulation there is no round to sort: straight through.

@@ -60,6 +60,32 @@ enum class TraceKind : std::uint8_t {
 };
 const char* to_string(TraceKind kind);
 
+class TraceSink;
+
+// An emitter's lane named once: its node id and its stage (an engine
+// channel, an inbox's label; none for the node's lane ""), strings that stay
+// as they are for the run. An event that points to it (TraceEvent::origin)
+// takes its keys from it instead of the sink looking its strings up, and a
+// listener may keep its own record of the node and of the lane in it,
+// marked as its own. Owned by the emitter; lives as long as the run.
+struct TraceOrigin {
+    TraceOrigin() = default;
+    TraceOrigin(const std::string* node_id, const char* stage_name) : node(node_id), stage(stage_name) {}
+    TraceOrigin(const TraceOrigin&) = delete;
+    TraceOrigin& operator=(const TraceOrigin&) = delete;
+
+    const std::string* node = nullptr;
+    const char* stage = nullptr;
+    // Set by the sink that keyed them (TraceNames of `sink`).
+    const TraceSink* sink = nullptr;
+    std::uint32_t node_key = 0, stage_key = 0;
+    // A listener's records of the node and of the lane (`stage`), marked by
+    // it (a number of its own, never reused: not its address).
+    std::uint64_t listener = 0;
+    void* node_record = nullptr;
+    void* lane_record = nullptr;
+};
+
 // One event as emitted: borrowed strings (the emitter's node id, names),
 // nothing allocated. Built by the named builders in npuvp::trace below, which
 // fill the fields each kind carries.
@@ -79,6 +105,10 @@ struct TraceEvent {
     // listener looks a string up once per string, not once per event; 0
     // when not set (an event that did not come through a sink).
     std::uint32_t node_key = 0, stage_key = 0;
+    // The emitter's lane, when it names one: `node` is its node, and
+    // `stage` is its stage or another (a node's lane "" may emit events
+    // that name a stage).
+    TraceOrigin* origin = nullptr;
 };
 
 namespace trace {
@@ -361,6 +391,20 @@ public:
     void emit(const TraceEvent& event) {
         if (m_on) write(event);
     }
+    // `event` from the lane `origin` (TraceOrigin). (Taken by value and
+    // keyed in place: a copy of what the emitter has just written would
+    // wait for its stores.)
+    void emit(TraceEvent event, TraceOrigin& origin) {
+        if (m_on) {
+            event.origin = &origin;
+            if (m_direct) {
+                key(event);
+                m_listener->on_trace(event);
+                if (!m_ordering) return;
+            }
+            write(event);
+        }
+    }
 
     // Decoupled PEs (docs/speed.md "The decoupled pipeline"): while a
     // calendar runs ahead of the kernel (`clock` set), its events are kept
@@ -382,6 +426,21 @@ public:
 
 private:
     void write(const TraceEvent& event);
+    // `e`'s node and stage keys: from its origin, or looked up.
+    void key(TraceEvent& e) {
+        if (TraceOrigin* o = e.origin) {
+            if (o->sink != this) {
+                o->sink = this;
+                o->node_key = m_nodes.key(o->node);
+                o->stage_key = m_stages.key(o->stage);
+            }
+            e.node_key = o->node_key;
+            e.stage_key = e.stage == o->stage ? o->stage_key : m_stages.key(e.stage);
+            return;
+        }
+        e.node_key = m_nodes.key(e.node);
+        e.stage_key = m_stages.key(e.stage);
+    }
     void deliver(const TraceEvent& event);
     void write_line(const TraceEvent& event);
     void write_record(const TraceEvent& event);  // TraceFormat::binary

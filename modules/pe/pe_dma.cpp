@@ -37,6 +37,7 @@ struct PeDma::Channel {
     std::uint64_t stage_bytes = 0;
     const std::string* target = nullptr;
     ps_t busy_ps = 0;
+    TraceOrigin origin;  // its engine events' lane: the first stage it traces (begin_transfers)
     TransferShape shape;  // a patterned stage's T1 (its one transaction points at it)
     // The stage's piece that ended last, for PeDma::account(): its route,
     // bytes, engine time (a pattern's) and the hop it waited for most.
@@ -398,9 +399,15 @@ void PeDma::shape(Channel& ch, const DmaPattern& pattern, std::uint64_t bytes) {
     ch.cmd = static_cast<std::int32_t>(cmd);
     ch.tile = static_cast<std::int32_t>(tile);
     ch.show(true);
-    if (m_trace.enabled())
-        m_trace.emit(trace::engine_start(now, node_id_ref(), cmd, tile,
-                                         stage, static_cast<std::int64_t>(bytes), ch.target));
+    if (m_trace.enabled()) {
+        if (ch.origin.node == nullptr) {
+            ch.origin.node = &node_id_ref();
+            ch.origin.stage = stage;
+        }
+        m_trace.emit(trace::engine_start(now, node_id_ref(), cmd, tile, stage, static_cast<std::int64_t>(bytes),
+                                         ch.target),
+                     ch.origin);
+    }
     ps_t done = 0;
     ch.pending = 0;
     ch.acct_route = pieces[0].route;
@@ -497,7 +504,8 @@ void PeDma::transport_done(Transaction& txn) {
     ch.show(false);
     if (m_trace.enabled())
         m_trace.emit(trace::engine_complete(done, node_id_ref(), cmd, tile, stage,
-                                            static_cast<std::int64_t>(ch.stage_bytes), ch.target));
+                                            static_cast<std::int64_t>(ch.stage_bytes), ch.target),
+                     ch.origin);
 }
 
 std::uint64_t PeDma::bytes_moved(DmaDirection dir) const {

@@ -13,6 +13,7 @@ PeScheduler::PeScheduler(const sc_core::sc_module_name& name, const PeSchedulerC
       config(config),
       inboxes("inboxes"),
       m_trace(trace),
+      m_origin(&node_id_ref(), nullptr),
       m_status(status),
       m_overhead(sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "pe_scheduler.attrs.overhead_ns"))),
       m_reserved(tcm),
@@ -370,8 +371,9 @@ void PeScheduler::stage_granted(TileToken& token) {
             ++m_tiles_fed;
             if (m_trace.enabled())
                 m_trace.emit(trace::sub_command_dispatched(
-                    now().value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
-                    static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type)));
+                                 now().value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                                 static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type)),
+                             m_origin);
             m_feed_phase = FeedPhase::write;
             [[fallthrough]];
         }
@@ -442,8 +444,9 @@ void PeScheduler::stage_granted(TileToken& token) {
             ++m_tiles_in_flight;
             show_tiles();
             if (m_trace.enabled())
-                m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
-                                               static_cast<std::int64_t>(m_reserved_in_use)));
+                m_trace.emit(
+                    trace::tcm_in_use(now().value(), node_id_ref(), static_cast<std::int64_t>(m_reserved_in_use)),
+                    m_origin);
             m_feed_phase = FeedPhase::overhead;
             // Not a command's first tile (whose overhead starts the command
             // when it ends): when the first inbox is full now, the feeder
@@ -574,9 +577,9 @@ bool PeScheduler::leave_panel(TileToken& token) {
         m_clock->commit_at_round_end(m_buffer_frees);
     }
     if (cmd.command->kind == CommandKind::composite && m_trace.enabled())
-        m_trace.emit(trace::tile_ready(now().value(), node_id_ref(),
-                                       static_cast<std::int64_t>(cmd.seq),
-                                       static_cast<std::int64_t>(token.plan.tile_id)));
+        m_trace.emit(trace::tile_ready(now().value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
+                                       static_cast<std::int64_t>(token.plan.tile_id)),
+                     m_origin);
     token.cmd = nullptr;
     m_free_tokens.push_back(&token);
     if (cmd.completed_tiles == cmd.total_tiles) {
@@ -591,8 +594,8 @@ bool PeScheduler::leave_panel(TileToken& token) {
     m_reserved_in_use = m_reserved.in_use();
     show_tiles();
     if (m_trace.enabled())
-        m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(),
-                                       static_cast<std::int64_t>(m_reserved_in_use)));
+        m_trace.emit(trace::tcm_in_use(now().value(), node_id_ref(), static_cast<std::int64_t>(m_reserved_in_use)),
+                     m_origin);
     m_clock->signal(m_tcm_freed);
 }
 

@@ -171,6 +171,7 @@ private:
     void build_simple_plan(const Command& command, TilePlan& plan) const;
 
     TraceSink& m_trace;
+    TraceOrigin m_origin;  // the lane "" of its feed loop's events (tile counts, reserved TCM)
     RunStatus& m_status;
     const sc_core::sc_time m_overhead;  // overhead_ns, per dispatch and per tile fed
     ReservedTcm m_reserved;

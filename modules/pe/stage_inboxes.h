@@ -60,7 +60,8 @@ public:
           m_free(depth),
           m_owner(std::move(owner)),
           m_label(name),
-          m_trace(trace) {}
+          m_trace(trace),
+          m_origin(&m_owner, m_label.c_str()) {}
 
     // sc_fifo_in_if
     void read(TileToken*& token) override {
@@ -125,7 +126,7 @@ private:
     void traced() const {
         if (m_fill.traced()) m_fill.set(fill());
         if (m_trace.enabled())
-            m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), fill()));
+            m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), fill()), m_origin);
     }
     // sc_fifo::update().
     // An event nobody has asked for has no waiter: it is not notified.
@@ -177,6 +178,7 @@ private:
     std::string m_owner;
     std::string m_label;
     TraceSink& m_trace;
+    mutable TraceOrigin m_origin;  // its fill events' lane
 };
 
 // PipelineClock's inbox side (modules/pe/pipeline_clock.h).

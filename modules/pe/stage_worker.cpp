@@ -333,8 +333,9 @@ void StageWorker::emit_engine(bool start, const TileToken& token, std::int64_t b
     m_tile.set(start ? static_cast<std::int32_t>(token.plan.tile_id) : -1);
     if (!m_trace.enabled()) return;  // off: not even the time stamp is read
     m_trace.emit((start ? trace::engine_start : trace::engine_complete)(
-        now_ps(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
-        static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type), bytes, peer));
+                     now_ps(), m_owner_id, static_cast<std::int64_t>(token.cmd->seq),
+                     static_cast<std::int64_t>(token.plan.tile_id), to_string(token.stage().type), bytes, peer),
+                 m_origin);
 }
 
 }  // namespace npuvp

@@ -102,7 +102,12 @@ protected:
     // come from (the inbox of `type`) and go to (the next stage's).
     StageWorker(const std::string& owner_id, StageType type, StageInboxPort& inboxes,
                 TraceSink& trace, RunStatus& status)
-        : m_owner_id(owner_id), m_type(type), m_inboxes(inboxes), m_trace(trace), m_status(status) {}
+        : m_owner_id(owner_id),
+          m_type(type),
+          m_inboxes(inboxes),
+          m_trace(trace),
+          m_status(status),
+          m_origin(&owner_id, to_string(type)) {}
 
     // Traces engine_start (start) or engine_complete and keeps the VCD shadow
     // state in step.
@@ -177,6 +182,7 @@ private:
     // engine_start / engine_complete keep these in step with the trace,
     // once the VCD traces them (m_shadowed).
     mutable bool m_shadowed = false;
+    mutable TraceOrigin m_origin;  // its engine events' lane
     mutable VcdValue<bool> m_active{false};
     mutable VcdValue<std::int32_t> m_cmd{-1};
     mutable VcdValue<std::int32_t> m_tile{-1};
