@@ -178,9 +178,21 @@ private:
         keys.reserve(n);
         for (std::size_t i = 0; i < n; ++i)
             if (const std::optional<Place> p = place(i)) keys.push_back({p->t_ps, m_ranks[p->source], i});
-        std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+        const auto before = [](const Key& a, const Key& b) {
             return std::tie(a.t_ps, a.rank, a.index) < std::tie(b.t_ps, b.rank, b.index);
-        });
+        };
+        // Nearly in order as they came (a calendar's events come in time
+        // order; only an instant's sources, or calendars that ran one after
+        // the other, are out of it): by insertion, unless that moves many.
+        const std::size_t budget = 8 * keys.size() + 64;
+        std::size_t moves = 0;
+        for (std::size_t i = 1; i < keys.size() && moves <= budget; ++i) {
+            const Key k = keys[i];
+            std::size_t j = i;
+            for (; j > 0 && before(k, keys[j - 1]) && ++moves <= budget; --j) keys[j] = keys[j - 1];
+            keys[j] = k;
+        }
+        if (moves > budget) std::sort(keys.begin(), keys.end(), before);
         std::vector<std::size_t> order(keys.size());
         for (std::size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
         return order;

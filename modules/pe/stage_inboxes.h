@@ -125,8 +125,12 @@ private:
     friend class PipelineClock;
     void traced() const {
         if (m_fill.traced()) m_fill.set(fill());
-        if (m_trace.enabled())
-            m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), fill()), m_origin);
+        if (m_trace.enabled()) emit_fill();
+    }
+    // (Out of line, so that traced() stays small enough to inline where the
+    // trace is off.)
+    [[gnu::noinline]] void emit_fill() const {
+        m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), fill()), m_origin);
     }
     // sc_fifo::update().
     // An event nobody has asked for has no waiter: it is not notified.
