@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <map>
 
 namespace npuvp {
 namespace {
@@ -88,41 +87,63 @@ const InflightCommand* ContextScheduler::running_in(ExecContext context) const {
 
 std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* extra,
                                                         const std::vector<InflightCommand*>& inflight) const {
-    std::map<std::uint32_t, std::array<std::uint64_t, exec_context_count>> sums;
-    bool dma = false;
+    const auto composite_runs = [&](const InflightCommand* c) {
+        return c->command->kind == CommandKind::composite && ((c->begun && !c->done) || c == extra);
+    };
+    // Only a DMA can starve (seed 002): without one, no sums.
+    bool dma = extra != nullptr && extra->context() == ExecContext::dma;
+    for (const InflightCommand* cmd : m_running) dma = dma || cmd->context() == ExecContext::dma;
+    for (const InflightCommand* c : inflight) dma = dma || composite_runs(c);
+    if (!dma) return std::nullopt;
+    const auto add = [&](std::uint32_t bank, ExecContext context, std::uint64_t run) {
+        if (m_sums.size() <= bank) m_sums.resize(bank + 1, {});
+        auto& by = m_sums[bank];
+        if (by[0] == 0 && by[1] == 0 && by[2] == 0) m_touched.push_back(bank);
+        by[static_cast<std::size_t>(context)] += run;
+    };
+    m_touched.clear();
+    const auto count = [&](const InflightCommand* cmd) {
+        if (cmd->context() == ExecContext::none) return;
+        for (const auto& [bank, run] : cmd->bank_runs)
+            if (run != 0) add(bank, cmd->context(), run);
+    };
+    for (const InflightCommand* cmd : m_running) count(cmd);
+    if (extra) count(extra);
+    // Composites with tiles in flight: their DMA stages (issue 39 point 4).
+    for (const InflightCommand* c : inflight)
+        if (composite_runs(c))
+            for (int b = 0; b < m_dma.banks_per_transfer; ++b) add(static_cast<std::uint32_t>(b), ExecContext::dma, 1);
+    // The first bank at or over the limit, in bank order; the sums cleared
+    // for the next call.
+    std::sort(m_touched.begin(), m_touched.end());
+    std::optional<std::uint32_t> over;
+    for (const std::uint32_t bank : m_touched) {
+        const auto& by = m_sums[bank];
+        if (!over && by[2] != 0 && by[0] + by[1] + by[2] >= static_cast<std::uint64_t>(m_scheduler.bank_limit))
+            over = bank;
+    }
+    if (!over) {
+        for (const std::uint32_t bank : m_touched) m_sums[bank] = {};
+        return std::nullopt;
+    }
     std::vector<const InflightCommand*> set(m_running.begin(), m_running.end());
     if (extra) set.push_back(extra);
+    for (const InflightCommand* c : inflight)
+        if (composite_runs(c) && c != extra) set.push_back(c);  // (`extra` is in it already)
+    const std::uint32_t bank = *over;
+    const auto by = m_sums[bank];
+    for (const std::uint32_t b : m_touched) m_sums[b] = {};
+    const std::uint64_t total = by[0] + by[1] + by[2];
+    std::string names;
     for (const InflightCommand* cmd : set) {
-        if (cmd->context() == ExecContext::none) continue;
-        dma = dma || cmd->context() == ExecContext::dma;
-        for (const auto& [bank, run] : cmd->bank_runs)
-            sums[bank][static_cast<std::size_t>(cmd->context())] += run;
+        const bool composite = cmd->command->kind == CommandKind::composite;
+        bool on_bank = composite && bank < static_cast<std::uint32_t>(m_dma.banks_per_transfer);
+        for (const auto& br : cmd->bank_runs) on_bank = on_bank || br.first == bank;
+        if (on_bank) names += (names.empty() ? "" : ", ") + std::string(composite ? "composite " : "") + cmd->command->id;
     }
-    // Composites with tiles in flight: their DMA stages (issue 39 point 4).
-    for (const InflightCommand* c : inflight) {
-        if (c->command->kind != CommandKind::composite || !((c->begun && !c->done) || c == extra)) continue;
-        dma = true;
-        for (int b = 0; b < m_dma.banks_per_transfer; ++b)
-            sums[static_cast<std::uint32_t>(b)][static_cast<std::size_t>(ExecContext::dma)] += 1;
-        if (c != extra) set.push_back(c);  // (`extra` is in it already)
-    }
-    if (!dma) return std::nullopt;  // only a DMA can starve (seed 002)
-    for (const auto& [bank, by] : sums) {
-        const std::uint64_t total = by[0] + by[1] + by[2];
-        if (by[2] == 0 || total < static_cast<std::uint64_t>(m_scheduler.bank_limit)) continue;
-        std::string names;
-        for (const InflightCommand* cmd : set) {
-            const bool composite = cmd->command->kind == CommandKind::composite;
-            bool on_bank = composite && bank < static_cast<std::uint32_t>(m_dma.banks_per_transfer);
-            for (const auto& br : cmd->bank_runs) on_bank = on_bank || br.first == bank;
-            if (on_bank) names += (names.empty() ? "" : ", ") + std::string(composite ? "composite " : "") + cmd->command->id;
-        }
-        return "bank " + std::to_string(bank) + ": main " + std::to_string(by[0]) + " + sub " +
-               std::to_string(by[1]) + " + DMA " + std::to_string(by[2]) + " = " +
-               std::to_string(total) + " >= " + std::to_string(m_scheduler.bank_limit) + " (" +
-               names + ")";
-    }
-    return std::nullopt;
+    return "bank " + std::to_string(bank) + ": main " + std::to_string(by[0]) + " + sub " + std::to_string(by[1]) +
+           " + DMA " + std::to_string(by[2]) + " = " + std::to_string(total) + " >= " +
+           std::to_string(m_scheduler.bank_limit) + " (" + names + ")";
 }
 
 WaitInfo ContextScheduler::hazard(const InflightCommand& x,

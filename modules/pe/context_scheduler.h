@@ -16,6 +16,7 @@
 //     waits; under `detect` it starts and the violation is reported.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -94,6 +95,10 @@ private:
     const PeTcmConfig& m_tcm;
     const PeDmaConfig& m_dma;
     std::vector<InflightCommand*> m_running;
+    // over_limit()'s sums per bank (by context) and the banks it touched,
+    // kept between calls: a check allocates nothing once they have grown.
+    mutable std::vector<std::array<std::uint64_t, exec_context_count>> m_sums;
+    mutable std::vector<std::uint32_t> m_touched;
 };
 
 }  // namespace npuvp
