@@ -130,6 +130,54 @@ BOOST_AUTO_TEST_CASE(complete_detail_draws_the_same_bytes_as_the_recorded_events
     BOOST_CHECK(obs::detail_note(live.detail).empty());
 }
 
+// The recorder is handed each event as it is emitted — a decoupled PE's
+// while its calendar runs ahead — and puts what it keeps in the trace's
+// order itself (T4: time, node, lane, then as emitted). host_launch.yaml:
+// the host launches one GEMM on all eight PEs of the cube; they run on one
+// calendar and do the same work at the same times, so most instants hold
+// the events of all eight (ordered by node id: pe0 .. pe7), emitted PE
+// after PE as the calendar runs ahead, and the host's requests and fan-outs
+// come from the kernel's side. The outputs drawn live are the bytes drawn
+// from the trace's own order (the sink's log), whole and with a cap of 10
+// of its 48 intervals (the cap's window ends at the 11th earliest start
+// whatever order the intervals came in).
+BOOST_AUTO_TEST_CASE(live_detail_is_in_the_traces_order) {
+    Sim sim("host_launch", {});
+    const obs::RunView live = sim.start();
+    BOOST_CHECK_EQUAL(sim.platform.decoupler().decoupled_pes(), 8u);
+    const obs::RunView replayed = obs::build_view(sim.run, sim.platform, sim.log);
+    BOOST_CHECK(live.detail.complete);
+    BOOST_CHECK_EQUAL(live.detail.slices, 48u);
+    BOOST_CHECK_EQUAL(live.engines.size(), 48u);
+    BOOST_CHECK_GT(live.counters.size(), 8u);
+    BOOST_CHECK_EQUAL(live.nodes.size(), replayed.nodes.size());
+    BOOST_CHECK(timeline_of(live) == timeline_of(replayed));
+    std::ostringstream svg_live, svg_replayed;
+    write_svg(svg_live, live, "g");
+    write_svg(svg_replayed, replayed, "g");
+    BOOST_CHECK(svg_live.str() == svg_replayed.str());
+    std::ostringstream json_live, json_replayed;
+    write_report_json(json_live, build_report(sim.run, sim.platform, live, "g"));
+    write_report_json(json_replayed, build_report(sim.run, sim.platform, replayed, "g"));
+    BOOST_CHECK(json_live.str() == json_replayed.str());
+}
+
+BOOST_AUTO_TEST_CASE(live_capped_detail_is_in_the_traces_order) {
+    Sim sim("host_launch", cap(10));
+    const obs::RunView live = sim.start();
+    BOOST_CHECK_EQUAL(sim.platform.decoupler().decoupled_pes(), 8u);
+    const obs::RunView replayed = obs::build_view(sim.run, sim.platform, sim.log, cap(10));
+    BOOST_CHECK_EQUAL(live.detail.slices, 48u);
+    BOOST_CHECK_EQUAL(live.detail.slices_kept, 10u);
+    BOOST_CHECK(live.detail.cut);
+    BOOST_CHECK_EQUAL(live.detail.to_ps, replayed.detail.to_ps);
+    BOOST_CHECK(timeline_of(live) == timeline_of(replayed));
+    std::ostringstream svg_live, svg_replayed;
+    write_svg(svg_live, live, "g");
+    write_svg(svg_replayed, replayed, "g");
+    BOOST_CHECK(svg_live.str() == svg_replayed.str());
+}
+
 // A cap of two intervals on simple_commands (header): ld_a and ld_b fit;
 // mm's GEMM interval, the third to complete (at 1812.334 ns), does not, so
 // the window ends where it starts: [0, 1556.334 ns). act and st start after
