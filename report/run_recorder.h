@@ -77,11 +77,11 @@ public:
         std::uint32_t group, lane;
         std::int64_t cmd, tile, bytes;
         std::uint64_t start_ps, end_ps;
-        std::uint32_t source;  // sources(): where its end is in the trace
+        std::uint32_t source;  // its end's node and lane (Source; source_ranks() places it)
     };
     struct Sample {  // one counter sample
         std::uint32_t series;
-        std::uint32_t source;  // sources(): where it is in the trace
+        std::uint32_t source;  // its node and lane (Source; source_ranks() places it)
         std::uint64_t t_ps;
         std::int64_t value;
     };
@@ -152,7 +152,6 @@ public:
     const std::vector<Slice>& slices() const { return m_slices; }
     const std::vector<Sample>& tile_samples() const { return m_tile_samples; }
     const std::vector<Sample>& counter_samples() const { return m_counter_samples; }
-    const std::vector<Source>& sources() const { return m_sources; }
     // Each source's place at one instant, T4's order: by node id, then
     // lane "" first, stages by name, the simple commands' lane last.
     std::vector<std::uint32_t> source_ranks() const;

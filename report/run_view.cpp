@@ -370,10 +370,11 @@ void add_unfinished(RunView& view, const PeIndex& index, const std::vector<std::
 
 // Engine slices by group, lane (in lane_rank order), start, end, command,
 // tile, bytes: slices alike in all of these are alike (their labels come
-// from them), so the order does not depend on the order they came in. The group's and the lane's order are worked out once per distinct
-// name, and the slices sorted through a vector of small keys: comparing the
-// strings in every comparison was most of the time a --timeline took on a
-// run of 100,000 slices.
+// from them), so the order does not depend on the order they came in. The
+// group's and the lane's order are worked out once per distinct name, and
+// the slices sorted through a vector of small keys: comparing the strings
+// in every comparison was most of the time a --timeline took on a run of
+// 100,000 slices.
 void sort_engines(std::vector<EngineSlice>& engines) {
     // Each distinct name's place: groups by name, lanes by (lane_rank, name).
     std::map<std::string_view, std::uint32_t> groups, lane_order;

@@ -172,13 +172,7 @@ TraceLane trace_lane(const TraceEvent& e) {
     }
 }
 
-void TraceSink::write(const TraceEvent& emitted) {
-    if (m_direct && emitted.origin == nullptr) {  // (emit(event, origin) delivered it)
-        TraceEvent e = emitted;
-        key(e);
-        m_listener->on_trace(e);
-        if (!m_ordering) return;
-    }
+void TraceSink::write(const TraceEvent& e) {
     if (m_clock != nullptr) {
         // A calendar running ahead: kept until release_ahead(). Its node
         // ids, stage names and peers live as long as the run; a detail may
@@ -186,15 +180,12 @@ void TraceSink::write(const TraceEvent& emitted) {
         // dispatch pass of the same run ahead rewrites): copied.
         if (m_kept_used == m_kept.size()) m_kept.emplace_back();
         Kept& k = m_kept[m_kept_used++];
-        k.event = emitted;
-        if (emitted.detail) k.detail.assign(*emitted.detail);
-        key(k.event);
+        k.event = e;
+        if (e.detail) k.detail.assign(*e.detail);
         k.instant = m_clock->trace_instant();
         k.seq = m_kept_seq++;
         return;
     }
-    TraceEvent e = emitted;
-    key(e);
     if (m_log != nullptr) record(*m_log, e);
     if (m_out == nullptr && (m_listener == nullptr || m_direct)) return;
     // Outside a running simulation there is no round to sort: straight through.

@@ -388,21 +388,17 @@ public:
     bool ordering() const { return m_ordering; }
     std::uint64_t events() const { return m_events; }  // events written to the stream
 
-    void emit(const TraceEvent& event) {
-        if (m_on) write(event);
+    // (Events are taken by value and keyed in place: a builder's event is
+    // made where the parameter lives, where a copy of what the emitter has
+    // just written would wait for its stores.)
+    void emit(TraceEvent event) {
+        if (m_on) take(event);
     }
-    // `event` from the lane `origin` (TraceOrigin). (Taken by value and
-    // keyed in place: a copy of what the emitter has just written would
-    // wait for its stores.)
+    // `event` from the lane `origin` (TraceOrigin).
     void emit(TraceEvent event, TraceOrigin& origin) {
         if (m_on) {
             event.origin = &origin;
-            if (m_direct) {
-                key(event);
-                m_listener->on_trace(event);
-                if (!m_ordering) return;
-            }
-            write(event);
+            take(event);
         }
     }
 
@@ -425,7 +421,20 @@ public:
     bool holding() const { return m_held_used != 0; }
 
 private:
-    void write(const TraceEvent& event);
+    // Keys `e`, hands it at once to a listener that takes events as they
+    // come (needs_order() false), and to write() when a stream, a log or a
+    // listener wants the trace's order.
+    void take(TraceEvent& e) {
+        key(e);
+        if (m_direct) {
+            m_listener->on_trace(e);
+            if (!m_ordering) return;
+        }
+        write(e);
+    }
+    // A keyed event, for the trace's order: kept (a calendar running ahead),
+    // held for its instant's sort, or straight through.
+    void write(const TraceEvent& e);
     // `e`'s node and stage keys: from its origin, or looked up.
     void key(TraceEvent& e) {
         if (TraceOrigin* o = e.origin) {
