@@ -160,6 +160,8 @@ public:
     // A command's or host request's `id`, when given.
     void read_id(const Item& item, std::string& id) const;
     int ipcq_peer(const Item& item) const;
+    // An ipcq_send's or ipcq_recv's bytes fit one PE's IPCQ ring.
+    void check_ipcq_bytes(const Item& item, std::uint64_t bytes) const;
     std::string kernel_name(const Item& item, const WorkloadConfig& config) const;
     void pe_set(const Item& item, std::vector<int>& pes) const;
     void cube_id(const Item& item, int& sip, int& cube) const;
@@ -489,6 +491,19 @@ const KeyTable<Command>& math_keys() {
     return table;
 }
 
+// An IPCQ message's `bytes`: at most one PE's ring (pe_ipcq `slots` ×
+// `slot_kb`, the same on every PE): more could never fit the peer's ring (a
+// send) or have arrived in this PE's (a receive); the run would only stop
+// on it.
+schema::Key<Command, Scope> ipcq_bytes_key(const std::string& doc) {
+    return K::leaf("bytes", {"", "size", "bytes", "**required**", "> 0, <= 2^40; at most one IPCQ ring, pe_ipcq `slots × slot_kb` KiB", doc}, "bytes",
+                   [](const MapReader& r, Command& cmd, const Scope& s) {
+                       const Item bytes = r.required("bytes");
+                       cmd.bytes = schema::read_size(r.reader(), bytes, "bytes");
+                       s.loader.check_ipcq_bytes(bytes, cmd.bytes);
+                   });
+}
+
 const KeyTable<Command>& ipcq_send_keys() {
     static const KeyTable<Command> table{
         "Command",
@@ -499,7 +514,7 @@ const KeyTable<Command>& ipcq_send_keys() {
                         cmd.peer = s.loader.ipcq_peer(peer);
                         s.kernel->peers.push_back({cmd.peer, peer.loc});
                     }),
-            K::size("bytes", &Command::bytes, "bytes", "bytes", "how many bytes it sends over PE_DMA's `vc_comm` channel"),
+            ipcq_bytes_key("how many bytes it sends over PE_DMA's `vc_comm` channel"),
         }};
     return table;
 }
@@ -674,7 +689,7 @@ const std::vector<CommandKindSpec>& command_kinds() {
          composite_op_keys()},
         {"wait", CommandKind::wait, {}, "PE_CPU waits for earlier commands. Its value is not a map: `all` (every command issued so far) or a non-empty list of ids of earlier commands of the kernel → `Command::wait_for` (empty for `all`).", {"Command", {}}},
         {"ipcq_send", CommandKind::ipcq_send, {}, "Sends `bytes` to the IPCQ ring of the PE `peer`.", ipcq_send_keys()},
-        {"ipcq_recv", CommandKind::ipcq_recv, {}, "Completes when `bytes` have arrived in this PE's IPCQ ring.", bytes_keys("how many bytes it waits for")},
+        {"ipcq_recv", CommandKind::ipcq_recv, {}, "Completes when `bytes` have arrived in this PE's IPCQ ring.", {"Command", {ipcq_bytes_key("how many bytes it waits for")}}},
         {"fetch", CommandKind::fetch, {}, "Register-file preload, TCM → register file on PE_FETCH_STORE (sub context).", bytes_keys("how many bytes it loads")},
         {"store", CommandKind::store, {}, "Register-file commit, register file → TCM on PE_FETCH_STORE (sub context).", bytes_keys("how many bytes it commits")},
     };
@@ -1110,6 +1125,16 @@ void Loader::read_id(const Item& item, std::string& id) const {
     id = to_string(item);
     if (!is_command_id(id))
         throw ConfigError(item.loc, "id '" + id + "' must match [A-Za-z_][A-Za-z0-9_]*");
+}
+
+void Loader::check_ipcq_bytes(const Item& item, std::uint64_t bytes) const {
+    const PeIpcqConfig& ring = m_topo.cube.pe_template.ipcq;
+    const std::uint64_t capacity = checked_mul(ring.slots, ring.slot_bytes, "pe_ipcq slots × slot_kb");
+    if (bytes > capacity)
+        throw ConfigError(item.loc, std::to_string(bytes) + " bytes can never be in an IPCQ ring of " +
+                                        std::to_string(ring.slots) + " slots × " + std::to_string(ring.slot_bytes) +
+                                        " B = " + std::to_string(capacity) +
+                                        " bytes (cube.pe_template.components.pe_ipcq.attrs slots, slot_kb)");
 }
 
 int Loader::ipcq_peer(const Item& item) const {

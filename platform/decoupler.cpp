@@ -302,6 +302,8 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
     // IO_CPU: the processors that also serve the host's messages).
     std::vector<std::vector<const Hop*>> hops(n);
     std::vector<bool> crosses_processor(n);
+    // The PEs each PE exchanges IPCQ data with (as sender or receiver).
+    std::vector<std::vector<std::size_t>> partners(n);
     for (std::size_t i = 0; i < n; ++i) {
         Pe& pe = *launched[i];
         const PeAt at = where.at(&pe);
@@ -330,8 +332,17 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                     add_side(c.addr, c.bytes);
                     break;
                 case CommandKind::ipcq_send:
-                    if (c.peer >= 0 && c.peer < platform.pes_per_cube())
-                        add_route(platform.comm_route(pe, platform.pe(at.sip, at.cube, c.peer)));
+                    if (c.peer >= 0 && c.peer < platform.pes_per_cube()) {
+                        Pe& peer = platform.pe(at.sip, at.cube, c.peer);
+                        add_route(platform.comm_route(pe, peer));
+                        // The sender and its peer signal each other (data
+                        // arrived, ring credit): one time base for both.
+                        const auto it = index.find(&peer);
+                        if (it != index.end() && it->second != i) {
+                            partners[i].push_back(it->second);
+                            partners[it->second].push_back(i);
+                        }
+                    }
                     break;
                 default:
                     break;  // inside the PE
@@ -386,11 +397,7 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                     if (c.wait_for.empty()) writers.fill(-1);
                     continue;
                 }
-                if (c.kind == CommandKind::ipcq_send || c.kind == CommandKind::ipcq_recv) {
-                    // IPCQ's workers are threads.
-                    why = std::string("its kernel '") + k->name + "' has a " + to_string(c.kind) +
-                          " command ('" + c.id + "')";
-                } else if ((c.kind == CommandKind::fetch || c.kind == CommandKind::store) &&
+                if ((c.kind == CommandKind::fetch || c.kind == CommandKind::store) &&
                            c.context == ExecContext::sub && c.access.given) {
                     // A sub-context FETCH / STORE with a TCM access pattern
                     // stops while a main command shares its banks (seed 002:
@@ -477,20 +484,34 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                 changed = true;
                 break;
             }
+            if (!verdict[i].decoupled) continue;
+            // A signal between two time bases would not be seen: an IPCQ
+            // partner that runs per stage takes this PE with it.
+            for (std::size_t o : partners[i]) {
+                if (verdict[o].decoupled) continue;
+                verdict[i].decoupled = false;
+                verdict[i].why = "it exchanges IPCQ data with " + std::string(launched[o]->name()) +
+                                 ", which runs per stage";
+                changed = true;
+                break;
+            }
         }
     }
     // PEs that share a hop run on one calendar: their requests of one round
     // are served together in key order, as the kernel would.
     std::vector<std::size_t> parent(n);
     for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+    // IPCQ partners too: one's signal wakes the other in the calendar's next round.
     for (std::size_t i = 0; i < n; ++i) {
         if (!verdict[i].decoupled) continue;
+        auto join = [&](std::size_t o) {
+            if (o == i || !verdict[o].decoupled) return;
+            const std::size_t a = find_root(parent, i), b = find_root(parent, o);
+            if (a != b) parent[std::max(a, b)] = std::min(a, b);
+        };
         for (const Hop* h : hops[i])
-            for (std::size_t o : owners.at(h))
-                if (o != i && verdict[o].decoupled) {
-                    const std::size_t a = find_root(parent, i), b = find_root(parent, o);
-                    if (a != b) parent[std::max(a, b)] = std::min(a, b);
-                }
+            for (std::size_t o : owners.at(h)) join(o);
+        for (std::size_t o : partners[i]) join(o);
     }
     // The host's side runs on the kernel: a launch's answer (PE_CPU to
     // M_CPU to IO_CPU), then the host's next request. A calendar runs ahead

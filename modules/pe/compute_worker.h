@@ -88,7 +88,7 @@ private:
             if (type() == StageType::gemm) m_data->gemm(token);
             else m_data->math(token);
         } catch (const std::exception& e) {
-            status().fail(owner_id(), "command " + token.cmd->command->id + ": data: " + e.what());
+            fail("command " + token.cmd->command->id + ": data: " + e.what());
         }
     }
 

@@ -74,9 +74,10 @@ std::vector<StageWorker*> Pe::workers() const {
 }
 
 void Pe::decouple(PipelineCalendar& calendar) {
-    // The pipeline's one time base: the feed loop, the method workers and
-    // the inboxes all run on it. The thread workers (IPCQ) stay on the
-    // kernel and are given no token (Decoupler::plan()).
+    // The pipeline's one time base: the feed loop, the method workers (the
+    // IPCQ sender and receiver among them) and the inboxes all run on it.
+    // A PE with a thread worker (an RTL engine) is never decoupled
+    // (Decoupler::plan()).
     m_inboxes->clock().decouple(calendar);
     m_decoupled = true;
 }
@@ -100,6 +101,8 @@ Pe::Work Pe::work() const {
             work.stage_events += m_dma->channel(dir, ch).grants();
     for (StageWorker* w : m_fetch_store->workers()) work.stage_events += w->stages_done();
     work.stage_events += m_gemm->worker().stages_done() + m_math->worker().stages_done();
+    // IPCQ: a send's vc_comm grant, a receive's stage.
+    work.stage_events += m_dma->comm_grants() + m_ipcq->receiver().stages_done();
     work.activations = m_scheduler->activations();
     for (StageWorker* w : workers()) work.activations += w->activations();
     return work;

@@ -60,39 +60,59 @@ struct PeDma::Channel {
     }
 };
 
-// The IPCQ_SEND worker of the vc_comm channel: a thread, since it may wait
-// for the peer's ring credit in the middle of its stage.
-class PeDma::CommWorker : public ThreadStageWorker {
+// The IPCQ_SEND worker of the vc_comm channel (SPEC §5): ring credit first
+// (waiting for it is not busy time), then the channel and the transfer over
+// the NoC, and at its done the bytes are delivered into the peer's ring.
+class PeDma::CommWorker : public MethodStageWorker {
 public:
     CommWorker(PeDma& dma, Channel& channel, TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(dma.node_id_ref(), StageType::ipcq_send, dma.inboxes, trace, status),
+        : MethodStageWorker(dma.node_id_ref(), StageType::ipcq_send, dma.inboxes, trace, status),
           m_dma(dma),
           m_channel(channel) {}
 
 protected:
-    void process(TileToken& token) override {
+    bool prepare_stage(TileToken& token) override {
         const Stage& stage = token.stage();
         const InflightCommand& cmd = *token.cmd;
-        const auto seq = static_cast<std::int64_t>(cmd.seq);
-        const auto tile = static_cast<std::int64_t>(token.plan.tile_id);
-        const int peer = cmd.command->peer;
-        IpcqRing& ring = m_dma.ipcq_of(peer);
-        if (ring.footprint(stage.bytes) > ring.capacity()) {
-            status().fail(owner_id(), "command " + cmd.command->id + ": ipcq_send of " +
-                                          std::to_string(stage.bytes) +
-                                          " bytes can never fit the peer's ring of " +
-                                          std::to_string(ring.capacity()) + " bytes");
-            return;
+        try {
+            m_ring = &m_dma.ipcq_of(cmd.command->peer);
+        } catch (const std::out_of_range& e) {
+            fail_stage(token, e.what());
+            return false;
         }
-        ring.reserve(stage.bytes);  // credit: waiting for ring space is not busy time
-        m_dma.run_on(m_channel, "IPCQ_SEND", MsgKind::ipcq_send, m_dma.routes->comm(peer), 0,
-                     stage.bytes, seq, tile, request_key(token));
-        ring.deliver(stage.bytes);
+        // (The loader refuses such a command: a ring set up otherwise.)
+        if (m_ring->footprint(stage.bytes) > m_ring->capacity()) {
+            fail_stage(token, "ipcq_send of " + std::to_string(stage.bytes) + " bytes can never fit the peer's ring of " +
+                                  std::to_string(m_ring->capacity()) + " bytes");
+            return false;
+        }
+        return m_ring->reserve(stage.bytes, m_credit) || wait_for(m_credit);
+    }
+    FifoResource* stage_resource(const TileToken&) override { return &m_channel.resource; }
+    bool fixed_resource() const override { return true; }
+    bool begin_stage(TileToken& token, ps_t& time) override {
+        const InflightCommand& cmd = *token.cmd;
+        const Piece piece{&m_dma.routes->comm(cmd.command->peer), 0, token.stage().bytes};
+        time = m_dma.begin_transfers(m_channel, "IPCQ_SEND", MsgKind::ipcq_send, &piece, 1,
+                                     static_cast<std::int64_t>(cmd.seq),
+                                     static_cast<std::int64_t>(token.plan.tile_id), kernel_ps(),
+                                     local_offset_ps());
+        if (m_channel.pending != 0) {
+            m_channel.worker = this;
+            defer_end();  // PeDma::transport_done() ends it
+        }
+        return true;
+    }
+    void end_stage(TileToken& token) override {
+        m_dma.end_on(m_channel, "IPCQ_SEND", stage_start(), now_ps());
+        m_ring->deliver(token.stage().bytes, clock());
     }
 
 private:
     PeDma& m_dma;
     Channel& m_channel;
+    IpcqRing* m_ring = nullptr;  // the stage's peer ring (prepare_stage())
+    PipelineSignal m_credit;     // signalled when the peer's ring frees space
 };
 
 // The worker of one DMA_READ or DMA_WRITE channel: a method (docs/speed.md).
@@ -130,7 +150,7 @@ protected:
                              stage.mem[r].bytes))
                     return false;
         } catch (const std::out_of_range& e) {
-            status().fail(owner_id(), "command " + cmd.command->id + ": " + e.what());
+            fail("command " + cmd.command->id + ": " + e.what());
             return false;
         }
         return true;
@@ -169,7 +189,7 @@ private:
         try {
             m_dma.m_data->dma(token, type());
         } catch (const std::exception& e) {
-            status().fail(owner_id(), "command " + token.cmd->command->id + ": data: " + e.what());
+            fail("command " + token.cmd->command->id + ": data: " + e.what());
         }
     }
 
@@ -202,7 +222,7 @@ private:
         return true;
     }
     [[gnu::cold, gnu::noinline]] bool past_the_end(const InflightCommand& cmd) {
-        status().fail(owner_id(), "command " + cmd.command->id +
+        fail("command " + cmd.command->id +
                                       ": its transfer runs past the end of the address space");
         return false;
     }
@@ -215,7 +235,7 @@ private:
             if (!translated) {
                 char va[32];
                 std::snprintf(va, sizeof va, "0x%llx", static_cast<unsigned long long>(at));
-                status().fail(owner_id(), std::string("MMU fault: command ") + cmd.command->id +
+                fail(std::string("MMU fault: command ") + cmd.command->id +
                                               " accesses unmapped virtual address " + va);
                 return false;
             }
@@ -521,6 +541,7 @@ sc_core::sc_time PeDma::busy_time(DmaDirection dir) const {
 }
 
 std::uint64_t PeDma::comm_bytes() const { return m_comm->bytes; }
+std::uint64_t PeDma::comm_grants() const { return m_comm->resource.grants(); }
 
 void PeDma::add_traces(sc_core::sc_trace_file* tf, VcdClock& clock) const {
     auto add = [&](Channel& ch) {

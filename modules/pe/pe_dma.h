@@ -89,6 +89,7 @@ public:
     std::uint64_t bytes_moved(DmaDirection dir) const;
     sc_core::sc_time busy_time(DmaDirection dir) const;
     std::uint64_t comm_bytes() const;
+    std::uint64_t comm_grants() const;  // IPCQ_SEND stages begun on vc_comm
     sc_core::sc_time comm_busy_time() const;
 
     // The read and write channels' busy time in its parts (DmaTimeSplit).

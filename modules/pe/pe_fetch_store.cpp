@@ -62,7 +62,7 @@ private:
         try {
             m_unit.m_data->store(token);
         } catch (const std::exception& e) {
-            status().fail(owner_id(), "command " + token.cmd->command->id + ": data: " + e.what());
+            fail("command " + token.cmd->command->id + ": data: " + e.what());
         }
     }
 

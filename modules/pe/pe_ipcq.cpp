@@ -2,26 +2,37 @@
 
 namespace npuvp {
 
-// A thread: it waits for data in the middle of its stage.
-class PeIpcq::Receiver : public ThreadStageWorker {
+// docs/timing.md T3: waits (not busy) until the bytes have arrived, then
+// takes them at once. The data is taken when the method finds it (as the
+// senders' space is freed), the stage's start and end are traced at that
+// time.
+class PeIpcq::Receiver : public MethodStageWorker {
 public:
     Receiver(PeIpcq& ipcq, TraceSink& trace, RunStatus& status)
-        : ThreadStageWorker(ipcq.node_id_ref(), StageType::ipcq_recv, ipcq.inboxes, trace, status),
+        : MethodStageWorker(ipcq.node_id_ref(), StageType::ipcq_recv, ipcq.inboxes, trace, status),
           m_ipcq(ipcq) {}
 
 protected:
-    void process(TileToken& token) override {
+    bool prepare_stage(TileToken& token) override {
         const std::uint64_t bytes = token.stage().bytes;
-        // Waiting for data is not busy time; taking it is immediate.
-        while (m_ipcq.m_readable < bytes) sc_core::wait(m_ipcq.m_arrived.get());
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
-        trace_engine(true, token, static_cast<std::int64_t>(bytes));
+        if (m_ipcq.m_readable < bytes) return wait_for(m_ipcq.m_arrived);
         m_ipcq.m_readable -= bytes;
         m_ipcq.m_held -= m_ipcq.footprint(bytes);
         m_ipcq.m_received += bytes;
-        m_ipcq.m_freed.notify(sc_core::SC_ZERO_TIME);
-        record_busy(start);
-        trace_engine(false, token, static_cast<std::int64_t>(bytes));
+        // Every sender waiting for space asks again in the next round, in
+        // the order they asked.
+        for (PipelineSignal* credit : m_ipcq.m_credit_waiters) clock().signal(*credit);
+        m_ipcq.m_credit_waiters.clear();
+        return true;
+    }
+    bool begin_stage(TileToken& token, ps_t& time) override {
+        trace_engine(true, token, static_cast<std::int64_t>(token.stage().bytes));
+        time = 0;  // taking is immediate
+        return true;
+    }
+    void end_stage(TileToken& token) override {
+        record_busy(stage_start());
+        trace_engine(false, token, static_cast<std::int64_t>(token.stage().bytes));
     }
 
 private:
@@ -43,15 +54,19 @@ std::uint64_t PeIpcq::footprint(std::uint64_t bytes) const {
     return (bytes + config.slot_bytes - 1) / config.slot_bytes * config.slot_bytes;
 }
 
-void PeIpcq::reserve(std::uint64_t bytes) {
+bool PeIpcq::reserve(std::uint64_t bytes, PipelineSignal& credit) {
     const std::uint64_t need = footprint(bytes);
-    while (m_held + need > capacity()) sc_core::wait(m_freed.get());
+    if (m_held + need > capacity()) {
+        m_credit_waiters.push_back(&credit);
+        return false;
+    }
     m_held += need;
+    return true;
 }
 
-void PeIpcq::deliver(std::uint64_t bytes) {
+void PeIpcq::deliver(std::uint64_t bytes, PipelineClock& clock) {
     m_readable += bytes;
-    m_arrived.notify(sc_core::SC_ZERO_TIME);
+    clock.signal(m_arrived);
 }
 
 StageWorker& PeIpcq::receiver() { return *m_receiver; }

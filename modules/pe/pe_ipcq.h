@@ -4,6 +4,12 @@
 // the ring is full: credit-based flow control), moves the data over the NoC,
 // then delivers it. An ipcq_recv command waits until enough data has arrived
 // and consumes it, freeing the space.
+//
+// Both sides are method stage workers that wait through their PE's
+// PipelineClock (a PipelineSignal: the receiver's "data arrived", each
+// sender's "credit"), so a PE that exchanges data runs on either time base;
+// the Decoupler puts a sender and its peer on one calendar, or both per
+// stage (docs/architecture.md "The decoupled pipeline").
 #pragma once
 
 #include <cstdint>
@@ -11,9 +17,9 @@
 #include <vector>
 
 #include "modules/common/config.h"
-#include "modules/common/lazy_event.h"
 #include "modules/common/run_status.h"
 #include "modules/common/trace.h"
+#include "modules/pe/pipeline_clock.h"
 #include "modules/pe/stage_worker.h"
 #include "tlm_sockets/routed_node.h"
 
@@ -26,10 +32,13 @@ public:
     virtual std::uint64_t capacity() const = 0;
     // Ring space a message of `bytes` takes: whole slots.
     virtual std::uint64_t footprint(std::uint64_t bytes) const = 0;
-    // Waits until `bytes` fit, then holds them (call from a thread).
-    virtual void reserve(std::uint64_t bytes) = 0;
-    // The reserved bytes have arrived and can be received.
-    virtual void deliver(std::uint64_t bytes) = 0;
+    // Holds the space `bytes` take if it is free now (true). Otherwise
+    // (false) `credit` is signalled, through the receiver's clock, when a
+    // receive next frees space, and the sender asks again then.
+    virtual bool reserve(std::uint64_t bytes, PipelineSignal& credit) = 0;
+    // The reserved bytes have arrived and can be received; `clock` is the
+    // sender's time base (it signals the receiver's "data arrived").
+    virtual void deliver(std::uint64_t bytes, PipelineClock& clock) = 0;
 };
 
 // The IPCQs of every PE of a cube, by PE index, as a PE_DMA sees them (its
@@ -67,11 +76,11 @@ public:
     ~PeIpcq() override;
     const char* kind() const override { return "pe_ipcq"; }
 
-    // IpcqRing (the sender side: a peer's PE_DMA thread)
+    // IpcqRing (the sender side: a peer's PE_DMA)
     std::uint64_t capacity() const override { return config.slots * config.slot_bytes; }
     std::uint64_t footprint(std::uint64_t bytes) const override;
-    void reserve(std::uint64_t bytes) override;
-    void deliver(std::uint64_t bytes) override;
+    bool reserve(std::uint64_t bytes, PipelineSignal& credit) override;
+    void deliver(std::uint64_t bytes, PipelineClock& clock) override;
 
     StageWorker& receiver();
     std::uint64_t bytes_received() const { return m_received; }
@@ -86,8 +95,10 @@ private:
     std::uint64_t m_held = 0;       // ring bytes reserved or holding data
     std::uint64_t m_readable = 0;   // delivered, not yet received
     std::uint64_t m_received = 0;
-    LazyEvent m_arrived;  // made at the first use (most PEs never exchange data)
-    LazyEvent m_freed;
+    PipelineSignal m_arrived;  // the receiver waits on it (its event made at the first use)
+    // Senders waiting for space, in the order they asked: each signalled
+    // when a receive frees space (then the list is empty again).
+    std::vector<PipelineSignal*> m_credit_waiters;
 };
 
 }  // namespace npuvp

@@ -249,7 +249,8 @@ void PeScheduler::dispatch_step() {
 void PeScheduler::report_bank_violation(const InflightCommand& cmd, const std::string& violation) {
     m_trace.emit(trace::bank_violation(m_clock->now_ps(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
                                        to_string(cmd.context()), violation));
-    m_status.fail(node_id(), "TCM bank access limit broken when starting " + cmd.command->id + ": " + violation);
+    m_status.fail(node_id(), "TCM bank access limit broken when starting " + cmd.command->id + ": " + violation,
+                  m_clock->now());
 }
 
 void PeScheduler::dispatch(InflightCommand& cmd) {

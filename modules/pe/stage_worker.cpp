@@ -55,7 +55,7 @@ void StageWorker::report_ownership(const char* what) const {
 
 void StageWorker::fail_stage(const TileToken& token, const std::string& message) {
     const std::string& id = token.cmd->command->id;
-    m_status.fail(m_owner_id, "command " + (id.empty() ? std::string("(no id)") : id) + ": " + message);
+    fail("command " + (id.empty() ? std::string("(no id)") : id) + ": " + message);
 }
 
 void ThreadStageWorker::run() {
@@ -255,7 +255,11 @@ bool MethodStageWorker::panel_tile_loaded(TileToken& token) {
         token.panel_ready = nullptr;
         return true;
     }
-    clock().resume_on(*token.panel_signal, *this);
+    return wait_for(*token.panel_signal);
+}
+
+bool MethodStageWorker::wait_for(PipelineSignal& s) {
+    clock().resume_on(s, *this);
     return false;
 }
 
@@ -300,7 +304,7 @@ void MethodStageWorker::spawn(const char* name) {
 
 // The thread is made when the first token comes: a thread's stack is a
 // memory mapping of its own (two with its guard page), Linux allows 65,530
-// a process (issue 38), and most workloads give an IPCQ worker no token.
+// a process (issue 38), and a workload may give an engine no token.
 // Until then a method watches the inbox; the thread it makes runs in the
 // same evaluation phase, when the thread would have woken for the token.
 void ThreadStageWorker::spawn(const char* name) {

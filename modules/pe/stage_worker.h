@@ -9,8 +9,9 @@
 // PE pipeline"; docs/speed.md):
 // - MethodStageWorker, for a stage of fixed shape (wait, take a resource, be
 //   busy, end): six hooks, run as an SC_METHOD;
-// - ThreadStageWorker, for an engine that blocks mid-stage (IPCQ, RTL): one
-//   hook, process(), run as an SC_THREAD.
+// - ThreadStageWorker, for an engine that blocks mid-stage (an RTL engine,
+//   clocked until its RTL says done): one hook, process(), run as an
+//   SC_THREAD.
 #pragma once
 
 #include <cstdint>
@@ -134,6 +135,8 @@ protected:
     // response, an Overflow of its times or counts): the diagnosis names
     // this engine (its PE) and the command.
     void fail_stage(const TileToken& token, const std::string& message);
+    // Stops the run on an error of this engine, at the pipeline's time.
+    void fail(const std::string& message) { m_status.fail(m_owner_id, message, now()); }
 
 private:
     // The chaining, for the two bases' loops only (friends), not for engines.
@@ -242,6 +245,10 @@ protected:
     // (token.panel_ready, tile_token.h); if not, the method waits for the
     // panel's signal.
     [[gnu::cold, gnu::noinline]] bool panel_tile_loaded(TileToken& token);
+    // From prepare_stage(), when the stage cannot go on yet (a peer's data,
+    // ring credit): step() runs prepare_stage() again in the round after
+    // `s` is next signalled. Returns false, for prepare_stage() to return.
+    bool wait_for(PipelineSignal& s);
 
     // The grant time of the stage step() is running.
     ps_t stage_start() const { return m_stage_start; }
@@ -283,9 +290,11 @@ private:
     bool m_defer_end = false;
 };
 
-// The base of an engine that must block in the middle of a stage: IPCQ
-// (ring credit, data arrival) and an RTL engine (clocked until its RTL says
-// done). It runs as an SC_THREAD around its one hook, process().
+// The base of an engine that must block in the middle of a stage: an RTL
+// engine (clocked until its RTL says done). It runs as an SC_THREAD around
+// its one hook, process(). (IPCQ, which waits for ring credit or a peer's
+// data before its stage, is a MethodStageWorker: prepare_stage() waits with
+// wait_for().)
 class ThreadStageWorker : public StageWorker {
 public:
     void spawn(const char* name) override;

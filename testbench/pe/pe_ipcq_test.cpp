@@ -2,7 +2,9 @@
 // credit based"; docs/timing.md T3 "PE_IPCQ: waits (not busy) until the bytes
 // have arrived, then takes them at once"). A stub scheduler feeds IPCQ_RECV
 // tokens into the receiver's inbox; bench scripts play the sending peer's
-// PE_DMA (reserve ring space, then deliver the bytes).
+// PE_DMA (reserve ring space, then deliver the bytes), per stage: a credit
+// the ring refuses is waited for on the sender's signal, and the bytes are
+// delivered through a per-stage clock (a PipelineClock never decoupled).
 //
 // Ring: 2 slots × 512 B = 1024 B; a message takes whole slots.
 #include <boost/test/unit_test.hpp>
@@ -33,7 +35,15 @@ struct Bench {
     PeIpcq ipcq{"pe_ipcq", config, trace, status};
     test::StubScheduler scheduler{"scheduler", 2, trace};
 
+    PipelineClock sender_clock;  // the peer's time base: per stage
+
     Bench() { test::wire_pe_ipcq(ipcq, scheduler); }
+    // A peer's PE_DMA asking for ring space: waits (on its credit signal,
+    // as PE_DMA's IPCQ_SEND worker does) until the ring grants it.
+    void reserve(std::uint64_t bytes, PipelineSignal& credit) {
+        while (!ipcq.reserve(bytes, credit)) sc_core::wait(credit.kernel_event());
+    }
+    void deliver(std::uint64_t bytes) { ipcq.deliver(bytes, sender_clock); }
     void receive(ps_t at, const std::string& id, std::uint64_t bytes) {
         scheduler.command(at, test::make_command(id, CommandKind::ipcq_recv),
                           {test::stage(StageType::ipcq_recv, bytes)});
@@ -56,13 +66,14 @@ BOOST_AUTO_TEST_CASE(receive_completes_when_the_last_byte_is_delivered) {
     // The receive of 1024 B is fed at 0 ns; the peer reserves the ring at
     // 100 ns and delivers 512 B at 150 ns and 512 B at 200 ns.
     b.receive(0, "recv", 1024);
+    PipelineSignal credit;
     test::Script peer("peer", [&] {
         test::wait_until(ns(100));
-        b.ipcq.reserve(1024);
+        b.reserve(1024, credit);
         test::wait_until(ns(150));
-        b.ipcq.deliver(512);
+        b.deliver(512);
         test::wait_until(ns(200));
-        b.ipcq.deliver(512);
+        b.deliver(512);
     });
     sc_core::sc_start();
     BOOST_CHECK(!b.status.failed());
@@ -80,16 +91,17 @@ BOOST_AUTO_TEST_CASE(full_ring_holds_the_sender_until_a_receive_frees_it) {
     Bench b;
     ps_t second_reserved = 0;
     // First message: 600 B = 2 slots = the whole ring, reserved and delivered at 0.
+    PipelineSignal first_credit, second_credit;
     test::Script first("first", [&] {
-        b.ipcq.reserve(600);
-        b.ipcq.deliver(600);
+        b.reserve(600, first_credit);
+        b.deliver(600);
     });
     // Second message: 100 B (1 slot), asked for at 10 ns: no credit left.
     test::Script second("second", [&] {
         test::wait_until(ns(10));
-        b.ipcq.reserve(100);
+        b.reserve(100, second_credit);
         second_reserved = test::now_ps();
-        b.ipcq.deliver(100);
+        b.deliver(100);
     });
     // Receives fed at 50 ns (600 B) and 60 ns (100 B).
     b.receive(ns(50), "recv600", 600);

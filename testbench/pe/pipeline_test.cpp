@@ -553,9 +553,9 @@ BOOST_AUTO_TEST_CASE(one_tile_costs_two_activations_per_stage) {
     // docs/speed.md: a method-mode stage is one activation when its token
     // arrives and one when its busy time ends (no wait for a free resource,
     // no full output inbox here). The same one-tile composite as above:
-    //   every method process runs once at initialisation: per PE, 6 stage
-    //   workers (DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH; the IPCQ
-    //   receiver is a thread and is not counted) + the feed loop = 7;
+    //   every method process runs once at initialisation: per PE, 8 stage
+    //   workers (DMA_READ, DMA_WRITE, FETCH, STORE, GEMM, MATH, IPCQ_SEND,
+    //   IPCQ_RECV) + the feed loop = 9;
     //   PE0: 5 stages x 2 = 10; the feed loop wakes for the command and at
     //   the end of its 1 ns overhead = 2; the completion process (not run at
     //   initialisation) once = 1.
@@ -568,7 +568,7 @@ BOOST_AUTO_TEST_CASE(one_tile_costs_two_activations_per_stage) {
     const Platform::WorkCounts work = sim->platform.work_counts();
     BOOST_CHECK_EQUAL(work.tiles, 1u);
     BOOST_CHECK_EQUAL(work.stage_events, 5u);
-    BOOST_CHECK_EQUAL(work.activations, pes * 7 + 10 + 2 + 1);
+    BOOST_CHECK_EQUAL(work.activations, pes * 9 + 10 + 2 + 1);
 }
 
 BOOST_AUTO_TEST_CASE(simple_commands_finish_times_by_hand) {

@@ -331,6 +331,87 @@ launch:
     BOOST_CHECK(r.verdict("sip0.cube0.pe2").decoupled);
 }
 
+// Two senders into one IPCQ ring of one 4 KiB slot; pe2 asks for credit
+// while pe0's message holds the ring. default.yaml: ipcq_send of 4096 B to
+// a neighbour = vc_comm 500 + attach 1 + mesh 2.5 + attach 1 + ser(4096 B,
+// 256 GB/s) 16 = 520.5 ns (testbench/golden/host_two_pe/README.md); pe2 is
+// pe1's other neighbour in the 2 x 4 mesh.
+const char* const ring_credit_yaml = R"(
+name: credit
+kernels:
+  a:
+    - ipcq_send: { id: a, peer: 1, bytes: 4096 }
+  b:
+    - fetch: { id: f, bytes: 2048, wait: true }
+    - ipcq_send: { id: b, peer: 1, bytes: 4096 }
+  r:
+    - ipcq_recv: { id: r1, bytes: 4096, wait: true }
+    - ipcq_recv: { id: r2, bytes: 4096, wait: true }
+launch:
+  - { kernel: a, pes: [0] }
+  - { kernel: r, pes: [1] }
+  - { kernel: b, pes: [2] }
+)";
+
+BOOST_AUTO_TEST_CASE(ipcq_partners_share_a_calendar_and_wait_for_credit_by_hand) {
+    //   a  (pe0): issued 2, dispatched 3, reserves the whole ring; done
+    //      3 + 520.5 = 523.5, when its bytes are in pe1's ring.
+    //   r1 (pe1): dispatched 3, waits (not busy) for 4096 B; takes them at
+    //      523.5 and frees the slot.
+    //   b  (pe2): f is a fetch of 2048 B, 3 -> 7 (TCM read 2 + 1 + 1);
+    //      PE_CPU issues b at 7 + 2 = 9, dispatched 10; the ring is full,
+    //      so it waits for the credit r1 frees at 523.5, then sends:
+    //      523.5 + 520.5 = 1044.
+    //   r2 (pe1): issued when r1 completes, 523.5 + 2, dispatched 526.5;
+    //      takes b's bytes at 1044.
+    // With the default ring (16 slots) b would not wait: 10 + 520.5 = 530.5.
+    TopologyConfig topo = load_shipped("default");
+    topo.cube.pe_template.ipcq.slots = 1;
+    Run r(topo, ring_credit_yaml);
+    r.start();
+    const Decoupler::Verdict &pe0 = r.verdict("sip0.cube0.pe0"), &pe1 = r.verdict("sip0.cube0.pe1"),
+                             &pe2 = r.verdict("sip0.cube0.pe2");
+    BOOST_CHECK_MESSAGE(pe0.decoupled, pe0.why);
+    BOOST_CHECK_MESSAGE(pe1.decoupled, pe1.why);
+    BOOST_CHECK_MESSAGE(pe2.decoupled, pe2.why);
+    // Each sender and its peer signal each other: one calendar.
+    BOOST_CHECK_EQUAL(pe0.group, pe1.group);
+    BOOST_CHECK_EQUAL(pe2.group, pe1.group);
+    BOOST_CHECK_EQUAL(r.command("a").finished_ps, 523500u);
+    BOOST_CHECK_EQUAL(r.command("r1").finished_ps, 523500u);
+    BOOST_CHECK_EQUAL(r.command("b").started_ps, 10000u);
+    BOOST_CHECK_EQUAL(r.command("b").finished_ps, 1044000u);
+    BOOST_CHECK_EQUAL(r.command("r2").started_ps, 526500u);
+    BOOST_CHECK_EQUAL(r.command("r2").finished_ps, 1044000u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 1).ipcq().bytes_received(), 8192u);
+}
+
+BOOST_AUTO_TEST_CASE(per_stage_when_its_ipcq_partner_runs_per_stage) {
+    // pe1 receives from pe0 and runs a FETCH that may stall (per stage):
+    // pe0's sends would signal a PE on the other time base, so pe0 runs
+    // per stage too. pe2 is apart.
+    Run r(load_shipped("default"), R"(
+name: partner
+kernels:
+  send:
+    - ipcq_send: { id: s, peer: 1, bytes: 4096 }
+  recv:
+    - fetch: { id: f, bytes: 4096, access: { base: 0x800000, count: 16, elem_bytes: 32 }, wait: true }
+    - ipcq_recv: { id: r, bytes: 4096, wait: true }
+  apart:
+    - composite: { id: apart, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, wait: true }
+launch:
+  - { kernel: send, pes: [0] }
+  - { kernel: recv, pes: [1] }
+  - { kernel: apart, pes: [2] }
+)");
+    r.start();
+    check_per_stage(r.verdict("sip0.cube0.pe1"), "whose TCM accesses may stall");
+    check_per_stage(r.verdict("sip0.cube0.pe0"), "it exchanges IPCQ data with sip0.cube0.pe1, which runs per stage");
+    BOOST_CHECK(r.verdict("sip0.cube0.pe2").decoupled);
+    BOOST_CHECK_EQUAL(r.command("r").finished_ps, r.command("s").finished_ps);
+}
+
 BOOST_AUTO_TEST_CASE(per_stage_when_an_inbox_has_two_writers) {
     // A `once` epilogue runs on the last token only: that token goes GEMM ->
     // MATH -> STORE, the others GEMM -> STORE, so STORE's inbox is fed by
@@ -557,8 +638,8 @@ const Example examples[] = {
     {"gemm_int8_small", "", true},
     {"host_launch", "", true},
     {"host_two_cubes", "", false},
-    {"host_watchdog", "--set cube.m_cpu.attrs.response_timeout_ns=100000", false},
-    {"ipcq_exchange", "", false},
+    {"host_watchdog", "--set cube.m_cpu.attrs.response_timeout_ns=100000", true},
+    {"ipcq_exchange", "", true},
     {"mmu_fault", "", false},
     {"mmu_va", "", true},
     {"mnist_mlp", "", true},
@@ -793,6 +874,22 @@ void check_random(const std::string& topology, int cubes, std::uint32_t seed, in
 }
 
 }  // namespace
+
+// Ring credit between three PEs on one calendar (the case by hand above):
+// every output, decoupled and per stage, the same bytes.
+BOOST_AUTO_TEST_CASE(ring_credit_agrees_with_per_stage) {
+    const std::string file = "decoupler_test_ring_credit.yaml";
+    {
+        std::ofstream out(file);
+        out << ring_credit_yaml;
+        BOOST_REQUIRE(out.good());
+    }
+    const Agreement r = check_agree("--workload " + file + " --set cube.pe_template.components.pe_ipcq.attrs.slots=1",
+                                    "ring_credit");
+    BOOST_CHECK_EQUAL(r.code, 0);
+    BOOST_CHECK_EQUAL(r.decoupled_pes, 3u);
+    std::filesystem::remove(file);
+}
 
 BOOST_AUTO_TEST_CASE(shipped_examples_agree_on_default) { check_examples("default"); }
 BOOST_AUTO_TEST_CASE(shipped_examples_agree_on_rngd_pe) { check_examples("rngd_pe"); }

@@ -210,7 +210,7 @@ BOOST_AUTO_TEST_CASE(address_windows_that_overflow_or_overlap) {
 BOOST_AUTO_TEST_CASE(transfers_beyond_capacity) {
     // default.yaml: TCM 32 MiB, 8 reserved: 24 MiB = 25165824 allocatable
     // bytes; HBM slices of 6 GiB = 6442450944 bytes, 8 of them; SRAM at
-    // 2^48, 64 MiB.
+    // 2^48, 64 MiB; IPCQ rings of 16 slots × 4 KiB = 65536 bytes.
     const int n = run_cases({
         work("tcm", one("dma_read: { id: ld, bytes: 1073741824 }"), 2,
              {"bad_tcm.yaml:4:", "dma_read.bytes", "1073741824 bytes do not fit the PE's allocatable TCM (25165824 bytes"}),
@@ -231,6 +231,12 @@ BOOST_AUTO_TEST_CASE(transfers_beyond_capacity) {
              {"bad_composite_dst.yaml:4:", "composite.dst", "C (M·N·d_out)"}),
         work("broadcast", one("dma_read: { id: ld, bytes: 8388608, pattern: broadcast, copies: 4 }"), 2,
              {"bad_broadcast.yaml:4:", "copies of 8388608 bytes do not fit the allocatable TCM"}),
+        // A message larger than a ring could never be sent or received (the
+        // run would only stop on it).
+        work("ipcq_send_ring", one("ipcq_send: { id: s, peer: 1, bytes: 65537 }"), 2,
+             {"bad_ipcq_send_ring.yaml:4:", "ipcq_send.bytes", "65537 bytes can never be in an IPCQ ring of 16 slots × 4096 B = 65536 bytes"}),
+        work("ipcq_recv_ring", one("ipcq_recv: { id: r, bytes: 65537 }"), 2,
+             {"bad_ipcq_recv_ring.yaml:4:", "ipcq_recv.bytes", "can never be in an IPCQ ring"}),
     });
     BOOST_TEST_MESSAGE(n << " cases");
 }
