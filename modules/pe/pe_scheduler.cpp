@@ -79,6 +79,24 @@ void PeScheduler::start_command(InflightCommand& cmd) {
     m_clock->signal(m_bank_event);
 }
 
+namespace {
+
+// The one stage a simple command's token runs (build_simple_plan()).
+StageType simple_stage(CommandKind kind) {
+    switch (kind) {
+    case CommandKind::dma_read: return StageType::dma_read;
+    case CommandKind::dma_write: return StageType::dma_write;
+    case CommandKind::gemm: return StageType::gemm;
+    case CommandKind::math: return StageType::math;
+    case CommandKind::ipcq_send: return StageType::ipcq_send;
+    case CommandKind::ipcq_recv: return StageType::ipcq_recv;
+    case CommandKind::fetch: return StageType::fetch;
+    default: return StageType::store;
+    }
+}
+
+}  // namespace
+
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     plan.tile_id = 0;
     plan.mi = plan.ni = plan.ki = 0;
@@ -218,6 +236,16 @@ void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
 void PeScheduler::dispatch_step() {
     if (m_dispatching) {
         InflightCommand& cmd = *m_dispatching;
+        // SPEC T4: a tile the feed loop writes into the same inbox at this
+        // instant, of an earlier command, goes first, whichever of the two
+        // processes the kernel runs first (a PE that mixes them in one
+        // stretch runs per stage: Decoupler::plan()). The feed loop
+        // signals once it has tried.
+        if (feed_writes_now(cmd)) [[unlikely]] {
+            m_dispatch_waits_feed = true;
+            m_clock->resume_on(m_fed, m_dispatch);
+            return;
+        }
         m_dispatching = nullptr;
         dispatch_to_engine(cmd);
     }
@@ -267,6 +295,12 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
     // the overhead (dispatch_step() goes on then).
     m_dispatching = &cmd;
     m_clock->resume_after(m_overhead.value(), m_dispatch);
+}
+
+bool PeScheduler::feed_writes_now(const InflightCommand& cmd) const {
+    return m_feed_phase == FeedPhase::overhead && m_feed_write_ps == m_clock->now_ps() &&
+           m_feed_token->stage().type == simple_stage(cmd.command->kind) && !m_pending_feeds.empty() &&
+           m_pending_feeds.front()->seq < cmd.seq;
 }
 
 void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
@@ -387,7 +421,12 @@ void PeScheduler::stage_granted(TileToken& token) {
                 return;
             }
             StageInbox& inbox = *m_inbox[t];
-            if (!inbox.nb_write(m_feed_token)) {
+            const bool written = inbox.nb_write(m_feed_token);
+            if (m_dispatch_waits_feed) [[unlikely]] {  // (below: the tile has had its turn)
+                m_dispatch_waits_feed = false;
+                m_clock->signal(m_fed);
+            }
+            if (!written) {
                 m_clock->resume_when_writable(inbox, m_feed);
                 return;
             }
@@ -467,6 +506,7 @@ void PeScheduler::stage_granted(TileToken& token) {
                     return;
                 }
             }
+            m_feed_write_ps = m_clock->now_ps() + m_overhead.value();
             m_clock->resume_after(m_overhead.value(), m_feed);
             return;
         }

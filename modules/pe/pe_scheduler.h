@@ -143,6 +143,8 @@ private:
     void dispatch(InflightCommand& cmd);
     void report_bank_violation(const InflightCommand& cmd, const std::string& violation);
     void dispatch_to_engine(InflightCommand& cmd);
+    // A tile of an earlier command is due in the inbox `cmd` goes to, now.
+    bool feed_writes_now(const InflightCommand& cmd) const;
     void add_composite_ranges(InflightCommand& cmd) const;
     void add_dma_range(InflightCommand& cmd) const;
     void note_wait(InflightCommand& cmd, const WaitInfo& wait);
@@ -190,6 +192,10 @@ private:
     // never returns (whose heap memory LeakSanitizer would report at exit).
     std::vector<InflightCommand*> m_waiting_before;
     InflightCommand* m_dispatching = nullptr;  // dispatched, its overhead running
+    // It waits for the feed loop's tile due in its inbox at this instant
+    // (feed_writes_now()), until the feed loop has tried it (m_fed).
+    bool m_dispatch_waits_feed = false;
+    PipelineSignal m_fed;
     // The events are made at their first use (LazyEvent), in the simulation.
     PipelineSignal m_reschedule;  // a dispatch pass is due (a command arrived or completed)
     PipelineSignal m_bank_event;  // (per stage only: nothing stalls decoupled)
@@ -201,6 +207,7 @@ private:
     TileToken* m_feed_token = nullptr;
     bool m_feed_first = false;
     ps_t m_feed_due_ps = 0;  // decoupled, FeedPhase::slot: when the tile's overhead ends
+    ps_t m_feed_write_ps = 0;  // FeedPhase::overhead: when it ends (the tile's write)
     // Simple commands' tokens dispatched while their first stage's inbox was
     // full, by stage type: they take the next free slots before the feeder's
     // tiles do, and dispatch goes on with other contexts meanwhile. Made with

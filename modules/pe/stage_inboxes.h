@@ -98,6 +98,8 @@ public:
         if (num_free() == 0) return false;
         ++m_num_written;
         m_buf[m_wi] = token;
+        if (m_num_written > 1) [[unlikely]]
+            order_round_writes();
         if (++m_wi == m_buf.size()) m_wi = 0;
         --m_free;
         m_clock.inbox_changed(*this, m_reader);  // the waiting reader sees the token in the next round
@@ -131,6 +133,23 @@ private:
     // trace is off.)
     [[gnu::noinline]] void emit_fill() const {
         m_trace.emit(trace::inbox_fill(m_clock.now_ps(), m_owner, m_label.c_str(), fill()), m_origin);
+    }
+    // SPEC T4: tokens written in one round (a delta cycle) by two writers
+    // (PE_SCHEDULER's feed loop and dispatch pass, on a PE that mixes a
+    // composite and a simple command in one stretch, which runs per stage)
+    // are queued in (command sequence, tile) order, not in the order the
+    // kernel happened to run the writers: the token just written (at m_wi)
+    // moves back past this round's tokens that come after it.
+    [[gnu::noinline]] void order_round_writes() {
+        std::size_t at = m_wi;
+        for (int k = 1; k < m_num_written; ++k) {
+            const std::size_t before = at == 0 ? m_buf.size() - 1 : at - 1;
+            const TileToken& a = *m_buf[before];
+            const TileToken& b = *m_buf[at];
+            if (a.cmd->seq < b.cmd->seq || (a.cmd->seq == b.cmd->seq && a.plan.tile_id <= b.plan.tile_id)) break;
+            std::swap(m_buf[before], m_buf[at]);
+            at = before;
+        }
     }
     // sc_fifo::update().
     // An event nobody has asked for has no waiter: it is not notified.

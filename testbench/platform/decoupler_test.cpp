@@ -21,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -783,19 +784,33 @@ std::string random_workload(std::mt19937& rng, int cubes) {
     y << "name: random\nkernels:\n";
     const int kernels = 1 + static_cast<int>(rng() % 3);
     for (int k = 0; k < kernels; ++k) random_kernel(y, rng, "k" + std::to_string(k), 0);
-    y << "launch:\n";
+    std::ostringstream launch;
+    launch << "launch:\n";
     int next = 0;
     for (int k = 0; k < kernels; ++k) {
         const int cube = static_cast<int>(rng() % cubes);
         const int count = std::min(1 + static_cast<int>(rng() % 3), 8 - next);
-        y << "  - { kernel: k" << k << ", cube: sip" << cube / 2 << ".cube" << cube % 2
-          << ", pes: [";
-        for (int p = 0; p < count; ++p) y << (p ? ", " : "") << (next + p) % 8;
-        y << "] }\n";
+        launch << "  - { kernel: k" << k << ", cube: sip" << cube / 2 << ".cube" << cube % 2 << ", pes: [";
+        for (int p = 0; p < count; ++p) launch << (p ? ", " : "") << (next + p) % 8;
+        launch << "] }\n";
         next += count;
         if (next >= 8) break;
     }
-    return y.str();
+    // Now and then two more PEs that exchange data through their IPCQ rings
+    // after a random stretch of their own: each sends, then receives what
+    // the other sent (the two share a calendar, or run per stage together).
+    if (next + 1 < 8 && rng() % 2 == 0) {
+        const int a = next, b = next + 1, cube = static_cast<int>(rng() % cubes);
+        const std::string bytes = std::to_string(4096 * (1 + rng() % 16));  // at most one ring: 16 slots of 4 KiB
+        const std::string where = ", cube: sip" + std::to_string(cube / 2) + ".cube" + std::to_string(cube % 2);
+        for (const auto& [name, self, peer] : {std::tuple{"xa", a, b}, std::tuple{"xb", b, a}}) {
+            random_kernel(y, rng, name, 0);
+            y << "    - ipcq_send: { id: tx, peer: " << peer << ", bytes: " << bytes << " }\n"
+              << "    - ipcq_recv: { id: rx, bytes: " << bytes << ", wait: true }\n";
+            launch << "  - { kernel: " << name << where << ", pes: [" << self << "] }\n";
+        }
+    }
+    return y.str() + launch.str();
 }
 
 // A random host-driven workload (as every real program): the host writes an
@@ -888,6 +903,92 @@ BOOST_AUTO_TEST_CASE(ring_credit_agrees_with_per_stage) {
                                     "ring_credit");
     BOOST_CHECK_EQUAL(r.code, 0);
     BOOST_CHECK_EQUAL(r.decoupled_pes, 3u);
+    std::filesystem::remove(file);
+}
+
+// Found by random_composites_agree_on_two_sip: on a PE that mixes a
+// composite and a simple command in one stretch (per stage), the feed loop's
+// tile and the dispatch pass's command reached the DMA_READ inbox at one
+// instant, and which went first followed the kernel's process order, which
+// changed with sip1.cube1.pe6 running decoupled. SPEC T4: the earlier
+// command's tile goes first. sip1.cube0.pe2: 8192 B tile reads, each 500 +
+// 1 + 1 + 100 + 2 + ser(8192 B, 192 GB/s) 42.667 = 646.667 ns, the first at
+// 3 ns; s0 (dispatched at 5 ns, when tile 2 is written) finds the inbox
+// full of tiles 1 and 2 and starts when tile 2 leaves the channel:
+// 3 + 3 x 646.667 = 1943.001 ns, in both modes.
+const char* const feed_dispatch_tie_yaml = R"(name: random
+kernels:
+  k0:
+    - composite:
+        id: c0
+        gemm: { m: 384, k: 320, n: 128 }
+        tile: { m: 64, k: 32, n: 64 }
+        dtype: { in: bf16, out: int8 }
+        epilogues:
+          - { op: gelu, scope: per_output_tile }
+    - dma_read: { id: s0, bytes: 16384, addr: { pa: 2097152 } }
+    - math: { id: s1, op: relu, elements: 256, wait: true }
+    - wait: all
+  k1:
+    - composite:
+        id: c0
+        op: gelu
+        bytes: 4096
+        tile_bytes: 4096
+    - composite:
+        id: c1
+        op: gelu
+        bytes: 131072
+        tile_bytes: 65536
+    - composite:
+        id: c2
+        op: exp
+        bytes: 65728
+        tile_bytes: 65536
+        src: { pa: 0x0 }
+    - wait: all
+    - gemm: { id: s0, m: 128, k: 128, n: 64, wait: true }
+    - gemm: { id: s1, m: 64, k: 128, n: 64, wait: true }
+    - gemm: { id: s2, m: 64, k: 64, n: 128 }
+  k2:
+    - composite:
+        id: c0
+        gemm: { m: 128, k: 256, n: 192 }
+        tile: { m: 64, k: 64, n: 64 }
+        dtype: { in: fp32, out: bf16 }
+        epilogues:
+          - { op: exp, scope: per_output_tile }
+    - composite:
+        id: c1
+        gemm: { m: 256, k: 256, n: 64 }
+        tile: { m: 128, k: 64, n: 128 }
+        dtype: { in: int8, out: int8 }
+        epilogues:
+          - { op: exp, scope: per_output_tile }
+          - { op: relu, scope: per_output_tile }
+launch:
+  - { kernel: k0, cube: sip1.cube0, pes: [0, 1, 2] }
+  - { kernel: k1, cube: sip1.cube1, pes: [3, 4, 5] }
+  - { kernel: k2, cube: sip1.cube1, pes: [6] }
+)";
+
+BOOST_AUTO_TEST_CASE(feed_and_dispatch_at_one_instant_agree_with_per_stage) {
+    const std::string file = "decoupler_test_feed_dispatch_tie.yaml";
+    {
+        std::ofstream out(file);
+        out << feed_dispatch_tie_yaml;
+        BOOST_REQUIRE(out.good());
+    }
+    const std::string args = "--topology " + shipped_topology("two_sip") + " --workload " + file;
+    const Agreement r = check_agree(args, "feed_dispatch_tie");
+    BOOST_CHECK_EQUAL(r.code, 0);
+    BOOST_CHECK_EQUAL(r.decoupled_pes, 1u);
+    for (const char* mode : {"", " --per-stage"}) {
+        const RunResult run = run_npuvp(args + mode);
+        BOOST_CHECK_MESSAGE(run.out.find("sip1.cube0.pe2    s0          dma_read   dma         1          4.000       1943.001") !=
+                                std::string::npos,
+                            "mode '" << mode << "': s0 does not start at 1943.001 ns");
+    }
     std::filesystem::remove(file);
 }
 
