@@ -155,12 +155,22 @@ long long ps(double ns) { return std::llround(ns * 1000.0); }
 
 }  // namespace
 
+// The two modes agree only if they differ: the default run has both PEs on
+// a calendar (IPCQ partners share one), the per-stage run neither.
+void check_pipeline_line(const std::string& tag, const std::string& expected) {
+    const std::string out = slurp((std::filesystem::current_path() / ("golden_run_test." + tag) / "stdout.txt").string());
+    BOOST_CHECK_MESSAGE(out.find("\n" + expected + "\n") != std::string::npos || out.find("\n" + expected + ";") != std::string::npos,
+                        tag << ": no line '" << expected << "' in its stdout");
+}
+
 BOOST_AUTO_TEST_CASE(default_mode_matches_golden) {
     check_against_golden("default", "", true);
+    check_pipeline_line("default", "pipeline 2 of 2 PEs decoupled");
 }
 
 BOOST_AUTO_TEST_CASE(per_stage_mode_matches_golden) {
     check_against_golden("per_stage", "--per-stage", false);
+    check_pipeline_line("per_stage", "pipeline 0 of 2 PEs decoupled");
 }
 
 // Without outputs nothing asks for a per-stage run: the run that a future
