@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "modules/common/checked.h"
+#include "modules/common/sanitizer_catch.h"
 #include "modules/pe/pe_ipcq.h"
 #include "modules/pe/pe_data.h"
 #include "modules/pe/pe_mmu.h"
@@ -150,6 +151,7 @@ protected:
                              stage.mem[r].bytes))
                     return false;
         } catch (const std::out_of_range& e) {
+            clean_stack_after_catch();
             fail("command " + cmd.command->id + ": " + e.what());
             return false;
         }

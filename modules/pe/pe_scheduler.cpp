@@ -298,8 +298,10 @@ void PeScheduler::dispatch(InflightCommand& cmd) {
 }
 
 bool PeScheduler::feed_writes_now(const InflightCommand& cmd) const {
+    // (The tile's stage_idx is set when its overhead ends: its first stage
+    // is the inbox it goes to.)
     return m_feed_phase == FeedPhase::overhead && m_feed_write_ps == m_clock->now_ps() &&
-           m_feed_token->stage().type == simple_stage(cmd.command->kind) && !m_pending_feeds.empty() &&
+           m_feed_token->plan.stages.front().type == simple_stage(cmd.command->kind) && !m_pending_feeds.empty() &&
            m_pending_feeds.front()->seq < cmd.seq;
 }
 

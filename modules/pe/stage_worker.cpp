@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "modules/common/checked.h"
+#include "modules/common/sanitizer_catch.h"
 
 namespace npuvp {
 
@@ -129,6 +130,7 @@ RequestKey StageWorker::request_key(const TileToken& token) const {
         // The end of the busy time must be a time (checked arithmetic, issue 21).
         if (begun) checked_add(m_stage_start, m_busy_ps, "the stage's end time, in ps");
     } catch (const std::exception& e) {  // a target's error response, an Overflow: no process to unwind here
+        clean_stack_after_catch();
         fail_stage(*m_token, e.what());
         begun = false;
     }
