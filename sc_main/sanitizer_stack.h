@@ -16,10 +16,7 @@
 
 #include <cstddef>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <pthread.h>
-#include <sanitizer/common_interface_defs.h>
-#endif
+#include "modules/common/sanitizer_catch.h"
 
 namespace npuvp {
 
@@ -28,22 +25,10 @@ public:
     MainStackAfterSimulation() = default;
     MainStackAfterSimulation(const MainStackAfterSimulation&) = delete;
     MainStackAfterSimulation& operator=(const MainStackAfterSimulation&) = delete;
-    ~MainStackAfterSimulation() { restore(); }
-
-private:
-    static void restore() {
-#if defined(__SANITIZE_ADDRESS__)
-        pthread_attr_t attr;
-        if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-        void* bottom = nullptr;
+    ~MainStackAfterSimulation() {
+        const char* low = nullptr;
         std::size_t size = 0;
-        const int got = pthread_attr_getstack(&attr, &bottom, &size);
-        pthread_attr_destroy(&attr);
-        if (got != 0) return;
-        void* fake_stack = nullptr;
-        __sanitizer_start_switch_fiber(&fake_stack, bottom, size);
-        __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
-#endif
+        restore_main_stack_bounds(low, size);
     }
 };
 

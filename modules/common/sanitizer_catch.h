@@ -25,24 +25,38 @@
 
 namespace npuvp {
 
-inline void clean_stack_after_catch() {
+// Gives ASan the main thread's real stack (a switch from the main stack to
+// itself) when called on it; returns false elsewhere (a coroutine's stack)
+// or when the bounds cannot be read. `low` and `size` are the stack's.
+inline bool restore_main_stack_bounds([[maybe_unused]] const char*& low, [[maybe_unused]] std::size_t& size) {
 #if defined(__SANITIZE_ADDRESS__)
     pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return false;
     void* bottom = nullptr;
-    std::size_t size = 0;
     const int got = pthread_attr_getstack(&attr, &bottom, &size);
     pthread_attr_destroy(&attr);
-    if (got != 0) return;
+    if (got != 0) return false;
+    low = static_cast<const char*>(bottom);
     const char* frame = static_cast<const char*>(__builtin_frame_address(0));
-    const char* low = static_cast<const char*>(bottom);
-    if (frame < low || frame >= low + size) return;  // a coroutine's stack: ASan knows it
+    if (frame < low || frame >= low + size) return false;  // a coroutine's stack: ASan knows it
     void* fake_stack = nullptr;
     __sanitizer_start_switch_fiber(&fake_stack, bottom, size);
     __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+    return true;
+#else
+    return false;
+#endif
+}
+
+inline void clean_stack_after_catch() {
+#if defined(__SANITIZE_ADDRESS__)
+    const char* low = nullptr;
+    std::size_t size = 0;
+    if (!restore_main_stack_bounds(low, size)) return;
     // What __asan_handle_no_return() would clean: the dead stack below this
     // frame. (Not that call itself: it reads the signal stack into a frame
     // of its own, which may lie on a stale redzone.)
+    const char* frame = static_cast<const char*>(__builtin_frame_address(0));
     __asan_unpoison_memory_region(low, static_cast<std::size_t>(frame - low));
 #endif
 }
