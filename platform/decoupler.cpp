@@ -206,20 +206,6 @@ bool precedes(const std::vector<HostRequest>& host, std::uint32_t first, std::ui
 // writers are stage types and the feed loop, stage_type_count).
 constexpr int dispatch_writer = static_cast<int>(stage_type_count) + 1;
 
-// The stage a simple command's one token runs (PeScheduler::build_simple_plan()).
-StageType command_stage(CommandKind kind) {
-    switch (kind) {
-    case CommandKind::dma_read: return StageType::dma_read;
-    case CommandKind::dma_write: return StageType::dma_write;
-    case CommandKind::gemm: return StageType::gemm;
-    case CommandKind::math: return StageType::math;
-    case CommandKind::fetch: return StageType::fetch;
-    case CommandKind::store: return StageType::store;
-    case CommandKind::ipcq_send: return StageType::ipcq_send;
-    default: return StageType::ipcq_recv;
-    }
-}
-
 // Why a DMA side that reaches `r` keeps its PE per stage (empty: it does
 // not): an address no mapping covers, outside every window, or a target
 // whose route has a node that answers later.
@@ -407,10 +393,10 @@ void Decoupler::plan(Platform& platform, const WorkloadConfig& workload,
                 } else if (c.kind != CommandKind::composite) {
                     // A simple command: the dispatch pass writes its one
                     // stage's inbox.
-                    int& w = writers[static_cast<std::size_t>(command_stage(c.kind))];
+                    int& w = writers[static_cast<std::size_t>(simple_stage(c.kind))];
                     if (w >= 0 && w != dispatch_writer) {
                         why = std::string("its kernel '") + k->name + "' hands tiles to the " +
-                              to_string(command_stage(c.kind)) + " inbox from a composite and from its " +
+                              to_string(simple_stage(c.kind)) + " inbox from a composite and from its " +
                               to_string(c.kind) + " command ('" + c.id + "') without a wait between";
                     } else {
                         w = dispatch_writer;

@@ -38,6 +38,22 @@ const char* to_string(ExecContext context) {
     return "?";
 }
 
+StageType simple_stage(CommandKind kind) {
+    switch (kind) {
+    case CommandKind::dma_read: return StageType::dma_read;
+    case CommandKind::dma_write: return StageType::dma_write;
+    case CommandKind::gemm: return StageType::gemm;
+    case CommandKind::math: return StageType::math;
+    case CommandKind::ipcq_send: return StageType::ipcq_send;
+    case CommandKind::ipcq_recv: return StageType::ipcq_recv;
+    case CommandKind::fetch: return StageType::fetch;
+    case CommandKind::store:
+    case CommandKind::composite:
+    case CommandKind::wait: return StageType::store;
+    }
+    return StageType::store;
+}
+
 ExecContext default_context(CommandKind kind) {
     switch (kind) {
     case CommandKind::gemm:

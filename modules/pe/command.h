@@ -40,6 +40,9 @@ constexpr std::size_t exec_context_count = 3;  // main, sub, dma
 const char* to_string(ExecContext context);
 // The context a command kind runs in unless the program names another.
 ExecContext default_context(CommandKind kind);
+// The one stage a simple command's token runs (its engine's inbox);
+// composite and wait are never simple (store is returned for them).
+StageType simple_stage(CommandKind kind);
 
 // An address range a command reads or writes (SPEC §6 hazards): TCM offsets
 // are PE-local; HBM and shared SRAM ranges are physical addresses.

@@ -78,6 +78,7 @@ protected:
         try {
             m_ring = &m_dma.ipcq_of(cmd.command->peer);
         } catch (const std::out_of_range& e) {
+            clean_stack_after_catch();
             fail_stage(token, e.what());
             return false;
         }

@@ -79,24 +79,6 @@ void PeScheduler::start_command(InflightCommand& cmd) {
     m_clock->signal(m_bank_event);
 }
 
-namespace {
-
-// The one stage a simple command's token runs (build_simple_plan()).
-StageType simple_stage(CommandKind kind) {
-    switch (kind) {
-    case CommandKind::dma_read: return StageType::dma_read;
-    case CommandKind::dma_write: return StageType::dma_write;
-    case CommandKind::gemm: return StageType::gemm;
-    case CommandKind::math: return StageType::math;
-    case CommandKind::ipcq_send: return StageType::ipcq_send;
-    case CommandKind::ipcq_recv: return StageType::ipcq_recv;
-    case CommandKind::fetch: return StageType::fetch;
-    default: return StageType::store;
-    }
-}
-
-}  // namespace
-
 void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     plan.tile_id = 0;
     plan.mi = plan.ni = plan.ki = 0;
@@ -110,17 +92,13 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
     Stage& s = plan.stages[0];
     s = Stage();
     s.command = true;
+    s.type = simple_stage(c.kind);
     switch (c.kind) {
-    case CommandKind::dma_read: s.type = StageType::dma_read; s.bytes = c.bytes; break;
-    case CommandKind::dma_write: s.type = StageType::dma_write; s.bytes = c.bytes; break;
-    case CommandKind::gemm: s.type = StageType::gemm; s.m = c.m; s.k = c.k; s.n = c.n; s.elem_bytes = c.elem_bytes; break;
-    case CommandKind::math: s.type = StageType::math; s.elements = c.elements; s.op = c.op; s.elem_bytes = c.elem_bytes; break;
-    case CommandKind::ipcq_send: s.type = StageType::ipcq_send; s.bytes = c.bytes; break;
-    case CommandKind::ipcq_recv: s.type = StageType::ipcq_recv; s.bytes = c.bytes; break;
-    case CommandKind::fetch: s.type = StageType::fetch; s.bytes = c.bytes; break;
-    case CommandKind::store: s.type = StageType::store; s.bytes = c.bytes; break;
+    case CommandKind::gemm: s.m = c.m; s.k = c.k; s.n = c.n; s.elem_bytes = c.elem_bytes; break;
+    case CommandKind::math: s.elements = c.elements; s.op = c.op; s.elem_bytes = c.elem_bytes; break;
     case CommandKind::composite:
     case CommandKind::wait: break;  // never simple
+    default: s.bytes = c.bytes; break;  // DMA, IPCQ, FETCH, STORE
     }
 }
 
