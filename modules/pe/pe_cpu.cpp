@@ -109,19 +109,41 @@ void PeCpu::run_kernel(const Kernel& kernel) {
     m_runs.back().compute_ps = (compute_busy() - compute0).value();
 }
 
+void PeCpu::end_segment(std::uint32_t end) {
+    KernelRun& run = m_runs.back();
+    KernelRun::Segment segment;
+    segment.end = end;
+    segment.end_ps = sc_core::sc_time_stamp().value();
+    if (const DmaTimeSplit* split = dma->time_split()) {
+        segment.dma = split->since(m_segment_dma);
+        m_segment_dma = *split;
+    }
+    const sc_core::sc_time compute = compute_busy();
+    segment.compute_ps = (compute - m_segment_compute).value();
+    m_segment_compute = compute;
+    run.segments.push_back(std::move(segment));
+}
+
 void PeCpu::run_program(const Kernel& kernel) {
     scheduler->prepare(kernel);
+    if (const DmaTimeSplit* split = dma->time_split()) m_segment_dma = *split;
+    m_segment_compute = compute_busy();
     m_trace.emit(trace::kernel_start(sc_core::sc_time_stamp().value(), node_id_ref(), kernel.name));
     // Kernel start-up (pe_cpu kernel_start_ns): nothing issues before it.
     if (config.kernel_start_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_start_ns, "pe_cpu.attrs.kernel_start_ns")));
     const sc_core::sc_time overhead = sc_core::sc_time::from_value(ns_to_ps(config.overhead_ns, "pe_cpu.attrs.overhead_ns"));
     const Route& to_scheduler = routes->to_scheduler();
+    std::uint32_t all_done = 0;  // every command before it is complete
     for (const Command& command : kernel.commands) {
         m_position = command.index;
         if (command.kind == CommandKind::wait) {
             if (command.wait_for.empty()) {
-                for (std::uint32_t i = 0; i < command.index; ++i)
+                // Commands before the last `wait: all` are complete already
+                // (a compiled kernel has one a layer: not rescanned each time).
+                for (std::uint32_t i = all_done; i < command.index; ++i)
                     if (kernel.commands[i].kind != CommandKind::wait) wait_complete(i);
+                all_done = command.index;
+                end_segment(command.index);
             } else {
                 for (std::uint32_t i : command.wait_for) wait_complete(i);
             }
@@ -135,8 +157,9 @@ void PeCpu::run_program(const Kernel& kernel) {
         if (command.wait) wait_complete(command.index);
     }
     m_position = static_cast<std::uint32_t>(kernel.commands.size());
-    for (const Command& command : kernel.commands)
-        if (command.kind != CommandKind::wait) wait_complete(command.index);
+    for (std::uint32_t i = all_done; i < kernel.commands.size(); ++i)
+        if (kernel.commands[i].kind != CommandKind::wait) wait_complete(i);
+    if (all_done < kernel.commands.size()) end_segment(static_cast<std::uint32_t>(kernel.commands.size()));
     // Kernel end (pe_cpu kernel_end_ns): the completion phase after the
     // last command, before the kernel counts as done.
     if (config.kernel_end_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_end_ns, "pe_cpu.attrs.kernel_end_ns")));

@@ -47,6 +47,16 @@ public:
         bool done;
         DmaTimeSplit dma = {};  // its DMA busy time in parts (the PE's DMA, start to finish)
         std::uint64_t compute_ps = 0;  // PE_GEMM and PE_MATH busy time, start to finish
+        // The kernel in parts, each ending at a `wait: all` (every command
+        // before it complete) or at the kernel's last command: what a
+        // compiled kernel's layers took on this PE (report/layer_table).
+        struct Segment {
+            std::uint32_t end = 0;     // commands [previous end, end) are in it
+            std::uint64_t end_ps = 0;  // when they were all complete
+            DmaTimeSplit dma = {};
+            std::uint64_t compute_ps = 0;
+        };
+        std::vector<Segment> segments;
     };
 
     PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace);
@@ -78,7 +88,11 @@ private:
     void run_kernel(const Kernel& kernel);
     void wait_complete(std::uint32_t index);
     void run_program(const Kernel& kernel);
+    // Closes the kernel's segment at command `end` (KernelRun::segments).
+    void end_segment(std::uint32_t end);
     DmaTimeSplit m_dma_before;  // run_kernel()'s snapshot of the DMA's split
+    DmaTimeSplit m_segment_dma;  // end_segment()'s, at the segment's start
+    sc_core::sc_time m_segment_compute;
     sc_core::sc_time dma_busy() const;
     sc_core::sc_time compute_busy() const;
 
