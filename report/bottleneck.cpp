@@ -91,6 +91,19 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
             ps -= static_cast<double>(start);
             last_pe = pe->second, last_run = k;
         }
+        // IPCQ (an exchange between PEs, a compiled kernel's barrier) is
+        // named as such, not spread over the kernel's DMA and compute: a
+        // send's time is its own transfer; a receive's is waiting for
+        // another PE to send, and the path (which stays on this PE) does not
+        // follow it to what that PE was doing.
+        if (s.kind == "ipcq_send") {
+            add("IPCQ send", s.pe, ps);
+            continue;
+        }
+        if (s.kind == "ipcq_recv") {
+            add("waiting for another PE (ipcq_recv)", s.pe, ps);
+            continue;
+        }
         const double dma = k ? static_cast<double>(k->dma.startup_ps + k->dma.transfer_ps + k->dma.wait_ps) : 0.0;
         const double busy = k ? dma + static_cast<double>(k->compute_ps) : 0.0;
         if (busy <= 0.0) {
