@@ -186,6 +186,10 @@ public:
         std::ostringstream y;
         y << "# Mapped from " << comment_text(m_net.file) << " by builtin.greedy_mapper (docs/models.md).\n"
           << "name: " << sanitize(m_net.name) << "\nkernels:\n";
+        // Compiled (MapOptions::compiled): emit_compiled() writes one kernel
+        // per PE holding every layer's body, so the layers are not kernels
+        // of their own.
+        if (m_options.compiled) check_compilable();
         for (const Layer& l : m_layers) {
             // What the policy chose, for a reader of `npuvp map`'s file.
             y << "  # node " << comment_text(l.info.node) << " (" << l.info.op << "): " << l.info.lowering;
@@ -202,28 +206,52 @@ public:
                 y << "; recognised:";
                 for (std::size_t i = 0; i < l.info.patterns.size(); ++i) y << (i ? ", " : " ") << l.info.patterns[i];
             }
-            y << "\n  " << l.info.id << ":\n";
-            try {
-                emit_body(y, l);
-            } catch (const SliceOverflow& e) {
-                throw ModelError(m_net.file, l.info.node, l.info.op, e.what(slice_bytes()));
-            }
+            y << "\n";
+            if (m_options.compiled) continue;
+            y << "  " << l.info.id << ":\n";
+            emit_layer(y, l);
         }
+        if (m_options.compiled && !m_layers.empty()) {
+            emit_compiled(y, out);
+        } else {
+            emit_launches(y);
+        }
+        out.workload_yaml = y.str();
+        for (const Transfer& t : m_transfers) out.transfers.push_back({t.id, t.consumer, t.producer, t.id[0] == 'x'});
+        for (const Layer& l : m_layers) {
+            out.layers.push_back(l.info);
+            out.sram_tensors += l.dst.given();
+        }
+        out.folded = m_folded;
+        return out;
+    }
+
+private:
+    // A kernel launched on one consumer PE before its layer: it reads what
+    // the layer needs from where other PEs wrote it (other slices of its
+    // cube, or another cube), and, when staged, writes it into its own slice.
+    struct Transfer {
+        std::string id, consumer, producer, after;
+        int pe = 0;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;  // (pa, bytes)
+        std::uint64_t write_bytes = 0;
+    };
+
+    // A layer's commands; a slice that cannot hold an operand is the model's error.
+    void emit_layer(std::ostringstream& y, const Layer& l) const {
+        try {
+            emit_body(y, l);
+        } catch (const SliceOverflow& e) {
+            throw ModelError(m_net.file, l.info.node, l.info.op, e.what(slice_bytes()));
+        }
+    }
+
+    // Per layer (not compiled): the transfers' and layers' kernels, and the
+    // host's launches of them, each after the layers it waits for.
+    void emit_launches(std::ostringstream& y) const {
         for (const Transfer& t : m_transfers) {
             y << "  " << t.id << ":\n";
-            for (std::size_t j = 0; j < t.reads.size(); ++j)
-                emit_dma(y, "dma_read", "xin" + (t.reads.size() > 1 ? std::to_string(j) : ""), t.reads[j].second,
-                         t.reads[j].first);
-            if (t.write_bytes) {
-                y << "    - wait: all\n";
-                try {
-                    emit_dma(y, "dma_write", "xout", t.write_bytes, std::nullopt);
-                } catch (const SliceOverflow& e) {
-                    throw ModelError(m_net.file, t.consumer, "", "its input, staged into its PE's slice: " +
-                                                                    e.what(slice_bytes()));
-                }
-            }
-            y << "    - wait: all\n";
+            emit_transfer(y, t);
         }
         if (m_layers.empty()) {
             // Every node folds (views, constants, empty tensors): nothing to
@@ -248,17 +276,157 @@ public:
             for (std::size_t i = 0; i < l.info.after.size(); ++i) y << (i ? ", " : "") << l.info.after[i];
             y << "]" << resolve << " }\n";
         }
-        out.workload_yaml = y.str();
-        for (const Transfer& t : m_transfers) out.transfers.push_back({t.id, t.consumer, t.producer, t.id[0] == 'x'});
-        for (const Layer& l : m_layers) {
-            out.layers.push_back(l.info);
-            out.sram_tensors += l.dst.given();
-        }
-        out.folded = m_folded;
-        return out;
     }
 
-private:
+    // A transfer's commands: its reads, and when staged, the write into its
+    // PE's slice.
+    void emit_transfer(std::ostringstream& y, const Transfer& t) const {
+        for (std::size_t j = 0; j < t.reads.size(); ++j)
+            emit_dma(y, "dma_read", "xin" + (t.reads.size() > 1 ? std::to_string(j) : ""), t.reads[j].second,
+                     t.reads[j].first);
+        if (t.write_bytes) {
+            y << "    - wait: all\n";
+            try {
+                emit_dma(y, "dma_write", "xout", t.write_bytes, std::nullopt);
+            } catch (const SliceOverflow& e) {
+                throw ModelError(m_net.file, t.consumer, "", "its input, staged into its PE's slice: " +
+                                                                e.what(slice_bytes()));
+            }
+        }
+        y << "    - wait: all\n";
+    }
+
+    // Compiled kernels synchronise through IPCQ, which joins the PEs of one
+    // cube: the network must run on one.
+    void check_compilable() const {
+        if (m_options.tensor_parallel > 1 || m_options.cubes > 1)
+            throw ModelError(m_net.file, "", "",
+                             "--launch compiled runs a network on one cube (its PEs synchronise through their "
+                             "IPCQ rings, which do not cross cubes): not with " +
+                                 std::string(m_options.tensor_parallel > 1 ? "tensor parallelism"
+                                                                           : "--map-cubes > 1") +
+                                 " (use --launch host or device)");
+    }
+
+    // The commands in `text` (each starts a line with "    - ", as emit_*()
+    // write them; a composite's own lines are indented further).
+    static std::size_t commands_in(const std::string& text) {
+        std::size_t n = 0;
+        for (std::size_t at = 0; at < text.size();) {
+            if (text.compare(at, 6, "    - ") == 0) ++n;
+            const std::size_t end = text.find('\n', at);
+            if (end == std::string::npos) break;
+            at = end + 1;
+        }
+        return n;
+    }
+
+    // PE `pe`'s side of barrier `k` among PEs [0, pes) (docs/models.md
+    // "Compiled kernels"). Every part before it ends with `wait: all`, so
+    // the PE's earlier commands are complete. Arrival: each PE but 0 sends
+    // PE 0 a message of sync_bytes; PE 0 receives the pes - 1 (one receive
+    // a message: a receive frees the ring slots of the bytes it takes).
+    // Release, a binomial tree (the sends of one PE go one after another on
+    // its vc_comm channel, each with its DMA start-up): in round r every PE
+    // q < 2^r that is released sends to q + 2^r, so the last PE is released
+    // after ceil(log2 pes) sends, not pes - 1.
+    static void emit_barrier(std::ostringstream& y, int pe, int pes, int k) {
+        const std::string id = "sync" + std::to_string(k);
+        int round = 0;  // the first round this PE sends in: the one after it was released
+        if (pe == 0) {
+            for (int q = 1; q < pes; ++q)
+                y << "    - ipcq_recv: { id: " << id << "_from" << q << ", bytes: " << sync_bytes << " }\n";
+        } else {
+            while ((2 << round) <= pe) ++round;  // released in round floor(log2 pe)
+            ++round;
+            y << "    - ipcq_send: { id: " << id << ", peer: 0, bytes: " << sync_bytes << " }\n"
+              << "    - ipcq_recv: { id: " << id << "_go, bytes: " << sync_bytes << " }\n";
+        }
+        y << "    - wait: all\n";
+        for (; (1 << round) < pes; ++round)
+            if (pe < (1 << round) && pe + (1 << round) < pes)
+                y << "    - ipcq_send: { id: " << id << "_to" << pe + (1 << round) << ", peer: " << pe + (1 << round)
+                  << ", bytes: " << sync_bytes << " }\n";
+    }
+
+    // MapOptions::compiled (docs/models.md "Compiled kernels"): one kernel
+    // per PE of the cube, launched once by the host. PE p's kernel holds,
+    // layer by layer in dependency order, a barrier when the layer waits
+    // for one since the last barrier, the transfers it runs for the layer,
+    // and the layer's commands when the layer runs on it. Command ids take their
+    // layer's (or transfer's) id as a prefix; Mapping::compiled says which
+    // layer each command counts for. The host sends the launches at once
+    // (`after: []`), in PE order.
+    void emit_compiled(std::ostringstream& y, Mapping& out) {
+        int pes = 1;
+        for (const Layer& l : m_layers) pes = std::max(pes, l.info.pes);
+        const auto feeding = transfers_by_consumer();
+        // Waves: a barrier comes before a layer that waits for one since the
+        // last barrier (directly, or through a transfer that reads its
+        // output); layers that do not wait for each other run one after the
+        // other on each PE without one.
+        std::map<std::string, std::string> producer_of;  // a transfer's id -> the layer it reads
+        for (const Transfer& t : m_transfers) producer_of[t.id] = t.after;
+        std::vector<bool> barrier_before(m_layers.size(), false);
+        std::set<std::string> wave;
+        for (std::size_t i = 0; i < m_layers.size(); ++i) {
+            for (const std::string& a : m_layers[i].info.after) {
+                const auto t = producer_of.find(a);
+                if (wave.count(t == producer_of.end() ? a : t->second) == 0) continue;
+                barrier_before[i] = true;
+                wave.clear();
+                break;
+            }
+            wave.insert(m_layers[i].info.id);
+        }
+        for (int p = 0; p < pes; ++p) {
+            CompiledKernel k;
+            k.kernel = "pe" + std::to_string(p);
+            k.pe = p;
+            y << "  " << k.kernel << ":\n";
+            // Appends what `write` emits, its commands counted for layers
+            // `time_layer` and `bytes_layer` (-1: none).
+            const auto part = [&](const auto& write, int time_layer, int bytes_layer) {
+                std::ostringstream text;
+                write(text);
+                const std::size_t n = commands_in(text.str());
+                k.time_layer.insert(k.time_layer.end(), n, time_layer);
+                k.bytes_layer.insert(k.bytes_layer.end(), n, bytes_layer);
+                y << text.str();
+            };
+            int sync = 0;
+            const auto barrier = [&] {
+                if (pes > 1) part([&](std::ostringstream& t) { emit_barrier(t, p, pes, sync); }, -1, -1);
+                ++sync;
+            };
+            for (std::size_t i = 0; i < m_layers.size(); ++i) {
+                const Layer& l = m_layers[i];
+                const int layer = static_cast<int>(i);
+                if (barrier_before[i]) barrier();
+                if (const auto fed = feeding.find(l.info.id); fed != feeding.end())
+                    for (const Transfer* t : fed->second)
+                        if (t->pe == p)
+                            part([&](std::ostringstream& text) {
+                                m_prefix = t->id + "_";
+                                emit_transfer(text, *t);
+                            }, -1, layer);
+                if (p < l.info.pes)
+                    part([&](std::ostringstream& text) {
+                        m_prefix = l.info.id + "_";
+                        emit_layer(text, l);
+                    }, layer, layer);
+            }
+            m_prefix.clear();
+            if (pes > 1) out.barriers = static_cast<std::size_t>(sync);
+            if (k.time_layer.empty()) y << "    - wait: all\n", k.time_layer.push_back(-1), k.bytes_layer.push_back(-1);
+            out.compiled.push_back(std::move(k));
+        }
+        y << "host:\n";
+        for (int p = 0; p < pes; ++p)
+            y << "  - kernel_launch: { id: pe" << p << ", kernel: pe" << p << ", cubes: [" << cube_name(0)
+              << "], target_pe: [" << p << "], after: [] }\n";
+    }
+
     // Host requests may only name earlier ones: a fused residual add can make
     // a layer wait for one created after it, so the layers go out in
     // dependency order (ties in creation order).
@@ -294,16 +462,6 @@ private:
                                          " and the layers it fuses wait on each other (a cycle after fusion)");
         m_layers = std::move(ordered);
     }
-
-    // A kernel launched on one consumer PE before its layer: it reads what
-    // the layer needs from where other PEs wrote it (other slices of its
-    // cube, or another cube), and, when staged, writes it into its own slice.
-    struct Transfer {
-        std::string id, consumer, producer, after;
-        int pe = 0;
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> reads;  // (pa, bytes)
-        std::uint64_t write_bytes = 0;
-    };
 
     std::uint64_t slice_bytes() const { return m_topo.cube.memory_map.hbm_slice_bytes; }
     std::uint64_t cube_bytes() const {
@@ -1077,7 +1235,7 @@ private:
         fits_own_slice(!at, bytes);
         const std::uint64_t piece = dma_piece();
         if (bytes <= piece) {
-            y << "    - " << kind << ": { id: " << id << ", bytes: " << bytes;
+            y << "    - " << kind << ": { id: " << m_prefix << id << ", bytes: " << bytes;
             if (at) y << ", addr: { pa: " << *at << " }";
             y << " }\n";
             return;
@@ -1087,7 +1245,7 @@ private:
         std::uint64_t done = 0;
         for (std::uint64_t j = 0; done < bytes; ++j) {
             const std::uint64_t n = std::min(piece, bytes - done);
-            y << "    - " << kind << ": { id: " << stem << j << ", bytes: " << n << ", addr: ";
+            y << "    - " << kind << ": { id: " << m_prefix << stem << j << ", bytes: " << n << ", addr: ";
             if (at) y << "{ pa: " << checked_add(*at, done, kSize) << " } }\n";
             else y << "{ own: " << done << " } }\n";
             done += n;
@@ -1100,7 +1258,7 @@ private:
             emit_dma(y, "dma_read", "xin", l.xfer_bytes, l.xfer_from);
             y << "    - wait: all\n";
             if (l.xfer_add)
-                y << "    - math: { id: sum, op: add, elements: " << ceil_div(l.xfer_bytes, m_elem) << math_dtype()
+                y << "    - math: { id: " << m_prefix << "sum, op: add, elements: " << ceil_div(l.xfer_bytes, m_elem) << math_dtype()
                   << " }\n    - wait: all\n";
             emit_dma(y, "dma_write", "xout", l.xfer_bytes, l.xfer_to);
             y << "    - wait: all\n";
@@ -1119,7 +1277,7 @@ private:
             // (Past dma_piece(), one read a partial, each in pieces.)
             const std::uint64_t all = checked_mul(l.partial_bytes, static_cast<std::uint64_t>(l.k_parts), kSize);
             if (l.src.given() && all <= dma_piece())
-                y << "    - dma_read: { id: parts, bytes: " << all << ", addr: " << pa(l.src)
+                y << "    - dma_read: { id: " << m_prefix << "parts, bytes: " << all << ", addr: " << pa(l.src)
                   << ", pattern: strided, chunks: " << l.k_parts << ", stride: " << l.sum_stride << " }\n";
             else
                 for (int j = 0; j < l.k_parts; ++j)
@@ -1129,10 +1287,10 @@ private:
                                                          checked_mul(l.sum_stride, static_cast<std::uint64_t>(j), kSize), kSize)
                                            : slice_pa(l.cube, j));
             y << "    - wait: all\n"
-              << "    - math: { id: sum, op: add, elements: " << checked_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1), kSize)
+              << "    - math: { id: " << m_prefix << "sum, op: add, elements: " << checked_mul(l.share_m, static_cast<std::uint64_t>(l.k_parts - 1), kSize)
               << ", dtype: " << sum_dtype() << " }\n";
             for (std::size_t e = 0; e < l.epilogues.size(); ++e)
-                y << "    - math: { id: ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << math_dtype()
+                y << "    - math: { id: " << m_prefix << "ep" << e << ", op: " << l.epilogues[e] << ", elements: " << l.share_m << math_dtype()
                   << " }\n";
             y << "    - wait: all\n";
             emit_dma(y, "dma_write", "out", checked_mul(l.share_m, m_elem, kSize), place(l.dst));
@@ -1142,7 +1300,7 @@ private:
         if (l.info.m == 0) {
             const std::uint64_t bytes = checked_mul(l.share_m, m_elem, kSize);
             fits_own_slice(!l.src.given() || !l.dst.given(), bytes);
-            y << "    - composite: { id: " << sanitize(l.info.node) << ", op: " << l.epilogues.front()
+            y << "    - composite: { id: " << m_prefix << sanitize(l.info.node) << ", op: " << l.epilogues.front()
               << ", bytes: " << bytes << ", tile_bytes: " << std::min(bytes, token_room() / m_elem * m_elem)
               << (l.src.given() ? ", src: " + pa(l.src) : "") << (l.dst.given() ? ", dst: " + pa(l.dst) : "") << math_dtype()
               << " }\n"
@@ -1159,7 +1317,7 @@ private:
         const std::uint64_t groups = l.info.split == "groups" ? l.groups_per_pe : l.gemm_count;
         for (std::uint64_t g = 0; g < groups; ++g) {
             y << "    - composite:\n"
-              << "        id: " << sanitize(l.info.node) << (l.gemm_count > 1 ? "_g" + std::to_string(g) : "") << "\n"
+              << "        id: " << m_prefix << sanitize(l.info.node) << (l.gemm_count > 1 ? "_g" + std::to_string(g) : "") << "\n"
               << "        gemm: { m: " << l.share_m << ", k: " << l.share_k << ", n: " << l.share_n << " }\n"
               << "        tile: { m: " << l.tm << ", k: " << l.tk << ", n: " << l.tn << " }\n";
             if (l.info.split == "K") y << "        dtype: { " << (m_elem == 1 ? "in: int8, " : "") << "out: " << sum_dtype() << " }\n";
@@ -1196,6 +1354,11 @@ private:
     std::map<std::string, std::size_t> m_layer_of_output;        // a GEMM layer's (fused) output
     std::vector<Layer> m_layers;
     std::vector<std::string> m_folded;
+    // emit_compiled(): the id prefix of the commands being written (its
+    // layer's or transfer's id and "_"); empty otherwise.
+    mutable std::string m_prefix;
+    // A barrier message: one 64-byte line, a flag.
+    static constexpr int sync_bytes = 64;
 };
 
 }  // namespace

@@ -49,6 +49,11 @@ struct MapOptions {
     // trip to the host between them. false: the host launches each layer
     // when its inputs' responses are back.
     bool device_queue = false;
+    // One compiled kernel per PE (docs/models.md "Compiled kernels"): every
+    // layer's commands in one program a PE runs from one launch, the PEs
+    // meeting at a barrier (IPCQ messages through PE 0) between layers. One
+    // cube only; not with device_queue.
+    bool compiled = false;
 };
 const char* to_string(MapOptions::AllReduce a);
 
@@ -84,8 +89,20 @@ struct MappedTransfer {
     bool cross_cube = false;
 };
 
+// MapOptions::compiled: one PE's kernel, and the layer (an index in
+// Mapping::layers) each of its commands counts for: its time
+// (`time_layer`: the layer's own commands) and its bytes (`bytes_layer`:
+// those and the transfers that feed the layer); -1 for a barrier's.
+struct CompiledKernel {
+    std::string kernel;
+    int pe = 0;
+    std::vector<int> time_layer, bytes_layer;
+};
+
 struct Mapping {
     std::string workload_yaml;
+    std::vector<CompiledKernel> compiled;  // MapOptions::compiled: one a PE, else empty
+    std::size_t barriers = 0;              // MapOptions::compiled: the barriers each PE meets
     std::vector<MappedLayer> layers;
     std::vector<MappedTransfer> transfers;
     std::size_t sram_tensors = 0;     // outputs exchanged through shared SRAM

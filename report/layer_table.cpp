@@ -45,6 +45,75 @@ std::string bound_of(const LayerResult& l, std::uint64_t pe_exec_ps) {
     return best.second + percent(best.first, dma);
 }
 
+void add_split(DmaTimeSplit& into, const DmaTimeSplit& part) {
+    into.startup_ps = sat_add(into.startup_ps, part.startup_ps);
+    into.transfer_ps = sat_add(into.transfer_ps, part.transfer_ps);
+    into.wait_ps = sat_add(into.wait_ps, part.wait_ps);
+    for (const DmaTimeSplit::PerHop& h : part.hops) {
+        auto at = std::find_if(into.hops.begin(), into.hops.end(),
+                               [&](const DmaTimeSplit::PerHop& x) { return x.hop == h.hop; });
+        if (at == into.hops.end()) at = into.hops.insert(into.hops.end(), {h.hop, 0, 0});
+        at->transfer_ps = sat_add(at->transfer_ps, h.transfer_ps);
+        at->wait_ps = sat_add(at->wait_ps, h.wait_ps);
+    }
+}
+
+// Compiled kernels: what each layer took on each PE, from the kernel's
+// segments (PeCpu::KernelRun::segments: a segment ends at a `wait: all`,
+// and each layer's commands end with one), a segment counting for the
+// layer of the command it ends at. A layer's DMA parts are its slowest
+// PE's (the longest time in its segments), its compute time the most any
+// PE's compute was busy in them, as the host's merged response has it for
+// a layer launched on its own.
+void compiled_parts(const model::Mapping& mapping, const WorkloadRun& run, std::vector<LayerResult>& layers) {
+    struct PerPe {
+        std::uint64_t took = 0, compute = 0;
+        DmaTimeSplit dma;
+    };
+    std::map<std::string, const model::CompiledKernel*> by_name;
+    for (const model::CompiledKernel& ck : mapping.compiled) by_name[ck.kernel] = &ck;
+    std::vector<std::uint64_t> longest(layers.size(), 0), compute(layers.size(), 0);
+    for (const Pe* pe : run.launched())
+        for (const PeCpu::KernelRun& k : pe->cpu().runs()) {
+            const auto found = by_name.find(k.kernel->name);
+            if (found == by_name.end() || !k.done) continue;
+            const std::vector<int>& layer_at = found->second->time_layer;
+            std::map<int, PerPe> parts;
+            std::uint64_t from = k.start.value();
+            for (const PeCpu::KernelRun::Segment& s : k.segments) {
+                const std::size_t at = s.end < layer_at.size() ? s.end : layer_at.size() - 1;
+                const int layer = layer_at.empty() ? -1 : layer_at[at];
+                if (layer >= 0) {
+                    PerPe& p = parts[layer];
+                    p.took = sat_add(p.took, s.end_ps - from);
+                    p.compute = sat_add(p.compute, s.compute_ps);
+                    add_split(p.dma, s.dma);
+                }
+                from = s.end_ps;
+            }
+            for (const auto& [layer, p] : parts) {
+                const auto i = static_cast<std::size_t>(layer);
+                compute[i] = std::max(compute[i], p.compute);
+                if (p.took < longest[i]) continue;
+                longest[i] = p.took;
+                LayerResult& l = layers[i];
+                l.dma_startup_ps = p.dma.startup_ps, l.dma_transfer_ps = p.dma.transfer_ps, l.dma_wait_ps = p.dma.wait_ps;
+                std::uint64_t most_transfer = 0, most_wait = 0;
+                l.transfer_hop.clear(), l.wait_hop.clear();
+                for (const DmaTimeSplit::PerHop& h : p.dma.hops) {
+                    if (h.transfer_ps > most_transfer) most_transfer = h.transfer_ps, l.transfer_hop = h.hop->name();
+                    if (h.wait_ps > most_wait) most_wait = h.wait_ps, l.wait_hop = h.hop->name();
+                }
+            }
+        }
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        LayerResult& l = layers[i];
+        l.compute_ps = compute[i];
+        l.bound = bound_of(l, longest[i]);
+        if (l.end_ps > l.start_ps) l.tflops = static_cast<double>(l.flops) / static_cast<double>(l.end_ps - l.start_ps);
+    }
+}
+
 }  // namespace
 
 std::string hop_kind(const std::string& name) {
@@ -115,6 +184,16 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         if (k == run.workload().kernels.end() || at == index.end()) continue;
         for (const Command& c : k->second.commands) bytes_of[&c] = at->second;
     }
+    // Compiled kernels (one a PE): each command's layer as the mapping says.
+    for (const model::CompiledKernel& ck : mapping.compiled) {
+        const auto k = run.workload().kernels.find(ck.kernel);
+        if (k == run.workload().kernels.end()) continue;
+        const std::vector<Command>& commands = k->second.commands;
+        for (std::size_t i = 0; i < commands.size() && i < ck.time_layer.size(); ++i) {
+            if (ck.time_layer[i] >= 0) layer_of[&commands[i]] = static_cast<std::size_t>(ck.time_layer[i]);
+            if (ck.bytes_layer[i] >= 0) bytes_of[&commands[i]] = static_cast<std::size_t>(ck.bytes_layer[i]);
+        }
+    }
     const std::uint64_t sram_base = topo.cube.memory_map.sram_base;
     for (const CommandResult& c : run.commands()) {
         const auto counted = bytes_of.find(c.command);
@@ -159,6 +238,7 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
         l.bound = bound_of(l, ns_to_ps(r.result.pe_exec_ns, "a layer's pe_exec_ns"));
         if (l.end_ps > l.start_ps) l.tflops = static_cast<double>(l.flops) / static_cast<double>(l.end_ps - l.start_ps);
     }
+    if (!mapping.compiled.empty()) compiled_parts(mapping, run, layers);
     // What each waited for: the input layer that finished last.
     for (std::size_t i = 0; i < layers.size(); ++i) {
         std::uint64_t latest = 0;

@@ -81,10 +81,13 @@ const char* cli_usage() {
            "  --map-cubes N         pipeline the model's layers over N cubes (default 1)\n"
            "  --no-patterns         map every node as the model spells it: no GELU, SiLU,\n"
            "                        RMSNorm or rotary recognised as one op (docs/models.md)\n"
-           "  --launch host|device  how a mapped model's layers are launched (default host:\n"
+           "  --launch host|device|compiled\n"
+           "                        how a mapped model's layers are launched (default host:\n"
            "                        each when its inputs' responses are back at the host;\n"
            "                        device: all at once, each cube's M_CPU holding a layer\n"
-           "                        until its inputs are written; docs/models.md)\n"
+           "                        until its inputs are written; compiled: one kernel per\n"
+           "                        PE holding every layer, PEs meeting at a barrier between\n"
+           "                        layers, one cube; docs/models.md)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --trace-binary FILE   write the same events in a compact binary form to FILE\n"
            "                        (a tenth of the bytes; npuvp trace-to-json converts it)\n"
@@ -210,8 +213,10 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.patterns = false;
         } else if (arg == "--launch") {
             const std::string text = value(i, arg);
-            if (text != "host" && text != "device") bad("--launch: expected host or device, got '" + text + "'");
+            if (text != "host" && text != "device" && text != "compiled")
+                bad("--launch: expected host, device or compiled, got '" + text + "'");
             options.device_queue = text == "device";
+            options.compiled = text == "compiled";
             launch_given = true;
         } else if (arg == "--vcd") {
             options.vcd = value(i, arg);

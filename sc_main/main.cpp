@@ -569,6 +569,7 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     map_options.cubes = options.map_cubes;
     map_options.recognise = options.patterns;
     map_options.device_queue = options.device_queue;
+    map_options.compiled = options.compiled;
     map_options.tensor_parallel = options.tensor_parallel;
     // A language model's elements (bf16, or 8-bit: INT8 / FP8); an ONNX
     // model's run as bf16 (docs/models.md).
@@ -604,6 +605,14 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
                         std::to_string(steps) + " " + model::to_string(map_options.all_reduce) + " all-reduce steps)";
     }
     if (options.device_queue) model_line() += "; launched through the device queue (--launch device)";
+    if (options.compiled) {
+        const std::size_t pes = mapping.compiled.size();
+        model_line() += "; compiled: one kernel a PE on " + std::to_string(pes) + (pes == 1 ? " PE, " : " PEs, ") +
+                        (mapping.barriers == 0 ? std::string("no barrier")
+                                               : std::to_string(mapping.barriers) +
+                                                     (mapping.barriers == 1 ? " barrier" : " barriers")) +
+                        " (--launch compiled)";
+    }
     // What the recognition made of the file (docs/models.md "Recognised patterns").
     if (!options.patterns) {
         model_line() += "; patterns not recognised (--no-patterns)";

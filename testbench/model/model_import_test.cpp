@@ -96,11 +96,10 @@ struct MappedRun {
     std::unique_ptr<WorkloadRun> run;
 
     explicit MappedRun(const std::string& file, const std::string& topology = "default", int cubes = 1,
-                       const std::function<void(TopologyConfig&)>& change = {})
+                       const std::function<void(TopologyConfig&)>& change = {}, MapOptions options = {})
         : topo(changed(test::load_shipped(topology), change)),
           platform_ptr(std::make_unique<Platform>(topo, trace)),
           platform(*platform_ptr) {
-        MapOptions options;
         options.cubes = cubes;
         mapping = greedy_map(import_onnx(file), topo, options);
         w = load_workload_text(mapping.workload_yaml, file, topo);
@@ -124,6 +123,13 @@ struct MappedRun {
         for (const CommandResult& c : run->commands())
             if (c.command->id == id) return c;
         BOOST_FAIL("no command " << id);
+        return run->commands().front();
+    }
+    // Command `id` of PE `pe` (its node id prefix, e.g. sip0.cube0.pe1).
+    CommandResult command(const std::string& pe, const std::string& id) const {
+        for (const CommandResult& c : run->commands())
+            if (c.pe == pe && c.command->id == id) return c;
+        BOOST_FAIL("no command " << id << " on " << pe);
         return run->commands().front();
     }
     std::vector<LayerResult> results;
@@ -815,6 +821,114 @@ BOOST_AUTO_TEST_CASE(a_device_queue_releases_the_next_layer_at_the_m_cpu) {
     const test::RunResult bad = test::run_npuvp("--launch device");
     BOOST_TEST(bad.code == 2);
     BOOST_TEST(bad.out.find("--launch applies to --model and --llm runs") != std::string::npos, bad.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
+    // The two one-tile layers above with --launch compiled (docs/models.md
+    // "Compiled kernels"): both are on pe0 only, so pe0's one kernel holds
+    // fc1's commands, then fc2's, with no barrier (one PE). fc1 runs as
+    // through the host: 515 -> 2068.584, its `wait: all` returns then.
+    // PE_CPU issues fc2 2 later (overhead_ns) and PE_SCHEDULER starts it 1
+    // after that: 2071.584; it takes what fc1 took (1553.584) and ends at
+    // 3625.168. The kernel ends there (kernel_end_ns 0); the response to the
+    // host is the 512 of a_device_queue_...: makespan 4137.168, against
+    // 4146.168 through the device queue (which releases fc2 at the M_CPU,
+    // 2077.584) and 5161.168 through the host.
+    const std::string model = two_tiles("model_compiled.onnx");
+    const test::RunResult r = test::run_npuvp("--model " + model + " --launch compiled");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(r.out.find("makespan 4137.168 ns") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("compiled: one kernel a PE on 1 PE, no barrier (--launch compiled)") != std::string::npos,
+               r.out);
+    // The layer table still has both layers, fc2 from 2071.584.
+    BOOST_TEST(r.out.find("l1_fc2") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("2071.584") != std::string::npos, r.out);
+    // `npuvp map` writes it: one kernel, its ids prefixed by their layer's,
+    // one launch.
+    const test::RunResult m = test::run_npuvp("map " + model + " --launch compiled --out model_compiled.yaml");
+    BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
+    const std::string yaml = slurp("model_compiled.yaml");
+    BOOST_CHECK_EQUAL(count_of(yaml, "kernel_launch"), 1u);
+    BOOST_CHECK_EQUAL(count_of(yaml, "\n  pe0:\n"), 1u);
+    BOOST_CHECK_EQUAL(count_of(yaml, "id: l0_fc1_fc1"), 1u);
+    BOOST_CHECK_EQUAL(count_of(yaml, "id: l1_fc2_fc2"), 1u);
+    // One cube only: IPCQ does not cross cubes.
+    const test::RunResult bad = test::run_npuvp("--model " + model + " --launch compiled --map-cubes 2 --topology " +
+                                                std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/two_sip.yaml");
+    BOOST_TEST(bad.code == 2);
+    BOOST_TEST(bad.out.find("--launch compiled runs a network on one cube") != std::string::npos, bad.out);
+    const test::RunResult other = test::run_npuvp("--model " + model + " --launch sideways");
+    BOOST_TEST(other.code == 2);
+    BOOST_TEST(other.out.find("--launch: expected host, device or compiled, got 'sideways'") != std::string::npos,
+               other.out);
+}
+
+// x [1, 128] · w1 [128, 256] -> h, h · w2 [256, 256] -> y: each layer one
+// tile of N per PE on two PEs.
+std::string two_wide(const std::string& file) {
+    Builder b;
+    b.input("x", {1, 128}).weight("w1", {128, 256}).weight("w2", {256, 256}).output("y", {1, 256});
+    b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
+    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
+    return b.save(file);
+}
+
+BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_follows_the_ipcq_timing) {
+    // Both layers on pe0 and pe1, fc2 waiting for fc1: one barrier between
+    // them (docs/models.md "Compiled kernels"). The layers' own times are
+    // the timing contract's as tested above; the barrier's follow from when
+    // each PE's fc1 ends (its `wait: all` returns), by hand, on default.yaml:
+    // PE_CPU issues a command 2 after the one before (overhead_ns), and
+    // PE_SCHEDULER dispatches it 1 later; an IPCQ send of 64 B to the
+    // neighbouring PE takes the DMA start-up 500 + 64 B at 256 B/ns 0.25 +
+    // the route's latency 4.5 = 504.75 from its dispatch (the 4096 B of
+    // decoupler_test's by-hand IPCQ case take 520.5 the same way).
+    //   pe1 (arrival): fc1 ends at e1; sync0 issued e1 + 2, dispatched
+    //     e1 + 3, its bytes in pe0's ring at a = e1 + 507.75;
+    //   pe0: its receive, issued at its own fc1's end + 2, completes at a;
+    //     `wait: all` returns at a; the release sync0_to1 is issued a + 2,
+    //     dispatched a + 3, in pe1's ring at g = a + 507.75; pe0 issues fc2
+    //     2 after the send, a + 4, started a + 5 (no wait for its send);
+    //   pe1: sync0_go completes at g; fc2 issued g + 2, started g + 3.
+    // So the barrier holds pe1 2 · 507.75 + 3 = 1018.5 ns after its fc1.
+    MapOptions options;
+    options.compiled = true;
+    MappedRun r(two_wide("model_compiled_barrier.onnx"), "default", 1, {}, options);
+    BOOST_REQUIRE_EQUAL(r.mapping.compiled.size(), 2u);
+    BOOST_CHECK_EQUAL(r.mapping.barriers, 1u);
+    const std::string pe0 = "sip0.cube0.pe0", pe1 = "sip0.cube0.pe1";
+    const std::uint64_t e0 = r.command(pe0, "l0_fc1_fc1").finished_ps, e1 = r.command(pe1, "l0_fc1_fc1").finished_ps;
+    BOOST_REQUIRE_LT(e0, e1);  // pe0 arrives first, as the derivation has it
+    const std::uint64_t a = e1 + 507750, g = a + 507750;
+    BOOST_CHECK_EQUAL(r.command(pe1, "sync0").started_ps, e1 + 3000);
+    BOOST_CHECK_EQUAL(r.command(pe1, "sync0").finished_ps, a);
+    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_from1").submitted_ps, e0 + 2000);
+    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_from1").finished_ps, a);
+    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_to1").started_ps, a + 3000);
+    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_to1").finished_ps, g);
+    BOOST_CHECK_EQUAL(r.command(pe0, "l1_fc2_fc2").started_ps, a + 5000);
+    BOOST_CHECK_EQUAL(r.command(pe1, "sync0_go").finished_ps, g);
+    BOOST_CHECK_EQUAL(r.command(pe1, "l1_fc2_fc2").started_ps, g + 3000);
+    BOOST_CHECK_EQUAL(g + 3000 - e1, 1018500u);
+    // The layer table counts each layer's own commands: fc1 from pe0's
+    // start to pe1's end, fc2 from pe0's start; the barrier in neither.
+    const LayerResult& l0 = r.layer("l0_fc1");
+    const LayerResult& l1 = r.layer("l1_fc2");
+    BOOST_CHECK_EQUAL(l0.start_ps, r.command(pe0, "l0_fc1_fc1").started_ps);
+    BOOST_CHECK_EQUAL(l0.end_ps, e1);
+    BOOST_CHECK_EQUAL(l1.start_ps, a + 5000);
+    BOOST_CHECK_EQUAL(l1.end_ps, std::max(r.command(pe0, "l1_fc2_fc2").finished_ps,
+                                          r.command(pe1, "l1_fc2_fc2").finished_ps));
+    // Its parts come from the kernels' segments: a PE's GEMM busy time in
+    // its layer, one tile each (docs/timing.md "GEMM cost", dataflow, bf16:
+    // fold 128; fc1 1 x 128 x 128: max(1, ceil(16512 · 2 / 2048) = 17) +
+    // fill 128 + reducer 5 = 150 cycles; fc2 1 x 256 x 128: max(2,
+    // ceil(33024 · 2 / 2048) = 33) + 128 + 5 = 166, at 1 GHz), and DMA
+    // start-ups for the operands it read and wrote.
+    BOOST_CHECK_EQUAL(l0.compute_ps, 150000u);
+    BOOST_CHECK_EQUAL(l1.compute_ps, 166000u);
+    BOOST_CHECK_GT(l0.dma_startup_ps, 0u);
+    BOOST_TEST(!l0.bound.empty());
 }
 
 BOOST_AUTO_TEST_CASE(the_run_opens_with_what_bound_it) {
