@@ -54,8 +54,13 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
     const Pe* last_pe = nullptr;
     const PeCpu::KernelRun* last_run = nullptr;
     std::uint64_t last_finish = 0;
+    std::uint64_t previous_finish = 0;
     for (const Report::Step& s : critical_path) {
         std::uint64_t from = s.started_ps - std::min(s.started_ps, s.gap_ps);
+        // An IPCQ receive held by the send that completed it (via "ipcq")
+        // began before that send ended: only what follows the send is its.
+        if (s.via == "ipcq") from = std::min(s.finished_ps, std::max(from, previous_finish));
+        previous_finish = s.finished_ps;
         const auto pe = pes.find(s.pe);
         if (pe == pes.end()) {
             double ps = static_cast<double>(s.finished_ps - from);

@@ -48,32 +48,50 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 namespace {
 
-// The chain inside one PE (see Report::Step): from the command that finishes
-// last among `cmds` back through what held each one, first to last, with the
-// way each was held ("" for the first).
+// The chain through the PEs' commands (see Report::Step): from the command
+// that finishes last among `cmds` of the PE that finished last (`pe`, or
+// any when empty) back through what held each one, first to last, with the
+// way each was held ("" for the first). `cmds` may hold other PEs'
+// commands: an IPCQ receive is held by the send that completed it, on
+// another PE ("ipcq"), and the chain goes on there.
 std::vector<std::pair<const obs::CommandSpan*, std::string>> pe_chain(
-    const std::vector<const obs::CommandSpan*>& cmds) {
+    const std::vector<const obs::CommandSpan*>& cmds, const std::string& pe = "") {
     std::vector<std::pair<const obs::CommandSpan*, std::string>> rev;
-    if (cmds.empty()) return rev;
-    std::size_t cur = 0;
-    for (std::size_t i = 1; i < cmds.size(); ++i)
-        if (cmds[i]->finished_ps >= cmds[cur]->finished_ps) cur = i;
+    std::size_t cur = cmds.size();
+    for (std::size_t i = 0; i < cmds.size(); ++i)
+        if ((pe.empty() || cmds[i]->pe == pe) && (cur == cmds.size() || cmds[i]->finished_ps >= cmds[cur]->finished_ps))
+            cur = i;
+    if (cur == cmds.size()) return rev;
+    // Each PE's commands, and the IPCQ sends to each PE, in `cmds` order.
+    std::unordered_map<std::string_view, std::vector<std::size_t>> of_pe, sends_to;
+    for (std::size_t i = 0; i < cmds.size(); ++i) {
+        of_pe[cmds[i]->pe].push_back(i);
+        if (!cmds[i]->peer.empty()) sends_to[cmds[i]->peer].push_back(i);
+    }
     std::set<std::size_t> seen;
     for (;;) {
         seen.insert(cur);
         const obs::CommandSpan& c = *cmds[cur];
+        const std::vector<std::size_t>& mine = of_pe[c.pe];
         std::size_t pred = cmds.size();
         std::string via;
-        if (c.gated_by >= 0) {
-            for (std::size_t i = 0; i < cmds.size(); ++i)
-                if (cmds[i]->pe == c.pe && static_cast<std::int64_t>(cmds[i]->seq) == c.gated_by) pred = i;
+        if (c.kind == "ipcq_recv") {
+            // The send whose bytes arrived last: it completed the receive
+            // (both finish at the delivery).
+            if (const auto to = sends_to.find(c.pe); to != sends_to.end())
+                for (const std::size_t i : to->second)
+                    if (cmds[i]->finished_ps == c.finished_ps) pred = i, via = "ipcq";
+        }
+        if (pred == cmds.size() && c.gated_by >= 0) {
+            for (const std::size_t i : mine)
+                if (static_cast<std::int64_t>(cmds[i]->seq) == c.gated_by) pred = i;
             via = c.gated_cause.empty() ? "wait" : c.gated_cause;
         }
         if (pred == cmds.size()) {
             // Not held by the scheduler: PE_CPU issued it after the latest
             // command of its PE that had completed by then (a program wait).
-            for (std::size_t i = 0; i < cmds.size(); ++i) {
-                if (i == cur || cmds[i]->pe != c.pe || cmds[i]->finished_ps > c.submitted_ps) continue;
+            for (const std::size_t i : mine) {
+                if (i == cur || cmds[i]->finished_ps > c.submitted_ps) continue;
                 if (pred == cmds.size() || cmds[i]->finished_ps > cmds[pred]->finished_ps ||
                     (cmds[i]->finished_ps == cmds[pred]->finished_ps && cmds[i]->seq > cmds[pred]->seq))
                     pred = i;
@@ -147,10 +165,10 @@ public:
         return fan;
     }
 
-    // On the fan-out's cube, the commands (within the fan-out) of the PE
-    // whose last command in it finished last (the first such in the view's
-    // order), in the view's order.
-    std::vector<const obs::CommandSpan*> launch_commands(const obs::RunView::Fanout& fan) const {
+    // On the fan-out's cube, the commands within the fan-out, in the view's
+    // order, and the PE whose last command in it finished last (the first
+    // such in the view's order).
+    std::vector<const obs::CommandSpan*> launch_commands(const obs::RunView::Fanout& fan, std::string& pe) const {
         const auto it = m_by_cube.find(fan.node.substr(0, fan.node.rfind('.') + 1));  // "sip0.cube0."
         if (it == m_by_cube.end()) return {};
         const std::vector<std::size_t>& list = it->second;
@@ -166,9 +184,10 @@ public:
         for (const std::size_t i : within)
             if (!last || cmds[i].finished_ps > last->finished_ps) last = &cmds[i];
         std::vector<const obs::CommandSpan*> out;
-        if (last)
-            for (const std::size_t i : within)
-                if (cmds[i].pe == last->pe) out.push_back(&cmds[i]);
+        if (last) {
+            pe = last->pe;
+            for (const std::size_t i : within) out.push_back(&cmds[i]);
+        }
         return out;
     }
 
@@ -180,6 +199,17 @@ public:
             for (const std::uint64_t t : it->second)
                 if (t >= from && t <= by) return t;
         return by;
+    }
+
+    // When the last kernel on `pe` to start by `by` started, else `by`.
+    std::uint64_t latest_kernel_start(const std::string& pe, std::uint64_t by) const {
+        std::uint64_t at = by;
+        bool found = false;
+        const auto it = m_starts.find(pe);
+        if (it != m_starts.end())
+            for (const std::uint64_t t : it->second)
+                if (t <= by && (!found || t > at)) at = t, found = true;
+        return at;
     }
 
 private:
@@ -207,24 +237,39 @@ std::vector<Report::Step> host_path(const obs::RunView& view) {
         };
         const obs::RunView::Fanout* fan = index.last_fanout(r);
         std::vector<const obs::CommandSpan*> cmds;
-        if (fan && r.kind == "kernel_launch") cmds = index.launch_commands(*fan);
+        std::string last_pe;
+        if (fan && r.kind == "kernel_launch") cmds = index.launch_commands(*fan, last_pe);
         if (cmds.empty()) {
             io_step(via, r.issued_ps, r.completed_ps);
             continue;
         }
-        const std::uint64_t kernel = index.kernel_start(cmds.front()->pe, fan->start_ps, cmds.front()->submitted_ps);
+        const auto steps = pe_chain(cmds, last_pe);
+        // The kernel the chain starts in: on the PE that finished last, or,
+        // when the chain went back through IPCQ to a PE another launch
+        // started earlier (a compiled kernel), on that PE: the host's steps
+        // then end where it started.
+        const std::string& first_pe = steps.front().first->pe;
+        const obs::CommandSpan* first = nullptr;
+        for (const obs::CommandSpan* c : cmds)
+            if (c->pe == first_pe) {
+                first = c;
+                break;
+            }
+        const std::uint64_t kernel = first_pe == last_pe
+                                         ? index.kernel_start(first_pe, fan->start_ps, first->submitted_ps)
+                                         : index.latest_kernel_start(first_pe, first->submitted_ps);
+        const std::uint64_t until = std::min(fan->start_ps, kernel);
         if (r.device && !out.empty()) {
             // Held by M_CPU (resolve_after: device): released when its
             // predecessor's fan-out completed on the device, not when that
             // one's response reached the host, which is off the path.
             if (out.back().context == "request" && out.back().via == "response") out.pop_back();
             out.push_back({fan->node, r.id, r.kind, "device", "release", r.issued_ps, out.back().finished_ps,
-                           fan->start_ps, 0});
+                           until, 0});
         } else {
-            io_step(via, r.issued_ps, fan->start_ps);
+            io_step(via, r.issued_ps, until);
         }
-        out.push_back({fan->node, r.id, r.kind, "fan-out", "request", fan->start_ps, fan->start_ps, kernel, 0});
-        const auto steps = pe_chain(cmds);
+        out.push_back({fan->node, r.id, r.kind, "fan-out", "request", fan->start_ps, until, kernel, 0});
         for (std::size_t i = 0; i < steps.size(); ++i)
             out.push_back(command_step(*steps[i].first, i ? steps[i].second : "launch"));
         out.push_back({fan->node, r.id, r.kind, "fan-out", "response", fan->start_ps,

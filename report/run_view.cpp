@@ -75,6 +75,9 @@ void add_commands(RunView& view, const PeIndex& index, const std::vector<std::st
             for (std::size_t i = 0; i < wait_cause_count; ++i) s.waited_ps[i] = r.waited[i].value();
             if (r.gated_cause != WaitCause::none) s.gated_cause = to_string(r.gated_cause);
             s.gated_by = r.gated_by;
+            // "sip0.cube0.pe3" sending to PE 5 of its cube: "sip0.cube0.pe5".
+            if (r.command->kind == CommandKind::ipcq_send)
+                s.peer = id.substr(0, id.rfind('.') + 1) + "pe" + std::to_string(r.command->peer);
             view.commands.push_back(s);
         }
     }

@@ -47,6 +47,7 @@ struct CommandSpan {
     std::uint64_t waited_ps[wait_cause_count] = {};
     std::string gated_cause;  // the cause it waited for last ("" when it never waited)
     std::int64_t gated_by = -1;  // seq of the command it waited for last, or -1
+    std::string peer;            // an ipcq_send's: the PE it sent to (its id); "" otherwise
     // Only for a command still in flight when a run failed (RunView::unfinished):
     // whether it had started, and the tiles done of `tiles`.
     bool started = true;

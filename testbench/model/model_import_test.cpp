@@ -931,6 +931,30 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_follows_the_ipcq_timing) {
     BOOST_TEST(!l0.bound.empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_is_on_the_critical_path_by_name) {
+    // The run of a_compiled_kernels_barrier_...: pe1 finishes last. Its
+    // path: fc1 on pe1, then its arrival send sync0 (504.75 from dispatch,
+    // 3 after fc1's end: 507.75 with its gap), which completed pe0's
+    // receive sync0_from1 (via "ipcq": the receive counts only after the
+    // send, nothing), then pe0's release sync0_to1 (issued 2 after the
+    // receive, dispatched 1 later, 504.75: 507.75), which completed pe1's
+    // sync0_go, then fc2 on pe1. The bound line names the two sends:
+    // IPCQ send 2 · 507.75 = 1015.5 ns, where pe0 (the first of two equal
+    // shares) gave it.
+    const std::string model = two_wide("model_compiled_path.onnx");
+    const test::RunResult r = test::run_npuvp("--model " + model +
+                                              " --launch compiled --summary model_compiled_path.json --report "
+                                              "model_compiled_path.report.json");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    const std::string summary = slurp("model_compiled_path.json");
+    BOOST_CHECK_MESSAGE(summary.find("{\"what\": \"IPCQ send\", \"where\": \"sip0.cube0.pe0\", \"ns\": 1015.500") !=
+                            std::string::npos,
+                        summary.substr(0, 800));
+    const std::string report = slurp("model_compiled_path.report.json");
+    BOOST_CHECK_EQUAL(count_of(report, "\"via\": \"ipcq\""), 2u);
+    BOOST_CHECK(report.find("\"id\": \"sync0_to1\", \"kind\": \"ipcq_send\"") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(the_run_opens_with_what_bound_it) {
     // The two one-tile layers of a_mapped_models_makespan_...: per layer the
     // critical path is IO_CPU 0 -> 510, M_CPU 510 -> 512, (3 ns launch wait)
