@@ -343,9 +343,10 @@ const Table<File>& scenario_table() {
         F::choice("all_reduce", [](auto& f) -> auto& { return f.s.all_reduce_tree; }, "ring",
                   std::vector<std::pair<std::string, bool>>{{"ring", false}, {"tree", true}},
                   "with `parallel: tensor`: how the all-reduces run (`--all-reduce`; docs/models.md \"Tensor parallelism\")"),
-        F::choice("launch", [](auto& f) -> auto& { return f.s.device_queue; }, "host",
-                  std::vector<std::pair<std::string, bool>>{{"host", false}, {"device", true}},
-                  "how each step's layers are launched (`--launch`; docs/models.md \"Launches\"): `host`, each when its inputs' responses are back at the host; `device`, all at once, each cube's M_CPU holding a layer until its inputs are written"),
+        F::choice("launch", [](auto& f) -> auto& { return f.s.launch; }, "host",
+                  std::vector<std::pair<std::string, std::string>>{
+                      {"host", "host"}, {"device", "device"}, {"compiled", "compiled"}},
+                  "how each step's layers are launched (`--launch`; docs/models.md \"Launches\"): `host`, each when its inputs' responses are back at the host; `device`, all at once, each cube's M_CPU holding a layer until its inputs are written; `compiled`, one kernel per PE a step, the PEs meeting at IPCQ barriers (docs/models.md \"Compiled kernels\"; one card)"),
     }};
     return table;
 }
@@ -373,6 +374,10 @@ ServeScenario load_serve_scenario(const std::string& path) {
     f.s.requests_loc = f.requests_loc;
     const MapReader top(yaml, yaml.root(document), table.keys());
     f.s.cards_loc = top.has("cards") ? top.child("cards").loc : top.item().loc;
+    if (f.s.launch == "compiled" && f.s.cards > 1)
+        throw ConfigError(top.child("launch").loc, "launch: compiled runs a step on one card (cards: " +
+                                                       std::to_string(f.s.cards) +
+                                                       "): its PEs synchronise through IPCQ, which does not cross cards");
     if (f.s.prefill_chunk != 0 && !f.s.continuous)
         throw ConfigError(top.child("prefill_chunk").loc,
                           "prefill_chunk applies to continuous batching (batching: static prefills whole batches)");

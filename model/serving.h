@@ -116,7 +116,7 @@ struct ServeScenario {
     int cards = 1;                       // cubes the step is mapped over
     bool tensor_parallel = false;        // parallel: tensor (--tensor-parallel cards), else pipeline (--map-cubes cards)
     bool all_reduce_tree = false;        // all_reduce: tree (else ring)
-    bool device_queue = false;           // launch: device (--launch device), else host
+    std::string launch = "host";         // launch: host, device or compiled (--launch)
     SourceLoc requests_loc;              // where `requests` is (errors about them)
     SourceLoc cards_loc;                 // where `cards` is (or the file, when it is left out)
 };

@@ -40,7 +40,7 @@ struct Options {
     std::vector<std::string> sets;
     bool exact = false;
     bool max_throughput = false;
-    std::string launch;  // --launch host|device: the scenario's `launch`, overridden
+    std::string launch;  // --launch host|device|compiled: the scenario's `launch`, overridden
 };
 
 [[noreturn]] void bad(const std::string& message) {
@@ -49,7 +49,7 @@ struct Options {
 
 const char* kUsage =
     "usage: npuvp serve SCENARIO.yaml [--topology FILE] [--set KEY=VALUE]... [--exact]\n"
-    "                   [--launch host|device] [--csv FILE] [--steps-csv FILE] [--summary FILE]\n"
+    "                   [--launch host|device|compiled] [--csv FILE] [--steps-csv FILE] [--summary FILE]\n"
     "\n"
     "Serves a language model to the scenario's requests (docs/llm.md \"Serving\"): each\n"
     "distinct step runs once in detail (npuvp --llm) and is reused for every step like it;\n"
@@ -59,7 +59,7 @@ const char* kUsage =
     "--topology FILE   the machine (default configs/topologies/default.yaml)\n"
     "--set KEY=VALUE   a topology override, as for npuvp (repeatable)\n"
     "--exact           no reuse across contexts: every decode step's context runs in detail\n"
-    "--launch host|device\n"
+    "--launch host|device|compiled\n"
     "                  how each step's layers are launched, over the scenario's `launch`\n"
     "                  (docs/models.md \"Launches\")\n"
     "--max-throughput  find the concurrency that gives the most output tokens/s within the\n"
@@ -87,7 +87,8 @@ Options parse(int argc, char* argv[]) {
         else if (a == "--exact") o.exact = true;
         else if (a == "--launch") {
             o.launch = value();
-            if (o.launch != "host" && o.launch != "device") bad("--launch: expected host or device, got '" + o.launch + "'");
+            if (o.launch != "host" && o.launch != "device" && o.launch != "compiled")
+                bad("--launch: expected host, device or compiled, got '" + o.launch + "'");
         }
         else if (a == "--max-throughput") o.max_throughput = true;
         else if (a == "--csv") o.csv = value();
@@ -124,7 +125,7 @@ public:
             args.insert(args.end(), {"--chunk", std::to_string(st.chunk), "--chunk-prompts", std::to_string(st.chunk_prompts),
                                      "--chunk-past", std::to_string(st.chunk_past)});
         if (m_s.tensor_parallel) args.insert(args.end(), {"--all-reduce", m_s.all_reduce_tree ? "tree" : "ring"});
-        if (m_s.device_queue) args.insert(args.end(), {"--launch", "device"});
+        if (m_s.launch != "host") args.insert(args.end(), {"--launch", m_s.launch});
         const ChildExit exit = run_self(args, stem + ".log");
         if (!exit.started || exit.signal || exit.code != 0)
             throw std::runtime_error("serve: the " + std::string(model::to_string(st.phase)) + " step of batch " +
@@ -175,7 +176,12 @@ nlohmann::json dist_json(const model::Distribution& d) {
 int run_serve(int argc, char* argv[]) {
     const Options o = parse(argc, argv);
     model::ServeScenario s = model::load_serve_scenario(o.scenario);
-    if (!o.launch.empty()) s.device_queue = o.launch == "device";
+    if (!o.launch.empty()) {
+        if (o.launch == "compiled" && s.cards > 1)
+            throw ConfigError(s.cards_loc, "--launch compiled runs a step on one card (the scenario has cards: " +
+                                               std::to_string(s.cards) + ")");
+        s.launch = o.launch;
+    }
     const model::LlmConfig llm = model::load_llm_file(s.model);
     if (s.input_tokens + s.output_tokens > static_cast<std::uint64_t>(llm.max_positions))
         throw ConfigError(s.requests_loc, "input_tokens + output_tokens = " + std::to_string(s.input_tokens + s.output_tokens) +
@@ -319,7 +325,9 @@ int run_serve(int argc, char* argv[]) {
     out << "serve    " << s.name << ": " << llm.name << " on " << topo.name << " (" << s.cards << (s.cards == 1 ? " card" : " cards")
         << (s.cards == 1 ? "" : s.tensor_parallel ? std::string(", tensor parallel, ") + (s.all_reduce_tree ? "tree" : "ring") + " all-reduces"
                                                   : ", pipelined")
-        << (s.device_queue ? ", layers launched through the device queue" : "")
+        << (s.launch == "device"     ? ", layers launched through the device queue"
+            : s.launch == "compiled" ? ", each step one compiled kernel a PE"
+                                     : "")
         << "), " << s.count << " requests of " << s.input_tokens << " in / " << s.output_tokens << " out, "
         << (s.concurrency ? "concurrency " + std::to_string(s.concurrency) : "Poisson arrivals at " + obs::fixed(s.rate_per_s, 3) + "/s (seed " + std::to_string(s.seed) + ")")
         << ", " << (s.continuous ? "continuous" : "static") << " batching (at most " << s.max_batch << ")\n";

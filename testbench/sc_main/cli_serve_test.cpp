@@ -204,6 +204,44 @@ BOOST_AUTO_TEST_CASE(a_chunked_prefill_scenario_runs_mixed_steps) {
             5, "prefill_chunk applies to continuous batching");
 }
 
+BOOST_AUTO_TEST_CASE(a_scenario_can_run_each_step_as_a_compiled_kernel) {
+    // tiny on rngd_pe.yaml, whose PE_CPU pays the book's 2,000 + 600 ns of
+    // kernel start and end a launch: a step of tiny is some 26 short layers,
+    // each launched on its own through the host, or one kernel a PE with
+    // IPCQ barriers of about 2 us between waves of layers (docs/models.md
+    // "Compiled kernels"). Compiled, each step pays the start and end once,
+    // and the barriers instead of the host round trips: every decode step
+    // is shorter, so the mean time per output token is lower.
+    const std::string keys = "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
+                             "max_batch: 4\ncontext_bucket: 16\n";
+    const std::string card = " --topology " + kSource + "/configs/topologies/rngd_pe.yaml --summary ";
+    const npuvp::test::RunResult host =
+        npuvp::test::run_npuvp("serve " + tiny_scenario("serve_compiled_host.yaml", keys) + card + "serve_compiled_host.json");
+    const npuvp::test::RunResult compiled = npuvp::test::run_npuvp(
+        "serve " + tiny_scenario("serve_compiled.yaml", keys + "launch: compiled\n") + card + "serve_compiled.json");
+    BOOST_REQUIRE_MESSAGE(host.code == 0, host.out);
+    BOOST_REQUIRE_MESSAGE(compiled.code == 0, compiled.out);
+    BOOST_TEST(has(compiled.out, "(1 card, each step one compiled kernel a PE)"), compiled.out);
+    const auto tpot = [](const std::string& file) {
+        std::ifstream in(file);
+        nlohmann::json j;
+        in >> j;
+        return j.at("tpot").at("mean_ms").get<double>();
+    };
+    BOOST_TEST(tpot("serve_compiled.json") < tpot("serve_compiled_host.json"));
+    // --launch compiled over the host scenario is the compiled scenario.
+    const npuvp::test::RunResult over = npuvp::test::run_npuvp("serve serve_compiled_host.yaml --launch compiled" + card +
+                                                               "serve_compiled_over.json");
+    BOOST_REQUIRE_MESSAGE(over.code == 0, over.out);
+    BOOST_TEST(tpot("serve_compiled_over.json") == tpot("serve_compiled.json"));
+    // One card: IPCQ does not cross cards (the key's line: name, model,
+    // requests, cards, launch).
+    refused(tiny_scenario("serve_compiled_cards.yaml",
+                          "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\ncards: 2\n"
+                          "launch: compiled\n"),
+            5, "launch: compiled runs a step on one card (cards: 2)");
+}
+
 BOOST_AUTO_TEST_CASE(a_scenario_can_launch_its_layers_through_the_device_queue) {
     // The tensor-parallel scenario above with launch: device: every step's
     // layers and all-reduce steps are sent at once and held by the cards'
@@ -238,7 +276,7 @@ BOOST_AUTO_TEST_CASE(a_scenario_can_launch_its_layers_through_the_device_queue) 
     BOOST_TEST(tpot("serve_queue_over.json") == tpot("serve_queue_device.json"));
     const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_queue_host.yaml --launch graph");
     BOOST_TEST(bad.code == 2);
-    BOOST_TEST(has(bad.out, "serve: --launch: expected host or device, got 'graph'"), bad.out);
+    BOOST_TEST(has(bad.out, "serve: --launch: expected host, device or compiled, got 'graph'"), bad.out);
     refused(tiny_scenario("serve_queue_bad.yaml",
                           "requests: { count: 1, input_tokens: 4, output_tokens: 2, concurrency: 1 }\nlaunch: graph\n"),
             4, "launch");
