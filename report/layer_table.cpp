@@ -45,6 +45,18 @@ std::string bound_of(const LayerResult& l, std::uint64_t pe_exec_ps) {
     return best.second + percent(best.first, dma);
 }
 
+// A layer's DMA parts are its slowest PE's: `dma`, and the hops that
+// carried most of its transfer and were waited for most.
+void take_dma_parts(LayerResult& l, const DmaTimeSplit& dma) {
+    l.dma_startup_ps = dma.startup_ps, l.dma_transfer_ps = dma.transfer_ps, l.dma_wait_ps = dma.wait_ps;
+    std::uint64_t most_transfer = 0, most_wait = 0;
+    l.transfer_hop.clear(), l.wait_hop.clear();
+    for (const DmaTimeSplit::PerHop& h : dma.hops) {
+        if (h.transfer_ps > most_transfer) most_transfer = h.transfer_ps, l.transfer_hop = h.hop->name();
+        if (h.wait_ps > most_wait) most_wait = h.wait_ps, l.wait_hop = h.hop->name();
+    }
+}
+
 void add_split(DmaTimeSplit& into, const DmaTimeSplit& part) {
     into.startup_ps = sat_add(into.startup_ps, part.startup_ps);
     into.transfer_ps = sat_add(into.transfer_ps, part.transfer_ps);
@@ -96,14 +108,7 @@ void compiled_parts(const model::Mapping& mapping, const WorkloadRun& run, std::
                 compute[i] = std::max(compute[i], p.compute);
                 if (p.took < longest[i]) continue;
                 longest[i] = p.took;
-                LayerResult& l = layers[i];
-                l.dma_startup_ps = p.dma.startup_ps, l.dma_transfer_ps = p.dma.transfer_ps, l.dma_wait_ps = p.dma.wait_ps;
-                std::uint64_t most_transfer = 0, most_wait = 0;
-                l.transfer_hop.clear(), l.wait_hop.clear();
-                for (const DmaTimeSplit::PerHop& h : p.dma.hops) {
-                    if (h.transfer_ps > most_transfer) most_transfer = h.transfer_ps, l.transfer_hop = h.hop->name();
-                    if (h.wait_ps > most_wait) most_wait = h.wait_ps, l.wait_hop = h.hop->name();
-                }
+                take_dma_parts(layers[i], p.dma);
             }
         }
     for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -221,14 +226,7 @@ std::vector<LayerResult> layer_results(const model::Mapping& mapping, const Work
             const std::uint64_t took = (k.finish - k.start).value();
             if (took < longest[it->second]) continue;
             longest[it->second] = took;
-            LayerResult& l = layers[it->second];
-            l.dma_startup_ps = k.dma.startup_ps, l.dma_transfer_ps = k.dma.transfer_ps, l.dma_wait_ps = k.dma.wait_ps;
-            std::uint64_t most_transfer = 0, most_wait = 0;
-            l.transfer_hop.clear(), l.wait_hop.clear();
-            for (const DmaTimeSplit::PerHop& h : k.dma.hops) {
-                if (h.transfer_ps > most_transfer) most_transfer = h.transfer_ps, l.transfer_hop = h.hop->name();
-                if (h.wait_ps > most_wait) most_wait = h.wait_ps, l.wait_hop = h.hop->name();
-            }
+            take_dma_parts(layers[it->second], k.dma);
         }
     for (const auto& r : run.host()->requests()) {
         const auto it = index.find(r.request->id);

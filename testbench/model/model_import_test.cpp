@@ -67,10 +67,11 @@ std::string two_fc(const std::string& file) {
     return b.save(file);
 }
 
-// x [1, 128] · W1 [128, 128], then · W2 [128, 128]: two one-tile layers.
-std::string two_tiles(const std::string& file) {
+// x [1, 128] · w1 [128, width] -> h, h · w2 [width, width] -> y: at the
+// default width of 128, two one-tile layers.
+std::string two_tiles(const std::string& file, std::int64_t width = 128) {
     Builder b;
-    b.input("x", {1, 128}).weight("w1", {128, 128}).weight("w2", {128, 128}).output("y", {1, 128});
+    b.input("x", {1, 128}).weight("w1", {128, width}).weight("w2", {width, width}).output("y", {1, width});
     b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
     b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
     return b.save(file);
@@ -863,15 +864,8 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
                other.out);
 }
 
-// x [1, 128] · w1 [128, 256] -> h, h · w2 [256, 256] -> y: each layer one
-// tile of N per PE on two PEs.
-std::string two_wide(const std::string& file) {
-    Builder b;
-    b.input("x", {1, 128}).weight("w1", {128, 256}).weight("w2", {256, 256}).output("y", {1, 256});
-    b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
-    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
-    return b.save(file);
-}
+// two_tiles 256 wide: each layer one tile of N per PE on two PEs.
+std::string two_wide(const std::string& file) { return two_tiles(file, 256); }
 
 BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_follows_the_ipcq_timing) {
     // Both layers on pe0 and pe1, fc2 waiting for fc1: one barrier between

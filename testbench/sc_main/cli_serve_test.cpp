@@ -28,6 +28,39 @@ std::string tiny_scenario(const std::string& name, const std::string& keys) {
     return name;
 }
 
+// The mean time per output token of a `--summary` file, in ms.
+double tpot(const std::string& file) {
+    std::ifstream in(file);
+    nlohmann::json j;
+    in >> j;
+    return j.at("tpot").at("mean_ms").get<double>();
+}
+
+// A tiny scenario of `keys` served on `topology` (a shipped one) through the
+// host, and with `launch: <launch>`, each with a --summary (`stem`_host.json,
+// `stem`.json). --launch overrides the scenario's key: the host scenario
+// served with --launch <launch> is the other one, to the last digit.
+struct LaunchPair {
+    npuvp::test::RunResult host, other;
+    double host_tpot, other_tpot;
+};
+LaunchPair launch_pair(const std::string& stem, const std::string& keys, const std::string& launch,
+                       const std::string& topology) {
+    const std::string on = " --topology " + kSource + "/configs/topologies/" + topology + " --summary ";
+    LaunchPair r{npuvp::test::run_npuvp("serve " + tiny_scenario(stem + "_host.yaml", keys) + on + stem + "_host.json"),
+                 npuvp::test::run_npuvp("serve " + tiny_scenario(stem + ".yaml", keys + "launch: " + launch + "\n") + on +
+                                        stem + ".json"),
+                 0.0, 0.0};
+    BOOST_REQUIRE_MESSAGE(r.host.code == 0, r.host.out);
+    BOOST_REQUIRE_MESSAGE(r.other.code == 0, r.other.out);
+    r.host_tpot = tpot(stem + "_host.json"), r.other_tpot = tpot(stem + ".json");
+    const npuvp::test::RunResult over =
+        npuvp::test::run_npuvp("serve " + stem + "_host.yaml --launch " + launch + on + stem + "_over.json");
+    BOOST_REQUIRE_MESSAGE(over.code == 0, over.out);
+    BOOST_TEST(tpot(stem + "_over.json") == r.other_tpot);
+    return r;
+}
+
 // A scenario refused with exit 2 at `file`:`line` with `message`.
 void refused(const std::string& file, int line, const std::string& message) {
     const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve " + file);
@@ -214,26 +247,9 @@ BOOST_AUTO_TEST_CASE(a_scenario_can_run_each_step_as_a_compiled_kernel) {
     // is shorter, so the mean time per output token is lower.
     const std::string keys = "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
                              "max_batch: 4\ncontext_bucket: 16\n";
-    const std::string card = " --topology " + kSource + "/configs/topologies/rngd_pe.yaml --summary ";
-    const npuvp::test::RunResult host =
-        npuvp::test::run_npuvp("serve " + tiny_scenario("serve_compiled_host.yaml", keys) + card + "serve_compiled_host.json");
-    const npuvp::test::RunResult compiled = npuvp::test::run_npuvp(
-        "serve " + tiny_scenario("serve_compiled.yaml", keys + "launch: compiled\n") + card + "serve_compiled.json");
-    BOOST_REQUIRE_MESSAGE(host.code == 0, host.out);
-    BOOST_REQUIRE_MESSAGE(compiled.code == 0, compiled.out);
-    BOOST_TEST(has(compiled.out, "(1 card, each step one compiled kernel a PE)"), compiled.out);
-    const auto tpot = [](const std::string& file) {
-        std::ifstream in(file);
-        nlohmann::json j;
-        in >> j;
-        return j.at("tpot").at("mean_ms").get<double>();
-    };
-    BOOST_TEST(tpot("serve_compiled.json") < tpot("serve_compiled_host.json"));
-    // --launch compiled over the host scenario is the compiled scenario.
-    const npuvp::test::RunResult over = npuvp::test::run_npuvp("serve serve_compiled_host.yaml --launch compiled" + card +
-                                                               "serve_compiled_over.json");
-    BOOST_REQUIRE_MESSAGE(over.code == 0, over.out);
-    BOOST_TEST(tpot("serve_compiled_over.json") == tpot("serve_compiled.json"));
+    const LaunchPair r = launch_pair("serve_compiled", keys, "compiled", "rngd_pe.yaml");
+    BOOST_TEST(has(r.other.out, "(1 card, each step one compiled kernel a PE)"), r.other.out);
+    BOOST_TEST(r.other_tpot < r.host_tpot);
     // One card: IPCQ does not cross cards (the key's line: name, model,
     // requests, cards, launch).
     refused(tiny_scenario("serve_compiled_cards.yaml",
@@ -251,29 +267,11 @@ BOOST_AUTO_TEST_CASE(a_scenario_can_launch_its_layers_through_the_device_queue) 
     // release and the cards' notices: the same steps run, each shorter.
     const std::string keys = "requests: { count: 8, input_tokens: 32, output_tokens: 16, concurrency: 4 }\n"
                              "max_batch: 4\ncontext_bucket: 16\ncards: 2\nparallel: tensor\nall_reduce: tree\n";
-    const std::string server = " --topology " + kSource + "/configs/topologies/rngd_server.yaml --summary ";
-    const npuvp::test::RunResult host = npuvp::test::run_npuvp(
-        "serve " + tiny_scenario("serve_queue_host.yaml", keys) + server + "serve_queue_host.json");
-    const npuvp::test::RunResult device = npuvp::test::run_npuvp(
-        "serve " + tiny_scenario("serve_queue_device.yaml", keys + "launch: device\n") + server + "serve_queue_device.json");
-    BOOST_REQUIRE_MESSAGE(host.code == 0, host.out);
-    BOOST_REQUIRE_MESSAGE(device.code == 0, device.out);
-    BOOST_TEST(has(device.out, "(2 cards, tensor parallel, tree all-reduces, layers launched through the device queue)"),
-               device.out);
-    BOOST_TEST(has(device.out, "steps    2 prefill, 30 decode; 2 distinct steps run in detail"), device.out);
-    const auto tpot = [](const std::string& file) {
-        std::ifstream in(file);
-        nlohmann::json j;
-        in >> j;
-        return j.at("tpot").at("mean_ms").get<double>();
-    };
-    BOOST_TEST(tpot("serve_queue_device.json") < tpot("serve_queue_host.json"));
-    // --launch overrides the scenario's key: the host scenario launched
-    // through the device queue is the device scenario, to the last digit.
-    const npuvp::test::RunResult over = npuvp::test::run_npuvp("serve serve_queue_host.yaml --launch device" + server +
-                                                               "serve_queue_over.json");
-    BOOST_REQUIRE_MESSAGE(over.code == 0, over.out);
-    BOOST_TEST(tpot("serve_queue_over.json") == tpot("serve_queue_device.json"));
+    const LaunchPair r = launch_pair("serve_queue", keys, "device", "rngd_server.yaml");
+    BOOST_TEST(has(r.other.out, "(2 cards, tensor parallel, tree all-reduces, layers launched through the device queue)"),
+               r.other.out);
+    BOOST_TEST(has(r.other.out, "steps    2 prefill, 30 decode; 2 distinct steps run in detail"), r.other.out);
+    BOOST_TEST(r.other_tpot < r.host_tpot);
     const npuvp::test::RunResult bad = npuvp::test::run_npuvp("serve serve_queue_host.yaml --launch graph");
     BOOST_TEST(bad.code == 2);
     BOOST_TEST(has(bad.out, "serve: --launch: expected host, device or compiled, got 'graph'"), bad.out);
