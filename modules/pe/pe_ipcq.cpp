@@ -17,7 +17,7 @@ protected:
         const std::uint64_t bytes = token.stage().bytes;
         if (m_ipcq.m_readable < bytes) return wait_for(m_ipcq.m_arrived);
         m_ipcq.m_readable -= bytes;
-        m_ipcq.m_held -= m_ipcq.footprint(bytes);
+        m_ipcq.take(bytes);
         m_ipcq.m_received += bytes;
         // Every sender waiting for space asks again in the next round, in
         // the order they asked.
@@ -66,7 +66,22 @@ bool PeIpcq::reserve(std::uint64_t bytes, PipelineSignal& credit) {
 
 void PeIpcq::deliver(std::uint64_t bytes, PipelineClock& clock) {
     m_readable += bytes;
+    m_messages.push_back(bytes);
     clock.signal(m_arrived);
+}
+
+// The read goes through the messages in the order they arrived; the slots
+// it has passed are free: all of a message's once it is read to its end,
+// and of one read in part, its slots before the first byte left.
+void PeIpcq::take(std::uint64_t bytes) {
+    while (bytes > 0) {
+        std::uint64_t& left = m_messages[m_first];
+        const std::uint64_t n = std::min(bytes, left);
+        const std::uint64_t held = footprint(left);
+        left -= n, bytes -= n;
+        m_held -= held - footprint(left);
+        if (left == 0 && ++m_first == m_messages.size()) m_messages.clear(), m_first = 0;
+    }
 }
 
 StageWorker& PeIpcq::receiver() { return *m_receiver; }

@@ -3,7 +3,9 @@
 // its vc_comm channel: the sender first reserves ring space (waiting while
 // the ring is full: credit-based flow control), moves the data over the NoC,
 // then delivers it. An ipcq_recv command waits until enough data has arrived
-// and consumes it, freeing the space.
+// and consumes it, freeing the space: a message holds whole slots, and the
+// slots are freed as the read passes them (a receive of several small
+// messages frees all their slots, not the slots its byte count would fill).
 //
 // Both sides are method stage workers that wait through their PE's
 // PipelineClock (a PipelineSignal: the receiver's "data arrived", each
@@ -36,7 +38,8 @@ public:
     // (false) `credit` is signalled, through the receiver's clock, when a
     // receive next frees space, and the sender asks again then.
     virtual bool reserve(std::uint64_t bytes, PipelineSignal& credit) = 0;
-    // The reserved bytes have arrived and can be received; `clock` is the
+    // The reserved bytes have arrived (one message: a reservation's bytes
+    // arrive in one delivery) and can be received; `clock` is the
     // sender's time base (it signals the receiver's "data arrived").
     virtual void deliver(std::uint64_t bytes, PipelineClock& clock) = 0;
 };
@@ -92,8 +95,17 @@ private:
     class Receiver;
 
     std::unique_ptr<Receiver> m_receiver;
+    // Takes `bytes` of the data that has arrived (m_readable has them):
+    // frees the ring slots the read passes.
+    void take(std::uint64_t bytes);
+
     std::uint64_t m_held = 0;       // ring bytes reserved or holding data
     std::uint64_t m_readable = 0;   // delivered, not yet received
+    // The messages delivered and not yet read to their end, in arrival
+    // order, each its bytes left to read: [m_first, size()) (emptied when
+    // all are read, so it does not grow with the run).
+    std::vector<std::uint64_t> m_messages;
+    std::size_t m_first = 0;
     std::uint64_t m_received = 0;
     PipelineSignal m_arrived;  // the receiver waits on it (its event made at the first use)
     // Senders waiting for space, in the order they asked: each signalled

@@ -115,3 +115,64 @@ BOOST_AUTO_TEST_CASE(full_ring_holds_the_sender_until_a_receive_frees_it) {
     BOOST_CHECK_EQUAL(b.scheduler.completed_at("recv100"), ns(60));
     BOOST_CHECK_EQUAL(b.ipcq.bytes_received(), 700u);
 }
+
+BOOST_AUTO_TEST_CASE(one_receive_of_several_messages_frees_all_their_slots) {
+    Bench b;
+    // Two messages of 100 B, one slot each: the ring is full at 0 ns.
+    PipelineSignal a_credit, b_credit, c_credit;
+    test::Script a("a", [&] {
+        b.reserve(100, a_credit);
+        b.deliver(100);
+    });
+    test::Script second("b", [&] {
+        b.reserve(100, b_credit);
+        b.deliver(100);
+    });
+    // A third message of 600 B (both slots), asked for at 10 ns.
+    ps_t c_reserved = 0;
+    test::Script c("c", [&] {
+        test::wait_until(ns(10));
+        b.reserve(600, c_credit);
+        c_reserved = test::now_ps();
+        b.deliver(600);
+    });
+    // One receive of 200 B at 50 ns reads both small messages to their end:
+    // both their slots are free, so c's 600 B fit at 50 ns. (Freeing only
+    // the one slot 200 B would fill left c waiting for ever.) The receive
+    // of 600 B fed at 60 ns takes c's data at once.
+    b.receive(ns(50), "recv200", 200);
+    b.receive(ns(60), "recv600", 600);
+    sc_core::sc_start();
+    BOOST_CHECK_EQUAL(b.scheduler.completed_at("recv200"), ns(50));
+    BOOST_CHECK_EQUAL(c_reserved, ns(50));
+    BOOST_CHECK_EQUAL(b.scheduler.completed_at("recv600"), ns(60));
+    BOOST_CHECK_EQUAL(b.ipcq.bytes_received(), 800u);
+    BOOST_CHECK_EQUAL(b.ipcq.bytes_held(), 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_message_read_in_parts_frees_the_slots_the_reads_pass) {
+    Bench b;
+    // One message of 1024 B (both slots); a second of 100 B asked for at
+    // 10 ns waits. A receive of 600 B at 50 ns reads past the first slot
+    // (512 B) but not the second: one slot is free, and the 100 B fit then.
+    // A receive of the other 424 B at 60 ns frees the second slot.
+    PipelineSignal first_credit, second_credit;
+    ps_t second_reserved = 0;
+    test::Script first("first", [&] {
+        b.reserve(1024, first_credit);
+        b.deliver(1024);
+    });
+    test::Script second("second", [&] {
+        test::wait_until(ns(10));
+        b.reserve(100, second_credit);
+        second_reserved = test::now_ps();
+        b.deliver(100);
+    });
+    b.receive(ns(50), "recv600", 600);
+    b.receive(ns(60), "recv424", 424);
+    sc_core::sc_start();
+    BOOST_CHECK_EQUAL(second_reserved, ns(50));
+    BOOST_CHECK_EQUAL(b.scheduler.completed_at("recv424"), ns(60));
+    // The 100 B are still held: nobody received them.
+    BOOST_CHECK_EQUAL(b.ipcq.bytes_held(), 512u);
+}
