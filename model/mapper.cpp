@@ -324,18 +324,20 @@ private:
     // PE `pe`'s side of barrier `k` among PEs [0, pes) (docs/models.md
     // "Compiled kernels"). Every part before it ends with `wait: all`, so
     // the PE's earlier commands are complete. Arrival: each PE but 0 sends
-    // PE 0 a message of sync_bytes; PE 0 receives the pes - 1 (one receive
-    // a message: a receive frees the ring slots of the bytes it takes).
+    // PE 0 a message of sync_bytes (a slot of its ring each); PE 0 receives
+    // them, as many a receive as its ring has slots (a receive waits for all
+    // its bytes, so it must not need more messages than the ring holds).
     // Release, a binomial tree (the sends of one PE go one after another on
     // its vc_comm channel, each with its DMA start-up): in round r every PE
     // q < 2^r that is released sends to q + 2^r, so the last PE is released
     // after ceil(log2 pes) sends, not pes - 1.
-    static void emit_barrier(std::ostringstream& y, int pe, int pes, int k) {
+    static void emit_barrier(std::ostringstream& y, int pe, int pes, int k, int slots) {
         const std::string id = "sync" + std::to_string(k);
         int round = 0;  // the first round this PE sends in: the one after it was released
         if (pe == 0) {
-            for (int q = 1; q < pes; ++q)
-                y << "    - ipcq_recv: { id: " << id << "_from" << q << ", bytes: " << sync_bytes << " }\n";
+            for (int from = 1, part = 0; from < pes; from += slots, ++part)
+                y << "    - ipcq_recv: { id: " << id << "_in" << part
+                  << ", bytes: " << std::min(slots, pes - from) * sync_bytes << " }\n";
         } else {
             while ((2 << round) <= pe) ++round;  // released in round floor(log2 pe)
             ++round;
@@ -396,7 +398,9 @@ private:
             };
             int sync = 0;
             const auto barrier = [&] {
-                if (pes > 1) part([&](std::ostringstream& t) { emit_barrier(t, p, pes, sync); }, -1, -1);
+                if (pes > 1)
+                    part([&](std::ostringstream& t) { emit_barrier(t, p, pes, sync, m_topo.cube.pe_template.ipcq.slots); },
+                         -1, -1);
                 ++sync;
             };
             for (std::size_t i = 0; i < m_layers.size(); ++i) {

@@ -896,8 +896,8 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_follows_the_ipcq_timing) {
     const std::uint64_t a = e1 + 507750, g = a + 507750;
     BOOST_CHECK_EQUAL(r.command(pe1, "sync0").started_ps, e1 + 3000);
     BOOST_CHECK_EQUAL(r.command(pe1, "sync0").finished_ps, a);
-    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_from1").submitted_ps, e0 + 2000);
-    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_from1").finished_ps, a);
+    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_in0").submitted_ps, e0 + 2000);
+    BOOST_CHECK_EQUAL(r.command(pe0, "sync0_in0").finished_ps, a);
     BOOST_CHECK_EQUAL(r.command(pe0, "sync0_to1").started_ps, a + 3000);
     BOOST_CHECK_EQUAL(r.command(pe0, "sync0_to1").finished_ps, g);
     BOOST_CHECK_EQUAL(r.command(pe0, "l1_fc2_fc2").started_ps, a + 5000);
@@ -929,7 +929,7 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_is_on_the_critical_path_by_name)
     // The run of a_compiled_kernels_barrier_...: pe1 finishes last. Its
     // path: fc1 on pe1, then its arrival send sync0 (504.75 from dispatch,
     // 3 after fc1's end: 507.75 with its gap), which completed pe0's
-    // receive sync0_from1 (via "ipcq": the receive counts only after the
+    // receive sync0_in0 (via "ipcq": the receive counts only after the
     // send, nothing), then pe0's release sync0_to1 (issued 2 after the
     // receive, dispatched 1 later, 504.75: 507.75), which completed pe1's
     // sync0_go, then fc2 on pe1. The bound line names the two sends:
