@@ -947,6 +947,19 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_is_on_the_critical_path_by_name)
     const std::string report = slurp("model_compiled_path.report.json");
     BOOST_CHECK_EQUAL(count_of(report, "\"via\": \"ipcq\""), 2u);
     BOOST_CHECK(report.find("\"id\": \"sync0_to1\", \"kind\": \"ipcq_send\"") != std::string::npos);
+    // The PEs exchange IPCQ data, so they share a calendar and run
+    // decoupled; per stage (the reference mode) writes the same trace and
+    // timeline, byte for byte.
+    BOOST_TEST(r.out.find("pipeline 2 of 2 PEs decoupled") != std::string::npos, r.out);
+    for (const std::string mode : {"", " --per-stage"}) {
+        const std::string stem = mode.empty() ? "model_compiled_decoupled" : "model_compiled_per_stage";
+        const test::RunResult m = test::run_npuvp("--model " + model + " --launch compiled" + mode + " --trace " + stem +
+                                                  ".jsonl --timeline " + stem + ".timeline.json");
+        BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
+    }
+    BOOST_CHECK(slurp("model_compiled_decoupled.jsonl") == slurp("model_compiled_per_stage.jsonl"));
+    BOOST_CHECK(slurp("model_compiled_decoupled.timeline.json") == slurp("model_compiled_per_stage.timeline.json"));
+    BOOST_CHECK_GT(slurp("model_compiled_decoupled.jsonl").size(), 0u);
 }
 
 BOOST_AUTO_TEST_CASE(the_run_opens_with_what_bound_it) {
