@@ -57,11 +57,13 @@ void take_dma_parts(LayerResult& l, const DmaTimeSplit& dma) {
     }
 }
 
-void add_split(DmaTimeSplit& into, const DmaTimeSplit& part) {
+// Adds segment `part`'s DMA time (its hops in `hops`) to `into`.
+void add_split(DmaTimeSplit& into, const PeCpu::Segment& part, const std::vector<DmaTimeSplit::PerHop>& hops) {
     into.startup_ps = sat_add(into.startup_ps, part.startup_ps);
     into.transfer_ps = sat_add(into.transfer_ps, part.transfer_ps);
     into.wait_ps = sat_add(into.wait_ps, part.wait_ps);
-    for (const DmaTimeSplit::PerHop& h : part.hops) {
+    for (std::uint32_t i = part.first_hop; i < part.first_hop + part.hops; ++i) {
+        const DmaTimeSplit::PerHop& h = hops[i];
         auto at = std::find_if(into.hops.begin(), into.hops.end(),
                                [&](const DmaTimeSplit::PerHop& x) { return x.hop == h.hop; });
         if (at == into.hops.end()) at = into.hops.insert(into.hops.end(), {h.hop, 0, 0});
@@ -92,17 +94,26 @@ void compiled_parts(const model::Mapping& mapping, const WorkloadRun& run, std::
             const std::vector<int>& layer_at = found->second->time_layer;
             std::map<int, PerPe> parts;
             std::uint64_t from = k.start.value();
-            for (const PeCpu::KernelRun::Segment& s : k.segments) {
-                const std::size_t at = s.end < layer_at.size() ? s.end : layer_at.size() - 1;
+            const PeCpu& cpu = pe->cpu();
+            const auto count = [&](std::uint32_t end, std::uint64_t end_ps, std::uint64_t compute_ps, const auto& add) {
+                const std::size_t at = end < layer_at.size() ? end : layer_at.size() - 1;
                 const int layer = layer_at.empty() ? -1 : layer_at[at];
                 if (layer >= 0) {
                     PerPe& p = parts[layer];
-                    p.took = sat_add(p.took, s.end_ps - from);
-                    p.compute = sat_add(p.compute, s.compute_ps);
-                    add_split(p.dma, s.dma);
+                    p.took = sat_add(p.took, end_ps - from);
+                    p.compute = sat_add(p.compute, compute_ps);
+                    add(p.dma);
                 }
-                from = s.end_ps;
+                from = end_ps;
+            };
+            for (std::uint32_t i = k.first_segment; i < k.first_segment + k.segments; ++i) {
+                const PeCpu::Segment& s = cpu.segments()[i];
+                count(s.end, s.end_ps, s.compute_ps, [&](DmaTimeSplit& into) { add_split(into, s, cpu.segment_hops()); });
             }
+            // No segment: the run is one (its only `wait: all` is its last command).
+            if (k.segments == 0)
+                count(static_cast<std::uint32_t>(k.kernel->commands.size()), k.finish.value(), k.compute_ps,
+                      [&](DmaTimeSplit& into) { into = k.dma; });
             for (const auto& [layer, p] : parts) {
                 const auto i = static_cast<std::size_t>(layer);
                 compute[i] = std::max(compute[i], p.compute);

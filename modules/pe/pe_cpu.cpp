@@ -103,31 +103,46 @@ void PeCpu::run_kernel(const Kernel& kernel) {
     // (a fault, the end of the simulation) never unwinds its stack.
     const DmaTimeSplit* split = dma->time_split();
     if (split != nullptr) m_dma_before = *split;
-    const sc_core::sc_time compute0 = compute_busy();
+    m_compute_before = compute_busy();
     run_program(kernel);
     if (split != nullptr) m_runs.back().dma = split->since(m_dma_before);
-    m_runs.back().compute_ps = (compute_busy() - compute0).value();
+    m_runs.back().compute_ps = (compute_busy() - m_compute_before).value();
 }
 
 void PeCpu::end_segment(std::uint32_t end) {
-    KernelRun& run = m_runs.back();
-    KernelRun::Segment segment;
+    Segment segment;
     segment.end = end;
     segment.end_ps = sc_core::sc_time_stamp().value();
+    segment.first_hop = static_cast<std::uint32_t>(m_segment_hops.size());
+    // The run's first segment begins with the run (run_kernel()'s
+    // snapshots), a later one where the one before ended.
+    const bool first = m_runs.back().segments == 0;
     if (const DmaTimeSplit* split = dma->time_split()) {
-        segment.dma = split->since(m_segment_dma);
+        // What the DMA added since the segment began (DmaTimeSplit::since,
+        // into the shared list), then the snapshot taken again in place.
+        const DmaTimeSplit& before = first ? m_dma_before : m_segment_dma;
+        segment.startup_ps = split->startup_ps - before.startup_ps;
+        segment.transfer_ps = split->transfer_ps - before.transfer_ps;
+        segment.wait_ps = split->wait_ps - before.wait_ps;
+        for (const DmaTimeSplit::PerHop& h : split->hops) {
+            DmaTimeSplit::PerHop x = h;
+            for (const DmaTimeSplit::PerHop& b : before.hops)
+                if (b.hop == h.hop) x.transfer_ps -= b.transfer_ps, x.wait_ps -= b.wait_ps;
+            if (x.transfer_ps != 0 || x.wait_ps != 0) m_segment_hops.push_back(x);
+        }
         m_segment_dma = *split;
     }
+    segment.hops = static_cast<std::uint32_t>(m_segment_hops.size()) - segment.first_hop;
     const sc_core::sc_time compute = compute_busy();
-    segment.compute_ps = (compute - m_segment_compute).value();
+    segment.compute_ps = (compute - (first ? m_compute_before : m_segment_compute)).value();
     m_segment_compute = compute;
-    run.segments.push_back(std::move(segment));
+    m_segments.push_back(segment);
+    ++m_runs.back().segments;
 }
 
 void PeCpu::run_program(const Kernel& kernel) {
     scheduler->prepare(kernel);
-    if (const DmaTimeSplit* split = dma->time_split()) m_segment_dma = *split;
-    m_segment_compute = compute_busy();
+    m_runs.back().first_segment = static_cast<std::uint32_t>(m_segments.size());
     m_trace.emit(trace::kernel_start(sc_core::sc_time_stamp().value(), node_id_ref(), kernel.name));
     // Kernel start-up (pe_cpu kernel_start_ns): nothing issues before it.
     if (config.kernel_start_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_start_ns, "pe_cpu.attrs.kernel_start_ns")));
@@ -143,7 +158,10 @@ void PeCpu::run_program(const Kernel& kernel) {
                 for (std::uint32_t i = all_done; i < command.index; ++i)
                     if (kernel.commands[i].kind != CommandKind::wait) wait_complete(i);
                 all_done = command.index;
-                end_segment(command.index);
+                // A kernel whose only `wait: all` is its last command is
+                // one segment, its run (KernelRun::segments stays 0).
+                if (command.index + 1 < kernel.commands.size() || m_runs.back().segments > 0)
+                    end_segment(command.index);
             } else {
                 for (std::uint32_t i : command.wait_for) wait_complete(i);
             }
@@ -159,7 +177,8 @@ void PeCpu::run_program(const Kernel& kernel) {
     m_position = static_cast<std::uint32_t>(kernel.commands.size());
     for (std::uint32_t i = all_done; i < kernel.commands.size(); ++i)
         if (kernel.commands[i].kind != CommandKind::wait) wait_complete(i);
-    if (all_done < kernel.commands.size()) end_segment(static_cast<std::uint32_t>(kernel.commands.size()));
+    if (all_done < kernel.commands.size() && m_runs.back().segments > 0)
+        end_segment(static_cast<std::uint32_t>(kernel.commands.size()));
     // Kernel end (pe_cpu kernel_end_ns): the completion phase after the
     // last command, before the kernel counts as done.
     if (config.kernel_end_ns > 0.0) sc_core::wait(sc_core::sc_time::from_value(ns_to_ps(config.kernel_end_ns, "pe_cpu.attrs.kernel_end_ns")));

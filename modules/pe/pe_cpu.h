@@ -47,17 +47,26 @@ public:
         bool done;
         DmaTimeSplit dma = {};  // its DMA busy time in parts (the PE's DMA, start to finish)
         std::uint64_t compute_ps = 0;  // PE_GEMM and PE_MATH busy time, start to finish
-        // The kernel in parts, each ending at a `wait: all` (every command
-        // before it complete) or at the kernel's last command: what a
-        // compiled kernel's layers took on this PE (report/layer_table).
-        struct Segment {
-            std::uint32_t end = 0;     // commands [previous end, end) are in it
-            std::uint64_t end_ps = 0;  // when they were all complete
-            DmaTimeSplit dma = {};
-            std::uint64_t compute_ps = 0;
-        };
-        std::vector<Segment> segments;
+        // Its segments: segments()[first_segment, first_segment + segments);
+        // none when it has no `wait: all` before its last command (then it
+        // is one part, the run itself).
+        std::uint32_t first_segment = 0, segments = 0;
     };
+    // A kernel in parts, each ending at a `wait: all` (every command before
+    // it complete) or at the kernel's last command: what a compiled
+    // kernel's layers took on this PE (report/layer_table). Kept for every
+    // kernel run, one after the other; its DMA time by hop is
+    // segment_hops()[first_hop, first_hop + hops) (one list for all, so a
+    // segment allocates nothing once the lists have grown).
+    struct Segment {
+        std::uint32_t end = 0;     // commands [previous end, end) are in it
+        std::uint64_t end_ps = 0;  // when they were all complete
+        std::uint64_t startup_ps = 0, transfer_ps = 0, wait_ps = 0;  // the DMA's, as DmaTimeSplit
+        std::uint64_t compute_ps = 0;
+        std::uint32_t first_hop = 0, hops = 0;
+    };
+    const std::vector<Segment>& segments() const { return m_segments; }
+    const std::vector<DmaTimeSplit::PerHop>& segment_hops() const { return m_segment_hops; }
 
     PeCpu(const sc_core::sc_module_name& name, const PeCpuConfig& config, TraceSink& trace);
     const char* kind() const override { return "pe_cpu"; }
@@ -90,9 +99,12 @@ private:
     void run_program(const Kernel& kernel);
     // Closes the kernel's segment at command `end` (KernelRun::segments).
     void end_segment(std::uint32_t end);
-    DmaTimeSplit m_dma_before;  // run_kernel()'s snapshot of the DMA's split
+    DmaTimeSplit m_dma_before;  // run_kernel()'s snapshot of the DMA's split ...
+    sc_core::sc_time m_compute_before;  // ... and of the compute engines' busy time
     DmaTimeSplit m_segment_dma;  // end_segment()'s, at the segment's start
     sc_core::sc_time m_segment_compute;
+    std::vector<Segment> m_segments;
+    std::vector<DmaTimeSplit::PerHop> m_segment_hops;
     sc_core::sc_time dma_busy() const;
     sc_core::sc_time compute_busy() const;
 
