@@ -224,6 +224,8 @@ private:
     std::uint64_t sram_end() const;
 
     Kernel read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const;
+    // A kernel's commands with its nested lists taken in place, `out` in order.
+    void flatten_commands(const Item& list, std::vector<Item>& out, int depth) const;
     // A one-key map entry (a command, a host request): its key, the key's
     // location and its value. `shape` opens the error for another shape
     // ("a command is a map with one key, its type (...)"), `key_name` names
@@ -1619,13 +1621,37 @@ void Loader::reject_context_keys(const Item& body, const std::string& type) cons
     }
 }
 
+// A kernel's list may hold lists of commands, taken in place: a body written
+// once with a YAML anchor (`- &body [...]`) and named again with an alias
+// (`- *body`), as npuvp map writes a compiled kernel (docs/workload.md
+// "Kernels"). Aliases are not copies in the document, so both the nesting
+// and the commands they expand to are bounded.
+void Loader::flatten_commands(const Item& list, std::vector<Item>& out, int depth) const {
+    constexpr int most_depth = 8;
+    constexpr std::size_t most_commands = std::size_t{1} << 20;
+    for (const Item& entry : schema::list_items(list, false)) {
+        if (entry.node.IsSequence()) {
+            if (depth + 1 >= most_depth)
+                throw ConfigError(entry.loc, "lists of commands nest at most " + std::to_string(most_depth) +
+                                                 " deep (a kernel's list is the first)");
+            flatten_commands(entry, out, depth + 1);
+            continue;
+        }
+        if (out.size() >= most_commands)
+            throw ConfigError(entry.loc, "a kernel holds at most " + std::to_string(most_commands) +
+                                             " commands (its nested lists expand to more)");
+        out.push_back(entry);
+    }
+}
+
 Kernel Loader::read_kernel(const std::string& name, const Item& item, KernelExtras& extras) const {
     Kernel kernel;
     kernel.name = name;
     kernel.loc = item.loc;
     if (!item.present || item.node.IsNull())
         throw ConfigError(item.loc, "a kernel is a list of commands, got nothing");
-    const std::vector<Item> items = schema::list_items(item, false);
+    std::vector<Item> items;
+    flatten_commands(item, items, 0);
     std::map<std::string, std::uint32_t> ids;
     for (std::size_t i = 0; i < items.size(); ++i) {
         Command cmd = read_command(items[i], static_cast<std::uint32_t>(i), extras);

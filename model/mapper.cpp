@@ -387,14 +387,30 @@ private:
             k.pe = p;
             y << "  " << k.kernel << ":\n";
             // Appends what `write` emits, its commands counted for layers
-            // `time_layer` and `bytes_layer` (-1: none).
-            const auto part = [&](const auto& write, int time_layer, int bytes_layer) {
+            // `time_layer` and `bytes_layer` (-1: none). A layer's body
+            // (`shared`) is written once, as a nested list with an anchor,
+            // where the first PE runs it, and named by an alias on the others
+            // (the loader takes nested lists in place): the document does
+            // not grow with the PEs.
+            const auto part = [&](const auto& write, int time_layer, int bytes_layer, bool shared = false) {
                 std::ostringstream text;
                 write(text);
-                const std::size_t n = commands_in(text.str());
+                const std::string body = text.str();
+                const std::size_t n = commands_in(body);
                 k.time_layer.insert(k.time_layer.end(), n, time_layer);
                 k.bytes_layer.insert(k.bytes_layer.end(), n, bytes_layer);
-                y << text.str();
+                if (!shared) {
+                    y << body;
+                } else if (p > 0) {
+                    y << "    - *L" << time_layer << "\n";
+                } else {
+                    y << "    - &L" << time_layer << "\n";
+                    for (std::size_t at = 0; at < body.size();) {
+                        const std::size_t end = body.find('\n', at);
+                        y << "  " << body.substr(at, end - at + 1);
+                        at = end + 1;
+                    }
+                }
             };
             int sync = 0;
             const auto barrier = [&] {
@@ -418,7 +434,7 @@ private:
                     part([&](std::ostringstream& text) {
                         m_prefix = l.info.id + "_";
                         emit_layer(text, l);
-                    }, layer, layer);
+                    }, layer, layer, true);
             }
             m_prefix.clear();
             if (pes > 1) out.barriers = static_cast<std::size_t>(sync);

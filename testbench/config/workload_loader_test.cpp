@@ -1385,3 +1385,58 @@ BOOST_AUTO_TEST_CASE(resolve_after_device_waits_only_for_kernel_launches) {
                       "resolve_after: device, but it waits for host request 'r3' (mmu_unmap): the device resolves "
                       "only kernel launches");
 }
+
+BOOST_AUTO_TEST_CASE(nested_lists_of_commands_are_taken_in_place) {
+    // A body written once with an anchor and named again with an alias
+    // (docs/workload.md "Nested lists"): k1 is [a, b, c], k2 [a, b, d].
+    const WorkloadConfig w = load(R"(name: nested
+kernels:
+  k1:
+    - &body
+      - dma_read: { id: a, bytes: 64 }
+      - [ { wait: all } ]
+    - dma_write: { id: c, bytes: 64 }
+  k2:
+    - *body
+    - dma_write: { id: d, bytes: 64 }
+launch:
+  - { kernel: k1, cube: sip0.cube0, pes: [0] }
+  - { kernel: k2, cube: sip0.cube0, pes: [1] }
+)");
+    const npuvp::Kernel& k1 = w.kernels.at("k1");
+    const npuvp::Kernel& k2 = w.kernels.at("k2");
+    BOOST_REQUIRE_EQUAL(k1.commands.size(), 3u);
+    BOOST_REQUIRE_EQUAL(k2.commands.size(), 3u);
+    BOOST_CHECK_EQUAL(k1.commands[0].id, "a");
+    BOOST_CHECK(k1.commands[1].kind == npuvp::CommandKind::wait);
+    BOOST_CHECK_EQUAL(k1.commands[2].id, "c");
+    BOOST_CHECK_EQUAL(k1.commands[2].index, 2u);
+    BOOST_CHECK_EQUAL(k2.commands[2].id, "d");
+    // Key paths follow the nesting; an aliased command's line is the anchor's.
+    BOOST_CHECK_EQUAL(k1.commands[0].loc.key_path, "kernels.k1[0][0].dma_read");
+    BOOST_CHECK_EQUAL(k2.commands[0].loc.key_path, "kernels.k2[0][0].dma_read");
+    BOOST_CHECK_EQUAL(k2.commands[0].loc.line, 5);
+}
+
+BOOST_AUTO_TEST_CASE(nested_lists_are_bounded) {
+    // Eight levels: the kernel's list and seven nested lists are allowed;
+    // the eighth nested one is refused at its entry.
+    std::string deep = "[ { wait: all } ]";
+    for (int i = 0; i < 6; ++i) deep = "[ " + deep + " ]";
+    const std::string run = "\nlaunch:\n  - { kernel: k, cube: sip0.cube0, pes: [0] }\n";
+    BOOST_CHECK_EQUAL(load("kernels:\n  k:\n    - " + deep + run).kernels.at("k").commands.size(), 1u);
+    const ConfigError too_deep = load_error("kernels:\n  k:\n    - [ " + deep + " ]" + run);
+    BOOST_TEST(contains(too_deep.what(), "lists of commands nest at most 8 deep"), too_deep.what());
+    // Aliases of aliases: 2 · 20^5 = 6,400,000 commands in the last of six
+    // lines (each names the one before twenty times; six levels nest within
+    // the limit), past the 2^20 a kernel may hold: refused when the count
+    // passes it, before any command is read.
+    std::string bomb = "kernels:\n  k:\n    - &l0 [ { wait: all }, { wait: all } ]\n";
+    for (int i = 1; i < 6; ++i) {
+        bomb += "    - &l" + std::to_string(i) + " [ ";
+        for (int j = 0; j < 20; ++j) bomb += (j ? ", *l" : "*l") + std::to_string(i - 1);
+        bomb += " ]\n";
+    }
+    const ConfigError too_many = load_error(bomb + run);
+    BOOST_TEST(contains(too_many.what(), "a kernel holds at most 1048576 commands"), too_many.what());
+}
