@@ -9,6 +9,10 @@
 // Ring: 2 slots × 512 B = 1024 B; a message takes whole slots.
 #include <boost/test/unit_test.hpp>
 
+#include <deque>
+#include <memory>
+#include <vector>
+
 #include "modules/pe/pe_ipcq.h"
 #include "testbench/harness/pe_block_wiring.h"
 #include "testbench/harness/report_guard.h"
@@ -44,6 +48,20 @@ struct Bench {
         while (!ipcq.reserve(bytes, credit)) sc_core::wait(credit.kernel_event());
     }
     void deliver(std::uint64_t bytes) { ipcq.deliver(bytes, sender_clock); }
+    // A peer that asks at `at` for the ring space of one message of
+    // `bytes`, notes when it got it (in `*reserved`, when given), and
+    // delivers the message then.
+    void send(const char* name, ps_t at, std::uint64_t bytes, ps_t* reserved = nullptr) {
+        PipelineSignal& credit = credits.emplace_back();
+        senders.push_back(std::make_unique<test::Script>(name, [this, at, bytes, reserved, &credit] {
+            test::wait_until(at);
+            reserve(bytes, credit);
+            if (reserved) *reserved = test::now_ps();
+            deliver(bytes);
+        }));
+    }
+    std::deque<PipelineSignal> credits;
+    std::vector<std::unique_ptr<test::Script>> senders;
     void receive(ps_t at, const std::string& id, std::uint64_t bytes) {
         scheduler.command(at, test::make_command(id, CommandKind::ipcq_recv),
                           {test::stage(StageType::ipcq_recv, bytes)});
@@ -91,18 +109,9 @@ BOOST_AUTO_TEST_CASE(full_ring_holds_the_sender_until_a_receive_frees_it) {
     Bench b;
     ps_t second_reserved = 0;
     // First message: 600 B = 2 slots = the whole ring, reserved and delivered at 0.
-    PipelineSignal first_credit, second_credit;
-    test::Script first("first", [&] {
-        b.reserve(600, first_credit);
-        b.deliver(600);
-    });
+    b.send("first", 0, 600);
     // Second message: 100 B (1 slot), asked for at 10 ns: no credit left.
-    test::Script second("second", [&] {
-        test::wait_until(ns(10));
-        b.reserve(100, second_credit);
-        second_reserved = test::now_ps();
-        b.deliver(100);
-    });
+    b.send("second", ns(10), 100, &second_reserved);
     // Receives fed at 50 ns (600 B) and 60 ns (100 B).
     b.receive(ns(50), "recv600", 600);
     b.receive(ns(60), "recv100", 100);
@@ -119,23 +128,11 @@ BOOST_AUTO_TEST_CASE(full_ring_holds_the_sender_until_a_receive_frees_it) {
 BOOST_AUTO_TEST_CASE(one_receive_of_several_messages_frees_all_their_slots) {
     Bench b;
     // Two messages of 100 B, one slot each: the ring is full at 0 ns.
-    PipelineSignal a_credit, b_credit, c_credit;
-    test::Script a("a", [&] {
-        b.reserve(100, a_credit);
-        b.deliver(100);
-    });
-    test::Script second("b", [&] {
-        b.reserve(100, b_credit);
-        b.deliver(100);
-    });
+    b.send("a", 0, 100);
+    b.send("b", 0, 100);
     // A third message of 600 B (both slots), asked for at 10 ns.
     ps_t c_reserved = 0;
-    test::Script c("c", [&] {
-        test::wait_until(ns(10));
-        b.reserve(600, c_credit);
-        c_reserved = test::now_ps();
-        b.deliver(600);
-    });
+    b.send("c", ns(10), 600, &c_reserved);
     // One receive of 200 B at 50 ns reads both small messages to their end:
     // both their slots are free, so c's 600 B fit at 50 ns. (Freeing only
     // the one slot 200 B would fill left c waiting for ever.) The receive
@@ -156,18 +153,9 @@ BOOST_AUTO_TEST_CASE(a_message_read_in_parts_frees_the_slots_the_reads_pass) {
     // 10 ns waits. A receive of 600 B at 50 ns reads past the first slot
     // (512 B) but not the second: one slot is free, and the 100 B fit then.
     // A receive of the other 424 B at 60 ns frees the second slot.
-    PipelineSignal first_credit, second_credit;
     ps_t second_reserved = 0;
-    test::Script first("first", [&] {
-        b.reserve(1024, first_credit);
-        b.deliver(1024);
-    });
-    test::Script second("second", [&] {
-        test::wait_until(ns(10));
-        b.reserve(100, second_credit);
-        second_reserved = test::now_ps();
-        b.deliver(100);
-    });
+    b.send("first", 0, 1024);
+    b.send("second", ns(10), 100, &second_reserved);
     b.receive(ns(50), "recv600", 600);
     b.receive(ns(60), "recv424", 424);
     sc_core::sc_start();
