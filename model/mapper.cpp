@@ -381,66 +381,74 @@ private:
             }
             wave.insert(m_layers[i].info.id);
         }
+        // Each layer's commands, written once for every PE that runs them.
+        std::vector<std::string> bodies(m_layers.size());
+        for (std::size_t i = 0; i < m_layers.size(); ++i) {
+            std::ostringstream text;
+            m_prefix = m_layers[i].info.id + "_";
+            emit_layer(text, m_layers[i]);
+            bodies[i] = text.str();
+        }
         for (int p = 0; p < pes; ++p) {
             CompiledKernel k;
             k.kernel = "pe" + std::to_string(p);
             k.pe = p;
             y << "  " << k.kernel << ":\n";
-            // Appends what `write` emits, its commands counted for layers
-            // `time_layer` and `bytes_layer` (-1: none). A layer's body
-            // (`shared`) is written once, as a nested list with an anchor,
-            // where the first PE runs it, and named by an alias on the others
-            // (the loader takes nested lists in place): the document does
-            // not grow with the PEs.
-            const auto part = [&](const auto& write, int time_layer, int bytes_layer, bool shared = false) {
-                std::ostringstream text;
-                write(text);
-                const std::string body = text.str();
+            // Appends `body`'s commands, counted for layers `time_layer` and
+            // `bytes_layer` (-1: none).
+            const auto count = [&](const std::string& body, int time_layer, int bytes_layer) {
                 const std::size_t n = commands_in(body);
                 k.time_layer.insert(k.time_layer.end(), n, time_layer);
                 k.bytes_layer.insert(k.bytes_layer.end(), n, bytes_layer);
-                if (!shared) {
-                    y << body;
-                } else if (p > 0) {
-                    y << "    - *L" << time_layer << "\n";
-                } else {
-                    y << "    - &L" << time_layer << "\n";
-                    for (std::size_t at = 0; at < body.size();) {
-                        const std::size_t end = body.find('\n', at);
-                        y << "  " << body.substr(at, end - at + 1);
-                        at = end + 1;
-                    }
-                }
             };
             int sync = 0;
-            const auto barrier = [&] {
-                if (pes > 1)
-                    part([&](std::ostringstream& t) { emit_barrier(t, p, pes, sync, m_topo.cube.pe_template.ipcq.slots); },
-                         -1, -1);
-                ++sync;
-            };
             for (std::size_t i = 0; i < m_layers.size(); ++i) {
                 const Layer& l = m_layers[i];
                 const int layer = static_cast<int>(i);
-                if (barrier_before[i]) barrier();
+                if (barrier_before[i]) {
+                    if (pes > 1) {
+                        std::ostringstream text;
+                        emit_barrier(text, p, pes, sync, m_topo.cube.pe_template.ipcq.slots);
+                        count(text.str(), -1, -1);
+                        y << text.str();
+                    }
+                    ++sync;
+                }
                 if (const auto fed = feeding.find(l.info.id); fed != feeding.end())
                     for (const Transfer* t : fed->second)
-                        if (t->pe == p)
-                            part([&](std::ostringstream& text) {
-                                m_prefix = t->id + "_";
-                                emit_transfer(text, *t);
-                            }, -1, layer);
-                if (p < l.info.pes)
-                    part([&](std::ostringstream& text) {
-                        m_prefix = l.info.id + "_";
-                        emit_layer(text, l);
-                    }, layer, layer, true);
+                        if (t->pe == p) {
+                            std::ostringstream text;
+                            m_prefix = t->id + "_";
+                            emit_transfer(text, *t);
+                            count(text.str(), -1, layer);
+                            y << text.str();
+                        }
+                if (p >= l.info.pes) continue;
+                // The body as a nested list with an anchor where the first
+                // PE runs it, named by an alias on the others (the loader
+                // takes nested lists in place): the document does not grow
+                // with the PEs.
+                count(bodies[i], layer, layer);
+                if (p > 0) {
+                    y << "    - *L" << layer << "\n";
+                    continue;
+                }
+                y << "    - &L" << layer << "\n";
+                for (std::size_t at = 0; at < bodies[i].size();) {
+                    const std::size_t end = bodies[i].find('\n', at);
+                    y << "  " << bodies[i].substr(at, end - at + 1);
+                    at = end + 1;
+                }
             }
-            m_prefix.clear();
             if (pes > 1) out.barriers = static_cast<std::size_t>(sync);
-            if (k.time_layer.empty()) y << "    - wait: all\n", k.time_layer.push_back(-1), k.bytes_layer.push_back(-1);
+            if (k.time_layer.empty()) {  // (a kernel is never an empty list)
+                y << "    - wait: all\n";
+                k.time_layer.push_back(-1);
+                k.bytes_layer.push_back(-1);
+            }
             out.compiled.push_back(std::move(k));
         }
+        m_prefix.clear();
         y << "host:\n";
         for (int p = 0; p < pes; ++p)
             y << "  - kernel_launch: { id: pe" << p << ", kernel: pe" << p << ", cubes: [" << cube_name(0)
