@@ -103,10 +103,11 @@ void PeCpu::run_kernel(const Kernel& kernel) {
     // (a fault, the end of the simulation) never unwinds its stack.
     const DmaTimeSplit* split = dma->time_split();
     if (split != nullptr) m_dma_before = *split;
-    m_compute_before = compute_busy();
+    const sc_core::sc_time compute0 = compute_busy();
+    m_segment_compute = compute0;
     run_program(kernel);
     if (split != nullptr) m_runs.back().dma = split->since(m_dma_before);
-    m_runs.back().compute_ps = (compute_busy() - m_compute_before).value();
+    m_runs.back().compute_ps = (compute_busy() - compute0).value();
 }
 
 void PeCpu::end_segment(std::uint32_t end) {
@@ -114,27 +115,21 @@ void PeCpu::end_segment(std::uint32_t end) {
     segment.end = end;
     segment.end_ps = sc_core::sc_time_stamp().value();
     segment.first_hop = static_cast<std::uint32_t>(m_segment_hops.size());
-    // The run's first segment begins with the run (run_kernel()'s
-    // snapshots), a later one where the one before ended.
-    const bool first = m_runs.back().segments == 0;
     if (const DmaTimeSplit* split = dma->time_split()) {
-        // What the DMA added since the segment began (DmaTimeSplit::since,
-        // into the shared list), then the snapshot taken again in place.
-        const DmaTimeSplit& before = first ? m_dma_before : m_segment_dma;
+        // What the DMA added since the segment began: the run's first
+        // segment begins with the run (run_kernel()'s snapshot, not copied
+        // again), a later one where the one before ended. The hops go into
+        // the shared list; the snapshot is taken again in place.
+        const DmaTimeSplit& before = m_runs.back().segments == 0 ? m_dma_before : m_segment_dma;
         segment.startup_ps = split->startup_ps - before.startup_ps;
         segment.transfer_ps = split->transfer_ps - before.transfer_ps;
         segment.wait_ps = split->wait_ps - before.wait_ps;
-        for (const DmaTimeSplit::PerHop& h : split->hops) {
-            DmaTimeSplit::PerHop x = h;
-            for (const DmaTimeSplit::PerHop& b : before.hops)
-                if (b.hop == h.hop) x.transfer_ps -= b.transfer_ps, x.wait_ps -= b.wait_ps;
-            if (x.transfer_ps != 0 || x.wait_ps != 0) m_segment_hops.push_back(x);
-        }
+        split->hops_since(before, m_segment_hops);
         m_segment_dma = *split;
     }
     segment.hops = static_cast<std::uint32_t>(m_segment_hops.size()) - segment.first_hop;
     const sc_core::sc_time compute = compute_busy();
-    segment.compute_ps = (compute - (first ? m_compute_before : m_segment_compute)).value();
+    segment.compute_ps = (compute - m_segment_compute).value();
     m_segment_compute = compute;
     m_segments.push_back(segment);
     ++m_runs.back().segments;

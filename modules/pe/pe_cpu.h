@@ -99,9 +99,10 @@ private:
     void run_program(const Kernel& kernel);
     // Closes the kernel's segment at command `end` (KernelRun::segments).
     void end_segment(std::uint32_t end);
-    DmaTimeSplit m_dma_before;  // run_kernel()'s snapshot of the DMA's split ...
-    sc_core::sc_time m_compute_before;  // ... and of the compute engines' busy time
-    DmaTimeSplit m_segment_dma;  // end_segment()'s, at the segment's start
+    DmaTimeSplit m_dma_before;  // run_kernel()'s snapshot of the DMA's split
+    // end_segment()'s, at the segment's start (the DMA's from the second
+    // segment of a run on; the first starts from m_dma_before)
+    DmaTimeSplit m_segment_dma;
     sc_core::sc_time m_segment_compute;
     std::vector<Segment> m_segments;
     std::vector<DmaTimeSplit::PerHop> m_segment_hops;

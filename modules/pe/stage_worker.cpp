@@ -15,13 +15,17 @@ DmaTimeSplit DmaTimeSplit::since(const DmaTimeSplit& before) const {
     d.startup_ps = startup_ps - before.startup_ps;
     d.transfer_ps = transfer_ps - before.transfer_ps;
     d.wait_ps = wait_ps - before.wait_ps;
+    hops_since(before, d.hops);
+    return d;
+}
+
+void DmaTimeSplit::hops_since(const DmaTimeSplit& before, std::vector<PerHop>& out) const {
     for (const PerHop& h : hops) {
         PerHop x = h;
         for (const PerHop& b : before.hops)
             if (b.hop == h.hop) x.transfer_ps -= b.transfer_ps, x.wait_ps -= b.wait_ps;
-        if (x.transfer_ps != 0 || x.wait_ps != 0) d.hops.push_back(x);
+        if (x.transfer_ps != 0 || x.wait_ps != 0) out.push_back(x);
     }
-    return d;
 }
 
 [[gnu::hot]] void InflightCommand::complete_tile(TileToken& token) {

@@ -48,6 +48,9 @@ struct DmaTimeSplit {
 
     // What happened since `before` (an earlier copy of the same engine's).
     DmaTimeSplit since(const DmaTimeSplit& before) const;
+    // since()'s hops, appended to `out` (which may hold other hops: a list
+    // kept across calls allocates nothing once it has grown).
+    void hops_since(const DmaTimeSplit& before, std::vector<PerHop>& out) const;
 };
 
 // An engine's busy time so far (PE_CPU's `dma` and `compute` ports: the
