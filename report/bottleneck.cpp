@@ -98,9 +98,9 @@ Bottleneck find_bottleneck(const WorkloadRun& run, const std::vector<Report::Ste
         }
         // IPCQ (an exchange between PEs, a compiled kernel's barrier) is
         // named as such, not spread over the kernel's DMA and compute: a
-        // send's time is its own transfer; a receive's is waiting for
-        // another PE to send, and the path (which stays on this PE) does not
-        // follow it to what that PE was doing.
+        // send's time is its own transfer; a receive reached through the
+        // send that completed it (via "ipcq") has none left (above), and one
+        // reached otherwise waited for a PE the path does not show.
         if (s.kind == "ipcq_send") {
             add("IPCQ send", s.pe, ps);
             continue;

@@ -73,7 +73,7 @@ void add_split(DmaTimeSplit& into, const PeCpu::Segment& part, const std::vector
 }
 
 // Compiled kernels: what each layer took on each PE, from the kernel's
-// segments (PeCpu::KernelRun::segments: a segment ends at a `wait: all`,
+// segments (PeCpu::segments(): a segment ends at a `wait: all`,
 // and each layer's commands end with one), a segment counting for the
 // layer of the command it ends at. A layer's DMA parts are its slowest
 // PE's (the longest time in its segments), its compute time the most any
