@@ -62,12 +62,14 @@ std::vector<RoutedNode*> all_targets(Platform& platform) {
     return out;
 }
 
-// Where a composite reads: A and B from src, or A from src and B from src_b.
+// Where a composite reads: A and B from src, or A from src and B from src_b
+// (or from TCM, b_tcm: no memory).
 struct ReadSide {
     const MemAddress* addr;
     std::uint64_t bytes;
 };
 std::vector<ReadSide> read_sides(const Command& c) {
+    if (c.composite.b_resident) return {{&c.src, composite_a_bytes(c.composite)}};
     if (!c.composite.b_separate) return {{&c.src, composite_source_bytes(c.composite)}};
     return {{&c.src, composite_a_bytes(c.composite)}, {&c.src_b, composite_b_bytes(c.composite)}};
 }

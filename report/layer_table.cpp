@@ -159,7 +159,8 @@ void add_command_bytes(const Command& c, std::uint64_t sram_base, LevelBytes& l)
             const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
             const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
             add(c.src, false, s.reuse == OperandReuse::a_panel ? a : sat_mul(nt, a));
-            add(s.b_separate ? c.src_b : c.src, false, s.reuse == OperandReuse::b_panel ? b : sat_mul(mt, b));
+            if (!s.b_resident)  // (resident in TCM: put there by a dma_read, counted as its own)
+                add(s.b_separate ? c.src_b : c.src, false, s.reuse == OperandReuse::b_panel ? b : sat_mul(mt, b));
         }
         add(c.dst, true, composite_output_bytes(s));
         break;

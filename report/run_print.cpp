@@ -164,6 +164,7 @@ void print_reuse(std::ostream& out, const WorkloadRun& run) {
             else if (!s.reuse_given)
                 out << (mt == 1 && nt == 1 ? ": one tile of M and of N, nothing to reuse"
                                            : ": no panel fits in reserved TCM with two tokens in flight");
+            if (s.b_resident) out << "; B resident in TCM (b_tcm)";
             out << "\n";
         }
     if (any) out << "\n";

@@ -83,7 +83,8 @@ std::vector<std::int32_t>& PeData::register_file(const Command& command) {
 
 // The token's A tile: in its input buffer, or at its K-step's place in the
 // A row panel (ki · tk · tm elements in); B after A in the input buffer, or
-// at ki · tk · tn in the B column panel (docs/workload.md "Operand data").
+// at ki · tk · tn in the B column panel, or at its tile-major place from
+// b_tcm when resident (docs/workload.md "Operand data").
 std::uint64_t PeData::a_place(const TileToken& token, const Tile& t) const {
     const CompositeSpec& s = token.cmd->command->composite;
     if (s.reuse == OperandReuse::a_panel) return token.panel_buf + token.plan.ki * s.tk * t.tm * s.d_in;
@@ -93,6 +94,8 @@ std::uint64_t PeData::a_place(const TileToken& token, const Tile& t) const {
 std::uint64_t PeData::b_place(const TileToken& token, const Tile& t) const {
     const CompositeSpec& s = token.cmd->command->composite;
     if (s.reuse == OperandReuse::b_panel) return token.panel_buf + token.plan.ki * s.tk * t.tn * s.d_in;
+    // Resident in AllocatableTCM (b_tcm), tile-major as in memory (tile_plan.cpp).
+    if (s.b_resident) return s.b_tcm + (token.plan.ki * s.tk * s.n + token.plan.ni * s.tn * t.tk) * s.d_in;
     return token.in_buf + (s.reuse == OperandReuse::a_panel ? 0 : t.tm * t.tk * s.d_in);
 }
 

@@ -104,7 +104,8 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
 
 // seed 002: RAW / WAR / WAW apply to every command. A composite reads its
 // operands A (M·K) and B (K·N) from src and writes C (M·N) to dst (docs/timing.md
-// "Tile addresses"); a legacy one reads and writes total_bytes. On virtual
+// "Tile addresses"), or B from its TCM range when resident (b_tcm); a
+// legacy one reads and writes total_bytes. On virtual
 // addresses only its declared reads / writes count (the loader's ranges are
 // physical). Its reserved-TCM tile buffers are the scheduler's own: no
 // workload range can lie there (seed 000 D5.1).
@@ -113,7 +114,11 @@ void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
     auto range = [&](const MemAddress& at, std::uint64_t bytes) {
         return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
     };
-    if (spec.b_separate) {
+    if (spec.b_resident) {
+        // B resident in TCM (b_tcm): A from src, B's TCM range.
+        if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
+        cmd.reads.push_back(MemRange{MemSpace::tcm, spec.b_tcm, composite_b_bytes(spec)});
+    } else if (spec.b_separate) {
         if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
         if (!cmd.read_b_addr.is_va) cmd.reads.push_back(range(cmd.read_b_addr, composite_b_bytes(spec)));
     } else if (!cmd.read_addr.is_va) {
@@ -393,6 +398,19 @@ void PeScheduler::stage_granted(TileToken& token) {
             [[fallthrough]];
         }
         case FeedPhase::write: {
+            // A token with no DMA_READ (B resident in TCM, its A tile in a
+            // panel) goes in once the token that loads its panel tile has
+            // read it. Fed earlier it would wait in FETCH's inbox ahead of
+            // its loader, and the inbox could fill with such tokens while
+            // their loaders wait behind them (docs/timing.md "B resident in
+            // TCM").
+            if (m_feed_token->panel_ready != nullptr && m_feed_token->stage().type != StageType::dma_read) [[unlikely]] {
+                if (*m_feed_token->panel_ready == 0) {
+                    m_clock->resume_on(*m_feed_token->panel_signal, m_feed);
+                    return;
+                }
+                m_feed_token->panel_ready = nullptr;
+            }
             // Waits while the first stage's inbox is full (back-pressure).
             const auto t = static_cast<std::size_t>(m_feed_token->stage().type);
             // A simple command waiting for this inbox gets the free slots first.
@@ -455,7 +473,10 @@ void PeScheduler::stage_granted(TileToken& token) {
             }
             if (plan.panel_bytes) m_panel_buf = panel;
             token.panel_buf = m_panel_buf;
-            if (m_track_panels) [[unlikely]]
+            // (A command with B resident in TCM has tokens with no DMA_READ:
+            // they reach FETCH before the one that loads their panel tile
+            // has read it, so its panels are tracked with one read channel too.)
+            if (m_track_panels || m_pending_feeds.front()->command->composite.b_resident) [[unlikely]]
                 join_panel(token, *m_pending_feeds.front());
             token.in_buf = in;
             token.out_buf = out;

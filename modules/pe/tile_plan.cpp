@@ -111,7 +111,7 @@ std::uint64_t composite_source_bytes(const CompositeSpec& s) {
 std::uint64_t composite_read_bytes(const CompositeSpec& s, OperandReuse reuse) {
     constexpr const char* what = "a composite's operand bytes read";
     const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
-    const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
+    const std::uint64_t a = composite_a_bytes(s), b = s.b_resident ? 0 : composite_b_bytes(s);
     switch (reuse) {
         case OperandReuse::a_panel: return checked_add(a, checked_mul(mt, b, what), what);
         case OperandReuse::b_panel: return checked_add(checked_mul(nt, a, what), b, what);
@@ -162,6 +162,8 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     // seed 000 §D3.3: ops[0] (the head) fixes the M/K/N split; only a GEMM head
     // has that geometry.
     if (s.ops[0].kind != "gemm") reject("ops[0].kind must be \"gemm\", got \"" + s.ops[0].kind + "\"");
+    if (s.b_resident && (s.b_separate || s.reuse == OperandReuse::b_panel))
+        reject("a B resident in TCM has no place in memory (src_b) and no panel (reuse b_panel)");
     const std::string math_prefix = "math.";
     for (std::size_t i = 1; i < s.ops.size(); ++i) {
         const OpSpec& op = s.ops[i];
@@ -242,8 +244,8 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     // What is resident: an A tile once its panel's first N pass (ni = 0) has
     // loaded it; a B tile once the first M pass (mi = 0) has.
     const bool a_loaded = !a_panel || ni == 0;
-    const bool b_loaded = !b_panel || mi == 0;
-    out.in_bytes = ((a_panel ? 0 : tm * tk) + (b_panel ? 0 : tk * tn)) * s.d_in;
+    const bool b_loaded = !s.b_resident && (!b_panel || mi == 0);
+    out.in_bytes = ((a_panel ? 0 : tm * tk) + (b_panel || s.b_resident ? 0 : tk * tn)) * s.d_in;
     out.out_bytes = out.last_k ? tm * tn * s.d_out : 0;
     out.panel_bytes = 0;
     out.panel_last = false;
@@ -264,9 +266,13 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     // B from src_b when it has its own place, else right after A in src.
     const std::uint64_t b_off = (s.b_separate ? 0 : m_b_base) + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
     StageWriter w(out.stages);
-    Stage& read = w.dma(StageType::dma_read);
-    if (a_loaded) StageWriter::run(read, a_off, tm * tk * s.d_in);
-    if (b_loaded) StageWriter::run(read, b_off, tk * tn * s.d_in, s.b_separate ? 1 : 0);
+    // A token with nothing to read (its A in a panel, B resident in TCM)
+    // has no DMA_READ: it starts at its FETCH.
+    if (a_loaded || b_loaded) {
+        Stage& read = w.dma(StageType::dma_read);
+        if (a_loaded) StageWriter::run(read, a_off, tm * tk * s.d_in);
+        if (b_loaded) StageWriter::run(read, b_off, tk * tn * s.d_in, s.b_separate ? 1 : 0);
+    }
     // FETCH takes both operand tiles to the register file, resident or not.
     w.transfer(StageType::fetch, (tm * tk + tk * tn) * s.d_in);
     w.gemm(tm, tk, tn, s.d_in);

@@ -56,6 +56,11 @@ struct CompositeSpec {
     OperandReuse reuse = OperandReuse::none;  // GEMM form only
     bool reuse_given = false;  // the workload named it (else the loader chose it)
     bool b_separate = false;   // B lies at its own place (src_b), not after A in src
+    // B resident in the PE's AllocatableTCM at b_tcm (`b_tcm`; docs/timing.md
+    // "B resident in TCM"): put there before the command (a compiled
+    // kernel's weight prefetch), so no token's DMA_READ carries B.
+    bool b_resident = false;
+    std::uint64_t b_tcm = 0;
     // Legacy single-op composite (seed 000 §D3.2), used when ops is empty.
     std::uint64_t total_bytes = 0;
     std::uint64_t tile_bytes = 0;
@@ -93,7 +98,7 @@ struct TilePlan {
     std::uint64_t mi = 0, ni = 0, ki = 0;
     bool last_k = false;     // last K-step of its output tile: it stores
     bool last_tile = false;  // the command's last token
-    std::uint64_t in_bytes = 0;   // reserved-TCM input buffer: the operand tiles not in a panel
+    std::uint64_t in_bytes = 0;   // reserved-TCM input buffer: the operand tiles not in a panel (nor in TCM already)
     std::uint64_t out_bytes = 0;  // reserved-TCM output buffer; 0 unless last_k
     // Operand reuse: the first token of a panel allocates it (its DMA_READ
     // loads the panel's tile as well as in_bytes); the panel is freed when its
@@ -122,7 +127,8 @@ inline TileExtent clipped_tile(const CompositeSpec& spec, std::uint64_t mi, std:
 std::uint64_t composite_source_bytes(const CompositeSpec& spec);
 // Bytes a GEMM composite reads from memory with `reuse` (docs/timing.md
 // "Operand reuse"): none (Nt·A + Mt·B), a_panel (A + Mt·B), b_panel
-// (Nt·A + B); an Overflow beyond 64 bits (modules/common/checked.h).
+// (Nt·A + B), without the B terms when B is resident in TCM; an Overflow
+// beyond 64 bits (modules/common/checked.h).
 std::uint64_t composite_read_bytes(const CompositeSpec& spec, OperandReuse reuse);
 // The operands' own bytes (GEMM form): A = M·K·d_in, B = K·N·d_in.
 std::uint64_t composite_a_bytes(const CompositeSpec& spec);

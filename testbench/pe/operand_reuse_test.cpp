@@ -367,3 +367,162 @@ BOOST_AUTO_TEST_CASE(a_panel_lives_until_its_last_token_completes) {
     BOOST_CHECK((ready == std::vector<std::int64_t>{1, 0}));
     BOOST_CHECK((after == std::vector<std::int64_t>{36864, 0}));
 }
+
+// ---- B resident in TCM (`b_tcm`; docs/timing.md "B resident in TCM")
+
+BOOST_AUTO_TEST_CASE(a_resident_b_leaves_the_token_reads) {
+    // 300 x 200 x 130 as above with B in TCM: no token reads B. Without a
+    // panel every token reads its A tile, A Nt times: 2 · 120000 = 240000 B;
+    // with the A row panel A once, 120000 B, and the tokens of ni = 1 (Mt ·
+    // Kt = 3 · 2 = 6 of 12) read nothing: they have no DMA_READ stage and
+    // start at their FETCH. FETCH still moves both tiles.
+    CompositeSpec none = clipped(OperandReuse::none);
+    none.b_resident = true;
+    CompositeSpec a = clipped(OperandReuse::a_panel);
+    a.b_resident = true;
+    BOOST_CHECK_EQUAL(walk(none).read, 240000u);
+    BOOST_CHECK_EQUAL(walk(a).read, 120000u);
+    BOOST_CHECK_EQUAL(composite_read_bytes(none, OperandReuse::none), 240000u);
+    BOOST_CHECK_EQUAL(composite_read_bytes(a, OperandReuse::a_panel), 120000u);
+    BOOST_CHECK_EQUAL(walk(a).fetched, walk(clipped(OperandReuse::none)).fetched);
+    TilePlanner planner(a);
+    TilePlan plan;
+    int without_read = 0;
+    while (planner.next(plan)) {
+        const bool reads = plan.stages.front().type == StageType::dma_read;
+        BOOST_CHECK_EQUAL(reads, plan.ni == 0);
+        BOOST_CHECK(plan.stages[reads ? 1 : 0].type == StageType::fetch);
+        // The input buffer holds A only, and only where the token reads it.
+        BOOST_CHECK_EQUAL(plan.in_bytes, 0u);
+        without_read += !reads;
+    }
+    BOOST_CHECK_EQUAL(without_read, 6);
+    // B cannot also be in memory or in a panel.
+    CompositeSpec both = clipped(OperandReuse::b_panel);
+    both.b_resident = true;
+    BOOST_CHECK_THROW(TilePlanner{both}, std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(b_tcm_errors_name_the_key) {
+    const TopologyConfig topo = test::load_shipped("default");  // AllocatableTCM [8 MiB, 32 MiB)
+    const auto error_of = [&](const std::string& keys) {
+        try {
+            load("kernels:\n  k:\n    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, "
+                 "n: 128 }, " + keys + " }\nlaunch: [ { kernel: k, pes: [0] } ]\n",
+                 topo);
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    // B is 128 · 256 · 2 = 65536 B.
+    BOOST_CHECK_MESSAGE(error_of("b_tcm: 0x800000").find("accepted") != std::string::npos, error_of("b_tcm: 0x800000"));
+    const std::string reserved = error_of("b_tcm: 0");
+    BOOST_CHECK_MESSAGE(reserved.find("test.yaml:3") != std::string::npos &&
+                            reserved.find("B (K·N·d_in = 65536 bytes) from TCM offset 0 is not inside AllocatableTCM "
+                                          "[8388608, 33554432)") != std::string::npos,
+                        reserved);
+    // 33554432 - 65536 + 1: one byte past the TCM's end.
+    const std::string past = error_of("b_tcm: 33488897");
+    BOOST_CHECK_MESSAGE(past.find("from TCM offset 33488897 is not inside AllocatableTCM") != std::string::npos, past);
+    const std::string with_src_b = error_of("b_tcm: 0x800000, src_b: { own: 0 }");
+    BOOST_CHECK_MESSAGE(with_src_b.find("src_b places B in memory, but b_tcm says it is resident in TCM") !=
+                            std::string::npos,
+                        with_src_b);
+    const std::string panel = error_of("b_tcm: 0x800000, reuse: b_panel");
+    BOOST_CHECK_MESSAGE(panel.find("reuse b_panel keeps B in a panel, but b_tcm says it is resident") !=
+                            std::string::npos,
+                        panel);
+}
+
+BOOST_AUTO_TEST_CASE(a_resident_b_makespan_by_hand) {
+    // 128 x 128 x 128 bf16, one token, B in TCM (default.yaml, the figures of
+    // a_row_panel_makespan_by_hand): its DMA_READ is A only, 32768 B:
+    // 3 -> 3 + 604 + 170.667 = 777.667; FETCH both tiles, 65536 B: + 2 + 32
+    // + 1 -> 812.667; GEMM + 256 -> 1068.667; STORE 32768 B: + 2 + 16 + 1 ->
+    // 1087.667; DMA_WRITE + 604 + 170.667 -> 1862.334. (Reading B as well:
+    // 2033.001, its 170.667 ns of transfer at the HBM port more.)
+    Run r(R"(
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, b_tcm: 0x800000, wait: true }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 1862334u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 0).dma().bytes_moved(DmaDirection::read), 32768u);
+}
+
+BOOST_AUTO_TEST_CASE(a_prefetch_then_its_composite_by_hand) {
+    // What a compiled kernel's weight prefetch is: a dma_read writing B's TCM
+    // range, then a composite reading it (b_tcm). The composite's ranges
+    // include B's TCM range as a read, so it waits for the dma_read (RAW,
+    // seed 002). dma_read 32768 B issued 2, started 3: 3 + 604 + 170.667 =
+    // 777.667. The composite, issued 4, waits; started 1 later than the
+    // read's end (PE_SCHEDULER's overhead), 778.667, then as above: A
+    // 774.667 -> 1553.334, FETCH 35 -> 1588.334, GEMM 256 -> 1844.334,
+    // STORE 19 -> 1863.334, DMA_WRITE 774.667 -> 2638.001.
+    Run r(R"(
+kernels:
+  k:
+    - dma_read: { id: w, bytes: 32768, addr: { own: 0x100000 }, writes: [{ tcm: 0x800000, bytes: 32768 }] }
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 128 }, tile: { m: 128, k: 128, n: 128 }, b_tcm: 0x800000, wait: true }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 2638001u);
+    const auto commands = r.run->commands();
+    const CommandResult* read = nullptr;
+    const CommandResult* mm = nullptr;
+    for (const CommandResult& c : commands) (c.command->id == "w" ? read : mm) = &c;
+    BOOST_REQUIRE(read != nullptr && mm != nullptr);
+    BOOST_CHECK_EQUAL(read->finished_ps, 777667u);
+    BOOST_CHECK_EQUAL(mm->started_ps, 778667u);
+}
+
+namespace {
+
+// 128 x 128 x 256 bf16 with B in TCM: two tokens; the A row panel (the
+// default) is loaded by token 0, token 1 (ni = 1) has no DMA_READ.
+const char* kTwoTokensResident = R"(
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 128 }, b_tcm: 0x800000, wait: true }
+launch: [ { kernel: k, pes: [0] } ]
+)";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_token_without_a_read_waits_for_its_panel_tile) {
+    // Token 1 reads nothing; it is fed once token 0 has read the A panel's
+    // tile (fed before, it could wait in FETCH's inbox ahead of the token
+    // that loads it). By hand (default.yaml): READ0 A 32768 B 3 -> 777.667;
+    // then both tokens reach FETCH in the next round, each FETCH 35 ns
+    // (65536 B), back to back: 777.667 -> 812.667 -> 847.667; GEMMs 256
+    // each: 812.667 -> 1068.667 -> 1324.667; STOREs 19 each: 1068.667 ->
+    // 1087.667 and 1324.667 -> 1343.667; DMA_WRITEs one after the other on
+    // the write channel, 774.667 each: 1087.667 -> 1862.334 -> 2637.001,
+    // whichever token goes first. One DMA_READ in all.
+    Run r(kTwoTokensResident);
+    BOOST_REQUIRE(r.w.kernels.at("k").commands[0].composite.reuse == OperandReuse::a_panel);
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 2637001u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 0).dma().channel(DmaDirection::read, 0).grants(), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_resident_b_traces_alike_per_stage_and_decoupled) {
+    // The feed's wait for a panel tile runs on either clock (docs/speed.md
+    // "The decoupled pipeline"): the same trace, byte for byte.
+    {
+        std::ofstream out("operand_reuse_test_resident.yaml");
+        out << "name: resident\n" << kTwoTokensResident;
+    }
+    std::string traces[2];
+    for (int per_stage = 0; per_stage < 2; ++per_stage) {
+        const std::string trace = "operand_reuse_test_resident" + std::to_string(per_stage) + ".jsonl";
+        const test::RunResult r = test::run_npuvp("--workload operand_reuse_test_resident.yaml --trace " + trace +
+                                                  (per_stage ? " --per-stage" : ""));
+        BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+        BOOST_TEST(r.out.find("makespan 2637.001 ns") != std::string::npos, r.out);
+        traces[per_stage] = test::slurp(trace);
+    }
+    BOOST_CHECK_GT(traces[0].size(), 0u);
+    BOOST_CHECK(traces[0] == traces[1]);
+}
