@@ -389,6 +389,14 @@ private:
             emit_layer(text, m_layers[i]);
             bodies[i] = text.str();
         }
+        // Weight prefetch: a layer's chunks, the same on every PE that runs
+        // it; a PE's prefetching layers' bodies depend on where its chunks
+        // fall in its own sequence (buffer, next chunk), so they are written
+        // per PE, and a body already written (another PE's, the same text)
+        // is named by its anchor.
+        const std::vector<std::vector<Chunk>> chunks = m_options.prefetch ? plan_prefetch() : std::vector<std::vector<Chunk>>();
+        std::set<std::size_t> prefetched;  // layers with a chunk prefetched on some PE
+        std::map<std::string, std::string> anchor_of;  // prefetching body -> its anchor
         for (int p = 0; p < pes; ++p) {
             CompiledKernel k;
             k.kernel = "pe" + std::to_string(p);
@@ -401,6 +409,15 @@ private:
                 k.time_layer.insert(k.time_layer.end(), n, time_layer);
                 k.bytes_layer.insert(k.bytes_layer.end(), n, bytes_layer);
             };
+            // This PE's chunks in program order.
+            std::vector<const Chunk*> mine;
+            for (std::size_t i = 0; i < chunks.size(); ++i)
+                if (p < m_layers[i].info.pes)
+                    for (const Chunk& c : chunks[i]) mine.push_back(&c);
+            // (Its first chunk is read per token: nothing runs before it to load behind.)
+            for (std::size_t c = 1; c < mine.size(); ++c) prefetched.insert(mine[c]->layer);
+            out.prefetch_chunks += mine.empty() ? 0 : mine.size() - 1;
+            std::size_t next_chunk = 0;
             int sync = 0;
             for (std::size_t i = 0; i < m_layers.size(); ++i) {
                 const Layer& l = m_layers[i];
@@ -424,6 +441,32 @@ private:
                             y << text.str();
                         }
                 if (p >= l.info.pes) continue;
+                if (i < chunks.size() && !chunks[i].empty()) {
+                    std::ostringstream text;
+                    std::vector<int> bytes_of;
+                    m_prefix = l.info.id + "_";
+                    try {
+                        emit_prefetched(text, l, mine, next_chunk, bytes_of);
+                    } catch (const SliceOverflow& e) {
+                        throw ModelError(m_net.file, l.info.node, l.info.op, e.what(slice_bytes()));
+                    }
+                    const std::string body = text.str();
+                    k.time_layer.insert(k.time_layer.end(), bytes_of.size(), layer);
+                    k.bytes_layer.insert(k.bytes_layer.end(), bytes_of.begin(), bytes_of.end());
+                    const auto [named, added] = anchor_of.try_emplace(
+                        body, "L" + std::to_string(layer) + (p == 0 ? "" : "_" + std::to_string(p)));
+                    if (!added) {
+                        y << "    - *" << named->second << "\n";
+                        continue;
+                    }
+                    y << "    - &" << named->second << "\n";
+                    for (std::size_t at = 0; at < body.size();) {
+                        const std::size_t end = body.find('\n', at);
+                        y << "  " << body.substr(at, end - at + 1);
+                        at = end + 1;
+                    }
+                    continue;
+                }
                 // The body as a nested list with an anchor where the first
                 // PE runs it, named by an alias on the others (the loader
                 // takes nested lists in place): the document does not grow
@@ -448,6 +491,7 @@ private:
             }
             out.compiled.push_back(std::move(k));
         }
+        out.prefetched_layers = prefetched.size();
         m_prefix.clear();
         y << "host:\n";
         for (int p = 0; p < pes; ++p)
@@ -1278,6 +1322,133 @@ private:
             else y << "{ own: " << done << " } }\n";
             done += n;
         }
+    }
+
+    // Weight prefetch (MapOptions::prefetch; docs/models.md "Weight
+    // prefetch"): a part of a GEMM layer's weights, its composite's B (or a
+    // share of its columns), that one TCM buffer holds.
+    struct Chunk {
+        std::size_t layer = 0;       // index in m_layers
+        std::uint64_t group = 0;     // the layer's GEMM it belongs to (gemm_count > 1)
+        std::uint64_t part = 0, parts = 1;  // of the GEMM's columns: this many chunks
+        std::uint64_t n0 = 0, n = 0;  // its columns of the share's N
+        std::uint64_t bytes = 0;     // K·n·elem
+        std::uint64_t own = 0;       // where it lies in the PE's slice
+    };
+
+    // One prefetch buffer: half the AllocatableTCM (two, so the next chunk
+    // loads while the current one computes), in whole 64-byte granules.
+    std::uint64_t prefetch_buffer() const {
+        const auto& tcm = m_topo.cube.pe_template.tcm;
+        return (tcm.size_bytes - tcm.reserved_bytes) / 2 / 64 * 64;
+    }
+    std::uint64_t prefetch_buffer_at(std::size_t chunk) const {
+        return m_topo.cube.pe_template.tcm.reserved_bytes + (chunk % 2) * prefetch_buffer();
+    }
+
+    // The chunks of each layer (the same on every PE that runs it). A GEMM
+    // layer's weights are prefetched when its B is a weight (not an
+    // activation another layer writes) in the PE's own slice, and one
+    // column of tiles of it (K·tn) fits a buffer; a B larger than a buffer
+    // is split by columns into chunks that fit. The prefetched weights lie
+    // in each PE's slice after its activations (which start at offset 0):
+    // from the largest footprint a layer has there, rounded up to 1 MiB, in
+    // layer order, as far as the slice holds them; a layer past that, or not
+    // eligible, reads B from memory per token as before.
+    std::vector<std::vector<Chunk>> plan_prefetch() const {
+        std::vector<std::vector<Chunk>> out(m_layers.size());
+        std::uint64_t base = 0;
+        for (const Layer& l : m_layers) {
+            const std::uint64_t out_elem = l.info.split == "K" ? 4 : m_elem;
+            const std::uint64_t operands =
+                sat_mul(sat_add(sat_mul(l.share_m, l.share_k), sat_mul(l.share_k, l.share_n)), m_elem);
+            for (const std::uint64_t b : {l.info.in_bytes, l.out_bytes, operands,
+                                          sat_mul(sat_mul(l.share_m, l.share_n), out_elem), l.xfer_bytes,
+                                          sat_mul(l.share_m, m_elem)})
+                base = std::max(base, b);
+        }
+        for (const Transfer& t : m_transfers) base = std::max(base, t.write_bytes);
+        constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+        std::uint64_t at = sat_mul(ceil_div(base, mib), mib);
+        const std::uint64_t buffer = prefetch_buffer();
+        for (std::size_t i = 0; i < m_layers.size(); ++i) {
+            const Layer& l = m_layers[i];
+            if (l.info.m == 0 || l.k_parts || l.xfer_bytes || l.info.lowering == "dma copy" || l.src_b.given()) continue;
+            if (std::any_of(l.inputs.begin(), l.inputs.end(), [](const Input& in) { return in.b; })) continue;
+            const std::uint64_t column = sat_mul(sat_mul(l.share_k, l.tn), m_elem);  // one column of tiles
+            if (column == 0 || column > buffer) continue;
+            const std::uint64_t per_chunk = std::min(l.share_n, buffer / column * l.tn);
+            const std::uint64_t parts = ceil_div(l.share_n, per_chunk);
+            const std::uint64_t groups = l.info.split == "groups" ? l.groups_per_pe : l.gemm_count;
+            const std::uint64_t weights = sat_mul(sat_mul(sat_mul(l.share_k, l.share_n), m_elem), groups);
+            if (sat_add(at, weights) > slice_bytes()) continue;  // the slice is full
+            for (std::uint64_t g = 0; g < groups; ++g)
+                for (std::uint64_t j = 0; j < parts; ++j) {
+                    Chunk c;
+                    c.layer = i;
+                    c.group = g;
+                    c.part = j;
+                    c.parts = parts;
+                    c.n0 = j * per_chunk;
+                    c.n = std::min(per_chunk, l.share_n - c.n0);
+                    c.bytes = l.share_k * c.n * m_elem;
+                    c.own = at;
+                    at += c.bytes;
+                    out[i].push_back(c);
+                }
+        }
+        return out;
+    }
+
+    // A GEMM layer whose weights are prefetched, on a PE whose chunks in
+    // program order are `chunks`, the layer's from `next` on (advanced past
+    // them). Each chunk's composite reads B from its TCM buffer (`b_tcm`):
+    // a chunk's prefetch (a dma_read from the weights' place in the slice
+    // into the buffer) goes out right after the composite before it, so its
+    // loading overlaps that composite's compute; the first chunk's goes out
+    // before its composite. The hazards order the rest (docs/workload.md
+    // "Schedule semantics"): a composite waits for its chunk's prefetch
+    // (RAW on the buffer), a prefetch for the composite that read its
+    // buffer last (WAR). `bytes_of` gets the layer each command's bytes
+    // count for (a prefetch's: the chunk's layer).
+    void emit_prefetched(std::ostringstream& y, const Layer& l, const std::vector<const Chunk*>& chunks,
+                         std::size_t& next, std::vector<int>& bytes_of) const {
+        const std::uint64_t out_elem = l.info.split == "K" ? 4 : m_elem;
+        const auto prefetch = [&](std::size_t c) {
+            const Chunk& k = *chunks[c];
+            y << "    - dma_read: { id: " << m_prefix << "w" << c << ", bytes: " << k.bytes << ", addr: { own: " << k.own
+              << " }, writes: [{ tcm: " << prefetch_buffer_at(c) << ", bytes: " << k.bytes << " }] }\n";
+            bytes_of.push_back(static_cast<int>(k.layer));
+        };
+        const int layer = static_cast<int>(chunks[next]->layer);
+        fits_own_slice(!l.src.given(), checked_mul(checked_mul(l.share_m, l.share_k, kSize), m_elem, kSize));
+        for (; next < chunks.size() && static_cast<int>(chunks[next]->layer) == layer; ++next) {
+            const Chunk& k = *chunks[next];
+            const std::uint64_t dst = checked_mul(checked_mul(l.share_m, k.n0, kSize), out_elem, kSize);
+            fits_own_slice(!l.dst.given(), checked_add(dst, checked_mul(checked_mul(l.share_m, k.n, kSize), out_elem, kSize), kSize));
+            y << "    - composite:\n"
+              << "        id: " << m_prefix << sanitize(l.info.node) << (l.gemm_count > 1 ? "_g" + std::to_string(k.group) : "")
+              << (k.parts > 1 ? "_n" + std::to_string(k.part) : "") << "\n"
+              << "        gemm: { m: " << l.share_m << ", k: " << l.share_k << ", n: " << k.n << " }\n"
+              << "        tile: { m: " << l.tm << ", k: " << l.tk << ", n: " << l.tn << " }\n";
+            if (l.info.split == "K") y << "        dtype: { " << (m_elem == 1 ? "in: int8, " : "") << "out: " << sum_dtype() << " }\n";
+            else if (m_elem == 1) y << "        dtype: { in: int8, out: int8 }\n";
+            if (l.src.given()) y << "        src: " << pa(l.src) << "\n";
+            // (The PE's first chunk has nothing before it to load behind: its
+            // composite reads B from memory per token, as without prefetch.)
+            if (next > 0) y << "        b_tcm: " << prefetch_buffer_at(next) << "\n";
+            else y << "        src_b: { own: " << k.own << " }\n";
+            if (l.dst.given()) y << "        dst: { pa: " << checked_add(l.dst.pa, dst, kSize) << " }\n";
+            else if (dst) y << "        dst: { own: " << dst << " }\n";
+            if (!l.epilogues.empty()) {
+                y << "        epilogues:\n";
+                for (const std::string& e : l.epilogues) y << "          - { op: " << e << ", scope: per_output_tile }\n";
+            }
+            bytes_of.push_back(layer);
+            if (next + 1 < chunks.size()) prefetch(next + 1);
+        }
+        y << "    - wait: all\n";
+        bytes_of.push_back(layer);
     }
 
     void emit_body(std::ostringstream& y, const Layer& l) const {

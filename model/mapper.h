@@ -54,6 +54,11 @@ struct MapOptions {
     // meeting at a barrier (IPCQ messages through PE 0) between layers. One
     // cube only; not with device_queue.
     bool compiled = false;
+    // Compiled kernels only: each PE prefetches the next GEMM's weights into
+    // its AllocatableTCM while the current one computes, double-buffered
+    // (docs/models.md "Weight prefetch"); false (`--no-prefetch`): every
+    // token reads its B tile from memory, as a per-layer launch does.
+    bool prefetch = true;
 };
 const char* to_string(MapOptions::AllReduce a);
 
@@ -101,6 +106,10 @@ struct CompiledKernel {
 
 struct Mapping {
     std::string workload_yaml;
+    // MapOptions::compiled with prefetch: the GEMM layers whose weights some
+    // PE prefetches into TCM, and the prefetches (a chunk, one a buffer) on
+    // all PEs together.
+    std::size_t prefetched_layers = 0, prefetch_chunks = 0;
     std::vector<CompiledKernel> compiled;  // MapOptions::compiled: one a PE, else empty
     std::size_t barriers = 0;              // MapOptions::compiled: the barriers each PE meets
     std::vector<MappedLayer> layers;

@@ -88,6 +88,8 @@ const char* cli_usage() {
            "                        until its inputs are written; compiled: one kernel per\n"
            "                        PE holding every layer, PEs meeting at a barrier between\n"
            "                        layers, one cube; docs/models.md)\n"
+           "  --no-prefetch         a compiled kernel reads each GEMM's weights per token\n"
+           "                        instead of prefetching them into TCM (docs/models.md)\n"
            "  --trace FILE          write trace events as JSON lines to FILE\n"
            "  --trace-binary FILE   write the same events in a compact binary form to FILE\n"
            "                        (a tenth of the bytes; npuvp trace-to-json converts it)\n"
@@ -211,6 +213,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
             options.map_cubes = static_cast<int>(integer(i, arg, 1, 4096, "a cube count in [1, 4096]"));
         } else if (arg == "--no-patterns") {
             options.patterns = false;
+        } else if (arg == "--no-prefetch") {
+            options.prefetch = false;
         } else if (arg == "--launch") {
             const std::string text = value(i, arg);
             if (text != "host" && text != "device" && text != "compiled")
@@ -320,6 +324,8 @@ CliOptions parse_cli(int argc, const char* const* argv, const std::string& defau
     if (options.model && options.workload) bad(std::string("give --workload or ") + (options.llm ? "--llm" : "--model") + ", not both");
     if (!llm_only.empty() && !options.llm) bad(llm_only + " applies to --llm runs only (docs/llm.md)");
     if (!options.patterns && !options.model) bad("--no-patterns applies to --model and --llm runs (and npuvp map)");
+    if (!options.prefetch && !options.compiled)
+        bad("--no-prefetch applies to compiled kernels (--launch compiled with --model or --llm, and npuvp map)");
     if (launch_given && !options.model) bad("--launch applies to --model and --llm runs (and npuvp map)");
     if (options.mixed != (options.chunk > 0))
         bad(options.mixed ? "--phase mixed needs --chunk N (the prefill chunk's tokens a prompt)"

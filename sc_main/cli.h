@@ -40,6 +40,7 @@ struct CliOptions {
     bool patterns = true;                 // --no-patterns: map every node as the file spells it
     bool device_queue = false;            // --launch device (default host): layers' after resolved on the device
     bool compiled = false;                // --launch compiled: one kernel per PE (docs/models.md "Compiled kernels")
+    bool prefetch = true;                 // --no-prefetch: a compiled kernel reads weights per token (docs/models.md "Weight prefetch")
     int tensor_parallel = 1;              // --tensor-parallel N (--llm: weights split over N cards)
     bool all_reduce_tree = false;         // --all-reduce ring|tree (default ring)
     std::optional<std::string> trace;     // --trace FILE

@@ -570,6 +570,7 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
     map_options.recognise = options.patterns;
     map_options.device_queue = options.device_queue;
     map_options.compiled = options.compiled;
+    map_options.prefetch = options.prefetch;
     map_options.tensor_parallel = options.tensor_parallel;
     // A language model's elements (bf16, or 8-bit: INT8 / FP8); an ONNX
     // model's run as bf16 (docs/models.md).
@@ -612,6 +613,13 @@ WorkloadConfig load_model(const CliOptions& options, const TopologyConfig& topo,
                                                : std::to_string(mapping.barriers) +
                                                      (mapping.barriers == 1 ? " barrier" : " barriers")) +
                         " (--launch compiled)";
+        if (!options.prefetch)
+            model_line() += ", weights read per token (--no-prefetch)";
+        else
+            model_line() += ", the weights of " + std::to_string(mapping.prefetched_layers) + " of " +
+                            std::to_string(mapping.layers.size()) + " layers prefetched into TCM (" +
+                            std::to_string(mapping.prefetch_chunks) +
+                            (mapping.prefetch_chunks == 1 ? " prefetch)" : " prefetches)");
     }
     // What the recognition made of the file (docs/models.md "Recognised patterns").
     if (!options.patterns) {

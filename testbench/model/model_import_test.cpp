@@ -835,11 +835,13 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
     // host is the 512 of a_device_queue_...: makespan 4137.168, against
     // 4146.168 through the device queue (which releases fc2 at the M_CPU,
     // 2077.584) and 5161.168 through the host.
+    // (Without the weight prefetch, the next test's subject.)
     const std::string model = two_tiles("model_compiled.onnx");
-    const test::RunResult r = test::run_npuvp("--model " + model + " --launch compiled");
+    const test::RunResult r = test::run_npuvp("--model " + model + " --launch compiled --no-prefetch");
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_TEST(r.out.find("makespan 4137.168 ns") != std::string::npos, r.out);
-    BOOST_TEST(r.out.find("compiled: one kernel a PE on 1 PE, no barrier (--launch compiled)") != std::string::npos,
+    BOOST_TEST(r.out.find("compiled: one kernel a PE on 1 PE, no barrier (--launch compiled), weights read per token "
+                          "(--no-prefetch)") != std::string::npos,
                r.out);
     // The layer table still has both layers, fc2 from 2071.584.
     BOOST_TEST(r.out.find("l1_fc2") != std::string::npos, r.out);
@@ -850,6 +852,7 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
     BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
     const std::string yaml = slurp("model_compiled.yaml");
     BOOST_CHECK_EQUAL(count_of(yaml, "kernel_launch"), 1u);
+    BOOST_CHECK_EQUAL(count_of(yaml, "b_tcm"), 1u);  // (fc2's weights, prefetched: the default)
     BOOST_CHECK_EQUAL(count_of(yaml, "\n  pe0:\n"), 1u);
     BOOST_CHECK_EQUAL(count_of(yaml, "id: l0_fc1_fc1"), 1u);
     BOOST_CHECK_EQUAL(count_of(yaml, "id: l1_fc2_fc2"), 1u);
@@ -862,6 +865,73 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
     BOOST_TEST(other.code == 2);
     BOOST_TEST(other.out.find("--launch: expected host, device or compiled, got 'sideways'") != std::string::npos,
                other.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_compiled_kernel_prefetches_the_next_layers_weights) {
+    // The same two layers with the weight prefetch (docs/models.md "Weight
+    // prefetch"): fc1, pe0's first chunk, reads B per token as above; right
+    // after it the kernel has w1, a dma_read of fc2's 32768 B of weights
+    // into TCM buffer 1, and fc2 reads B there (b_tcm). By hand on
+    // default.yaml (figures of a_mapped_models_makespan_...):
+    //   fc1 515 -> its token's DMA_READ (A + B) 1291.
+    //   w1 issued 518 (2 after fc1), waits for the read engine: 1291 ->
+    //     604 + 32768 / 192 = 774.667 -> 2065.667. T1 reserves each hop
+    //     when a transfer starts: its TCM write port for [1291 + 602 =
+    //     1893, + 32768 / 8192 = 4 ns] = free at 1897.
+    //   fc1's FETCH 19.125 -> 1310.125, GEMM 150 -> 1460.125; its STORE
+    //     finds the TCM write port free at 1897: + 2 + 0.125 + 1 ->
+    //     1900.125; DMA_WRITE 605.334 -> 2505.459 (437 ns later than
+    //     without the prefetch). Its `wait: all` returns there.
+    //   fc2 issued 2507.459, started 2508.459; its token's DMA_READ is A
+    //     only, 256 B: 604 + 1.334 -> 3113.793; FETCH (A and B, 33024 B)
+    //     19.125 -> 3132.918; GEMM 150 -> 3282.918; STORE 3.125 ->
+    //     3286.043; DMA_WRITE 605.334 -> 3891.377 (1383.918 for fc2,
+    //     against 1553.584 reading B itself: its 170.667 ns of B transfer
+    //     and the rounding of the A read).
+    //   The response to the host 512 later: makespan 4403.377. One-tile
+    //     layers lose by it (the STORE behind the prefetch's reservation);
+    //     a layer of many tiles saves a DMA per token (the next test).
+    const std::string model = two_tiles("model_prefetch.onnx");
+    const test::RunResult r = test::run_npuvp("--model " + model + " --launch compiled");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_TEST(r.out.find("makespan 4403.377 ns") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("compiled: one kernel a PE on 1 PE, no barrier (--launch compiled), the weights of 1 of 2 "
+                          "layers prefetched into TCM (1 prefetch)") != std::string::npos,
+               r.out);
+    // The layer table: fc2 from 2508.459 (its issue and dispatch after fc1's end).
+    BOOST_TEST(r.out.find("2508.459") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(a_prefetched_layer_of_many_tiles_reads_once) {
+    // x [1, 128] · w1 [128, 128] -> h, h · w2 [128, 4096] -> y on
+    // default.yaml: fc1 one tile on pe0; fc2 split by N over the 8 PEs,
+    // 1 x 128 x 512 each: 4 tiles of N, one K-step (K = 128), the A row
+    // panel kept (the default: it saves 3 reads of A). On pe0 fc2 is the
+    // second chunk, so its 128 x 512 weights (131072 B) are prefetched
+    // into a TCM buffer in one dma_read; its token ni = 0 reads A (256 B)
+    // into the panel, ni = 1 … 3 read nothing (no DMA_READ at all). pe0's
+    // read channel: fc1's token (33024 B), the prefetch, fc2's first token:
+    // 3 transfers; reading B per token it would be 1 + 4 (A and B tile 0,
+    // then B tiles 1 … 3), the same 164352 B. On pe1 … pe7 fc2 is the
+    // first chunk and reads per token: 4 transfers each.
+    Builder b;
+    b.input("x", {1, 128}).weight("w1", {128, 128}).weight("w2", {128, 4096}).output("y", {1, 4096});
+    b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
+    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
+    MapOptions options;
+    options.compiled = true;
+    MappedRun r(b.save("model_prefetch_wide.onnx"), "default", 1, {}, options);
+    BOOST_REQUIRE_EQUAL(r.mapping.prefetch_chunks, 1u);  // fc2's on pe0 (the others' first chunk is fc2)
+    BOOST_REQUIRE_EQUAL(r.mapping.prefetched_layers, 1u);
+    PeDma& dma0 = r.platform.pe(0, 0, 0).dma();
+    BOOST_CHECK_EQUAL(dma0.channel(DmaDirection::read, 0).grants(), 3u);
+    BOOST_CHECK_EQUAL(dma0.bytes_moved(DmaDirection::read), 33024u + 131072u + 256u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 1).dma().channel(DmaDirection::read, 0).grants(), 4u);
+    // fc2 reads h from shared SRAM, where fc1 wrote it (8 · 256 B), its
+    // weights from HBM (8 · 131072 B): pe0's prefetch counts for fc2 in the
+    // layer table, though it runs in fc1's part of the kernel.
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_read, 8u * 131072u);
+    BOOST_CHECK_EQUAL(r.layer("l1_fc2").sram_read, 8u * 256u);
 }
 
 // two_tiles 256 wide: each layer one tile of N per PE on two PEs.
@@ -937,7 +1007,7 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernels_barrier_is_on_the_critical_path_by_name)
     // shares) gave it.
     const std::string model = two_wide("model_compiled_path.onnx");
     const test::RunResult r = test::run_npuvp("--model " + model +
-                                              " --launch compiled --summary model_compiled_path.json --report "
+                                              " --launch compiled --no-prefetch --summary model_compiled_path.json --report "
                                               "model_compiled_path.report.json");
     BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     const std::string summary = slurp("model_compiled_path.json");
