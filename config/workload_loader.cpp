@@ -188,8 +188,9 @@ public:
                              std::uint64_t bytes, const std::string& what) const;
     // A composite's src (A, and B unless src_b), src_b and dst ranges.
     void check_composite_extents(const MapReader& reader, const Command& cmd) const;
-    // `b_tcm`: B (K·N·d_in) inside AllocatableTCM, no other place for B.
-    void check_b_tcm(const MapReader& reader, const Command& cmd) const;
+    // `a_tcm`, `b_tcm`: the operand inside AllocatableTCM, no panel of it,
+    // no other place for B.
+    void check_resident(const MapReader& reader, const Command& cmd) const;
     void check_access(const MapReader& reader, AccessPattern& access) const;
     // TilePlanner's checks and the reserved-TCM fit, reported at `fit_loc`.
     void check_composite(Command& cmd, const SourceLoc& fit_loc, const SourceLoc& reuse_loc = {}) const;
@@ -603,7 +604,14 @@ const KeyTable<Command>& composite_gemm_keys() {
             address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the inputs: A (M·K), then B (K·N) unless `src_b` places it"),
             address_key<Command>("src_b", &Command::src_b, "src_b", "where DMA_READ reads B, when it has its own place (default: right after A in `src`)"),
             address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the outputs"),
-            K::leaf("b_tcm", {"", "int", "bytes", "none", "not with `src_b` nor `reuse: b_panel`; B (K·N·d_in) inside AllocatableTCM", "B is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's weight prefetch; docs/timing.md \"B resident in TCM\"): no token's DMA_READ carries B, FETCH still moves it, and the command reads the TCM range for the hazards"}, "composite.b_tcm",
+            K::leaf("a_tcm", {"", "int", "bytes", "none", "not with `reuse: a_panel`; A (M·K·d_in) inside AllocatableTCM", "A is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's staged activations; docs/timing.md \"Operands resident in TCM\"): no token's DMA_READ carries A, FETCH still moves it, and the command reads the TCM range for the hazards; B in memory then starts at `src` (or `src_b`)"}, "composite.a_tcm",
+                    [](const MapReader& r, Command& cmd, const Scope& s) {
+                        const Item item = r.child("a_tcm");
+                        if (!item.present) return;
+                        cmd.composite.a_resident = true;
+                        cmd.composite.a_tcm = s.loader.to_u64(item);
+                    }),
+            K::leaf("b_tcm", {"", "int", "bytes", "none", "not with `src_b` nor `reuse: b_panel`; B (K·N·d_in) inside AllocatableTCM", "B is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's weight prefetch; docs/timing.md \"Operands resident in TCM\"): no token's DMA_READ carries B, FETCH still moves it, and the command reads the TCM range for the hazards"}, "composite.b_tcm",
                     [](const MapReader& r, Command& cmd, const Scope& s) {
                         const Item item = r.child("b_tcm");
                         if (!item.present) return;
@@ -628,7 +636,7 @@ const KeyTable<Command>& composite_gemm_keys() {
         [](const MapReader& r, Command& cmd, const Scope& s) {
             cmd.composite.ops.insert(cmd.composite.ops.begin(), OpSpec{"gemm", EpilogueScope::per_output_tile});
             cmd.composite.b_separate = cmd.src_b.given;
-            if (cmd.composite.b_resident) s.loader.check_b_tcm(r, cmd);
+            if (cmd.composite.a_resident || cmd.composite.b_resident) s.loader.check_resident(r, cmd);
             s.loader.check_composite(cmd, r.child("tile").loc,
                                      r.has("reuse") ? r.child("reuse").loc : cmd.loc);
             s.loader.check_composite_extents(r, cmd);
@@ -1049,7 +1057,12 @@ void Loader::check_composite_extents(const MapReader& r, const Command& cmd) con
     }
     const std::uint64_t a = sat_mul(sat_mul(s.m, s.k), s.d_in), b = sat_mul(sat_mul(s.k, s.n), s.d_in);
     const std::uint64_t c = sat_mul(sat_mul(s.m, s.n), s.d_out);
-    if (s.b_separate) {
+    // (An operand resident in TCM has no memory side: check_resident().)
+    if (s.a_resident && !s.b_resident) {
+        check_memory_extent(r, s.b_separate ? "src_b" : "src", s.b_separate ? cmd.src_b : cmd.src, b, "B (K·N·d_in)");
+    } else if (s.b_resident) {
+        if (!s.a_resident) check_memory_extent(r, "src", cmd.src, a, "A (M·K·d_in)");
+    } else if (s.b_separate) {
         check_memory_extent(r, "src", cmd.src, a, "A (M·K·d_in)");
         check_memory_extent(r, "src_b", cmd.src_b, b, "B (K·N·d_in)");
     } else {
@@ -1058,23 +1071,31 @@ void Loader::check_composite_extents(const MapReader& r, const Command& cmd) con
     check_memory_extent(r, "dst", cmd.dst, c, "C (M·N·d_out)");
 }
 
-void Loader::check_b_tcm(const MapReader& r, const Command& cmd) const {
+void Loader::check_resident(const MapReader& r, const Command& cmd) const {
     const CompositeSpec& s = cmd.composite;
-    const Item at = r.child("b_tcm");
+    const TcmRegion allocatable = allocatable_region(m_topo.cube.pe_template.tcm);
+    const auto inside = [&](const char* key, const char* what, std::uint64_t base, std::uint64_t bytes) {
+        std::uint64_t end = 0;
+        if (base < allocatable.base || __builtin_add_overflow(base, bytes, &end) || end > allocatable.limit)
+            throw ConfigError(r.child(key).loc, "composite '" + cmd.id + "': " + what + " = " + std::to_string(bytes) +
+                                                    " bytes) from TCM offset " + std::to_string(base) +
+                                                    " is not inside AllocatableTCM [" + std::to_string(allocatable.base) +
+                                                    ", " + std::to_string(allocatable.limit) + ")");
+    };
+    if (s.a_resident) {
+        if (s.reuse_given && s.reuse == OperandReuse::a_panel)
+            throw ConfigError(r.child("reuse").loc, "composite '" + cmd.id + "': reuse a_panel keeps A in a panel, but "
+                                                    "a_tcm says it is resident in TCM already (use none or b_panel)");
+        inside("a_tcm", "A (M·K·d_in", s.a_tcm, sat_mul(sat_mul(s.m, s.k), s.d_in));
+    }
+    if (!s.b_resident) return;
     if (r.has("src_b"))
         throw ConfigError(r.child("src_b").loc, "composite '" + cmd.id + "': src_b places B in memory, but b_tcm says "
                                                 "it is resident in TCM: give one of them");
     if (s.reuse_given && s.reuse == OperandReuse::b_panel)
         throw ConfigError(r.child("reuse").loc, "composite '" + cmd.id + "': reuse b_panel keeps B in a panel, but "
                                                 "b_tcm says it is resident in TCM already (use none or a_panel)");
-    const TcmRegion allocatable = allocatable_region(m_topo.cube.pe_template.tcm);
-    const std::uint64_t bytes = sat_mul(sat_mul(s.k, s.n), s.d_in);
-    std::uint64_t end = 0;
-    if (s.b_tcm < allocatable.base || __builtin_add_overflow(s.b_tcm, bytes, &end) || end > allocatable.limit)
-        throw ConfigError(at.loc, "composite '" + cmd.id + "': B (K·N·d_in = " + std::to_string(bytes) +
-                                      " bytes) from TCM offset " + std::to_string(s.b_tcm) +
-                                      " is not inside AllocatableTCM [" + std::to_string(allocatable.base) + ", " +
-                                      std::to_string(allocatable.limit) + ")");
+    inside("b_tcm", "B (K·N·d_in", s.b_tcm, sat_mul(sat_mul(s.k, s.n), s.d_in));
 }
 
 // A DMA pattern's keys together (docs/timing.md "DMA transfer patterns").
@@ -1439,13 +1460,13 @@ void Loader::choose_reuse(Command& cmd, const SourceLoc& loc) const {
         std::uint64_t panel, tile, saved;  // panel and one token's buffers, bytes; bytes not read
     };
     const std::uint64_t none = composite_read_bytes(s, OperandReuse::none);
-    // (B resident in TCM: a token's buffer holds no B tile, and no B panel
-    // is possible.)
+    // (An operand resident in TCM: a token's buffer holds no tile of it,
+    // and no panel of it is possible.)
     const Option a{OperandReuse::a_panel, round_up(tm * s.k * s.d_in, kTcmGranuleBytes),
                    (s.b_resident ? 0 : round_up(tk * tn * s.d_in, kTcmGranuleBytes)) + out,
-                   none - composite_read_bytes(s, OperandReuse::a_panel)};
+                   s.a_resident ? 0 : none - composite_read_bytes(s, OperandReuse::a_panel)};
     const Option b{OperandReuse::b_panel, round_up(s.k * tn * s.d_in, kTcmGranuleBytes),
-                   round_up(tm * tk * s.d_in, kTcmGranuleBytes) + out,
+                   (s.a_resident ? 0 : round_up(tm * tk * s.d_in, kTcmGranuleBytes)) + out,
                    s.b_resident ? 0 : none - composite_read_bytes(s, OperandReuse::b_panel)};
     if (s.reuse_given) {
         if (s.reuse == OperandReuse::none) return;
@@ -1486,7 +1507,7 @@ void Loader::check_tile_fit(const Command& cmd, const SourceLoc& loc) const {
         // TilePlanner has checked that these products do not overflow.
         const std::uint64_t tm = std::min(s.tm, s.m), tk = std::min(s.tk, s.k),
                             tn = std::min(s.tn, s.n);
-        in_bytes = (tm * tk + (s.b_resident ? 0 : tk * tn)) * s.d_in;
+        in_bytes = ((s.a_resident ? 0 : tm * tk) + (s.b_resident ? 0 : tk * tn)) * s.d_in;
         out_bytes = tm * tn * s.d_out;
         shape = "tile " + std::to_string(tm) + "x" + std::to_string(tk) + "x" +
                 std::to_string(tn) + ": in " + std::to_string(in_bytes) + " + out " +

@@ -62,15 +62,18 @@ std::vector<RoutedNode*> all_targets(Platform& platform) {
     return out;
 }
 
-// Where a composite reads: A and B from src, or A from src and B from src_b
-// (or from TCM, b_tcm: no memory).
+// Where a composite reads: A and B from src, or A from src and B from src_b;
+// an operand resident in TCM (a_tcm, b_tcm) not at all.
 struct ReadSide {
     const MemAddress* addr;
     std::uint64_t bytes;
 };
 std::vector<ReadSide> read_sides(const Command& c) {
-    if (c.composite.b_resident) return {{&c.src, composite_a_bytes(c.composite)}};
-    if (!c.composite.b_separate) return {{&c.src, composite_source_bytes(c.composite)}};
+    const CompositeSpec& s = c.composite;
+    if (s.a_resident && s.b_resident) return {};
+    if (s.a_resident) return {{s.b_separate ? &c.src_b : &c.src, composite_b_bytes(s)}};
+    if (s.b_resident) return {{&c.src, composite_a_bytes(s)}};
+    if (!s.b_separate) return {{&c.src, composite_source_bytes(s)}};
     return {{&c.src, composite_a_bytes(c.composite)}, {&c.src_b, composite_b_bytes(c.composite)}};
 }
 

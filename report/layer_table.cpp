@@ -158,8 +158,9 @@ void add_command_bytes(const Command& c, std::uint64_t sram_base, LevelBytes& l)
             // What its operand reuse leaves (docs/timing.md "Operand reuse").
             const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
             const std::uint64_t a = composite_a_bytes(s), b = composite_b_bytes(s);
-            add(c.src, false, s.reuse == OperandReuse::a_panel ? a : sat_mul(nt, a));
-            if (!s.b_resident)  // (resident in TCM: put there by a dma_read, counted as its own)
+            // (An operand resident in TCM was put there by a dma_read, counted as its own.)
+            if (!s.a_resident) add(c.src, false, s.reuse == OperandReuse::a_panel ? a : sat_mul(nt, a));
+            if (!s.b_resident)
                 add(s.b_separate ? c.src_b : c.src, false, s.reuse == OperandReuse::b_panel ? b : sat_mul(mt, b));
         }
         add(c.dst, true, composite_output_bytes(s));

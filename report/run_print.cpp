@@ -164,7 +164,9 @@ void print_reuse(std::ostream& out, const WorkloadRun& run) {
             else if (!s.reuse_given)
                 out << (mt == 1 && nt == 1 ? ": one tile of M and of N, nothing to reuse"
                                            : ": no panel fits in reserved TCM with two tokens in flight");
-            if (s.b_resident) out << "; B resident in TCM (b_tcm)";
+            if (s.a_resident || s.b_resident)
+                out << "; " << (s.a_resident && s.b_resident ? "A and B" : s.a_resident ? "A" : "B")
+                    << " resident in TCM";
             out << "\n";
         }
     if (any) out << "\n";

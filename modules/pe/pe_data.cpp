@@ -83,11 +83,13 @@ std::vector<std::int32_t>& PeData::register_file(const Command& command) {
 
 // The token's A tile: in its input buffer, or at its K-step's place in the
 // A row panel (ki · tk · tm elements in); B after A in the input buffer, or
-// at ki · tk · tn in the B column panel, or at its tile-major place from
-// b_tcm when resident (docs/workload.md "Operand data").
+// at ki · tk · tn in the B column panel; either at its tile-major place
+// from a_tcm / b_tcm when resident (docs/workload.md "Operand data").
 std::uint64_t PeData::a_place(const TileToken& token, const Tile& t) const {
     const CompositeSpec& s = token.cmd->command->composite;
     if (s.reuse == OperandReuse::a_panel) return token.panel_buf + token.plan.ki * s.tk * t.tm * s.d_in;
+    // Resident in AllocatableTCM (a_tcm), tile-major as in memory (tile_plan.cpp).
+    if (s.a_resident) return s.a_tcm + (token.plan.mi * s.tm * s.k + token.plan.ki * s.tk * t.tm) * s.d_in;
     return token.in_buf;
 }
 
@@ -96,7 +98,7 @@ std::uint64_t PeData::b_place(const TileToken& token, const Tile& t) const {
     if (s.reuse == OperandReuse::b_panel) return token.panel_buf + token.plan.ki * s.tk * t.tn * s.d_in;
     // Resident in AllocatableTCM (b_tcm), tile-major as in memory (tile_plan.cpp).
     if (s.b_resident) return s.b_tcm + (token.plan.ki * s.tk * s.n + token.plan.ni * s.tn * t.tk) * s.d_in;
-    return token.in_buf + (s.reuse == OperandReuse::a_panel ? 0 : t.tm * t.tk * s.d_in);
+    return token.in_buf + (s.reuse == OperandReuse::a_panel || s.a_resident ? 0 : t.tm * t.tk * s.d_in);
 }
 
 void PeData::copy_memory(const MemAddress& addr, std::uint64_t offset, std::uint64_t tcm, std::uint64_t bytes,
@@ -141,7 +143,7 @@ void PeData::dma(const TileToken& token, StageType type) {
     // The runs TilePlanner wrote: A (unless resident), then B (unless resident).
     const CompositeSpec& s = cmd.command->composite;
     const Tile t = tile_of(token);
-    const bool a_loaded = s.reuse != OperandReuse::a_panel || token.plan.ni == 0;
+    const bool a_loaded = !s.a_resident && (s.reuse != OperandReuse::a_panel || token.plan.ni == 0);
     std::uint8_t run = 0;
     if (a_loaded) {
         const MemRun& a = stage.mem[run++];

@@ -104,7 +104,7 @@ void PeScheduler::build_simple_plan(const Command& c, TilePlan& plan) const {
 
 // seed 002: RAW / WAR / WAW apply to every command. A composite reads its
 // operands A (M·K) and B (K·N) from src and writes C (M·N) to dst (docs/timing.md
-// "Tile addresses"), or B from its TCM range when resident (b_tcm); a
+// "Tile addresses"), or an operand from its TCM range when resident; a
 // legacy one reads and writes total_bytes. On virtual
 // addresses only its declared reads / writes count (the loader's ranges are
 // physical). Its reserved-TCM tile buffers are the scheduler's own: no
@@ -114,10 +114,13 @@ void PeScheduler::add_composite_ranges(InflightCommand& cmd) const {
     auto range = [&](const MemAddress& at, std::uint64_t bytes) {
         return MemRange{at.value >= m_sram_base ? MemSpace::sram : MemSpace::hbm, at.value, bytes};
     };
-    if (spec.b_resident) {
-        // B resident in TCM (b_tcm): A from src, B's TCM range.
-        if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
-        cmd.reads.push_back(MemRange{MemSpace::tcm, spec.b_tcm, composite_b_bytes(spec)});
+    if (spec.a_resident || spec.b_resident) {
+        // An operand resident in TCM (a_tcm, b_tcm): its TCM range; the
+        // other from memory (B at src_b, or at src when A is resident).
+        if (spec.a_resident) cmd.reads.push_back(MemRange{MemSpace::tcm, spec.a_tcm, composite_a_bytes(spec)});
+        else if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
+        if (spec.b_resident) cmd.reads.push_back(MemRange{MemSpace::tcm, spec.b_tcm, composite_b_bytes(spec)});
+        else if (!cmd.read_b_addr.is_va) cmd.reads.push_back(range(cmd.read_b_addr, composite_b_bytes(spec)));
     } else if (spec.b_separate) {
         if (!cmd.read_addr.is_va) cmd.reads.push_back(range(cmd.read_addr, composite_a_bytes(spec)));
         if (!cmd.read_b_addr.is_va) cmd.reads.push_back(range(cmd.read_b_addr, composite_b_bytes(spec)));

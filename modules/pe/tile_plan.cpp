@@ -111,7 +111,7 @@ std::uint64_t composite_source_bytes(const CompositeSpec& s) {
 std::uint64_t composite_read_bytes(const CompositeSpec& s, OperandReuse reuse) {
     constexpr const char* what = "a composite's operand bytes read";
     const std::uint64_t mt = ceil_div(s.m, s.tm), nt = ceil_div(s.n, s.tn);
-    const std::uint64_t a = composite_a_bytes(s), b = s.b_resident ? 0 : composite_b_bytes(s);
+    const std::uint64_t a = s.a_resident ? 0 : composite_a_bytes(s), b = s.b_resident ? 0 : composite_b_bytes(s);
     switch (reuse) {
         case OperandReuse::a_panel: return checked_add(a, checked_mul(mt, b, what), what);
         case OperandReuse::b_panel: return checked_add(checked_mul(nt, a, what), b, what);
@@ -164,6 +164,7 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     if (s.ops[0].kind != "gemm") reject("ops[0].kind must be \"gemm\", got \"" + s.ops[0].kind + "\"");
     if (s.b_resident && (s.b_separate || s.reuse == OperandReuse::b_panel))
         reject("a B resident in TCM has no place in memory (src_b) and no panel (reuse b_panel)");
+    if (s.a_resident && s.reuse == OperandReuse::a_panel) reject("an A resident in TCM has no panel (reuse a_panel)");
     const std::string math_prefix = "math.";
     for (std::size_t i = 1; i < s.ops.size(); ++i) {
         const OpSpec& op = s.ops[i];
@@ -243,9 +244,9 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     out.last_tile = id + 1 == m_total;
     // What is resident: an A tile once its panel's first N pass (ni = 0) has
     // loaded it; a B tile once the first M pass (mi = 0) has.
-    const bool a_loaded = !a_panel || ni == 0;
+    const bool a_loaded = !s.a_resident && (!a_panel || ni == 0);
     const bool b_loaded = !s.b_resident && (!b_panel || mi == 0);
-    out.in_bytes = ((a_panel ? 0 : tm * tk) + (b_panel || s.b_resident ? 0 : tk * tn)) * s.d_in;
+    out.in_bytes = ((a_panel || s.a_resident ? 0 : tm * tk) + (b_panel || s.b_resident ? 0 : tk * tn)) * s.d_in;
     out.out_bytes = out.last_k ? tm * tn * s.d_out : 0;
     out.panel_bytes = 0;
     out.panel_last = false;
@@ -263,11 +264,13 @@ TilePlanner::TilePlanner(CompositeSpec spec) : m_spec(std::move(spec)) {
     // (ki, ni) at M·K + ki·tk·N + ni·tn·tk, C tile (mi, ni) at mi·tm·N +
     // ni·tn·tm, in elements, with tm, tk, tn this tile's (clipped) sizes.
     const std::uint64_t a_off = (mi * s.tm * s.k + ki * s.tk * tm) * s.d_in;
-    // B from src_b when it has its own place, else right after A in src.
-    const std::uint64_t b_off = (s.b_separate ? 0 : m_b_base) + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
+    // B from src_b when it has its own place, else right after A in src
+    // (at src when A is resident in TCM).
+    const std::uint64_t b_off =
+        (s.b_separate || s.a_resident ? 0 : m_b_base) + (ki * s.tk * s.n + ni * s.tn * tk) * s.d_in;
     StageWriter w(out.stages);
-    // A token with nothing to read (its A in a panel, B resident in TCM)
-    // has no DMA_READ: it starts at its FETCH.
+    // A token with nothing to read (its A in a panel or in TCM, B resident
+    // in TCM) has no DMA_READ: it starts at its FETCH.
     if (a_loaded || b_loaded) {
         Stage& read = w.dma(StageType::dma_read);
         if (a_loaded) StageWriter::run(read, a_off, tm * tk * s.d_in);

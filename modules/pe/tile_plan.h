@@ -56,11 +56,13 @@ struct CompositeSpec {
     OperandReuse reuse = OperandReuse::none;  // GEMM form only
     bool reuse_given = false;  // the workload named it (else the loader chose it)
     bool b_separate = false;   // B lies at its own place (src_b), not after A in src
-    // B resident in the PE's AllocatableTCM at b_tcm (`b_tcm`; docs/timing.md
-    // "B resident in TCM"): put there before the command (a compiled
-    // kernel's weight prefetch), so no token's DMA_READ carries B.
-    bool b_resident = false;
-    std::uint64_t b_tcm = 0;
+    // An operand resident in the PE's AllocatableTCM (`a_tcm`, `b_tcm`;
+    // docs/timing.md "Operands resident in TCM"): put there before the
+    // command (a compiled kernel's staged activations and prefetched
+    // weights), so no token's DMA_READ carries it. With A resident, B in
+    // memory starts at src (or src_b), not after A.
+    bool a_resident = false, b_resident = false;
+    std::uint64_t a_tcm = 0, b_tcm = 0;
     // Legacy single-op composite (seed 000 §D3.2), used when ops is empty.
     std::uint64_t total_bytes = 0;
     std::uint64_t tile_bytes = 0;
@@ -127,7 +129,7 @@ inline TileExtent clipped_tile(const CompositeSpec& spec, std::uint64_t mi, std:
 std::uint64_t composite_source_bytes(const CompositeSpec& spec);
 // Bytes a GEMM composite reads from memory with `reuse` (docs/timing.md
 // "Operand reuse"): none (Nt·A + Mt·B), a_panel (A + Mt·B), b_panel
-// (Nt·A + B), without the B terms when B is resident in TCM; an Overflow
+// (Nt·A + B), without an operand's terms when it is resident in TCM; an Overflow
 // beyond 64 bits (modules/common/checked.h).
 std::uint64_t composite_read_bytes(const CompositeSpec& spec, OperandReuse reuse);
 // The operands' own bytes (GEMM form): A = M·K·d_in, B = K·N·d_in.

@@ -145,9 +145,9 @@ BOOST_AUTO_TEST_CASE(every_key_the_loader_accepts_is_documented) {
     // kinds and forms with a map, 3 context keys on the 7 context-scheduled
     // ones, and their own: dma_read 6, dma_write 6 (bytes, addr and the
     // pattern keys pattern, chunks, copies, stride), gemm 4, math 3,
-    // composite 9 + 6 (b_tcm among the 9), ipcq_send 2, ipcq_recv, fetch,
-    // store 1 each (39): 40 + 21 + 39 = 100. Host: id and after on 5 kinds, and memory_write 2,
+    // composite 10 + 6 (a_tcm and b_tcm among the 10), ipcq_send 2,
+    // ipcq_recv, fetch, store 1 each (40): 40 + 21 + 40 = 101. Host: id and after on 5 kinds, and memory_write 2,
     // memory_read 2, mmu_map 5, mmu_unmap 4, kernel_launch 5 (18): 28.
     // A launch 3, an mmu entry 5.
-    BOOST_TEST(checked == 100u + 28u + 3u + 5u);
+    BOOST_TEST(checked == 101u + 28u + 3u + 5u);
 }

@@ -852,7 +852,6 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
     BOOST_REQUIRE_MESSAGE(m.code == 0, m.out);
     const std::string yaml = slurp("model_compiled.yaml");
     BOOST_CHECK_EQUAL(count_of(yaml, "kernel_launch"), 1u);
-    BOOST_CHECK_EQUAL(count_of(yaml, "b_tcm"), 1u);  // (fc2's weights, prefetched: the default)
     BOOST_CHECK_EQUAL(count_of(yaml, "\n  pe0:\n"), 1u);
     BOOST_CHECK_EQUAL(count_of(yaml, "id: l0_fc1_fc1"), 1u);
     BOOST_CHECK_EQUAL(count_of(yaml, "id: l1_fc2_fc2"), 1u);
@@ -861,77 +860,51 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_runs_the_layers_back_to_back) {
                                                 std::string(NPUVP_SOURCE_DIR) + "/configs/topologies/two_sip.yaml");
     BOOST_TEST(bad.code == 2);
     BOOST_TEST(bad.out.find("--launch compiled runs a network on one cube") != std::string::npos, bad.out);
+    const test::RunResult no_kernel = test::run_npuvp("--model " + model + " --no-prefetch");
+    BOOST_TEST(no_kernel.code == 2);
+    BOOST_TEST(no_kernel.out.find("--no-prefetch applies to compiled kernels") != std::string::npos, no_kernel.out);
     const test::RunResult other = test::run_npuvp("--model " + model + " --launch sideways");
     BOOST_TEST(other.code == 2);
     BOOST_TEST(other.out.find("--launch: expected host, device or compiled, got 'sideways'") != std::string::npos,
                other.out);
 }
 
-BOOST_AUTO_TEST_CASE(a_compiled_kernel_prefetches_the_next_layers_weights) {
-    // The same two layers with the weight prefetch (docs/models.md "Weight
-    // prefetch"): fc1, pe0's first chunk, reads B per token as above; right
-    // after it the kernel has w1, a dma_read of fc2's 32768 B of weights
-    // into TCM buffer 1, and fc2 reads B there (b_tcm). By hand on
-    // default.yaml (figures of a_mapped_models_makespan_...):
-    //   fc1 515 -> its token's DMA_READ (A + B) 1291.
-    //   w1 issued 518 (2 after fc1), waits for the read engine: 1291 ->
-    //     604 + 32768 / 192 = 774.667 -> 2065.667. T1 reserves each hop
-    //     when a transfer starts: its TCM write port for [1291 + 602 =
-    //     1893, + 32768 / 8192 = 4 ns] = free at 1897.
-    //   fc1's FETCH 19.125 -> 1310.125, GEMM 150 -> 1460.125; its STORE
-    //     finds the TCM write port free at 1897: + 2 + 0.125 + 1 ->
-    //     1900.125; DMA_WRITE 605.334 -> 2505.459 (437 ns later than
-    //     without the prefetch). Its `wait: all` returns there.
-    //   fc2 issued 2507.459, started 2508.459; its token's DMA_READ is A
-    //     only, 256 B: 604 + 1.334 -> 3113.793; FETCH (A and B, 33024 B)
-    //     19.125 -> 3132.918; GEMM 150 -> 3282.918; STORE 3.125 ->
-    //     3286.043; DMA_WRITE 605.334 -> 3891.377 (1383.918 for fc2,
-    //     against 1553.584 reading B itself: its 170.667 ns of B transfer
-    //     and the rounding of the A read).
-    //   The response to the host 512 later: makespan 4403.377. One-tile
-    //     layers lose by it (the STORE behind the prefetch's reservation);
-    //     a layer of many tiles saves a DMA per token (the next test).
-    const std::string model = two_tiles("model_prefetch.onnx");
-    const test::RunResult r = test::run_npuvp("--model " + model + " --launch compiled");
-    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
-    BOOST_TEST(r.out.find("makespan 4403.377 ns") != std::string::npos, r.out);
-    BOOST_TEST(r.out.find("compiled: one kernel a PE on 1 PE, no barrier (--launch compiled), the weights of 1 of 2 "
-                          "layers prefetched into TCM (1 prefetch)") != std::string::npos,
-               r.out);
-    // The layer table: fc2 from 2508.459 (its issue and dispatch after fc1's end).
-    BOOST_TEST(r.out.find("2508.459") != std::string::npos, r.out);
-}
-
-BOOST_AUTO_TEST_CASE(a_prefetched_layer_of_many_tiles_reads_once) {
-    // x [1, 128] · w1 [128, 128] -> h, h · w2 [128, 4096] -> y on
-    // default.yaml: fc1 one tile on pe0; fc2 split by N over the 8 PEs,
-    // 1 x 128 x 512 each: 4 tiles of N, one K-step (K = 128), the A row
-    // panel kept (the default: it saves 3 reads of A). On pe0 fc2 is the
-    // second chunk, so its 128 x 512 weights (131072 B) are prefetched
-    // into a TCM buffer in one dma_read; its token ni = 0 reads A (256 B)
-    // into the panel, ni = 1 … 3 read nothing (no DMA_READ at all). pe0's
-    // read channel: fc1's token (33024 B), the prefetch, fc2's first token:
-    // 3 transfers; reading B per token it would be 1 + 4 (A and B tile 0,
-    // then B tiles 1 … 3), the same 164352 B. On pe1 … pe7 fc2 is the
-    // first chunk and reads per token: 4 transfers each.
+BOOST_AUTO_TEST_CASE(a_compiled_kernel_stages_a_layer_that_streams_its_weights) {
+    // x [1, 128] · w [128, 4096] on default.yaml: split by N, each of the 8
+    // PEs 1 x 128 x 512, four tiles of N (one K-step). The mapper's estimate
+    // (docs/models.md "Weight prefetch"): read per token, 4 transfers of
+    // 500 ns start-up and 256 + 4 · 32768 B at 192 GB/s, 2 + 0.684 µs, with
+    // 4 · 150 ns of GEMM beside them; staged, the A (256 B) and the weights
+    // (131072 B) in two transfers before 0.6 µs of GEMM: 1.0 + 0.684 + 0.6 µs
+    // — sooner, so it stages. pe0's kernel, launched at 512, by hand:
+    //   a  (A into TCM, 256 B) issued 514, started 515: 604 + 1.334 -> 1120.334.
+    //   w0 (the weights, 131072 B) issued 516, behind a in the dma context:
+    //      started 1 after its end, 1121.334: 604 + 682.667 -> 2408.001.
+    //   fc (a_tcm, b_tcm) issued 518, waits for both (RAW on their TCM
+    //      ranges): started 2409.001; its tokens have no DMA_READ. Each:
+    //      FETCH 33024 B 19.125, GEMM 150, STORE 256 B 3.125, DMA_WRITE
+    //      605.334, the feed 1 ns a token. GEMM is the slowest stage, so
+    //      GEMMs run back to back from 2428.126 (token 0's FETCH end) to
+    //      3028.126, and the DMA_WRITEs back to back from token 0's STORE
+    //      end 2581.251: 4 · 605.334 -> 5002.587.
     Builder b;
-    b.input("x", {1, 128}).weight("w1", {128, 128}).weight("w2", {128, 4096}).output("y", {1, 4096});
-    b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
-    b.node("MatMul", "fc2", {"h", "w2"}, {"y"});
+    b.input("x", {1, 128}).weight("w", {128, 4096}).output("y", {1, 4096});
+    b.node("MatMul", "fc", {"x", "w"}, {"y"});
     MapOptions options;
     options.compiled = true;
-    MappedRun r(b.save("model_prefetch_wide.onnx"), "default", 1, {}, options);
-    BOOST_REQUIRE_EQUAL(r.mapping.prefetch_chunks, 1u);  // fc2's on pe0 (the others' first chunk is fc2)
+    MappedRun r(b.save("model_stage_wide.onnx"), "default", 1, {}, options);
     BOOST_REQUIRE_EQUAL(r.mapping.prefetched_layers, 1u);
-    PeDma& dma0 = r.platform.pe(0, 0, 0).dma();
-    BOOST_CHECK_EQUAL(dma0.channel(DmaDirection::read, 0).grants(), 3u);
-    BOOST_CHECK_EQUAL(dma0.bytes_moved(DmaDirection::read), 33024u + 131072u + 256u);
-    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 1).dma().channel(DmaDirection::read, 0).grants(), 4u);
-    // fc2 reads h from shared SRAM, where fc1 wrote it (8 · 256 B), its
-    // weights from HBM (8 · 131072 B): pe0's prefetch counts for fc2 in the
-    // layer table, though it runs in fc1's part of the kernel.
-    BOOST_CHECK_EQUAL(r.layer("l1_fc2").hbm_read, 8u * 131072u);
-    BOOST_CHECK_EQUAL(r.layer("l1_fc2").sram_read, 8u * 256u);
+    BOOST_REQUIRE_EQUAL(r.mapping.prefetch_chunks, 8u);  // one a PE
+    const std::string pe0 = "sip0.cube0.pe0";
+    BOOST_CHECK_EQUAL(r.command(pe0, "l0_fc_a").finished_ps, 1120334u);
+    BOOST_CHECK_EQUAL(r.command(pe0, "l0_fc_w0").started_ps, 1121334u);
+    BOOST_CHECK_EQUAL(r.command(pe0, "l0_fc_w0").finished_ps, 2408001u);
+    BOOST_CHECK_EQUAL(r.command(pe0, "l0_fc_fc").started_ps, 2409001u);
+    BOOST_CHECK_EQUAL(r.command(pe0, "l0_fc_fc").finished_ps, 5002587u);
+    // Two transfers on pe0's read channel, where reading per token took four.
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 0).dma().channel(DmaDirection::read, 0).grants(), 2u);
+    // Its bytes count for the layer: A and the weights, on each PE.
+    BOOST_CHECK_EQUAL(r.layer("l0_fc").hbm_read, 8u * (256u + 131072u));
 }
 
 // two_tiles 256 wide: each layer one tile of N per PE on two PEs.

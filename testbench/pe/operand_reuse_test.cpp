@@ -526,3 +526,97 @@ BOOST_AUTO_TEST_CASE(a_resident_b_traces_alike_per_stage_and_decoupled) {
     BOOST_CHECK_GT(traces[0].size(), 0u);
     BOOST_CHECK(traces[0] == traces[1]);
 }
+
+BOOST_AUTO_TEST_CASE(a_resident_b_computes_what_b_in_memory_does) {
+    // Data mode: the panel workload above with B's same bytes (the same
+    // seed, so the same tile-major values) in pe0's TCM at 0x800000 instead
+    // of the shared SRAM: C, which data_mode tests check against a
+    // reference, must be the same bytes. Token 1 has no DMA_READ here: it
+    // reads A from the panel and B from TCM at its tile's place.
+    const std::string c_mem = run_panel(1, "", "b_memory").second;
+    std::string yaml = panel_workload("operand_reuse_test_b_tcm.c.bin");
+    const auto swap = [&](const std::string& from, const std::string& to) {
+        const std::size_t at = yaml.find(from);
+        BOOST_REQUIRE(at != std::string::npos);
+        yaml.replace(at, from.size(), to);
+    };
+    swap("src_b: { pa: 0x1000000000000 }", "b_tcm: 0x800000");
+    swap("{ sram: 0x1000000000000,", "{ tcm: 0x800000, pe: 0,");
+    {
+        std::ofstream out("operand_reuse_test_b_tcm.yaml");
+        out << yaml;
+    }
+    const test::RunResult r = test::run_npuvp("--workload operand_reuse_test_b_tcm.yaml");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_REQUIRE_EQUAL(c_mem.size(), 128u * 64u * 4u);
+    BOOST_CHECK(test::slurp("operand_reuse_test_b_tcm.c.bin") == c_mem);
+}
+
+BOOST_AUTO_TEST_CASE(both_operands_resident_by_hand) {
+    // 128 x 128 x 256 bf16 with A (a_tcm) and B (b_tcm) in TCM: neither
+    // token has a DMA_READ; each starts at FETCH (docs/timing.md "Operands
+    // resident in TCM"), token 0 at 3 (issued 2, started 1 later), token 1
+    // a ns later (the feed). FETCH 65536 B 35: 3 -> 38, then 38 -> 73; GEMM
+    // 256: 38 -> 294, 294 -> 550; STORE 19: 294 -> 313, 550 -> 569;
+    // DMA_WRITE 774.667 each, one after the other: 313 -> 1087.667 ->
+    // 1862.334. No read at all.
+    Run r(R"(
+kernels:
+  k:
+    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, n: 128 }, a_tcm: 0x800000, b_tcm: 0x900000, wait: true }
+launch: [ { kernel: k, pes: [0] } ]
+)");
+    BOOST_CHECK(r.w.kernels.at("k").commands[0].composite.reuse == OperandReuse::none);
+    BOOST_CHECK_EQUAL(r.run->makespan_ps(), 1862334u);
+    BOOST_CHECK_EQUAL(r.platform.pe(0, 0, 0).dma().channel(DmaDirection::read, 0).grants(), 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_tcm_errors_name_the_key) {
+    const TopologyConfig topo = test::load_shipped("default");
+    const auto error_of = [&](const std::string& keys) {
+        try {
+            load("kernels:\n  k:\n    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, "
+                 "n: 128 }, " + keys + " }\nlaunch: [ { kernel: k, pes: [0] } ]\n",
+                 topo);
+        } catch (const ConfigError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    // A is 128 · 128 · 2 = 32768 B.
+    const std::string reserved = error_of("a_tcm: 64");
+    BOOST_CHECK_MESSAGE(reserved.find("test.yaml:3") != std::string::npos &&
+                            reserved.find("A (M·K·d_in = 32768 bytes) from TCM offset 64 is not inside AllocatableTCM") !=
+                                std::string::npos,
+                        reserved);
+    const std::string panel = error_of("a_tcm: 0x800000, reuse: a_panel");
+    BOOST_CHECK_MESSAGE(panel.find("reuse a_panel keeps A in a panel, but a_tcm says it is resident") != std::string::npos,
+                        panel);
+}
+
+BOOST_AUTO_TEST_CASE(resident_operands_compute_what_memory_ones_do) {
+    // Data mode: the panel workload with A and B in pe0's TCM (the same
+    // seeds, so the same tile-major values) instead of HBM and SRAM: the
+    // same C. (A's 128 x 128 is one tile of M and K: row-major is its
+    // tile-major layout.)
+    const std::string c_mem = run_panel(1, "", "ab_memory").second;
+    std::string yaml = panel_workload("operand_reuse_test_ab_tcm.c.bin");
+    const auto swap = [&](const std::string& from, const std::string& to) {
+        const std::size_t at = yaml.find(from);
+        BOOST_REQUIRE(at != std::string::npos);
+        yaml.replace(at, from.size(), to);
+    };
+    swap("reuse: a_panel", "reuse: none");
+    swap("src: { pa: 0x0 }", "a_tcm: 0x800000");
+    swap("src_b: { pa: 0x1000000000000 }", "b_tcm: 0x900000");
+    swap("{ hbm: 0x0,", "{ tcm: 0x800000, pe: 0,");
+    swap("{ sram: 0x1000000000000,", "{ tcm: 0x900000, pe: 0,");
+    {
+        std::ofstream out("operand_reuse_test_ab_tcm.yaml");
+        out << yaml;
+    }
+    const test::RunResult r = test::run_npuvp("--workload operand_reuse_test_ab_tcm.yaml");
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    BOOST_REQUIRE_EQUAL(c_mem.size(), 128u * 64u * 4u);
+    BOOST_CHECK(test::slurp("operand_reuse_test_ab_tcm.c.bin") == c_mem);
+}
