@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "modules/common/checked.h"
+#include "modules/pe/pe_gemm.h"
 
 namespace npuvp::model {
 
@@ -414,9 +415,8 @@ private:
             for (std::size_t i = 0; i < chunks.size(); ++i)
                 if (p < m_layers[i].info.pes)
                     for (const Chunk& c : chunks[i]) mine.push_back(&c);
-            // (Its first chunk is read per token: nothing runs before it to load behind.)
-            for (std::size_t c = 1; c < mine.size(); ++c) prefetched.insert(mine[c]->layer);
-            out.prefetch_chunks += mine.empty() ? 0 : mine.size() - 1;
+            for (const Chunk* c : mine) prefetched.insert(c->layer);
+            out.prefetch_chunks += mine.size();
             std::size_t next_chunk = 0;
             int sync = 0;
             for (std::size_t i = 0; i < m_layers.size(); ++i) {
@@ -1336,21 +1336,29 @@ private:
         std::uint64_t own = 0;       // where it lies in the PE's slice
     };
 
-    // One prefetch buffer: half the AllocatableTCM (two, so the next chunk
-    // loads while the current one computes), in whole 64-byte granules.
+    // The AllocatableTCM a compiled kernel stages operands in: a quarter
+    // for a layer's A (its activations), the rest in two buffers that a
+    // PE's weight chunks take in turn (one loads while the other is read),
+    // each in whole 64-byte granules.
+    std::uint64_t staged_a_room() const {
+        const auto& tcm = m_topo.cube.pe_template.tcm;
+        return (tcm.size_bytes - tcm.reserved_bytes) / 4 / 64 * 64;
+    }
     std::uint64_t prefetch_buffer() const {
         const auto& tcm = m_topo.cube.pe_template.tcm;
-        return (tcm.size_bytes - tcm.reserved_bytes) / 2 / 64 * 64;
+        return (tcm.size_bytes - tcm.reserved_bytes - staged_a_room()) / 2 / 64 * 64;
     }
+    std::uint64_t staged_a_at() const { return m_topo.cube.pe_template.tcm.reserved_bytes; }
     std::uint64_t prefetch_buffer_at(std::size_t chunk) const {
-        return m_topo.cube.pe_template.tcm.reserved_bytes + (chunk % 2) * prefetch_buffer();
+        return staged_a_at() + staged_a_room() + (chunk % 2) * prefetch_buffer();
     }
 
     // The chunks of each layer (the same on every PE that runs it). A GEMM
     // layer's weights are prefetched when its B is a weight (not an
-    // activation another layer writes) in the PE's own slice, and one
-    // column of tiles of it (K·tn) fits a buffer; a B larger than a buffer
-    // is split by columns into chunks that fit. The prefetched weights lie
+    // activation another layer writes) in the PE's own slice, its A fits
+    // the staged A's room and one column of tiles of B (K·tn) fits a
+    // buffer; a B larger than a buffer is split by columns into chunks
+    // that fit. The prefetched weights lie
     // in each PE's slice after its activations (which start at offset 0):
     // from the largest footprint a layer has there, rounded up to 1 MiB, in
     // layer order, as far as the slice holds them; a layer past that, or not
@@ -1371,10 +1379,12 @@ private:
         constexpr std::uint64_t mib = std::uint64_t{1} << 20;
         std::uint64_t at = sat_mul(ceil_div(base, mib), mib);
         const std::uint64_t buffer = prefetch_buffer();
+        double carry_ns = -1;  // the last staged chunk's compute, which the next load hides behind (-1: none)
         for (std::size_t i = 0; i < m_layers.size(); ++i) {
             const Layer& l = m_layers[i];
             if (l.info.m == 0 || l.k_parts || l.xfer_bytes || l.info.lowering == "dma copy" || l.src_b.given()) continue;
             if (std::any_of(l.inputs.begin(), l.inputs.end(), [](const Input& in) { return in.b; })) continue;
+            if (sat_mul(sat_mul(l.share_m, l.share_k), m_elem) > staged_a_room()) continue;  // A cannot be staged
             const std::uint64_t column = sat_mul(sat_mul(l.share_k, l.tn), m_elem);  // one column of tiles
             if (column == 0 || column > buffer) continue;
             const std::uint64_t per_chunk = std::min(l.share_n, buffer / column * l.tn);
@@ -1382,6 +1392,7 @@ private:
             const std::uint64_t groups = l.info.split == "groups" ? l.groups_per_pe : l.gemm_count;
             const std::uint64_t weights = sat_mul(sat_mul(sat_mul(l.share_k, l.share_n), m_elem), groups);
             if (sat_add(at, weights) > slice_bytes()) continue;  // the slice is full
+            std::vector<Chunk> chunks;
             for (std::uint64_t g = 0; g < groups; ++g)
                 for (std::uint64_t j = 0; j < parts; ++j) {
                     Chunk c;
@@ -1392,25 +1403,81 @@ private:
                     c.n0 = j * per_chunk;
                     c.n = std::min(per_chunk, l.share_n - c.n0);
                     c.bytes = l.share_k * c.n * m_elem;
-                    c.own = at;
-                    at += c.bytes;
-                    out[i].push_back(c);
+                    chunks.push_back(c);
                 }
+            // Staged or streamed, whichever the estimate says is sooner.
+            double staged = load_ns(sat_mul(sat_mul(l.share_m, l.share_k), m_elem), l.src.given());
+            double streamed = 0, previous = carry_ns;
+            for (const Chunk& c : chunks) {
+                const double load = load_ns(c.bytes, false), compute = compute_ns(l, c.n);
+                staged += compute + (previous < 0 ? load : std::max(0.0, load - previous));
+                previous = compute;
+                streamed += std::max(stream_ns(l, c.n), compute);
+            }
+            if (staged >= streamed) {
+                carry_ns = -1;  // it reads per token: the next staged layer loads its first chunk itself
+                continue;
+            }
+            carry_ns = previous;
+            for (Chunk& c : chunks) {
+                c.own = at;
+                at += c.bytes;
+            }
+            out[i] = std::move(chunks);
         }
         return out;
     }
 
+    // The compiler's estimates behind the choice (docs/models.md "Weight
+    // prefetch"), in ns on one PE: the read channel's bandwidth from the
+    // PE's slice or the shared SRAM (the narrower of the channel's and the
+    // memory's) ...
+    double read_gbs(bool sram) const {
+        const double memory = sram ? m_topo.cube.shared_sram.bw_gbs : m_topo.cube.hbm_ctrl.bw_gbs;
+        return std::max(std::min(m_topo.cube.pe_template.dma.bw_gbs, memory), 1e-9);
+    }
+    // ... a transfer of `bytes` (its start-up, then its bytes) ...
+    double load_ns(std::uint64_t bytes, bool sram) const {
+        return m_topo.cube.pe_template.dma.setup_ns + static_cast<double>(bytes) / read_gbs(sram);
+    }
+    // ... a composite of `n` columns of layer `l`: its tokens' GEMM stages
+    // back to back (PE_GEMM's formula, modules/pe/pe_gemm.h) ...
+    double tokens(const Layer& l, std::uint64_t n) const {
+        return static_cast<double>(ceil_div(l.share_m, l.tm)) * static_cast<double>(ceil_div(n, l.tn)) *
+               static_cast<double>(ceil_div(l.share_k, l.tk));
+    }
+    double compute_ns(const Layer& l, std::uint64_t n) const {
+        const PeGemmConfig& g = m_topo.cube.pe_template.gemm;
+        const std::uint64_t tm = std::min(l.tm, l.share_m), tk = std::min(l.tk, l.share_k), tn = std::min(l.tn, n);
+        return tokens(l, n) * static_cast<double>(gemm_cycles(g, tm, tk, tn, static_cast<std::uint32_t>(m_elem))) /
+               std::max(g.freq_ghz, 1e-9);
+    }
+    // ... and the same composite reading per token: a transfer a token,
+    // each operand read once but the one without a panel, which is read
+    // once per row (A) or column (B) of tiles of the other, the panel kept
+    // being the one that saves more (docs/timing.md "Operand reuse").
+    double stream_ns(const Layer& l, std::uint64_t n) const {
+        const double mt = static_cast<double>(ceil_div(l.share_m, l.tm)), nt = static_cast<double>(ceil_div(n, l.tn));
+        const double a = static_cast<double>(l.share_m) * static_cast<double>(l.share_k) * static_cast<double>(m_elem);
+        const double b = static_cast<double>(l.share_k) * static_cast<double>(n) * static_cast<double>(m_elem);
+        const bool a_again = (nt - 1) * a < (mt - 1) * b;  // the B panel saves more: A read once per column
+        return tokens(l, n) * m_topo.cube.pe_template.dma.setup_ns + (a_again ? nt : 1) * a / read_gbs(l.src.given()) +
+               (a_again ? 1 : mt) * b / read_gbs(false);
+    }
+
     // A GEMM layer whose weights are prefetched, on a PE whose chunks in
     // program order are `chunks`, the layer's from `next` on (advanced past
-    // them). Each chunk's composite reads B from its TCM buffer (`b_tcm`):
-    // a chunk's prefetch (a dma_read from the weights' place in the slice
-    // into the buffer) goes out right after the composite before it, so its
-    // loading overlaps that composite's compute; the first chunk's goes out
-    // before its composite. The hazards order the rest (docs/workload.md
-    // "Schedule semantics"): a composite waits for its chunk's prefetch
-    // (RAW on the buffer), a prefetch for the composite that read its
-    // buffer last (WAR). `bytes_of` gets the layer each command's bytes
-    // count for (a prefetch's: the chunk's layer).
+    // them). The layer's A is staged into TCM first (a dma_read from where
+    // the layer reads it); each chunk's composite then reads A and B from
+    // TCM (`a_tcm`, `b_tcm`), so its tokens have no DMA_READ, and the read
+    // channel carries the kernel's dma_reads only (one writer of its inbox:
+    // the PE stays on the decoupled pipeline). The PE's first chunk is
+    // loaded after the A, before its composite; every later one right after
+    // the composite before it, so that it loads while that one computes.
+    // The hazards order the rest (docs/workload.md "Schedule semantics"): a
+    // composite waits for its A and its chunk (RAW on their TCM ranges), a
+    // load for the composite that read its buffer last (WAR). `bytes_of`
+    // gets the layer each command's bytes count for (a load's: its chunk's).
     void emit_prefetched(std::ostringstream& y, const Layer& l, const std::vector<const Chunk*>& chunks,
                          std::size_t& next, std::vector<int>& bytes_of) const {
         const std::uint64_t out_elem = l.info.split == "K" ? 4 : m_elem;
@@ -1421,9 +1488,14 @@ private:
             bytes_of.push_back(static_cast<int>(k.layer));
         };
         const int layer = static_cast<int>(chunks[next]->layer);
-        fits_own_slice(!l.src.given(), checked_mul(checked_mul(l.share_m, l.share_k, kSize), m_elem, kSize));
+        const std::uint64_t a = checked_mul(checked_mul(l.share_m, l.share_k, kSize), m_elem, kSize);
+        fits_own_slice(!l.src.given(), a);
+        y << "    - dma_read: { id: " << m_prefix << "a, bytes: " << a << ", addr: " << (l.src.given() ? pa(l.src) : "{ own: 0 }")
+          << ", writes: [{ tcm: " << staged_a_at() << ", bytes: " << a << " }] }\n";
+        bytes_of.push_back(layer);
         for (; next < chunks.size() && static_cast<int>(chunks[next]->layer) == layer; ++next) {
             const Chunk& k = *chunks[next];
+            if (next == 0) prefetch(0);
             const std::uint64_t dst = checked_mul(checked_mul(l.share_m, k.n0, kSize), out_elem, kSize);
             fits_own_slice(!l.dst.given(), checked_add(dst, checked_mul(checked_mul(l.share_m, k.n, kSize), out_elem, kSize), kSize));
             y << "    - composite:\n"
@@ -1433,11 +1505,8 @@ private:
               << "        tile: { m: " << l.tm << ", k: " << l.tk << ", n: " << l.tn << " }\n";
             if (l.info.split == "K") y << "        dtype: { " << (m_elem == 1 ? "in: int8, " : "") << "out: " << sum_dtype() << " }\n";
             else if (m_elem == 1) y << "        dtype: { in: int8, out: int8 }\n";
-            if (l.src.given()) y << "        src: " << pa(l.src) << "\n";
-            // (The PE's first chunk has nothing before it to load behind: its
-            // composite reads B from memory per token, as without prefetch.)
-            if (next > 0) y << "        b_tcm: " << prefetch_buffer_at(next) << "\n";
-            else y << "        src_b: { own: " << k.own << " }\n";
+            y << "        a_tcm: " << staged_a_at() << "\n"
+              << "        b_tcm: " << prefetch_buffer_at(next) << "\n";
             if (l.dst.given()) y << "        dst: { pa: " << checked_add(l.dst.pa, dst, kSize) << " }\n";
             else if (dst) y << "        dst: { own: " << dst << " }\n";
             if (!l.epilogues.empty()) {
