@@ -301,6 +301,20 @@ schema::Key<T, Scope> math_op_key(const std::string& key, At at, const std::stri
                          });
 }
 
+// A composite's operand resident in TCM (`a_tcm`, `b_tcm`): its TCM offset,
+// and that it is resident (checked against AllocatableTCM by
+// Loader::check_resident once the shape is known).
+schema::Key<Command, Scope> resident_key(const std::string& key, bool CompositeSpec::*resident,
+                                         std::uint64_t CompositeSpec::*offset, std::string constraint, std::string doc) {
+    return Keys<Command>::leaf(key, {"", "int", "bytes", "none", std::move(constraint), std::move(doc)}, "composite." + key,
+                               [=](const MapReader& r, Command& cmd, const Scope& s) {
+                                   const Item item = r.child(key);
+                                   if (!item.present) return;
+                                   cmd.composite.*resident = true;
+                                   cmd.composite.*offset = s.loader.to_u64(item);
+                               });
+}
+
 // An element type, bf16 when absent; kept as its size in bytes.
 template <class T, class At>
 schema::Key<T, Scope> dtype_key(const std::string& key, At at, const std::string& fills, std::string doc) {
@@ -604,20 +618,8 @@ const KeyTable<Command>& composite_gemm_keys() {
             address_key<Command>("src", &Command::src, "src", "where DMA_READ reads the inputs: A (M·K), then B (K·N) unless `src_b` places it"),
             address_key<Command>("src_b", &Command::src_b, "src_b", "where DMA_READ reads B, when it has its own place (default: right after A in `src`)"),
             address_key<Command>("dst", &Command::dst, "dst", "where DMA_WRITE writes the outputs"),
-            K::leaf("a_tcm", {"", "int", "bytes", "none", "not with `reuse: a_panel`; A (M·K·d_in) inside AllocatableTCM", "A is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's staged activations; docs/timing.md \"Operands resident in TCM\"): no token's DMA_READ carries A, FETCH still moves it, and the command reads the TCM range for the hazards; B in memory then starts at `src` (or `src_b`)"}, "composite.a_tcm",
-                    [](const MapReader& r, Command& cmd, const Scope& s) {
-                        const Item item = r.child("a_tcm");
-                        if (!item.present) return;
-                        cmd.composite.a_resident = true;
-                        cmd.composite.a_tcm = s.loader.to_u64(item);
-                    }),
-            K::leaf("b_tcm", {"", "int", "bytes", "none", "not with `src_b` nor `reuse: b_panel`; B (K·N·d_in) inside AllocatableTCM", "B is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's weight prefetch; docs/timing.md \"Operands resident in TCM\"): no token's DMA_READ carries B, FETCH still moves it, and the command reads the TCM range for the hazards"}, "composite.b_tcm",
-                    [](const MapReader& r, Command& cmd, const Scope& s) {
-                        const Item item = r.child("b_tcm");
-                        if (!item.present) return;
-                        cmd.composite.b_resident = true;
-                        cmd.composite.b_tcm = s.loader.to_u64(item);
-                    }),
+            resident_key("a_tcm", &CompositeSpec::a_resident, &CompositeSpec::a_tcm, "not with `reuse: a_panel`; A (M·K·d_in) inside AllocatableTCM", "A is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's staged activations; docs/timing.md \"Operands resident in TCM\"): no token's DMA_READ carries A, FETCH still moves it, and the command reads the TCM range for the hazards; B in memory then starts at `src` (or `src_b`)"),
+            resident_key("b_tcm", &CompositeSpec::b_resident, &CompositeSpec::b_tcm, "not with `src_b` nor `reuse: b_panel`; B (K·N·d_in) inside AllocatableTCM", "B is resident in the running PE's AllocatableTCM from this offset, tile-major as in memory (put there by an earlier `dma_read`, e.g. a compiled kernel's weight prefetch; docs/timing.md \"Operands resident in TCM\"): no token's DMA_READ carries B, FETCH still moves it, and the command reads the TCM range for the hazards"),
             K::leaf("reuse", {"", "string", "", "chosen (see meaning)", "`none`, `a_panel` or `b_panel`", "the operand kept resident in reserved TCM (docs/timing.md \"Operand reuse\"): an A row panel across the N loop, a B column panel across the M loop; left out, the one that saves the most HBM reads if its panel leaves room for two tokens, else none. A panel that cannot fit beside one token is an error"}, "composite.reuse",
                     [](const MapReader& r, Command& cmd, const Scope& s) {
                         const Item item = r.child("reuse");

@@ -368,7 +368,45 @@ BOOST_AUTO_TEST_CASE(a_panel_lives_until_its_last_token_completes) {
     BOOST_CHECK((after == std::vector<std::int64_t>{36864, 0}));
 }
 
-// ---- B resident in TCM (`b_tcm`; docs/timing.md "B resident in TCM")
+// ---- Operands resident in TCM (`a_tcm`, `b_tcm`; docs/timing.md "Operands
+// resident in TCM")
+
+namespace {
+
+// The error loading a 128 x 128 x 256 composite with `keys` on default.yaml
+// (AllocatableTCM [8 MiB, 32 MiB)), or "accepted".
+std::string composite_error(const std::string& keys) {
+    const TopologyConfig topo = test::load_shipped("default");
+    try {
+        load("kernels:\n  k:\n    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, "
+             "n: 128 }, " + keys + " }\nlaunch: [ { kernel: k, pes: [0] } ]\n",
+             topo);
+    } catch (const ConfigError& e) {
+        return std::string(e.what());
+    }
+    return "accepted";
+}
+
+// C of the panel workload with each (from, to) of `swaps` made in its text
+// (its operands moved into pe0's TCM), one read channel.
+std::string c_with(const std::string& tag, const std::vector<std::pair<std::string, std::string>>& swaps) {
+    const std::string c_file = "operand_reuse_test_" + tag + ".c.bin", yaml_file = "operand_reuse_test_" + tag + ".yaml";
+    std::string yaml = panel_workload(c_file);
+    for (const auto& [from, to] : swaps) {
+        const std::size_t at = yaml.find(from);
+        BOOST_REQUIRE_MESSAGE(at != std::string::npos, from);
+        yaml.replace(at, from.size(), to);
+    }
+    {
+        std::ofstream out(yaml_file);
+        out << yaml;
+    }
+    const test::RunResult r = test::run_npuvp("--workload " + yaml_file);
+    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+    return test::slurp(c_file);
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(a_resident_b_leaves_the_token_reads) {
     // 300 x 200 x 130 as above with B in TCM: no token reads B. Without a
@@ -404,17 +442,7 @@ BOOST_AUTO_TEST_CASE(a_resident_b_leaves_the_token_reads) {
 }
 
 BOOST_AUTO_TEST_CASE(b_tcm_errors_name_the_key) {
-    const TopologyConfig topo = test::load_shipped("default");  // AllocatableTCM [8 MiB, 32 MiB)
-    const auto error_of = [&](const std::string& keys) {
-        try {
-            load("kernels:\n  k:\n    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, "
-                 "n: 128 }, " + keys + " }\nlaunch: [ { kernel: k, pes: [0] } ]\n",
-                 topo);
-        } catch (const ConfigError& e) {
-            return std::string(e.what());
-        }
-        return std::string("accepted");
-    };
+    const auto error_of = composite_error;
     // B is 128 · 256 · 2 = 65536 B.
     BOOST_CHECK_MESSAGE(error_of("b_tcm: 0x800000").find("accepted") != std::string::npos, error_of("b_tcm: 0x800000"));
     const std::string reserved = error_of("b_tcm: 0");
@@ -534,22 +562,9 @@ BOOST_AUTO_TEST_CASE(a_resident_b_computes_what_b_in_memory_does) {
     // reference, must be the same bytes. Token 1 has no DMA_READ here: it
     // reads A from the panel and B from TCM at its tile's place.
     const std::string c_mem = run_panel(1, "", "b_memory").second;
-    std::string yaml = panel_workload("operand_reuse_test_b_tcm.c.bin");
-    const auto swap = [&](const std::string& from, const std::string& to) {
-        const std::size_t at = yaml.find(from);
-        BOOST_REQUIRE(at != std::string::npos);
-        yaml.replace(at, from.size(), to);
-    };
-    swap("src_b: { pa: 0x1000000000000 }", "b_tcm: 0x800000");
-    swap("{ sram: 0x1000000000000,", "{ tcm: 0x800000, pe: 0,");
-    {
-        std::ofstream out("operand_reuse_test_b_tcm.yaml");
-        out << yaml;
-    }
-    const test::RunResult r = test::run_npuvp("--workload operand_reuse_test_b_tcm.yaml");
-    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_REQUIRE_EQUAL(c_mem.size(), 128u * 64u * 4u);
-    BOOST_CHECK(test::slurp("operand_reuse_test_b_tcm.c.bin") == c_mem);
+    BOOST_CHECK(c_with("b_tcm", {{"src_b: { pa: 0x1000000000000 }", "b_tcm: 0x800000"},
+                                 {"{ sram: 0x1000000000000,", "{ tcm: 0x800000, pe: 0,"}}) == c_mem);
 }
 
 BOOST_AUTO_TEST_CASE(both_operands_resident_by_hand) {
@@ -572,17 +587,7 @@ launch: [ { kernel: k, pes: [0] } ]
 }
 
 BOOST_AUTO_TEST_CASE(a_tcm_errors_name_the_key) {
-    const TopologyConfig topo = test::load_shipped("default");
-    const auto error_of = [&](const std::string& keys) {
-        try {
-            load("kernels:\n  k:\n    - composite: { id: mm, gemm: { m: 128, k: 128, n: 256 }, tile: { m: 128, k: 128, "
-                 "n: 128 }, " + keys + " }\nlaunch: [ { kernel: k, pes: [0] } ]\n",
-                 topo);
-        } catch (const ConfigError& e) {
-            return std::string(e.what());
-        }
-        return std::string("accepted");
-    };
+    const auto error_of = composite_error;
     // A is 128 · 128 · 2 = 32768 B.
     const std::string reserved = error_of("a_tcm: 64");
     BOOST_CHECK_MESSAGE(reserved.find("test.yaml:3") != std::string::npos &&
@@ -600,23 +605,10 @@ BOOST_AUTO_TEST_CASE(resident_operands_compute_what_memory_ones_do) {
     // same C. (A's 128 x 128 is one tile of M and K: row-major is its
     // tile-major layout.)
     const std::string c_mem = run_panel(1, "", "ab_memory").second;
-    std::string yaml = panel_workload("operand_reuse_test_ab_tcm.c.bin");
-    const auto swap = [&](const std::string& from, const std::string& to) {
-        const std::size_t at = yaml.find(from);
-        BOOST_REQUIRE(at != std::string::npos);
-        yaml.replace(at, from.size(), to);
-    };
-    swap("reuse: a_panel", "reuse: none");
-    swap("src: { pa: 0x0 }", "a_tcm: 0x800000");
-    swap("src_b: { pa: 0x1000000000000 }", "b_tcm: 0x900000");
-    swap("{ hbm: 0x0,", "{ tcm: 0x800000, pe: 0,");
-    swap("{ sram: 0x1000000000000,", "{ tcm: 0x900000, pe: 0,");
-    {
-        std::ofstream out("operand_reuse_test_ab_tcm.yaml");
-        out << yaml;
-    }
-    const test::RunResult r = test::run_npuvp("--workload operand_reuse_test_ab_tcm.yaml");
-    BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
     BOOST_REQUIRE_EQUAL(c_mem.size(), 128u * 64u * 4u);
-    BOOST_CHECK(test::slurp("operand_reuse_test_ab_tcm.c.bin") == c_mem);
+    BOOST_CHECK(c_with("ab_tcm", {{"reuse: a_panel", "reuse: none"},
+                                  {"src: { pa: 0x0 }", "a_tcm: 0x800000"},
+                                  {"src_b: { pa: 0x1000000000000 }", "b_tcm: 0x900000"},
+                                  {"{ hbm: 0x0,", "{ tcm: 0x800000, pe: 0,"},
+                                  {"{ sram: 0x1000000000000,", "{ tcm: 0x900000, pe: 0,"}}) == c_mem);
 }
