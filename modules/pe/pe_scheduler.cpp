@@ -476,10 +476,7 @@ void PeScheduler::stage_granted(TileToken& token) {
             }
             if (plan.panel_bytes) m_panel_buf = panel;
             token.panel_buf = m_panel_buf;
-            // (A command with B resident in TCM has tokens with no DMA_READ:
-            // they reach FETCH before the one that loads their panel tile
-            // has read it, so its panels are tracked with one read channel too.)
-            if (m_track_panels || m_pending_feeds.front()->command->composite.b_resident) [[unlikely]]
+            if (m_feed_panels) [[unlikely]]
                 join_panel(token, *m_pending_feeds.front());
             token.in_buf = in;
             token.out_buf = out;
@@ -550,6 +547,10 @@ void PeScheduler::stage_granted(TileToken& token) {
             }
             // The loader validated the spec; one planner per command, tiles streamed.
             m_planner.emplace(cmd.command->composite);
+            // (A command with B resident in TCM has tokens with no DMA_READ:
+            // they reach FETCH before the one that loads their panel tile
+            // has read it, so its panels are tracked with one read channel too.)
+            m_feed_panels = m_track_panels || cmd.command->composite.b_resident;
             cmd.total_tiles = m_planner->total_tiles();
             m_feed_first = true;
             m_feed_phase = FeedPhase::next_tile;
@@ -559,7 +560,7 @@ void PeScheduler::stage_granted(TileToken& token) {
     }
 }
 
-// A token fed (m_track_panels): if it is of an operand panel, the panel's
+// A token fed (m_feed_panels): if it is of an operand panel, the panel's
 // first token takes a pooled Panel; a token of the panel's first pass (an A
 // panel's ni = 0, a B panel's mi = 0) loads its tile ki, and its DMA_READ's
 // end marks it; a later one uses it, and its FETCH waits for the mark

@@ -283,6 +283,7 @@ private:
         PipelineSignal signal;    // a tile of it was loaded
     };
     bool m_track_panels = false;
+    bool m_feed_panels = false;  // the command being fed: m_track_panels, or B resident in TCM
     Panel* m_feed_panel = nullptr;  // of the command being fed
     std::vector<std::unique_ptr<Panel>> m_panel_pool;
     std::vector<Panel*> m_free_panels;
