@@ -907,6 +907,32 @@ BOOST_AUTO_TEST_CASE(a_compiled_kernel_stages_a_layer_that_streams_its_weights) 
     BOOST_CHECK_EQUAL(r.layer("l0_fc").hbm_read, 8u * (256u + 131072u));
 }
 
+BOOST_AUTO_TEST_CASE(a_staged_compiled_run_records_alike_per_stage_and_decoupled) {
+    // The layer above, staged, with every output on: its composites' tokens
+    // start at FETCH and its loads are the kernel's dma_reads; the
+    // decoupled run (the default) writes the trace, timeline and report the
+    // reference mode (--per-stage) writes, byte for byte.
+    Builder b;
+    b.input("x", {1, 128}).weight("w", {128, 4096}).output("y", {1, 4096});
+    b.node("MatMul", "fc", {"x", "w"}, {"y"});
+    const std::string model = b.save("model_stage_outputs.onnx");
+    for (const std::string mode : {"", " --per-stage"}) {
+        const std::string stem = mode.empty() ? "model_stage_decoupled" : "model_stage_per_stage";
+        const test::RunResult r = test::run_npuvp("--model " + model + " --launch compiled" + mode + " --trace " + stem +
+                                                  ".jsonl --timeline " + stem + ".timeline.json --report " + stem +
+                                                  ".report.json");
+        BOOST_REQUIRE_MESSAGE(r.code == 0, r.out);
+        BOOST_TEST(r.out.find("the weights of 1 of 1 layers prefetched into TCM (8 prefetches)") != std::string::npos,
+                   r.out);
+        if (mode.empty()) BOOST_TEST(r.out.find("pipeline 8 of 8 PEs decoupled") != std::string::npos, r.out);
+    }
+    for (const char* ext : {".jsonl", ".timeline.json", ".report.json"}) {
+        const std::string decoupled = slurp(std::string("model_stage_decoupled") + ext);
+        BOOST_CHECK_GT(decoupled.size(), 0u);
+        BOOST_CHECK_MESSAGE(decoupled == slurp(std::string("model_stage_per_stage") + ext), ext << " differs");
+    }
+}
+
 // two_tiles 256 wide: each layer one tile of N per PE on two PEs.
 std::string two_wide(const std::string& file) { return two_tiles(file, 256); }
 
