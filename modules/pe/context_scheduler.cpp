@@ -146,17 +146,46 @@ std::optional<std::string> ContextScheduler::over_limit(const InflightCommand* e
            std::to_string(m_scheduler.bank_limit) + " (" + names + ")";
 }
 
+std::string WaitInfo::detail() const {
+    using Form = WaitKey::Form;
+    const auto other = [&]() -> const std::string& { return key.other->command->id; };
+    switch (key.form) {
+        case Form::text: return text;
+        case Form::raw:
+        case Form::war:
+        case Form::waw:
+            return std::string(key.form == Form::raw ? "RAW" : key.form == Form::war ? "WAR" : "WAW") + " on " +
+                   range_text(key.range) + " with " + other();
+        case Form::in_order: return std::string(to_string(key.context)) + " in order behind " + other();
+        case Form::busy_with: return std::string(to_string(key.context)) + " busy with " + other();
+        case Form::held_by: return *key.name + " held by " + other();
+        case Form::feed_behind: return "feed behind " + other();
+    }
+    return text;
+}
+
+WaitInfo ContextScheduler::wait_on(WaitCause cause, WaitKey::Form form, const InflightCommand* other, MemRange range,
+                                   ExecContext context, const std::string* name) {
+    WaitInfo w;
+    w.cause = cause;
+    w.blocker = other;
+    w.key.form = form;
+    w.key.other = other;
+    w.key.range = range;
+    w.key.context = context;
+    w.key.name = name;
+    return w;
+}
+
 WaitInfo ContextScheduler::hazard(const InflightCommand& x,
                                   const std::vector<InflightCommand*>& inflight) const {
     for (const InflightCommand* y : inflight) {
         if (y == &x || y->command->index >= x.command->index) continue;
-        const char* kind = "RAW";
+        WaitKey::Form form = WaitKey::Form::raw;
         std::optional<MemRange> r = first_overlap(x.reads, y->writes);
-        if (!r && (r = first_overlap(x.writes, y->reads))) kind = "WAR";
-        if (!r && (r = first_overlap(x.writes, y->writes))) kind = "WAW";
-        if (r)
-            return {WaitCause::dependency,
-                    std::string(kind) + " on " + range_text(*r) + " with " + y->command->id, y};
+        if (!r && (r = first_overlap(x.writes, y->reads))) form = WaitKey::Form::war;
+        if (!r && (r = first_overlap(x.writes, y->writes))) form = WaitKey::Form::waw;
+        if (r) return wait_on(WaitCause::dependency, form, y, *r);
     }
     return {};
 }
@@ -170,17 +199,15 @@ WaitInfo ContextScheduler::blocked(const InflightCommand& x,
     // 2. The context: in order, one at a time.
     for (const InflightCommand* w : waiting_before)
         if (w->context() == x.context())
-            return {WaitCause::context,
-                    std::string(to_string(x.context())) + " in order behind " + w->command->id, w};
+            return wait_on(WaitCause::context, WaitKey::Form::in_order, w, {}, x.context());
     if (const InflightCommand* r = running_in(x.context()))
-        return {WaitCause::context,
-                std::string(to_string(x.context())) + " busy with " + r->command->id, r};
+        return wait_on(WaitCause::context, WaitKey::Form::busy_with, r, {}, x.context());
     // 3. Scheduling resources.
     for (const std::string& res : cx.resources)
         for (const InflightCommand* r : m_running)
             if (std::find(r->command->resources.begin(), r->command->resources.end(), res) !=
                 r->command->resources.end())
-                return {WaitCause::resource, res + " held by " + r->command->id, r};
+                return wait_on(WaitCause::resource, WaitKey::Form::held_by, r, {}, ExecContext::none, &res);
     // 4. The cumulative same-bank access limit.
     if (m_scheduler.bank_policy == BankPolicy::serialize && !x.bank_runs.empty())
         if (auto over = over_limit(&x, inflight)) return {WaitCause::bank, *over};

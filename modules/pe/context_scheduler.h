@@ -27,10 +27,17 @@
 
 namespace npuvp {
 
+// Why a command waits: its cause, the command it waits for, and what the
+// trace's detail says ("RAW on tcm [0x800000, +0x640) with ld_x"): kept as
+// values (`key`), or as `text` for the rarer forms, and made into words
+// only when the wait is new (detail()): a dispatch pass checks every waiting
+// command again and most still wait for the same thing.
 struct WaitInfo {
     WaitCause cause = WaitCause::none;
-    std::string detail;  // e.g. "RAW on tcm [0x800000, +0x640) with ld_x"
+    std::string text;  // the detail, for WaitKey::Form::text
     const InflightCommand* blocker = nullptr;  // the command waited for, if one
+    WaitKey key{};
+    std::string detail() const;
 };
 
 // What a sub-context engine asks while it runs (main starves sub); the
@@ -61,6 +68,10 @@ public:
     // Why `x` must wait for an earlier command in flight (RAW, WAR, WAW on its
     // ranges), or cause none: step 1 of blocked(), also asked for a composite.
     WaitInfo hazard(const InflightCommand& x, const std::vector<InflightCommand*>& inflight) const;
+
+    // A wait whose detail names `other` in `form`.
+    static WaitInfo wait_on(WaitCause cause, WaitKey::Form form, const InflightCommand* other, MemRange range = {},
+                            ExecContext context = ExecContext::none, const std::string* name = nullptr);
 
     // Under `detect`: the bank violation starting `x` would cause, if any
     // (`inflight` as for blocked(): its running composites' DMA counts).

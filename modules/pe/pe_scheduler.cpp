@@ -181,7 +181,7 @@ void PeScheduler::receive_step() {
             // its turn's hazard check (feed_step()) ends the wait.
             if (!m_pending_feeds.empty()) {
                 InflightCommand& ahead = *m_pending_feeds.back();
-                note_wait(cmd, {WaitCause::feed, "feed behind " + ahead.command->id, &ahead});
+                note_wait(cmd, ContextScheduler::wait_on(WaitCause::feed, WaitKey::Form::feed_behind, &ahead));
             }
             m_pending_feeds.push_back(&cmd);
             m_clock->signal(m_feed_ready);
@@ -194,7 +194,14 @@ void PeScheduler::receive_step() {
 }
 
 void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
-    if (wait.cause == cmd.wait_cause && wait.detail == cmd.wait_detail) return;
+    // Unchanged: the same words, compared as values (the common case: every
+    // pass checks every waiting command again) ...
+    if (wait.cause == cmd.wait_cause && wait.key.form != WaitKey::Form::text && wait.key == cmd.wait_key) return;
+    // ... or as text (another command of the same id, a text form): only
+    // other words are a new wait.
+    std::string detail = wait.detail();
+    cmd.wait_key = wait.key;
+    if (wait.cause == cmd.wait_cause && detail == cmd.wait_detail) return;
     const sc_core::sc_time now = this->now();
     if (cmd.wait_cause != WaitCause::none) {
         cmd.waited[static_cast<std::size_t>(cmd.wait_cause)] += now - cmd.wait_since;
@@ -203,7 +210,7 @@ void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
                                      cmd.command->id));
     }
     cmd.wait_cause = wait.cause;
-    cmd.wait_detail = wait.detail;
+    cmd.wait_detail = std::move(detail);
     cmd.wait_since = now;
     if (wait.cause != WaitCause::none) {
         cmd.gated_cause = wait.cause;

@@ -68,6 +68,22 @@ protected:
     ~CompletionSink() = default;
 };
 
+// What a wait's detail says (WaitInfo, modules/pe/context_scheduler.h) as
+// values, so that a wait checked again, unchanged, is compared without
+// making its text: which form of words, and what they name.
+struct WaitKey {
+    enum class Form : std::uint8_t { text, raw, war, waw, in_order, busy_with, held_by, feed_behind };
+    Form form = Form::text;                   // text: the detail is WaitInfo::text itself
+    const InflightCommand* other = nullptr;   // the command the words name
+    MemRange range{};                         // raw, war, waw: the overlap
+    ExecContext context = ExecContext::none;  // in_order, busy_with
+    const std::string* name = nullptr;        // held_by: the resource
+    bool operator==(const WaitKey& o) const {
+        return form == o.form && other == o.other && range.space == o.range.space && range.base == o.range.base &&
+               range.bytes == o.range.bytes && context == o.context && name == o.name;
+    }
+};
+
 // One per submitted command, from its arrival at PE_SCHEDULER to its
 // completion: counts its tiles (what seed 000 §D6 calls PipelineContext;
 // "context" in npuvp means only an execution context, main / sub / dma, seed 002).
@@ -104,6 +120,7 @@ public:
     std::vector<std::pair<std::uint32_t, std::uint32_t>> bank_runs;
     WaitCause wait_cause = WaitCause::none;
     std::string wait_detail;
+    WaitKey wait_key;  // what wait_detail says, as values (WaitInfo)
     sc_core::sc_time wait_since;
     sc_core::sc_time waited[wait_cause_count];
     // The last thing it waited for before it started (critical path).
