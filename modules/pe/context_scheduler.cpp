@@ -168,7 +168,6 @@ WaitInfo ContextScheduler::wait_on(WaitCause cause, WaitKey::Form form, const In
                                    ExecContext context, const std::string* name) {
     WaitInfo w;
     w.cause = cause;
-    w.blocker = other;
     w.key.form = form;
     w.key.other = other;
     w.key.range = range;

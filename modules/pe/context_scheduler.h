@@ -27,15 +27,14 @@
 
 namespace npuvp {
 
-// Why a command waits: its cause, the command it waits for, and what the
-// trace's detail says ("RAW on tcm [0x800000, +0x640) with ld_x"): kept as
-// values (`key`), or as `text` for the rarer forms, and made into words
-// only when the wait is new (detail()): a dispatch pass checks every waiting
-// command again and most still wait for the same thing.
+// Why a command waits: its cause, and what the trace's detail says ("RAW on
+// tcm [0x800000, +0x640) with ld_x"): kept as values (`key`, whose `other`
+// is the command waited for, if one), or as `text` for the rarer forms, and
+// made into words only when the wait is new (detail()): a dispatch pass
+// checks every waiting command again and most still wait for the same thing.
 struct WaitInfo {
     WaitCause cause = WaitCause::none;
     std::string text;  // the detail, for WaitKey::Form::text
-    const InflightCommand* blocker = nullptr;  // the command waited for, if one
     WaitKey key{};
     std::string detail() const;
 };

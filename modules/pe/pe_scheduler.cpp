@@ -214,7 +214,7 @@ void PeScheduler::note_wait(InflightCommand& cmd, const WaitInfo& wait) {
     cmd.wait_since = now;
     if (wait.cause != WaitCause::none) {
         cmd.gated_cause = wait.cause;
-        cmd.gated_by = wait.blocker;
+        cmd.gated_by = wait.key.other;
     }
     if (wait.cause != WaitCause::none)
         m_trace.emit(trace::wait_begin(now.value(), node_id_ref(), static_cast<std::int64_t>(cmd.seq),
@@ -310,7 +310,7 @@ void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
     if (engines.size() > 0 && !engines->engine_free(type)) {
         // seed 002: its engine works for another command; it starts when
         // the engine begins it (stage_granted).
-        note_wait(cmd, {WaitCause::resource, std::string("engine ") + to_string(type) + " busy", nullptr});
+        note_wait(cmd, {WaitCause::resource, std::string("engine ") + to_string(type) + " busy"});
         cmd.awaits_engine = true;
     } else {
         start_command(cmd);
@@ -323,7 +323,7 @@ void PeScheduler::dispatch_to_engine(InflightCommand& cmd) {
     const auto t = static_cast<std::size_t>(type);
     if (!blocked(t) && m_inbox[t]->nb_write(&token)) return;
     if (!cmd.awaits_engine) {
-        note_wait(cmd, {WaitCause::resource, std::string(to_string(type)) + " inbox full", nullptr});
+        note_wait(cmd, {WaitCause::resource, std::string(to_string(type)) + " inbox full"});
         cmd.awaits_engine = true;
     }
     block(t, token);
@@ -363,7 +363,7 @@ void PeScheduler::drain_blocked(std::size_t t) {
 void PeScheduler::stage_waits(TileToken& token, const char* resource) {
     InflightCommand& cmd = *token.cmd;
     if (cmd.command->kind == CommandKind::composite) return;
-    note_wait(cmd, {WaitCause::resource, std::string(resource) + " held", nullptr});
+    note_wait(cmd, {WaitCause::resource, std::string(resource) + " held"});
     cmd.awaits_engine = true;
     // Its engine has not begun after all (its engine was idle at dispatch,
     // the slot it shares is not, e.g. a composite's MATH holds accel_slot):
@@ -412,8 +412,8 @@ void PeScheduler::stage_granted(TileToken& token) {
             // panel) goes in once the token that loads its panel tile has
             // read it. Fed earlier it would wait in FETCH's inbox ahead of
             // its loader, and the inbox could fill with such tokens while
-            // their loaders wait behind them (docs/timing.md "B resident in
-            // TCM").
+            // their loaders wait behind them (docs/timing.md "Operands
+            // resident in TCM").
             if (m_feed_token->panel_ready != nullptr && m_feed_token->stage().type != StageType::dma_read) [[unlikely]] {
                 if (*m_feed_token->panel_ready == 0) {
                     m_clock->resume_on(*m_feed_token->panel_signal, m_feed);
@@ -545,7 +545,7 @@ void PeScheduler::stage_granted(TileToken& token) {
             // them to complete, detect reports the violation.
             if (auto over = m_context_scheduler.composite_over_limit(cmd, m_inflight)) [[unlikely]] {
                 if (config.bank_policy == BankPolicy::serialize) {
-                    note_wait(cmd, {WaitCause::bank, *over, nullptr});
+                    note_wait(cmd, {WaitCause::bank, *over});
                     m_clock->resume_on(m_completed, m_feed);
                     return;
                 }
