@@ -397,7 +397,7 @@ private:
         // is named by its anchor.
         const std::vector<std::vector<Chunk>> chunks = m_options.prefetch ? plan_prefetch() : std::vector<std::vector<Chunk>>();
         std::set<std::size_t> prefetched;  // layers with a chunk prefetched on some PE
-        std::map<std::string, std::string> anchor_of;  // prefetching body -> its anchor
+        std::map<std::string, std::string> anchor_of;  // a body written -> its anchor
         for (int p = 0; p < pes; ++p) {
             CompiledKernel k;
             k.kernel = "pe" + std::to_string(p);
@@ -441,6 +441,7 @@ private:
                             y << text.str();
                         }
                 if (p >= l.info.pes) continue;
+                std::string staged;  // a prefetching layer's body on this PE
                 if (i < chunks.size() && !chunks[i].empty()) {
                     std::ostringstream text;
                     std::vector<int> bytes_of;
@@ -450,36 +451,27 @@ private:
                     } catch (const SliceOverflow& e) {
                         throw ModelError(m_net.file, l.info.node, l.info.op, e.what(slice_bytes()));
                     }
-                    const std::string body = text.str();
+                    staged = text.str();
                     k.time_layer.insert(k.time_layer.end(), bytes_of.size(), layer);
                     k.bytes_layer.insert(k.bytes_layer.end(), bytes_of.begin(), bytes_of.end());
-                    const auto [named, added] = anchor_of.try_emplace(
-                        body, "L" + std::to_string(layer) + (p == 0 ? "" : "_" + std::to_string(p)));
-                    if (!added) {
-                        y << "    - *" << named->second << "\n";
-                        continue;
-                    }
-                    y << "    - &" << named->second << "\n";
-                    for (std::size_t at = 0; at < body.size();) {
-                        const std::size_t end = body.find('\n', at);
-                        y << "  " << body.substr(at, end - at + 1);
-                        at = end + 1;
-                    }
+                } else {
+                    count(bodies[i], layer, layer);
+                }
+                // The body as a nested list with an anchor where a PE first
+                // runs it, named by an alias where another runs the same
+                // text (the loader takes nested lists in place): the
+                // document does not grow with the PEs.
+                const std::string& body = staged.empty() ? bodies[i] : staged;
+                const auto [named, added] = anchor_of.try_emplace(
+                    body, "L" + std::to_string(layer) + (p == 0 ? "" : "_" + std::to_string(p)));
+                if (!added) {
+                    y << "    - *" << named->second << "\n";
                     continue;
                 }
-                // The body as a nested list with an anchor where the first
-                // PE runs it, named by an alias on the others (the loader
-                // takes nested lists in place): the document does not grow
-                // with the PEs.
-                count(bodies[i], layer, layer);
-                if (p > 0) {
-                    y << "    - *L" << layer << "\n";
-                    continue;
-                }
-                y << "    - &L" << layer << "\n";
-                for (std::size_t at = 0; at < bodies[i].size();) {
-                    const std::size_t end = bodies[i].find('\n', at);
-                    y << "  " << bodies[i].substr(at, end - at + 1);
+                y << "    - &" << named->second << "\n";
+                for (std::size_t at = 0; at < body.size();) {
+                    const std::size_t end = body.find('\n', at);
+                    y << "  " << body.substr(at, end - at + 1);
                     at = end + 1;
                 }
             }
